@@ -1,0 +1,46 @@
+# Everything a developer runs. `make serve` and `make test` work on a fresh clone with only
+# Python 3.11, git and make installed.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: install serve test unit lint fmt bench clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Local development server: DEBUG on, SQLite, tasks inline, periodic jobs in-process.
+serve: $(STAMP)
+	DEBUG=$${DEBUG:-true} $(BIN)/python manage.py migrate --noinput
+	DEBUG=$${DEBUG:-true} $(BIN)/python manage.py demo_setup
+	DEBUG=$${DEBUG:-true} $(BIN)/python manage.py serve --port $(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy apps gamify
+	DJANGO_SETTINGS_MODULE=gamify.settings_test $(BIN)/python manage.py makemigrations --check --dry-run
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Unit, API and contract tests. DATABASE_URL selects the database (SQLite when unset).
+unit: $(STAMP)
+	$(BIN)/pytest -n 2
+
+test: lint unit
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 .demo.json

@@ -1,0 +1,123 @@
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from apps.accounts.choices import AggregationPeriod, ApiKeyKind, TenantStatus
+from apps.core.models import TimestampedModel
+
+
+class Organization(TimestampedModel):
+    """One customer of gamify."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=255)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Environment(TimestampedModel):
+    """production, staging, development... API keys belong to exactly one environment."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="environments"
+    )
+    name = models.CharField(max_length=255)
+    key = models.CharField(max_length=64)
+    # Lower wins; production is 1 (reference §3.10).
+    priority = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "key"], name="environment_key_unique"),
+        ]
+        ordering = ["priority", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.organization.name} / {self.name}"
+
+
+class Tenant(TimestampedModel):
+    """The unit of isolation: every row of configuration and end-user data has a tenant.
+
+    Each environment has one default tenant (no customer id), used when a request carries no
+    Tenant-ID header; further tenants are addressed by the customer's own id.
+    """
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    environment = models.ForeignKey(Environment, on_delete=models.CASCADE, related_name="tenants")
+    customer_id = models.CharField(max_length=255, null=True, blank=True)
+    name = models.CharField(max_length=255)
+    status = models.CharField(
+        max_length=16, choices=TenantStatus.choices, default=TenantStatus.ACTIVE
+    )
+    is_default = models.BooleanField(default=False)
+    # Bumped by every configuration change; the pipeline's in-process configuration snapshot
+    # is keyed by it, so a change made through any process invalidates every cache.
+    config_version = models.PositiveBigIntegerField(default=1)
+
+    # Settings (admin API GET/PATCH /settings).
+    control_ratio = models.PositiveSmallIntegerField(default=0)
+    user_activation_window = models.PositiveSmallIntegerField(default=14)
+    aggregation_period = models.CharField(
+        max_length=16, choices=AggregationPeriod.choices, default=AggregationPeriod.WEEKLY
+    )
+    branding = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            # Archived tenants keep their data but free their customer id for reuse.
+            models.UniqueConstraint(
+                fields=["environment", "customer_id"],
+                condition=Q(status=TenantStatus.ACTIVE) & Q(customer_id__isnull=False),
+                name="tenant_customer_id_unique_active",
+            ),
+            models.UniqueConstraint(
+                fields=["environment"],
+                condition=Q(is_default=True),
+                name="tenant_one_default_per_environment",
+            ),
+            models.CheckConstraint(
+                condition=Q(control_ratio__lte=100), name="tenant_control_ratio_percent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.customer_id or f"{self.environment} (default)"
+
+
+class ApiKey(TimestampedModel):
+    """An API key. Only a hash of the secret is stored; the full key is shown once.
+
+    The key on the wire is `{prefix}.{secret}`; the prefix is public and indexed for lookup.
+    """
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    environment = models.ForeignKey(Environment, on_delete=models.CASCADE, related_name="api_keys")
+    kind = models.CharField(max_length=16, choices=ApiKeyKind.choices)
+    name = models.CharField(max_length=255, blank=True, default="")
+    prefix = models.CharField(max_length=32, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    # Application keys only: bound to one end-user id within one tenant.
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, null=True, blank=True, related_name="application_keys"
+    )
+    user_id = models.CharField(max_length=255, null=True, blank=True)
+    is_active = models.BooleanField(default=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(kind=ApiKeyKind.ADMIN, tenant__isnull=True, user_id__isnull=True)
+                    | Q(kind=ApiKeyKind.APPLICATION, tenant__isnull=False, user_id__isnull=False)
+                ),
+                name="api_key_binding_matches_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix} ({self.kind})"

@@ -1,0 +1,161 @@
+"""Writes for organizations, environments, tenants, API keys and settings."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from apps.accounts.choices import ApiKeyKind, TenantStatus
+from apps.accounts.keys import key_generate, key_hash
+from apps.accounts.models import ApiKey, Environment, Organization, Tenant
+from apps.core.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class CreatedOrganization:
+    organization: Organization
+    environment: Environment
+    tenant: Tenant
+    api_key: ApiKey
+    full_key: str
+
+
+def tenant_config_changed(tenant: Tenant) -> None:
+    """Invalidate every process's configuration snapshot of this tenant."""
+    Tenant.objects.filter(pk=tenant.pk).update(config_version=F("config_version") + 1)
+    tenant.refresh_from_db(fields=["config_version"])
+
+
+def environment_create(
+    organization: Organization, name: str, key: str, priority: int
+) -> Environment:
+    environment = Environment.objects.create(
+        organization=organization, name=name, key=key, priority=priority
+    )
+    Tenant.objects.create(
+        environment=environment, name=f"{organization.name} {name}", is_default=True
+    )
+    return environment
+
+
+def api_key_create_admin(environment: Environment, name: str = "") -> tuple[ApiKey, str]:
+    prefix, secret, full_key = key_generate(application=False)
+    api_key = ApiKey.objects.create(
+        environment=environment,
+        kind=ApiKeyKind.ADMIN,
+        name=name,
+        prefix=prefix,
+        secret_hash=key_hash(secret),
+    )
+    return api_key, full_key
+
+
+@transaction.atomic
+def organization_create(name: str) -> CreatedOrganization:
+    name = name.strip()
+    if not name or len(name) > 255:
+        raise ValidationError("name must be 1 to 255 characters")
+    organization = Organization.objects.create(name=name)
+    environment = environment_create(organization, "Production", "production", priority=1)
+    api_key, full_key = api_key_create_admin(environment, name="Default admin key")
+    return CreatedOrganization(
+        organization, environment, environment.tenants.get(is_default=True), api_key, full_key
+    )
+
+
+def application_key_create(tenant: Tenant, user_id: str) -> tuple[ApiKey, str]:
+    prefix, secret, full_key = key_generate(application=True)
+    api_key = ApiKey.objects.create(
+        environment_id=tenant.environment_id,
+        kind=ApiKeyKind.APPLICATION,
+        tenant=tenant,
+        user_id=user_id,
+        prefix=prefix,
+        secret_hash=key_hash(secret),
+    )
+    return api_key, full_key
+
+
+def api_key_delete(api_key: ApiKey) -> None:
+    api_key.delete()
+
+
+def _customer_id_taken(environment_id: int, customer_id: str, exclude_pk: int | None) -> bool:
+    taken = Tenant.objects.filter(
+        environment_id=environment_id, customer_id=customer_id, status=TenantStatus.ACTIVE
+    )
+    if exclude_pk is not None:
+        taken = taken.exclude(pk=exclude_pk)
+    return taken.exists()
+
+
+def _customer_id_error(customer_id: str) -> ValidationError:
+    return ValidationError(f'Customer ID "{customer_id}" already exists in this environment')
+
+
+def tenant_create(environment: Environment, customer_id: str, name: str) -> Tenant:
+    if _customer_id_taken(environment.pk, customer_id, exclude_pk=None):
+        raise _customer_id_error(customer_id)
+    try:
+        with transaction.atomic():
+            return Tenant.objects.create(
+                environment=environment, customer_id=customer_id, name=name
+            )
+    except IntegrityError:
+        raise _customer_id_error(customer_id) from None
+
+
+def tenant_update(
+    tenant: Tenant, *, customer_id: str | None = None, name: str | None = None
+) -> Tenant:
+    if tenant.is_default and customer_id is not None:
+        raise ValidationError("The default tenant has no customer ID")
+    if customer_id is not None and customer_id != tenant.customer_id:
+        if _customer_id_taken(tenant.environment_id, customer_id, exclude_pk=tenant.pk):
+            raise _customer_id_error(customer_id)
+        tenant.customer_id = customer_id
+    if name is not None:
+        tenant.name = name
+    tenant.save(update_fields=["customer_id", "name", "updated"])
+    return tenant
+
+
+def tenant_archive(tenant: Tenant) -> None:
+    """Deleting a tenant archives it: its data stays, requests naming it get 404, and its
+    customer id can be used for a new tenant."""
+    if tenant.is_default:
+        raise ValidationError("The default tenant cannot be deleted")
+    tenant.status = TenantStatus.ARCHIVED
+    tenant.save(update_fields=["status", "updated"])
+    ApiKey.objects.filter(tenant=tenant).update(is_active=False)
+
+
+_SETTINGS_FIELDS = {
+    "controlRatio": "control_ratio",
+    "userActivationWindow": "user_activation_window",
+}
+
+
+def settings_update(tenant: Tenant, data: dict[str, Any]) -> Tenant:
+    """Apply a validated PATCH /settings body: only supplied fields change."""
+    fields = ["updated"]
+    branding = data.get("branding")
+    if branding is not None:
+        merged = dict(tenant.branding)
+        for key, value in branding.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        tenant.branding = merged
+        fields.append("branding")
+    for key, value in (data.get("experimentation") or {}).items():
+        setattr(tenant, _SETTINGS_FIELDS[key], value)
+        fields.append(_SETTINGS_FIELDS[key])
+    if "aggregationPeriod" in data:
+        tenant.aggregation_period = data["aggregationPeriod"]
+        fields.append("aggregation_period")
+    tenant.save(update_fields=fields)
+    tenant_config_changed(tenant)
+    return tenant

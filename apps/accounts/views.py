@@ -1,0 +1,78 @@
+"""Admin API endpoints of accounts: tenants, environments, settings, application API keys."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.accounts import selectors, serializers, services
+from apps.accounts.models import ApiKey, Tenant
+from apps.core.api.views import AdminApi
+from apps.core.bulk import Collection, validated
+from apps.core.scope import Scope
+
+
+class TenantCollection(Collection):
+    noun = "Tenant"
+    create_serializer = serializers.TenantCreateSerializer
+    update_serializer = serializers.TenantUpdateSerializer
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Tenant]:
+        return selectors.tenants_list(scope.environment, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> Tenant | None:
+        return selectors.tenant_get(scope.environment, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Tenant:
+        return services.tenant_create(scope.environment, data["customerId"], data["name"])
+
+    def update(self, scope: Scope, parent: Any, obj: Tenant, data: dict[str, Any]) -> Tenant:
+        return services.tenant_update(
+            obj, customer_id=data.get("customerId"), name=data.get("name")
+        )
+
+    def delete(self, scope: Scope, parent: Any, obj: Tenant) -> None:
+        services.tenant_archive(obj)
+
+    def render(self, obj: Tenant) -> dict[str, Any]:
+        return serializers.tenant_render(obj)
+
+
+class ApplicationKeyCollection(Collection):
+    """Write-only: the full key is returned once, at creation."""
+
+    noun = "Application API key"
+    create_serializer = serializers.ApplicationKeyCreateSerializer
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]:
+        return []
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> ApiKey | None:
+        return selectors.application_key_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> tuple[ApiKey, str]:
+        return services.application_key_create(scope.tenant, data["userId"])
+
+    def delete(self, scope: Scope, parent: Any, obj: ApiKey) -> None:
+        services.api_key_delete(obj)
+
+    def render(self, obj: tuple[ApiKey, str]) -> dict[str, Any]:
+        return serializers.application_key_render(*obj)
+
+
+class EnvironmentListApi(AdminApi):
+    def get(self, request: Request) -> Response:
+        environments = selectors.environments_list(self.scope(request).environment)
+        return Response([serializers.environment_render(env) for env in environments])
+
+
+class SettingsApi(AdminApi):
+    def get(self, request: Request) -> Response:
+        return Response(selectors.settings_get(self.scope(request).tenant))
+
+    def patch(self, request: Request) -> Response:
+        tenant = self.scope(request).tenant
+        data = validated(serializers.SettingsUpdateSerializer, request.data)
+        services.settings_update(tenant, data)
+        return Response(selectors.settings_get(tenant))

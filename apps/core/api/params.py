@@ -1,0 +1,97 @@
+"""Query-string parsing shared by every endpoint: pagination, id lists, attribute filters."""
+
+import datetime as dt
+import uuid
+
+from django.http import QueryDict
+
+from apps.core.errors import ValidationError
+
+MAX_IDS = 100
+
+
+def query_int(params: QueryDict, name: str, default: int, minimum: int, maximum: int) -> int:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError(f"{name} must be an integer") from None
+    if not minimum <= value <= maximum:
+        raise ValidationError(f"{name} must be between {minimum} and {maximum}")
+    return value
+
+
+def query_limit_skip(params: QueryDict) -> tuple[int, int]:
+    """Admin list pagination (reference §2.2): limit 1-100, default 10; skip >= 0."""
+    limit = query_int(params, "limit", default=10, minimum=1, maximum=100)
+    skip = query_int(params, "skip", default=0, minimum=0, maximum=2**31 - 1)
+    return limit, skip
+
+
+def query_bool(params: QueryDict, name: str, default: bool = False) -> bool:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() == "true":
+        return True
+    if raw.lower() == "false":
+        return False
+    raise ValidationError(f"{name} must be true or false")
+
+
+def query_list(params: QueryDict, name: str) -> list[str]:
+    """A list given as repeated keys (the SDKs) or comma-separated (the docs), or both."""
+    values: list[str] = []
+    for raw in params.getlist(name):
+        values.extend(part.strip() for part in raw.split(",") if part.strip())
+    return list(dict.fromkeys(values))
+
+
+def query_ids(params: QueryDict, name: str = "ids") -> list[str]:
+    ids = query_list(params, name)
+    if not ids:
+        raise ValidationError(f"{name} is required: give at least one id")
+    if len(ids) > MAX_IDS:
+        raise ValidationError(f"{name} may name at most {MAX_IDS} ids")
+    return ids
+
+
+def query_date(params: QueryDict, name: str) -> dt.date:
+    date = query_date_optional(params, name)
+    if date is None:
+        raise ValidationError(f"{name} is required (YYYY-MM-DD)")
+    return date
+
+
+def query_date_optional(params: QueryDict, name: str) -> dt.date | None:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return dt.date.fromisoformat(raw)
+    except ValueError:
+        raise ValidationError(f"{name} must be a date (YYYY-MM-DD)") from None
+
+
+def parse_attribute_filter(raw: str | None, name: str = "userAttributes") -> dict[str, str]:
+    """`key:value,key:value` (all must match). Values may contain ':' after the first one."""
+    if raw is None or raw.strip() == "":
+        return {}
+    pairs: dict[str, str] = {}
+    for part in raw.split(","):
+        key, sep, value = part.partition(":")
+        key = key.strip()
+        if not sep or not key:
+            raise ValidationError(f"{name} must be a comma-separated list of key:value pairs")
+        pairs[key] = value.strip()
+    return pairs
+
+
+def is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except (ValueError, AttributeError, TypeError):
+        return False
+    return True

@@ -1,0 +1,240 @@
+"""The admin API's bulk conventions, written once (reference §2.2).
+
+A collection (metrics, attributes, tenants, ...) declares its serializers and a handful of
+service calls; `CollectionApi` and `CollectionItemApi` turn that into
+
+    GET    /<coll>?limit=&skip=      bare JSON array
+    POST   /<coll>   [items]         {"created": [...], "issues": [...]}  201 if any, else 200
+    PATCH  /<coll>   [items with id] {"updated": [...], "issues": [...]}
+    DELETE /<coll>?ids=a&ids=b       {"deleted": [{"id"}], "issues": [...]}
+    GET    /<coll>/{id}              object or 404
+
+Per-item problems become issues, never HTTP errors. Each item runs in its own savepoint, so a
+failed item leaves nothing half-written and does not undo the items before it.
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from django.db import IntegrityError, transaction
+from django.urls import URLPattern, path
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.errors import validation_message
+from apps.core.api.params import is_uuid, query_ids, query_limit_skip
+from apps.core.api.views import AdminApi
+from apps.core.errors import ApplicationError, NotFoundError, ValidationError
+from apps.core.scope import Scope
+
+MAX_BULK_ITEMS = 100
+
+
+@dataclass
+class Issues:
+    """Collects AdminIssue objects: {id?|index?|userId?, severity, message}."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+    def error(self, message: str, **where: Any) -> None:
+        self.items.append({**where, "severity": "error", "message": message})
+
+    def warning(self, message: str, **where: Any) -> None:
+        self.items.append({**where, "severity": "warning", "message": message})
+
+
+def bulk_items(data: Any, maximum: int = MAX_BULK_ITEMS, name: str = "body") -> list[Any]:
+    if not isinstance(data, list):
+        raise ValidationError(f"{name} must be a JSON array of objects")
+    if not 1 <= len(data) <= maximum:
+        raise ValidationError(f"{name} must hold between 1 and {maximum} items")
+    return data
+
+
+def run_item(issues: Issues, where: dict[str, Any], work: Callable[[], Any]) -> Any | None:
+    """Run one item's work in a savepoint; record its failure as an issue and return None."""
+    try:
+        with transaction.atomic():
+            return work()
+    except serializers.ValidationError as exc:
+        issues.error(validation_message(exc.detail), **where)
+    except ApplicationError as exc:
+        issues.error(exc.message, **where)
+    except IntegrityError:
+        # A concurrent request won a unique constraint between our check and our write.
+        issues.error("Conflicts with an existing record; retry the item", **where)
+    return None
+
+
+def validated(serializer_class: type[serializers.Serializer], item: Any, **context: Any) -> Any:
+    if not isinstance(item, dict):
+        raise ValidationError("Item must be a JSON object")
+    serializer = serializer_class(data=item, context=context)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class Collection(ABC):
+    """One admin collection. Subclasses set the serializers and implement the calls they need;
+    create and update are routed only when the matching serializer is set."""
+
+    noun: ClassVar[str] = "Resource"
+    create_serializer: ClassVar[type[serializers.Serializer] | None] = None
+    update_serializer: ClassVar[type[serializers.Serializer] | None] = None
+
+    def parent(self, scope: Scope, kwargs: dict[str, Any]) -> Any:
+        """For nested collections (levels of a points system): load the parent or raise 404."""
+        return None
+
+    @abstractmethod
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]: ...
+
+    @abstractmethod
+    def get(self, scope: Scope, parent: Any, object_id: str) -> Any | None: ...
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
+        raise ValidationError(f"{self.noun} cannot be created through this endpoint")
+
+    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
+        raise ValidationError(f"{self.noun} cannot be updated through this endpoint")
+
+    @abstractmethod
+    def delete(self, scope: Scope, parent: Any, obj: Any) -> None: ...
+
+    @abstractmethod
+    def render(self, obj: Any) -> dict[str, Any]: ...
+
+    def not_found_message(self) -> str:
+        return f"{self.noun} not found by ID"
+
+    def get_or_404(self, scope: Scope, parent: Any, object_id: str) -> Any:
+        obj = self.get(scope, parent, object_id) if is_uuid(object_id) else None
+        if obj is None:
+            raise NotFoundError(self.not_found_message())
+        return obj
+
+
+class CollectionApi(AdminApi):
+    collection: ClassVar[Collection]
+
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        scope = self.scope(request)
+        parent = self.collection.parent(scope, kwargs)
+        limit, skip = query_limit_skip(request.query_params)
+        objects = self.collection.list(scope, parent, limit, skip)
+        return Response([self.collection.render(obj) for obj in objects])
+
+    def post(self, request: Request, **kwargs: Any) -> Response:
+        coll = self.collection
+        scope = self.scope(request)
+        parent = coll.parent(scope, kwargs)
+        items = bulk_items(request.data)
+        issues = Issues()
+        created: list[dict[str, Any]] = []
+        assert coll.create_serializer is not None  # noqa: S101 - POST is routed only when set
+        serializer_class = coll.create_serializer
+        with transaction.atomic():
+            for index, item in enumerate(items):
+
+                def work(item: Any = item) -> Any:
+                    data = validated(serializer_class, item, scope=scope, parent=parent)
+                    return coll.render(coll.create(scope, parent, data))
+
+                rendered = run_item(issues, {"index": index}, work)
+                if rendered is not None:
+                    created.append(rendered)
+        status = 201 if created else 200
+        return Response({"created": created, "issues": issues.items}, status=status)
+
+    def patch(self, request: Request, **kwargs: Any) -> Response:
+        coll = self.collection
+        scope = self.scope(request)
+        parent = coll.parent(scope, kwargs)
+        items = bulk_items(request.data)
+        issues = Issues()
+        updated: list[dict[str, Any]] = []
+        assert coll.update_serializer is not None  # noqa: S101 - PATCH is routed only when set
+        serializer_class = coll.update_serializer
+        with transaction.atomic():
+            for index, item in enumerate(items):
+                object_id = item.get("id") if isinstance(item, dict) else None
+                if not isinstance(object_id, str) or not is_uuid(object_id):
+                    issues.error("id must be a valid UUID", index=index)
+                    continue
+
+                def work(item: Any = item, object_id: str = object_id) -> Any:
+                    obj = coll.get_or_404(scope, parent, object_id)
+                    data = validated(
+                        serializer_class, item, scope=scope, parent=parent, instance=obj
+                    )
+                    return coll.render(coll.update(scope, parent, obj, data))
+
+                rendered = run_item(issues, {"id": object_id}, work)
+                if rendered is not None:
+                    updated.append(rendered)
+        return Response({"updated": updated, "issues": issues.items})
+
+    def delete(self, request: Request, **kwargs: Any) -> Response:
+        coll = self.collection
+        scope = self.scope(request)
+        parent = coll.parent(scope, kwargs)
+        ids = query_ids(request.query_params)
+        issues = Issues()
+        deleted: list[dict[str, str]] = []
+        with transaction.atomic():
+            for object_id in ids:
+                if not is_uuid(object_id):
+                    issues.error("id must be a valid UUID", id=object_id)
+                    continue
+
+                def work(object_id: str = object_id) -> bool:
+                    coll.delete(scope, parent, coll.get_or_404(scope, parent, object_id))
+                    return True
+
+                if run_item(issues, {"id": object_id}, work):
+                    deleted.append({"id": object_id})
+        return Response({"deleted": deleted, "issues": issues.items})
+
+
+class CollectionItemApi(AdminApi):
+    collection: ClassVar[Collection]
+
+    def get(self, request: Request, object_id: str, **kwargs: Any) -> Response:
+        scope = self.scope(request)
+        parent = self.collection.parent(scope, kwargs)
+        return Response(
+            self.collection.render(self.collection.get_or_404(scope, parent, object_id))
+        )
+
+
+def collection_urls(
+    prefix: str, collection: Collection, name: str, *, readable: bool = True, deletable: bool = True
+) -> list[URLPattern]:
+    """Routes for one collection; `prefix` may contain converters such as <str:system_id>.
+
+    `readable=False` drops the list and item reads (application API keys are write-only)."""
+    methods = [
+        m
+        for m, on in (
+            ("get", readable),
+            ("delete", deletable),
+            ("post", collection.create_serializer is not None),
+            ("patch", collection.update_serializer is not None),
+        )
+        if on
+    ]
+    list_view = type(
+        f"{name}CollectionApi",
+        (CollectionApi,),
+        {"collection": collection, "http_method_names": [*methods, "options"]},
+    )
+    urls = [path(prefix, list_view.as_view(), name=f"admin-{name}-list")]
+    if readable:
+        item_view = type(f"{name}ItemApi", (CollectionItemApi,), {"collection": collection})
+        urls.append(
+            path(f"{prefix}/<str:object_id>", item_view.as_view(), name=f"admin-{name}-item")
+        )
+    return urls

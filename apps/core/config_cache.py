@@ -1,0 +1,32 @@
+"""Per-process cache of tenant configuration, keyed by the tenant's config_version.
+
+The hot path (metric events) must not re-read configuration tables on every request. Every
+configuration write bumps `Tenant.config_version`; the tenant row is loaded by authentication
+anyway, so a stale entry is detected without any extra query, in every process.
+"""
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_entries: dict[tuple[int, str], tuple[int, Any]] = {}
+_lock = threading.Lock()
+
+
+def tenant_cached(tenant: Any, name: str, loader: Callable[[], T]) -> T:
+    key = (tenant.pk, name)
+    entry = _entries.get(key)
+    if entry is not None and entry[0] == tenant.config_version:
+        return entry[1]
+    value = loader()
+    with _lock:
+        _entries[key] = (tenant.config_version, value)
+    return value
+
+
+def tenant_cache_clear() -> None:
+    """For tests that rewrite configuration rows directly."""
+    with _lock:
+        _entries.clear()

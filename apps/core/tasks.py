@@ -1,0 +1,8 @@
+from celery import shared_task
+
+from apps.core.periodic import periodic_jobs_run_due
+
+
+@shared_task(name="apps.core.tasks.periodic_jobs_run_due_task")
+def periodic_jobs_run_due_task() -> list[str]:
+    return periodic_jobs_run_due()

@@ -1,0 +1,89 @@
+"""Pure rules for metric values and event summaries. No ORM here."""
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+from apps.metrics.choices import Aggregation
+from apps.metrics.errors import MetricValueInvalidError, SummaryRangeInvalidError
+
+MAX_ABS_VALUE = Decimal("1000000000000")  # 1e12 per event
+VALUE_QUANTUM = Decimal("0.000001")  # values are kept to 6 decimal places
+MAX_SUMMARY_SPAN_DAYS = 400
+
+
+def value_parse(raw: object) -> Decimal:
+    """A metric value: a finite JSON number within ±1e12, rounded half-even to 6 places."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float | Decimal):
+        raise MetricValueInvalidError("value must be a number")
+    try:
+        value = Decimal(str(raw)) if isinstance(raw, float) else Decimal(raw)
+    except InvalidOperation:
+        raise MetricValueInvalidError("value must be a finite number") from None
+    if not value.is_finite():
+        raise MetricValueInvalidError("value must be a finite number")
+    if abs(value) > MAX_ABS_VALUE:
+        raise MetricValueInvalidError("value must be between -1000000000000 and 1000000000000")
+    return value.quantize(VALUE_QUANTUM, rounding=ROUND_HALF_EVEN)
+
+
+def bucket_start(day: dt.date, aggregation: str) -> dt.date:
+    """First day of the bucket holding `day`. Weeks start on Sunday (ARCHITECTURE.md §6)."""
+    if aggregation == Aggregation.DAILY:
+        return day
+    if aggregation == Aggregation.WEEKLY:
+        return day - dt.timedelta(days=(day.weekday() + 1) % 7)
+    return day.replace(day=1)
+
+
+def _next_bucket(start: dt.date, aggregation: str) -> dt.date:
+    if aggregation == Aggregation.DAILY:
+        return start + dt.timedelta(days=1)
+    if aggregation == Aggregation.WEEKLY:
+        return start + dt.timedelta(days=7)
+    return (start.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+
+
+@dataclass(frozen=True)
+class SummaryBucket:
+    date: dt.date
+    total: Decimal
+    change: Decimal
+
+
+def summary_range_check(start: dt.date, end: dt.date) -> None:
+    if start > end:
+        raise SummaryRangeInvalidError("startDate must not be after endDate")
+    if (end - start).days > MAX_SUMMARY_SPAN_DAYS:
+        raise SummaryRangeInvalidError(
+            f"the span from startDate to endDate must be at most {MAX_SUMMARY_SPAN_DAYS} days"
+        )
+
+
+def summary_buckets(
+    start: dt.date,
+    end: dt.date,
+    aggregation: str,
+    total_before: Decimal,
+    daily_changes: Iterable[tuple[dt.date, Decimal]],
+) -> list[SummaryBucket]:
+    """Buckets from the one holding `start` to the one holding `end`, each with the change in
+    the part of the bucket inside [start, end] and the running total at the bucket's end.
+
+    `total_before` is the total before `start`; `daily_changes` are (date, change) pairs with
+    dates inside [start, end].
+    """
+    by_bucket: dict[dt.date, Decimal] = {}
+    for day, change in daily_changes:
+        key = bucket_start(day, aggregation)
+        by_bucket[key] = by_bucket.get(key, Decimal(0)) + change
+    buckets: list[SummaryBucket] = []
+    running = total_before
+    cursor = bucket_start(start, aggregation)
+    while cursor <= end:
+        change = by_bucket.get(cursor, Decimal(0))
+        running += change
+        buckets.append(SummaryBucket(date=cursor, total=running, change=change))
+        cursor = _next_bucket(cursor, aggregation)
+    return buckets

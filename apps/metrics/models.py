@@ -1,0 +1,103 @@
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from apps.accounts.models import Tenant
+from apps.core.models import TimestampedModel
+from apps.metrics.choices import UnitType
+from apps.users.models import EndUser
+
+# Values and totals are exact decimals: 18 integer digits and 6 decimal places. Floats would
+# make 0.1 + 0.2 != 0.3 and drift over millions of events.
+AMOUNT = {"max_digits": 24, "decimal_places": 6}
+
+
+class Metric(TimestampedModel):
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="metrics")
+    key = models.CharField(max_length=100)
+    name = models.CharField(max_length=255)
+    unit_type = models.CharField(max_length=16, choices=UnitType.choices, default=UnitType.NUMBER)
+    units = models.CharField(max_length=32, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "key"], name="metric_key_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class MetricEvent(models.Model):
+    """One recorded event. Append-only."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="events")
+    metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="events")
+    value = models.DecimalField(**AMOUNT)
+    # The user's total of this metric after this event: history without re-summing.
+    total_after = models.DecimalField(**AMOUNT)
+    attributes = models.JSONField(default=dict, blank=True)
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)
+    occurred_at = models.DateTimeField()
+    # The user's local date at the time of the event, in the time zone the user had then.
+    local_date = models.DateField()
+
+    class Meta:
+        constraints = [
+            # The arbiter of idempotency (reference §4.1: scope is user + metric + key).
+            models.UniqueConstraint(
+                fields=["tenant", "user", "metric", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="metric_event_idempotency_unique",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["user", "metric", "occurred_at"], name="metric_event_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric_id}:{self.user_id}:{self.value}"
+
+
+class MetricTotal(models.Model):
+    """A user's running total of one metric."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="metric_totals")
+    metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="totals")
+    total = models.DecimalField(**AMOUNT, default=0)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "metric"], name="metric_total_unique"),
+        ]
+        indexes = [models.Index(fields=["metric", "total"], name="metric_total_rank_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.metric_id}={self.total}"
+
+
+class MetricDailyChange(models.Model):
+    """Per user, metric and local date: the net change that day (the daily rollup)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="+")
+    date = models.DateField()
+    change = models.DecimalField(**AMOUNT, default=0)
+    events = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "metric", "date"], name="metric_daily_change_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.metric_id}@{self.date}={self.change}"

@@ -1,0 +1,90 @@
+"""Reads of metrics, totals and event summaries. Every read starts from the tenant."""
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Sum
+
+from apps.accounts.models import Tenant
+from apps.core.config_cache import tenant_cached
+from apps.metrics.domain import SummaryBucket, summary_buckets, summary_range_check
+from apps.metrics.errors import MetricNotFoundError
+from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
+from apps.users.models import EndUser
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """What the hot path needs of a metric, cached per tenant configuration version."""
+
+    pk: int
+    public_id: str
+    key: str
+    name: str
+    unit_type: str
+    units: str
+
+
+def metric_definitions(tenant: Tenant) -> dict[str, MetricDef]:
+    def load() -> dict[str, MetricDef]:
+        return {
+            m.key: MetricDef(
+                pk=m.pk,
+                public_id=str(m.public_id),
+                key=m.key,
+                name=m.name,
+                unit_type=m.unit_type,
+                units=m.units,
+            )
+            for m in Metric.objects.filter(tenant=tenant).order_by("created", "id")
+        }
+
+    return tenant_cached(tenant, "metrics", load)
+
+
+def metric_by_key(tenant: Tenant, key: str) -> MetricDef:
+    metric = metric_definitions(tenant).get(key)
+    if metric is None:
+        raise MetricNotFoundError(key)
+    return metric
+
+
+def metrics_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Metric]:
+    return list(Metric.objects.filter(tenant=tenant).order_by("created", "id")[skip : skip + limit])
+
+
+def metric_get(tenant: Tenant, public_id: str) -> Metric | None:
+    return Metric.objects.filter(tenant=tenant, public_id=public_id).first()
+
+
+def user_metric_totals(user: EndUser) -> dict[int, Decimal]:
+    """metric pk -> the user's total; metrics without events are absent (total 0)."""
+    return dict(MetricTotal.objects.filter(user=user).values_list("metric_id", "total"))
+
+
+def user_metric_total(user: EndUser, metric_pk: int) -> Decimal:
+    total = (
+        MetricTotal.objects.filter(user=user, metric_id=metric_pk)
+        .values_list("total", flat=True)
+        .first()
+    )
+    return total if total is not None else Decimal(0)
+
+
+def event_by_idempotency_key(user: EndUser, metric_pk: int, key: str) -> MetricEvent | None:
+    return MetricEvent.objects.filter(
+        tenant_id=user.tenant_id, user=user, metric_id=metric_pk, idempotency_key=key
+    ).first()
+
+
+def metric_event_summary(
+    user: EndUser, metric_pk: int, aggregation: str, start: dt.date, end: dt.date
+) -> list[SummaryBucket]:
+    """Per bucket of the user's local calendar: the change and the running total at its end."""
+    summary_range_check(start, end)
+    rollups = MetricDailyChange.objects.filter(user=user, metric_id=metric_pk)
+    before = rollups.filter(date__lt=start).aggregate(total=Sum("change"))["total"] or Decimal(0)
+    changes = rollups.filter(date__gte=start, date__lte=end).values_list("date", "change")
+    return summary_buckets(start, end, aggregation, before, changes)

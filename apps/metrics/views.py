@@ -1,0 +1,94 @@
+"""Application API: a user's metrics and event summaries. Admin API: metric definitions."""
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.params import query_date
+from apps.core.api.views import AppApi
+from apps.core.bulk import Collection
+from apps.core.errors import ValidationError
+from apps.core.scope import Scope
+from apps.metrics import selectors, serializers, services
+from apps.metrics.choices import Aggregation
+from apps.metrics.models import Metric
+from apps.users.selectors import user_get
+
+
+class UserMetricListApi(AppApi):
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        totals = selectors.user_metric_totals(user)
+        return Response(
+            [
+                serializers.user_metric_render(metric, totals.get(metric.pk, Decimal(0)), [])
+                for metric in selectors.metric_definitions(scope.tenant).values()
+            ]
+        )
+
+
+class UserMetricApi(AppApi):
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        metric = selectors.metric_by_key(scope.tenant, key)
+        total = selectors.user_metric_total(user, metric.pk)
+        return Response(serializers.user_metric_render(metric, total, []))
+
+
+class UserMetricEventSummaryApi(AppApi):
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        params = request.query_params
+        aggregation = params.get("aggregation")
+        if aggregation not in Aggregation.values:
+            raise ValidationError("aggregation must be one of daily, weekly, monthly")
+        start = query_date(params, "startDate")
+        end = query_date(params, "endDate")
+        user = user_get(scope.tenant, user_id)
+        metric = selectors.metric_by_key(scope.tenant, key)
+        buckets = selectors.metric_event_summary(user, metric.pk, aggregation, start, end)
+        return Response(serializers.summary_render(buckets))
+
+
+class MetricCollection(Collection):
+    noun = "Metric"
+    create_serializer = serializers.MetricCreateSerializer
+    update_serializer = serializers.MetricUpdateSerializer
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Metric]:
+        return selectors.metrics_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> Metric | None:
+        return selectors.metric_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Metric:
+        return services.metric_create(
+            scope.tenant,
+            name=data["name"],
+            key=data["key"],
+            unit_type=data["unitType"],
+            units=data["units"],
+        )
+
+    def update(self, scope: Scope, parent: Any, obj: Metric, data: dict[str, Any]) -> Metric:
+        return services.metric_update(
+            scope.tenant,
+            obj,
+            name=data.get("name"),
+            unit_type=data.get("unitType"),
+            units=data.get("units"),
+        )
+
+    def delete(self, scope: Scope, parent: Any, obj: Metric) -> None:
+        services.metric_delete(scope.tenant, obj)
+
+    def render(self, obj: Metric) -> dict[str, Any]:
+        return serializers.metric_render(obj)

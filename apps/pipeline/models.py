@@ -1,0 +1,42 @@
+import uuid
+
+from django.db import models
+
+from apps.accounts.models import Tenant
+
+
+class QueuedEventStatus(models.TextChoices):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class QueuedEvent(models.Model):
+    """An event accepted by the admin batch endpoint, waiting to go through the pipeline.
+
+    Rows are processed in `seq` order within their batch, each in the same transaction as its
+    own pipeline run, so a crash either processes an event and marks it done, or neither.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    batch_id = models.UUIDField(default=uuid.uuid4, db_index=True)
+    seq = models.PositiveIntegerField()
+    payload = models.JSONField()
+    status = models.CharField(
+        max_length=8, choices=QueuedEventStatus.choices, default=QueuedEventStatus.PENDING
+    )
+    error = models.TextField(blank=True, default="")
+    accepted_at = models.DateTimeField()
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["batch_id", "seq"], name="queued_event_seq_unique"),
+        ]
+        indexes = [
+            # The recovery job looks for old pending rows.
+            models.Index(fields=["status", "accepted_at"], name="queued_event_pending_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.batch_id}#{self.seq} ({self.status})"

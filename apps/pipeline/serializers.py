@@ -1,0 +1,44 @@
+"""Input shapes of metric events (single and batch)."""
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.accounts.serializers import StrictSerializer
+from apps.metrics.domain import value_parse
+from apps.metrics.errors import MetricValueInvalidError
+from apps.users.serializers import StringMapField, UpsertedUserSerializer
+
+MAX_IDEMPOTENCY_KEY = 255
+
+
+class MetricValueField(serializers.Field):
+    def to_internal_value(self, data: Any) -> Decimal:
+        try:
+            return value_parse(data)
+        except MetricValueInvalidError as exc:
+            raise serializers.ValidationError(exc.message.removeprefix("value ")) from None
+
+
+class MetricEventSerializer(StrictSerializer):
+    user = UpsertedUserSerializer()
+    value = MetricValueField()
+    attributes = StringMapField(allow_null_values=False, required=False, default=dict)
+
+
+class BatchEventUserSerializer(UpsertedUserSerializer):
+    """BatchMetricEventUser: an upserted user without signUpDate."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields.pop("signUpDate")
+        return fields
+
+
+class BatchEventSerializer(StrictSerializer):
+    key = serializers.CharField(max_length=100)
+    user = BatchEventUserSerializer()
+    value = MetricValueField()
+    attributes = StringMapField(allow_null_values=False, required=False, default=dict)
+    idempotencyKey = serializers.CharField(max_length=MAX_IDEMPOTENCY_KEY, required=False)

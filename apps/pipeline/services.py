@@ -1,0 +1,235 @@
+"""Event processing: the only module that knows the order of steps (ARCHITECTURE.md §5)."""
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.core.effects import enqueue_after_commit
+from apps.core.errors import ApplicationError
+from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
+from apps.metrics.services import event_record
+from apps.pipeline import steps
+from apps.pipeline.config import event_config
+from apps.pipeline.models import QueuedEvent, QueuedEventStatus
+from apps.pipeline.outcomes import StreakOutcome
+from apps.users.services import attribute_values_check, user_identify, user_lock
+
+logger = logging.getLogger("gamify.pipeline")
+
+
+@dataclass(frozen=True)
+class EventInput:
+    metric_key: str
+    user_id: str
+    user_fields: dict[str, Any]
+    value: Decimal
+    attributes: dict[str, str]
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
+class EventResult:
+    body: dict[str, Any]
+    replayed: bool
+
+
+def _response(
+    event_id: str,
+    metric: MetricDef,
+    total: Decimal,
+    streak: StreakOutcome,
+    achievements: list[dict[str, Any]],
+    points: dict[str, Any],
+    leaderboards: dict[str, Any],
+    idempotency_key: str | None,
+    replayed: bool,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "eventId": event_id,
+        "metricId": metric.public_id,
+        "total": total,
+        "achievements": achievements,
+        "currentStreak": streak.render(),
+        "points": points,
+        "leaderboards": leaderboards,
+    }
+    if idempotency_key is not None:
+        body["idempotencyKey"] = idempotency_key
+        body["idempotentReplayed"] = replayed
+    return body
+
+
+def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = None) -> EventResult:
+    """Process one metric event synchronously, in one transaction, and describe its effects.
+
+    Raises NotFoundError for an unknown metric and ValidationError for undefined attribute
+    keys before anything is written.
+    """
+    now = now or timezone.now()
+    config = event_config(tenant, data.metric_key)
+    attribute_values_check(tenant, data.attributes, "event")
+    with transaction.atomic():
+        locked = user_lock(tenant, data.user_id)
+        if locked is not None and data.idempotency_key is not None:
+            original = event_by_idempotency_key(locked, config.metric.pk, data.idempotency_key)
+            if original is not None:
+                # A replay applies nothing, not even the inline user fields: the state it
+                # reports is the state the first request left, plus whatever came since.
+                return EventResult(
+                    body=_response(
+                        str(original.public_id),
+                        config.metric,
+                        user_metric_total(locked, config.metric.pk),
+                        steps.streak_current(tenant, locked, now),
+                        [],
+                        {},
+                        {},
+                        data.idempotency_key,
+                        replayed=True,
+                    ),
+                    replayed=True,
+                )
+        identified = user_identify(tenant, data.user_id, locked, data.user_fields, now)
+        recorded = event_record(
+            tenant,
+            identified.user,
+            config.metric,
+            data.value,
+            data.attributes,
+            data.idempotency_key,
+            now,
+        )
+        ctx = steps.EventContext(
+            tenant=tenant,
+            user=identified.user,
+            user_created=identified.created,
+            metric=config.metric,
+            value=data.value,
+            attributes=data.attributes,
+            recorded=recorded,
+            now=now,
+        )
+        streak = steps.streak_step(ctx)
+        achievements = steps.achievements_step(ctx, streak)
+        points = steps.points_step(ctx, streak, achievements)
+        leaderboards = steps.leaderboards_step(ctx, streak, points)
+        body = _response(
+            str(recorded.event.public_id),
+            config.metric,
+            recorded.total,
+            streak,
+            list(achievements.completed),
+            points.systems,
+            leaderboards.boards,
+            data.idempotency_key,
+            replayed=False,
+        )
+    return EventResult(body=body, replayed=False)
+
+
+def event_input_from_payload(payload: dict[str, Any]) -> EventInput:
+    """Rebuild an EventInput from a validated batch item stored as JSON."""
+    return EventInput(
+        metric_key=payload["key"],
+        user_id=payload["userId"],
+        user_fields=payload["userFields"],
+        value=Decimal(payload["value"]),
+        attributes=payload["attributes"],
+        idempotency_key=payload.get("idempotencyKey"),
+    )
+
+
+def events_enqueue(tenant: Tenant, inputs: list[EventInput]) -> int:
+    """Record a validated batch and process it after commit (a worker, or inline without one)."""
+    from apps.pipeline.tasks import queued_events_process_task
+
+    now = timezone.now()
+    rows = [
+        QueuedEvent(
+            tenant=tenant,
+            seq=seq,
+            accepted_at=now,
+            payload={
+                "key": item.metric_key,
+                "userId": item.user_id,
+                "userFields": _json_ready(item.user_fields),
+                "value": str(item.value),
+                "attributes": item.attributes,
+                "idempotencyKey": item.idempotency_key,
+            },
+        )
+        for seq, item in enumerate(inputs)
+    ]
+    batch_id = rows[0].batch_id
+    for row in rows:
+        row.batch_id = batch_id
+    with transaction.atomic():
+        QueuedEvent.objects.bulk_create(rows)
+        enqueue_after_commit(queued_events_process_task, str(batch_id))
+    return len(rows)
+
+
+def _json_ready(fields: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: value.isoformat() if isinstance(value, dt.date) else value
+        for key, value in fields.items()
+    }
+
+
+def queued_events_process(batch_id: str) -> int:
+    """Process a batch's pending events in order; returns how many were processed now.
+
+    Safe to run twice or concurrently: each row is locked and re-checked before it is
+    processed, and marked done in the same transaction as its pipeline run. The lock is a
+    blocking one, so a second worker waits instead of overtaking and reordering a user's
+    events.
+    """
+    processed = 0
+    row_ids = list(
+        QueuedEvent.objects.filter(batch_id=batch_id, status=QueuedEventStatus.PENDING)
+        .order_by("seq")
+        .values_list("pk", flat=True)
+    )
+    for row_id in row_ids:
+        with transaction.atomic():
+            row = (
+                QueuedEvent.objects.select_for_update()
+                .select_related("tenant")
+                .filter(pk=row_id, status=QueuedEventStatus.PENDING)
+                .first()
+            )
+            if row is None:
+                continue
+            try:
+                with transaction.atomic():
+                    event_process(
+                        row.tenant, event_input_from_payload(row.payload), now=row.accepted_at
+                    )
+                row.status = QueuedEventStatus.DONE
+            except ApplicationError as exc:
+                # Validated at acceptance; configuration may have changed since (a deleted
+                # metric or attribute). The event is kept with its reason.
+                row.status = QueuedEventStatus.FAILED
+                row.error = exc.message
+                logger.warning("queued event %s failed: %s", row, exc.message)
+            row.processed_at = timezone.now()
+            row.save(update_fields=["status", "error", "processed_at"])
+            processed += 1
+    return processed
+
+
+def queued_batches_stale(older_than: dt.datetime) -> list[str]:
+    return [
+        str(batch_id)
+        for batch_id in QueuedEvent.objects.filter(
+            status=QueuedEventStatus.PENDING, accepted_at__lt=older_than
+        )
+        .values_list("batch_id", flat=True)
+        .distinct()
+    ]

@@ -1,0 +1,61 @@
+"""The feature steps of the pipeline, in the only order there is (ARCHITECTURE.md §5):
+
+    streaks -> achievements -> points -> leaderboards
+
+Each step receives the event context and the outcomes of the steps before it and returns a
+frozen outcome. Features not built yet return their empty outcome; the issue that builds a
+feature replaces its step body with a call into that app's services.
+"""
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from apps.accounts.models import Tenant
+from apps.metrics.selectors import MetricDef
+from apps.metrics.services import RecordedEvent
+from apps.pipeline.outcomes import (
+    AchievementsOutcome,
+    LeaderboardsOutcome,
+    PointsOutcome,
+    StreakOutcome,
+)
+from apps.users.models import EndUser
+
+
+@dataclass(frozen=True)
+class EventContext:
+    tenant: Tenant
+    user: EndUser
+    user_created: bool
+    metric: MetricDef
+    value: Decimal
+    attributes: dict[str, str]
+    recorded: RecordedEvent
+    now: dt.datetime
+
+
+def streak_step(ctx: EventContext) -> StreakOutcome:
+    """Streaks are not configurable yet: every user reports an empty daily streak."""
+    return StreakOutcome()
+
+
+def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsOutcome:
+    return AchievementsOutcome()
+
+
+def points_step(
+    ctx: EventContext, streak: StreakOutcome, achievements: AchievementsOutcome
+) -> PointsOutcome:
+    return PointsOutcome()
+
+
+def leaderboards_step(
+    ctx: EventContext, streak: StreakOutcome, points: PointsOutcome
+) -> LeaderboardsOutcome:
+    return LeaderboardsOutcome()
+
+
+def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:
+    """The user's streak as of now, for responses that apply nothing (idempotent replays)."""
+    return StreakOutcome()

@@ -1,0 +1,6 @@
+from django.db import models
+
+
+class AttributeType(models.TextChoices):
+    USER = "user"
+    EVENT = "event"

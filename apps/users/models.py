@@ -1,0 +1,53 @@
+import uuid
+
+from django.db import models
+
+from apps.accounts.models import Tenant
+from apps.core.models import TimestampedModel
+from apps.users.choices import AttributeType
+
+
+class EndUser(TimestampedModel):
+    """An end-user of a customer's application, identified by the customer's own id.
+
+    Its row is the pipeline's lock point: every event of one user takes this row's lock first.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="end_users")
+    external_id = models.CharField(max_length=255)
+    name = models.CharField(max_length=255, null=True, blank=True)
+    email = models.CharField(max_length=254, null=True, blank=True)
+    tz = models.CharField(max_length=64, null=True, blank=True)
+    subscribe_to_emails = models.BooleanField(default=True)
+    device_tokens = models.JSONField(default=list, blank=True)
+    attributes = models.JSONField(default=dict, blank=True)
+    sign_up_date = models.DateField(null=True, blank=True)
+    control = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "external_id"], name="end_user_id_unique"),
+        ]
+        indexes = [models.Index(fields=["tenant", "email"], name="end_user_email_idx")]
+        verbose_name = "end-user"
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Attribute(TimestampedModel):
+    """A custom attribute definition: values are accepted only for defined keys."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="attributes")
+    name = models.CharField(max_length=255)
+    key = models.CharField(max_length=100)
+    type = models.CharField(max_length=8, choices=AttributeType.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "type", "key"], name="attribute_key_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.type})"

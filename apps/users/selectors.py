@@ -1,0 +1,51 @@
+"""Reads of end-users and attribute definitions. Every read starts from the tenant."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from apps.accounts.models import Tenant
+from apps.core.config_cache import tenant_cached
+from apps.users.choices import AttributeType
+from apps.users.errors import UserNotFoundError
+from apps.users.models import Attribute, EndUser
+
+
+@dataclass(frozen=True)
+class AttributeDefinitions:
+    user_keys: frozenset[str]
+    event_keys: frozenset[str]
+    ids_by_type_key: dict[tuple[str, str], str]
+
+
+def attribute_definitions(tenant: Tenant) -> AttributeDefinitions:
+    def load() -> AttributeDefinitions:
+        rows = list(Attribute.objects.filter(tenant=tenant).values_list("type", "key", "public_id"))
+        return AttributeDefinitions(
+            user_keys=frozenset(k for t, k, _ in rows if t == AttributeType.USER),
+            event_keys=frozenset(k for t, k, _ in rows if t == AttributeType.EVENT),
+            ids_by_type_key={(t, k): str(pid) for t, k, pid in rows},
+        )
+
+    return tenant_cached(tenant, "attributes", load)
+
+
+def user_get(tenant: Tenant, external_id: str) -> EndUser:
+    user = EndUser.objects.filter(tenant=tenant, external_id=external_id).first()
+    if user is None:
+        raise UserNotFoundError(external_id)
+    return user
+
+
+def users_by_external_ids(tenant: Tenant, external_ids: Sequence[str]) -> dict[str, EndUser]:
+    users = EndUser.objects.filter(tenant=tenant, external_id__in=list(external_ids))
+    return {user.external_id: user for user in users}
+
+
+def attributes_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Attribute]:
+    return list(
+        Attribute.objects.filter(tenant=tenant).order_by("created", "id")[skip : skip + limit]
+    )
+
+
+def attribute_get(tenant: Tenant, public_id: str) -> Attribute | None:
+    return Attribute.objects.filter(tenant=tenant, public_id=public_id).first()

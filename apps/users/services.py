@@ -1,0 +1,161 @@
+"""Writes of end-users (identification is an upsert) and attribute definitions."""
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.accounts.services import tenant_config_changed
+from apps.core.errors import ValidationError
+from apps.users.domain import control_assign, local_date
+from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
+from apps.users.models import Attribute, EndUser
+from apps.users.selectors import attribute_definitions
+
+# Wire name -> model field, for the fields an update may set directly.
+_PLAIN_FIELDS = {
+    "name": "name",
+    "email": "email",
+    "tz": "tz",
+    "subscribeToEmails": "subscribe_to_emails",
+    "signUpDate": "sign_up_date",
+}
+
+
+@dataclass(frozen=True)
+class UserUpsertResult:
+    user: EndUser
+    created: bool
+
+
+def attribute_values_check(tenant: Tenant, values: dict[str, Any] | None, kind: str) -> None:
+    """Only keys defined as attributes of this kind are accepted; the error lists the others."""
+    if not values:
+        return
+    definitions = attribute_definitions(tenant)
+    allowed = definitions.user_keys if kind == "user" else definitions.event_keys
+    unknown = sorted(key for key in values if key not in allowed)
+    if unknown:
+        raise AttributeKeysInvalidError(unknown, kind)
+
+
+def _apply_fields(user: EndUser, fields: dict[str, Any]) -> list[str]:
+    """Set the supplied fields on `user`; returns the model fields that changed."""
+    changed: list[str] = []
+    for wire, attr in _PLAIN_FIELDS.items():
+        if wire in fields and getattr(user, attr) != fields[wire]:
+            setattr(user, attr, fields[wire])
+            changed.append(attr)
+    if "deviceTokens" in fields:
+        tokens = list(dict.fromkeys(fields["deviceTokens"] or []))
+        if tokens != user.device_tokens:
+            user.device_tokens = tokens
+            changed.append("device_tokens")
+    if fields.get("attributes"):
+        # Attributes merge per key: a user's other attributes are kept; null removes a key.
+        merged = dict(user.attributes)
+        for key, value in fields["attributes"].items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        if merged != user.attributes:
+            user.attributes = merged
+            changed.append("attributes")
+    return changed
+
+
+def _check_rules(user: EndUser, fields: dict[str, Any], now: dt.datetime) -> None:
+    if fields.get("subscribeToEmails") is True and not user.email:
+        raise ValidationError("subscribeToEmails cannot be true for a user without an email")
+    signed_up = user.sign_up_date
+    if "signUpDate" in fields and signed_up is not None and signed_up > local_date(now, user.tz):
+        raise ValidationError("signUpDate must not be in the future in the user's time zone")
+
+
+def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
+    """Take the user's row lock, held until the surrounding transaction ends: the pipeline's
+    one lock point per user, which serializes that user's events. None when unknown."""
+    return (
+        EndUser.objects.select_for_update().filter(tenant=tenant, external_id=external_id).first()
+    )
+
+
+def user_identify(
+    tenant: Tenant,
+    external_id: str,
+    existing: EndUser | None,
+    fields: dict[str, Any],
+    now: dt.datetime | None = None,
+) -> UserUpsertResult:
+    """Create the user when `existing` is None, otherwise change only the supplied fields.
+
+    The caller has looked the user up (with its lock, in the pipeline) and runs this inside a
+    transaction.
+    """
+    now = now or timezone.now()
+    attribute_values_check(tenant, fields.get("attributes"), "user")
+    user = existing
+    if user is None:
+        user = EndUser(
+            tenant=tenant,
+            external_id=external_id,
+            control=control_assign(str(tenant.public_id), external_id, tenant.control_ratio),
+        )
+        _apply_fields(user, fields)
+        _check_rules(user, fields, now)
+        try:
+            with transaction.atomic():
+                user.save(force_insert=True)
+            return UserUpsertResult(user=user, created=True)
+        except IntegrityError:
+            # A concurrent request created the same user first: continue as an update of it,
+            # waiting for its lock.
+            user = user_lock(tenant, external_id)
+            assert user is not None  # noqa: S101 - the unique constraint just said it exists
+    changed = _apply_fields(user, fields)
+    _check_rules(user, fields, now)
+    if changed:
+        user.save(update_fields=[*changed, "updated"])
+    return UserUpsertResult(user=user, created=False)
+
+
+def user_upsert(
+    tenant: Tenant,
+    external_id: str,
+    fields: dict[str, Any],
+    *,
+    create: bool = True,
+    now: dt.datetime | None = None,
+) -> UserUpsertResult:
+    """Identify a user (PUT /users/{id}, POST /users) or update one (PATCH, create=False)."""
+    existing = user_lock(tenant, external_id)
+    if existing is None and not create:
+        raise UserNotFoundError(external_id)
+    return user_identify(tenant, external_id, existing, fields, now)
+
+
+def attribute_create(tenant: Tenant, *, name: str, key: str, type: str) -> Attribute:
+    if Attribute.objects.filter(tenant=tenant, key=key, type=type).exists():
+        raise ValidationError("Key already in use by another attribute of this type")
+    attribute = Attribute.objects.create(tenant=tenant, name=name, key=key, type=type)
+    tenant_config_changed(tenant)
+    return attribute
+
+
+def attribute_update(attribute: Attribute, *, name: str | None) -> Attribute:
+    if name is not None:
+        attribute.name = name
+        attribute.save(update_fields=["name", "updated"])
+        tenant_config_changed(attribute.tenant)
+    return attribute
+
+
+def attribute_delete(attribute: Attribute) -> None:
+    """Stored values stay on users and events but are no longer accepted or returned."""
+    tenant = attribute.tenant
+    attribute.delete()
+    tenant_config_changed(tenant)

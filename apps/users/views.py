@@ -1,0 +1,79 @@
+"""Application API: users. Admin API: attribute definitions."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.views import AppApi
+from apps.core.bulk import Collection, validated
+from apps.core.scope import Scope
+from apps.users import selectors, serializers, services
+from apps.users.models import Attribute
+
+
+class UserCreateApi(AppApi):
+    """POST /users: creates (201), or updates the supplied fields of an existing user (200)."""
+
+    def post(self, request: Request) -> Response:
+        scope = self.scope(request)
+        data = validated(serializers.UpsertedUserSerializer, request.data)
+        scope.ensure_user_access(data["id"])
+        with transaction.atomic():
+            result = services.user_upsert(scope.tenant, data["id"], serializers.user_fields(data))
+        return Response(
+            serializers.user_render(result.user, scope.tenant),
+            status=201 if result.created else 200,
+        )
+
+
+class UserApi(AppApi):
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = selectors.user_get(scope.tenant, user_id)
+        return Response(serializers.user_render(user, scope.tenant))
+
+    def put(self, request: Request, user_id: str) -> Response:
+        """Identify: upsert."""
+        return self._write(request, user_id, create=True)
+
+    def patch(self, request: Request, user_id: str) -> Response:
+        """Update an existing user; 404 when unknown."""
+        return self._write(request, user_id, create=False)
+
+    def _write(self, request: Request, user_id: str, create: bool) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        fields = validated(serializers.UserFieldsSerializer, request.data)
+        with transaction.atomic():
+            result = services.user_upsert(scope.tenant, user_id, fields, create=create)
+        return Response(serializers.user_render(result.user, scope.tenant))
+
+
+class AttributeCollection(Collection):
+    noun = "Attribute"
+    create_serializer = serializers.AttributeCreateSerializer
+    update_serializer = serializers.AttributeUpdateSerializer
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Attribute]:
+        return selectors.attributes_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> Attribute | None:
+        return selectors.attribute_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Attribute:
+        return services.attribute_create(
+            scope.tenant, name=data["name"], key=data["key"], type=data["type"]
+        )
+
+    def update(self, scope: Scope, parent: Any, obj: Attribute, data: dict[str, Any]) -> Attribute:
+        return services.attribute_update(obj, name=data.get("name"))
+
+    def delete(self, scope: Scope, parent: Any, obj: Attribute) -> None:
+        services.attribute_delete(obj)
+
+    def render(self, obj: Attribute) -> dict[str, Any]:
+        return serializers.attribute_render(obj)

@@ -1,0 +1,9 @@
+"""Application API routes, mounted under both /v1/ and /api/ (ARCHITECTURE.md §4)."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("apps.pipeline.urls")),
+    path("", include("apps.users.urls")),
+    path("", include("apps.metrics.urls")),
+]

@@ -1,0 +1,17 @@
+"""Settings for the test suite: SQLite in memory unless DATABASE_URL names another database."""
+
+import os
+
+os.environ["DEBUG"] = "false"  # tests run as production does
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-used-anywhere-else")
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("CELERY_BROKER_URL", "")
+os.environ.setdefault("DATABASE_URL", "sqlite://:memory:")
+
+from gamify.settings import *  # noqa: F403
+
+ALLOWED_HOSTS = ["*"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = True
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+LOGGING["root"]["level"] = "WARNING"  # noqa: F405
