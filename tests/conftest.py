@@ -1,0 +1,78 @@
+"""The small cast of fixtures: an organization (`org`), its default `tenant`, an
+`other_tenant` in the same environment, and API clients carrying keys."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.models import Tenant
+from apps.accounts.services import tenant_create
+from apps.core.config_cache import tenant_cache_clear
+from apps.metrics.models import Metric
+from tests.factories import MetricFactory, OrganizationWithKey, bump
+
+
+@pytest.fixture(autouse=True)
+def _fresh_config_cache() -> Iterator[None]:
+    # The snapshot cache is per process and keyed by tenant pk + version; test databases reuse
+    # pks, so start each test with an empty cache.
+    tenant_cache_clear()
+    yield
+    tenant_cache_clear()
+
+
+@pytest.fixture
+def org(db: Any) -> OrganizationWithKey:
+    return OrganizationWithKey("Acme")
+
+
+@pytest.fixture
+def tenant(org: OrganizationWithKey) -> Tenant:
+    return org.tenant
+
+
+@pytest.fixture
+def other_tenant(org: OrganizationWithKey) -> Tenant:
+    return tenant_create(org.environment, customer_id="customer-b", name="Customer B")
+
+
+class Client(APIClient):
+    """An APIClient that sends JSON by default."""
+
+    def post(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:  # noqa: A002
+        return super().post(path, data, format=format, **kw)
+
+    def put(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:  # noqa: A002
+        return super().put(path, data, format=format, **kw)
+
+    def patch(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:  # noqa: A002
+        return super().patch(path, data, format=format, **kw)
+
+
+@pytest.fixture
+def anon_client() -> Client:
+    return Client()
+
+
+@pytest.fixture
+def api_client(org: OrganizationWithKey) -> Client:
+    """Carries the organization's admin key; scoped to the default tenant."""
+    client = Client()
+    client.credentials(HTTP_X_API_KEY=org.admin_key)
+    return client
+
+
+@pytest.fixture
+def other_tenant_client(org: OrganizationWithKey, other_tenant: Tenant) -> Client:
+    client = Client()
+    client.credentials(HTTP_X_API_KEY=org.admin_key, HTTP_TENANT_ID=other_tenant.customer_id)
+    return client
+
+
+@pytest.fixture
+def metric(tenant: Tenant) -> Metric:
+    metric = MetricFactory(tenant=tenant, key="words", name="Words")
+    bump(tenant)
+    return metric
