@@ -41,13 +41,13 @@ def other_tenant(org: OrganizationWithKey) -> Tenant:
 class Client(APIClient):
     """An APIClient that sends JSON by default."""
 
-    def post(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:  # noqa: A002
+    def post(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:
         return super().post(path, data, format=format, **kw)
 
-    def put(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:  # noqa: A002
+    def put(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:
         return super().put(path, data, format=format, **kw)
 
-    def patch(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:  # noqa: A002
+    def patch(self, path: str, data: Any = None, format: str = "json", **kw: Any) -> Any:
         return super().patch(path, data, format=format, **kw)
 
 
