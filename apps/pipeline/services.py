@@ -18,7 +18,12 @@ from apps.pipeline import steps
 from apps.pipeline.config import event_config
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
 from apps.pipeline.outcomes import StreakOutcome
-from apps.users.services import attribute_values_check, user_identify, user_lock
+from apps.users.services import (
+    attribute_values_check,
+    user_create_or_lock,
+    user_lock,
+    user_update_fields,
+)
 
 logger = logging.getLogger("gamify.pipeline")
 
@@ -75,9 +80,15 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
     config = event_config(tenant, data.metric_key)
     attribute_values_check(tenant, data.attributes, "event")
     with transaction.atomic():
-        locked = user_lock(tenant, data.user_id)
-        if locked is not None and data.idempotency_key is not None:
-            original = event_by_idempotency_key(locked, config.metric.pk, data.idempotency_key)
+        user = user_lock(tenant, data.user_id)
+        created = False
+        if user is None:
+            identified = user_create_or_lock(tenant, data.user_id, data.user_fields, now)
+            user, created = identified.user, identified.created
+        if not created and data.idempotency_key is not None:
+            # Checked only with the user's lock held: a concurrent request with the same key
+            # has either committed its event (we replay it) or not started (we go first).
+            original = event_by_idempotency_key(user, config.metric.pk, data.idempotency_key)
             if original is not None:
                 # A replay applies nothing, not even the inline user fields: the state it
                 # reports is the state the first request left, plus whatever came since.
@@ -85,8 +96,8 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
                     body=_response(
                         str(original.public_id),
                         config.metric,
-                        user_metric_total(locked, config.metric.pk),
-                        steps.streak_current(tenant, locked, now),
+                        user_metric_total(user, config.metric.pk),
+                        steps.streak_current(tenant, user, now),
                         [],
                         {},
                         {},
@@ -95,20 +106,15 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
                     ),
                     replayed=True,
                 )
-        identified = user_identify(tenant, data.user_id, locked, data.user_fields, now)
+        if not created:
+            user_update_fields(tenant, user, data.user_fields, now)
         recorded = event_record(
-            tenant,
-            identified.user,
-            config.metric,
-            data.value,
-            data.attributes,
-            data.idempotency_key,
-            now,
+            tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
         )
         ctx = steps.EventContext(
             tenant=tenant,
-            user=identified.user,
-            user_created=identified.created,
+            user=user,
+            user_created=created,
             metric=config.metric,
             value=data.value,
             attributes=data.attributes,

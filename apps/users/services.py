@@ -84,6 +84,43 @@ def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
     )
 
 
+def user_create_or_lock(
+    tenant: Tenant, external_id: str, fields: dict[str, Any], now: dt.datetime | None = None
+) -> UserUpsertResult:
+    """Create the user with the supplied fields. If a concurrent request created it first,
+    wait for and take its row lock and return it unchanged (created=False), so the caller can
+    decide what to apply to it (the pipeline checks idempotency first)."""
+    now = now or timezone.now()
+    attribute_values_check(tenant, fields.get("attributes"), "user")
+    user = EndUser(
+        tenant=tenant,
+        external_id=external_id,
+        control=control_assign(str(tenant.public_id), external_id, tenant.control_ratio),
+    )
+    _apply_fields(user, fields)
+    _check_rules(user, fields, now)
+    try:
+        with transaction.atomic():
+            user.save(force_insert=True)
+        return UserUpsertResult(user=user, created=True)
+    except IntegrityError:
+        existing = user_lock(tenant, external_id)
+        assert existing is not None  # noqa: S101 - the unique constraint just said it exists
+        return UserUpsertResult(user=existing, created=False)
+
+
+def user_update_fields(
+    tenant: Tenant, user: EndUser, fields: dict[str, Any], now: dt.datetime | None = None
+) -> EndUser:
+    """Change only the supplied fields of an existing (locked) user."""
+    attribute_values_check(tenant, fields.get("attributes"), "user")
+    changed = _apply_fields(user, fields)
+    _check_rules(user, fields, now or timezone.now())
+    if changed:
+        user.save(update_fields=[*changed, "updated"])
+    return user
+
+
 def user_identify(
     tenant: Tenant,
     external_id: str,
@@ -91,36 +128,13 @@ def user_identify(
     fields: dict[str, Any],
     now: dt.datetime | None = None,
 ) -> UserUpsertResult:
-    """Create the user when `existing` is None, otherwise change only the supplied fields.
-
-    The caller has looked the user up (with its lock, in the pipeline) and runs this inside a
-    transaction.
-    """
-    now = now or timezone.now()
-    attribute_values_check(tenant, fields.get("attributes"), "user")
-    user = existing
-    if user is None:
-        user = EndUser(
-            tenant=tenant,
-            external_id=external_id,
-            control=control_assign(str(tenant.public_id), external_id, tenant.control_ratio),
-        )
-        _apply_fields(user, fields)
-        _check_rules(user, fields, now)
-        try:
-            with transaction.atomic():
-                user.save(force_insert=True)
-            return UserUpsertResult(user=user, created=True)
-        except IntegrityError:
-            # A concurrent request created the same user first: continue as an update of it,
-            # waiting for its lock.
-            user = user_lock(tenant, external_id)
-            assert user is not None  # noqa: S101 - the unique constraint just said it exists
-    changed = _apply_fields(user, fields)
-    _check_rules(user, fields, now)
-    if changed:
-        user.save(update_fields=[*changed, "updated"])
-    return UserUpsertResult(user=user, created=False)
+    """Create the user when `existing` is None, otherwise change only the supplied fields."""
+    if existing is None:
+        result = user_create_or_lock(tenant, external_id, fields, now)
+        if result.created:
+            return result
+        existing = result.user
+    return UserUpsertResult(user=user_update_fields(tenant, existing, fields, now), created=False)
 
 
 def user_upsert(
