@@ -1,6 +1,6 @@
 # Everything a developer runs. `make serve` and `make test` work on a fresh clone with only
 # Python 3.11, git and make installed.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000

@@ -7,6 +7,7 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-used-anywhere-else
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("CELERY_BROKER_URL", "")
 os.environ.setdefault("DATABASE_URL", "sqlite://:memory:")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 from gamify.settings import *  # noqa: F403
 
@@ -14,4 +15,3 @@ ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-LOGGING["root"]["level"] = "WARNING"  # noqa: F405

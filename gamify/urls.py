@@ -1,4 +1,7 @@
+from collections.abc import Callable
+
 from django.contrib import admin
+from django.http import HttpResponseBase
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
@@ -7,7 +10,7 @@ from apps.core.api.errors import json_not_found
 from apps.core.health import healthz
 
 
-def _schema(urlconf: str, prefix: str, title: str) -> object:
+def _schema(urlconf: str, prefix: str, title: str) -> Callable[..., HttpResponseBase]:
     return SpectacularJSONAPIView.as_view(
         urlconf=urlconf,
         custom_settings={"TITLE": title, "SERVERS": [{"url": prefix}], "SCHEMA_PATH_PREFIX": ""},

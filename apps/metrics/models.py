@@ -1,4 +1,5 @@
 import uuid
+from typing import Any
 
 from django.db import models
 from django.db.models import Q
@@ -8,9 +9,11 @@ from apps.core.models import TimestampedModel
 from apps.metrics.choices import UnitType
 from apps.users.models import EndUser
 
-# Values and totals are exact decimals: 18 integer digits and 6 decimal places. Floats would
-# make 0.1 + 0.2 != 0.3 and drift over millions of events.
-AMOUNT = {"max_digits": 24, "decimal_places": 6}
+
+def amount_field(**kwargs: Any) -> models.DecimalField:
+    """Values and totals are exact decimals: 18 integer digits and 6 decimal places. Floats
+    would make 0.1 + 0.2 != 0.3 and drift over millions of events."""
+    return models.DecimalField(max_digits=24, decimal_places=6, **kwargs)
 
 
 class Metric(TimestampedModel):
@@ -37,9 +40,9 @@ class MetricEvent(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="events")
     metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="events")
-    value = models.DecimalField(**AMOUNT)
+    value = amount_field()
     # The user's total of this metric after this event: history without re-summing.
-    total_after = models.DecimalField(**AMOUNT)
+    total_after = amount_field()
     attributes = models.JSONField(default=dict, blank=True)
     idempotency_key = models.CharField(max_length=255, null=True, blank=True)
     occurred_at = models.DateTimeField()
@@ -69,7 +72,7 @@ class MetricTotal(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="metric_totals")
     metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="totals")
-    total = models.DecimalField(**AMOUNT, default=0)
+    total = amount_field(default=0)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -89,7 +92,7 @@ class MetricDailyChange(models.Model):
     user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="+")
     date = models.DateField()
-    change = models.DecimalField(**AMOUNT, default=0)
+    change = amount_field(default=0)
     events = models.PositiveIntegerField(default=0)
 
     class Meta:

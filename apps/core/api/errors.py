@@ -59,7 +59,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
         return error_response(401, str(exc.detail))
     if isinstance(exc, drf.Throttled):
-        wait = int(exc.wait or 1)
+        wait = int(getattr(exc, "wait", None) or 1)
         return error_response(429, "Rate limit exceeded", headers={"Retry-After": str(wait)})
     if isinstance(exc, drf.PermissionDenied | PermissionDenied):
         detail = getattr(exc, "detail", None) or "Forbidden"

@@ -1,6 +1,6 @@
 """Base classes of every API view: who may call it, and how its scope is exposed."""
 
-from typing import Any
+from typing import Any, NoReturn
 
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -31,7 +31,9 @@ class ScopedApi(APIView):
         assert isinstance(auth, Scope)  # noqa: S101 - guaranteed by the permission classes
         return auth
 
-    def permission_denied(self, request: Request, message: Any = None, code: Any = None) -> None:
+    def permission_denied(
+        self, request: Request, message: Any = None, code: Any = None
+    ) -> NoReturn:
         # Without a key DRF would answer 403; the API contract says 401.
         from rest_framework.exceptions import NotAuthenticated, PermissionDenied
 
