@@ -64,6 +64,34 @@ def organization_create(name: str) -> CreatedOrganization:
     )
 
 
+def organization_update(organization: Organization, *, name: str) -> Organization:
+    name = name.strip()
+    if not name or len(name) > 255:
+        raise ValidationError("name must be 1 to 255 characters")
+    organization.name = name
+    organization.save(update_fields=["name", "updated"])
+    return organization
+
+
+def environment_update(
+    environment: Environment, *, name: str | None = None, priority: int | None = None
+) -> Environment:
+    """The key is not changeable: clients and the admin API know an environment by it."""
+    if name is not None:
+        environment.name = name
+    if priority is not None:
+        environment.priority = priority
+    environment.save(update_fields=["name", "priority", "updated"])
+    return environment
+
+
+def api_key_revoke(api_key: ApiKey) -> None:
+    """Authentication reads is_active on every request, so a revoked key stops working at once;
+    the row stays so the dashboard still shows what the key was and when it was last used."""
+    api_key.is_active = False
+    api_key.save(update_fields=["is_active", "updated"])
+
+
 def application_key_create(tenant: Tenant, user_id: str) -> tuple[ApiKey, str]:
     prefix, secret, full_key = key_generate(application=True)
     api_key = ApiKey.objects.create(

@@ -1,0 +1,138 @@
+"""Dashboard pages for API keys: created and revoked here, never edited."""
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_permission_codename
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    EnvironmentFilter,
+    ServiceAdmin,
+    TenantColumnMixin,
+    delete_selected,
+)
+from apps.accounts.choices import ApiKeyKind
+from apps.accounts.models import ApiKey
+from apps.accounts.services import (
+    api_key_create_admin,
+    api_key_delete,
+    api_key_revoke,
+    application_key_create,
+)
+
+
+def key_show_once(request: HttpRequest, api_key: ApiKey, full_key: str) -> None:
+    messages.success(
+        request,
+        f"API key {api_key.prefix}: {full_key} - copy it now. Only a hash of it is stored, "
+        "so it cannot be shown again.",
+    )
+
+
+class ApiKeyCreateForm(forms.ModelForm):
+    class Meta:
+        model = ApiKey
+        fields = ("kind", "environment", "name", "tenant", "user_id")
+        help_texts = {
+            "name": "Admin keys only: a label for the dashboard.",
+            "tenant": "Application keys only: the tenant of the end-user.",
+            "user_id": "Application keys only: the end-user's id; the key acts only for them.",
+        }
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        kind, tenant = cleaned.get("kind"), cleaned.get("tenant")
+        environment, user_id = cleaned.get("environment"), cleaned.get("user_id")
+        if kind == ApiKeyKind.ADMIN:
+            if tenant is not None:
+                self.add_error("tenant", "An admin key is not bound to a tenant.")
+            if user_id:
+                self.add_error("user_id", "An admin key is not bound to a user.")
+        elif kind == ApiKeyKind.APPLICATION:
+            if tenant is None:
+                self.add_error("tenant", "An application key needs a tenant.")
+            elif environment is not None and tenant.environment_id != environment.pk:
+                self.add_error("tenant", "The tenant must belong to the key's environment.")
+            if not user_id:
+                self.add_error("user_id", "An application key needs a user id.")
+        return cleaned
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(TenantColumnMixin, ServiceAdmin):
+    """Keys are created and revoked here, never edited; the secret hash is never shown."""
+
+    add_form = ApiKeyCreateForm
+    list_display = (
+        "prefix",
+        "kind",
+        "name",
+        "environment",
+        "tenant_column",
+        "user_id",
+        "last_used_at",
+        "is_active",
+        "created",
+    )
+    list_select_related = ("environment__organization", TENANT_RELATED)
+    list_filter = ("kind", "is_active", ("environment", EnvironmentFilter))
+    search_fields = ("prefix", "name", "user_id")
+    exclude = ("secret_hash",)
+    fields = (
+        "prefix",
+        "kind",
+        "name",
+        "environment",
+        "tenant",
+        "user_id",
+        "is_active",
+        "last_used_at",
+        "public_id",
+        "created",
+    )
+    readonly_fields = fields
+    actions = [delete_selected, "revoke"]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return self.fields if obj is not None else ApiKeyCreateForm.Meta.fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return self.readonly_fields if obj is not None else ()
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        if obj is None:
+            kwargs["form"] = self.add_form
+        return super().get_form(request, obj, change, **kwargs)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_revoke_permission(self, request: HttpRequest) -> bool:
+        codename = get_permission_codename("change", self.opts)
+        return request.user.has_perm(f"{self.opts.app_label}.{codename}")
+
+    @admin.action(description="Revoke selected API keys", permissions=["revoke"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        keys = list(queryset.filter(is_active=True))
+        for api_key in keys:
+            api_key_revoke(api_key)
+        self.message_user(request, f"Revoked {len(keys)} API key(s).", messages.SUCCESS)
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> ApiKey:
+        data = form.cleaned_data
+        if data["kind"] == ApiKeyKind.ADMIN:
+            api_key, full_key = api_key_create_admin(data["environment"], data["name"])
+        else:
+            api_key, full_key = application_key_create(data["tenant"], data["user_id"])
+        key_show_once(request, api_key, full_key)
+        return api_key
+
+    def service_delete(self, request: HttpRequest, obj: ApiKey) -> None:
+        api_key_delete(obj)

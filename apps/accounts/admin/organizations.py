@@ -1,0 +1,101 @@
+"""Dashboard pages for organizations and their environments."""
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+
+from apps.accounts.admin.api_keys import key_show_once
+from apps.accounts.admin.base import ServiceAdmin, key_field
+from apps.accounts.models import Environment, Organization
+from apps.accounts.services import (
+    environment_create,
+    environment_update,
+    organization_create,
+    organization_update,
+)
+
+
+class EnvironmentInline(admin.TabularInline):
+    model = Environment
+    fields = ("name", "key", "priority", "created")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Organization)
+class OrganizationAdmin(ServiceAdmin):
+    list_display = ("name", "public_id", "created")
+    search_fields = ("name",)
+    fields = ("name", "public_id", "created")
+    readonly_fields = ("public_id", "created")
+    inlines = [EnvironmentInline]
+
+    def get_inlines(self, request: HttpRequest, obj: Any) -> list:
+        return self.inlines if obj is not None else []
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return self.fields if obj is not None else ("name",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # No service removes a customer with all its data; that is not a click in a dashboard.
+        return False
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Organization:
+        created = organization_create(form.cleaned_data["name"])
+        key_show_once(request, created.api_key, created.full_key)
+        return created.organization
+
+    def service_update(
+        self, request: HttpRequest, current: Organization, form: forms.ModelForm
+    ) -> None:
+        organization_update(current, name=form.cleaned_data["name"])
+
+
+class EnvironmentForm(forms.ModelForm):
+    key = key_field(64)
+
+    class Meta:
+        model = Environment
+        fields = ("organization", "name", "key", "priority")
+
+
+@admin.register(Environment)
+class EnvironmentAdmin(ServiceAdmin):
+    form = EnvironmentForm
+    list_display = ("__str__", "key", "priority", "created")
+    list_select_related = ("organization",)
+    search_fields = ("name", "key", "organization__name")
+    fields = ("organization", "name", "key", "priority", "public_id", "created")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        # Clients and the admin API know an environment by its key.
+        if obj is None:
+            return ("public_id", "created")
+        return ("organization", "key", "public_id", "created")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return self.fields if obj is not None else EnvironmentForm.Meta.fields
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Deleting would cascade through its keys, tenants and every end-user; no service does it.
+        return False
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Environment:
+        data = form.cleaned_data
+        return environment_create(data["organization"], data["name"], data["key"], data["priority"])
+
+    def service_update(
+        self, request: HttpRequest, current: Environment, form: forms.ModelForm
+    ) -> None:
+        data = form.cleaned_data
+        environment_update(current, name=data["name"], priority=data["priority"])

@@ -1,0 +1,60 @@
+"""Dashboard fixtures: a logged-in superuser and helpers for admin URLs and messages."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
+from apps.users.models import EndUser
+
+
+@pytest.fixture
+def staff_client(db: Any) -> Client:
+    user = get_user_model().objects.create_superuser(username="staff", password="unused-here")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def admin_url(model: type, view: str = "changelist", *args: Any) -> str:
+    opts = model._meta
+    return reverse(f"admin:{opts.app_label}_{opts.model_name}_{view}", args=args)
+
+
+def message_texts(response: Any) -> list[str]:
+    return [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def record_events(
+    tenant: Tenant, user: EndUser, metric: Metric, count: int, start: dt.datetime | None = None
+) -> list[MetricEvent]:
+    """Events written directly, one per minute: the dashboard reads them, it never writes them."""
+    start = start or timezone.now() - dt.timedelta(days=1)
+    events = [
+        MetricEvent(
+            tenant=tenant,
+            user=user,
+            metric=metric,
+            value=Decimal(1),
+            total_after=Decimal(i + 1),
+            occurred_at=start + dt.timedelta(minutes=i),
+            local_date=(start + dt.timedelta(minutes=i)).date(),
+        )
+        for i in range(count)
+    ]
+    MetricEvent.objects.bulk_create(events)
+    MetricTotal.objects.update_or_create(
+        user=user, metric=metric, defaults={"tenant": tenant, "total": Decimal(count)}
+    )
+    MetricDailyChange.objects.get_or_create(
+        tenant=tenant, user=user, metric=metric, date=start.date(), defaults={"change": count}
+    )
+    return events
