@@ -124,6 +124,33 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # PATCH serializers already make every field but `id` optional; no "Patched" copies.
+    "COMPONENT_SPLIT_PATCH": False,
+    "ENUM_NAME_OVERRIDES": {
+        "AttributeTypeEnum": "apps.users.choices.AttributeType",
+        "TenantStatusEnum": "apps.accounts.choices.TenantStatus",
+        "FontFamilyEnum": "apps.accounts.choices.FontFamily",
+        "AggregationPeriodEnum": "apps.accounts.choices.AggregationPeriod",
+        "UnitTypeEnum": "apps.metrics.choices.UnitType",
+        "AdminIssueSeverityEnum": "apps.core.openapi.ISSUE_SEVERITIES",
+        "AchievementTriggerEnum": "apps.metrics.openapi.ACHIEVEMENT_TRIGGERS",
+        "StreakFrequencyEnum": "apps.pipeline.openapi.STREAK_FREQUENCIES",
+        "PointsTriggerTypeEnum": "apps.pipeline.openapi.POINTS_TRIGGER_TYPES",
+        "PointsTriggerStatusEnum": "apps.pipeline.openapi.POINTS_TRIGGER_STATUSES",
+        "PointsTriggerTimeUnitEnum": "apps.pipeline.openapi.POINTS_TRIGGER_TIME_UNITS",
+        "PointsBoostStatusEnum": "apps.pipeline.openapi.POINTS_BOOST_STATUSES",
+        "PointsBoostRoundingEnum": "apps.pipeline.openapi.POINTS_BOOST_ROUNDINGS",
+        "LeaderboardRankByEnum": "apps.pipeline.openapi.LEADERBOARD_RANK_BY",
+        "LeaderboardRunUnitEnum": "apps.pipeline.openapi.LEADERBOARD_RUN_UNITS",
+    },
+    # Drops the legacy /api/ mount (a second copy of the application API) from root-urlconf
+    # schemas, such as the one `manage.py check --deploy` generates.
+    "PREPROCESSING_HOOKS": ["apps.core.openapi.exclude_api_alias"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        # Documents the optional Tenant-ID header on every X-API-KEY operation.
+        "apps.accounts.openapi.tenant_id_header",
+    ],
 }
 
 # Celery: with no broker configured, tasks run inline (in the web process, after commit), which

@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class AccountsConfig(AppConfig):
     name = "apps.accounts"
     label = "accounts"
+
+    def ready(self) -> None:
+        # Registers the OpenAPI extension of ApiKeyAuthentication (X-API-KEY).
+        from apps.accounts import openapi  # noqa: F401

@@ -7,23 +7,14 @@ from rest_framework import serializers
 
 from apps.accounts.choices import AggregationPeriod, FontFamily
 from apps.accounts.models import ApiKey, Environment, Tenant
+from apps.core.api.fields import StrictSerializer
 
-KEY_PATTERN = r"^[a-zA-Z\d\-_]+$"
+_BYTE = r"\s*\d{1,3}\s*"
+_ALPHA = r"\s*(?:0|1|0?\.\d+|1\.0+)\s*"
 _COLOR = re.compile(
-    r"^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)"
-    r"|rgba\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*(0|1|0?\.\d+)\s*\))$"
+    rf"^(?:#[0-9a-fA-F]{{3}}|#[0-9a-fA-F]{{6}}|rgb\({_BYTE},{_BYTE},{_BYTE}\)"
+    rf"|rgba\({_BYTE},{_BYTE},{_BYTE},{_ALPHA}\))\Z"
 )
-
-
-class StrictSerializer(serializers.Serializer):
-    """Rejects unknown fields instead of silently ignoring a typo."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(dict.fromkeys(unknown, "unknown field"))
-        return super().to_internal_value(data)
 
 
 class TenantCreateSerializer(StrictSerializer):

@@ -3,13 +3,15 @@
 from collections.abc import Sequence
 from typing import Any
 
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts import selectors, serializers, services
+from apps.accounts import openapi, selectors, serializers, services
 from apps.accounts.models import ApiKey, Tenant
 from apps.core.api.views import AdminApi
 from apps.core.bulk import Collection, validated
+from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.core.scope import Scope
 
 
@@ -17,6 +19,7 @@ class TenantCollection(Collection):
     noun = "Tenant"
     create_serializer = serializers.TenantCreateSerializer
     update_serializer = serializers.TenantUpdateSerializer
+    output_schema = openapi.AdminTenant
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Tenant]:
         return selectors.tenants_list(scope.environment, limit, skip)
@@ -44,6 +47,7 @@ class ApplicationKeyCollection(Collection):
 
     noun = "Application API key"
     create_serializer = serializers.ApplicationKeyCreateSerializer
+    output_schema = openapi.CreatedApplicationKey
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]:
         return []
@@ -62,15 +66,39 @@ class ApplicationKeyCollection(Collection):
 
 
 class EnvironmentListApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_environments_list",
+        summary="List environments",
+        responses={
+            200: openapi.AdminEnvironment(many=True),
+            **errors(401, (403, ADMIN_FORBIDDEN), 404),
+        },
+    )
     def get(self, request: Request) -> Response:
         environments = selectors.environments_list(self.scope(request).environment)
         return Response([serializers.environment_render(env) for env in environments])
 
 
 class SettingsApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_settings_get",
+        summary="Get settings",
+        responses={200: openapi.AdminSettings, **errors(401, (403, ADMIN_FORBIDDEN), 404)},
+    )
     def get(self, request: Request) -> Response:
         return Response(selectors.settings_get(self.scope(request).tenant))
 
+    @extend_schema(
+        operation_id="admin_settings_update",
+        summary="Update settings",
+        description="Updates the supplied settings; null clears branding.logo and "
+        "branding.appIcon.",
+        request=serializers.SettingsUpdateSerializer,
+        responses={
+            200: openapi.AdminSettings,
+            **errors(400, 401, (403, ADMIN_FORBIDDEN), 404, 413, 422),
+        },
+    )
     def patch(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
         data = validated(serializers.SettingsUpdateSerializer, request.data)

@@ -28,6 +28,7 @@ from apps.core.api.errors import validation_message
 from apps.core.api.params import is_uuid, query_ids, query_limit_skip
 from apps.core.api.views import AdminApi
 from apps.core.errors import ApplicationError, NotFoundError, ValidationError
+from apps.core.openapi import collection_schema
 from apps.core.scope import Scope
 
 MAX_BULK_ITEMS = 100
@@ -84,6 +85,8 @@ class Collection(ABC):
     noun: ClassVar[str] = "Resource"
     create_serializer: ClassVar[type[serializers.Serializer] | None] = None
     update_serializer: ClassVar[type[serializers.Serializer] | None] = None
+    # Documentation only: the serializer describing what render() returns (OpenAPI schema).
+    output_schema: ClassVar[type[serializers.Serializer] | None] = None
 
     def parent(self, scope: Scope, kwargs: dict[str, Any]) -> Any:
         """For nested collections (levels of a points system): load the parent or raise 404."""
@@ -226,14 +229,19 @@ def collection_urls(
         )
         if on
     ]
-    list_view = type(
+    list_view: type[CollectionApi] = type(
         f"{name}CollectionApi",
         (CollectionApi,),
         {"collection": collection, "http_method_names": [*methods, "options"]},
     )
+    item_view: type[CollectionItemApi] | None = (
+        type(f"{name}ItemApi", (CollectionItemApi,), {"collection": collection})
+        if readable
+        else None
+    )
+    collection_schema(list_view, item_view, collection, prefix)
     urls = [path(prefix, list_view.as_view(), name=f"admin-{name}-list")]
-    if readable:
-        item_view = type(f"{name}ItemApi", (CollectionItemApi,), {"collection": collection})
+    if item_view is not None:
         urls.append(
             path(f"{prefix}/<str:object_id>", item_view.as_view(), name=f"admin-{name}-item")
         )

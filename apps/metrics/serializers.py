@@ -5,7 +5,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.accounts.serializers import KEY_PATTERN, StrictSerializer
+from apps.core.api.fields import StrictSerializer, key_field
 from apps.metrics.choices import UnitType
 from apps.metrics.domain import SummaryBucket
 from apps.metrics.models import Metric
@@ -14,9 +14,7 @@ from apps.metrics.selectors import MetricDef
 
 class MetricCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=255)
-    key = serializers.RegexField(
-        KEY_PATTERN, max_length=100, error_messages={"invalid": "must match ^[a-zA-Z\\d-_]+$"}
-    )
+    key = key_field()
     unitType = serializers.ChoiceField(choices=UnitType.choices, default=UnitType.NUMBER)
     units = serializers.CharField(max_length=32, default="", allow_blank=True)
 

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -11,14 +12,25 @@ from apps.core.api.params import query_date
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
 from apps.core.errors import ValidationError
+from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.metrics import selectors, serializers, services
+from apps.metrics import openapi, selectors, serializers, services
 from apps.metrics.choices import Aggregation
 from apps.metrics.models import Metric
+from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
 
 
 class UserMetricListApi(AppApi):
+    @extend_schema(
+        operation_id="users_all_metrics",
+        summary="Get all of a user's metrics",
+        parameters=[USER_ID],
+        responses={
+            200: openapi.MetricResponse(many=True),
+            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+        },
+    )
     def get(self, request: Request, user_id: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
@@ -33,6 +45,15 @@ class UserMetricListApi(AppApi):
 
 
 class UserMetricApi(AppApi):
+    @extend_schema(
+        operation_id="users_single_metric",
+        summary="Get one of a user's metrics",
+        parameters=[USER_ID, openapi.METRIC_KEY],
+        responses={
+            200: openapi.MetricResponse,
+            **errors(401, 403, (404, "User or metric not found, or unknown Tenant-ID.")),
+        },
+    )
     def get(self, request: Request, user_id: str, key: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
@@ -43,6 +64,27 @@ class UserMetricApi(AppApi):
 
 
 class UserMetricEventSummaryApi(AppApi):
+    @extend_schema(
+        operation_id="users_metric_event_summary",
+        summary="Summarize a user's metric events",
+        description="The change and the running total of the metric per day, week or month.",
+        parameters=[
+            USER_ID,
+            openapi.METRIC_KEY,
+            openapi.AGGREGATION,
+            openapi.START_DATE,
+            openapi.END_DATE,
+        ],
+        responses={
+            200: openapi.UsersMetricEventSummaryResponseItem(many=True),
+            **errors(
+                401,
+                403,
+                (404, "User or metric not found, or unknown Tenant-ID."),
+                (422, "aggregation, startDate or endDate missing or invalid."),
+            ),
+        },
+    )
     def get(self, request: Request, user_id: str, key: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
@@ -62,6 +104,7 @@ class MetricCollection(Collection):
     noun = "Metric"
     create_serializer = serializers.MetricCreateSerializer
     update_serializer = serializers.MetricUpdateSerializer
+    output_schema = openapi.CreatedMetric
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Metric]:
         return selectors.metrics_list(scope.tenant, limit, skip)

@@ -5,7 +5,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.accounts.serializers import StrictSerializer
+from apps.core.api.fields import StrictSerializer, StringField
 from apps.metrics.domain import value_parse
 from apps.metrics.errors import MetricValueInvalidError
 from apps.users.serializers import StringMapField, UpsertedUserSerializer
@@ -37,8 +37,11 @@ class BatchEventUserSerializer(UpsertedUserSerializer):
 
 
 class BatchEventSerializer(StrictSerializer):
-    key = serializers.CharField(max_length=100)
+    key = StringField(max_length=100)
     user = BatchEventUserSerializer()
     value = MetricValueField()
     attributes = StringMapField(allow_null_values=False, required=False, default=dict)
-    idempotencyKey = serializers.CharField(max_length=MAX_IDEMPOTENCY_KEY, required=False)
+    # The SDK sends null for an idempotency key passed as None: same as absent.
+    idempotencyKey = StringField(
+        max_length=MAX_IDEMPOTENCY_KEY, required=False, allow_null=True, min_length=1
+    )

@@ -2,16 +2,20 @@
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
-from apps.core.errors import ValidationError
+from apps.core.errors import ApplicationError, ValidationError
+from apps.core.openapi import ADMIN_FORBIDDEN, errors
+from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
-from apps.pipeline import serializers
+from apps.pipeline import openapi, serializers
 from apps.pipeline.services import EventInput, event_process, events_enqueue
+from apps.users.selectors import users_with_email
 from apps.users.serializers import user_fields
 from apps.users.services import attribute_values_check
 
@@ -19,6 +23,22 @@ MAX_BATCH_EVENTS = 1000
 
 
 class MetricEventCreateApi(AppApi):
+    @extend_schema(
+        operation_id="metrics_event",
+        summary="Send a metric event",
+        description="Adds value to the user's total of the metric (creating or updating the "
+        "user inline) and reports what the event changed.",
+        parameters=[METRIC_KEY, openapi.IDEMPOTENCY_KEY],
+        request=serializers.MetricEventSerializer,
+        responses={
+            201: OpenApiResponse(openapi.EventResponse, description="Processed."),
+            202: OpenApiResponse(
+                openapi.EventResponse,
+                description="Idempotent replay: nothing applied; the current state.",
+            ),
+            **errors(400, 401, 403, (404, "Metric not found, or unknown Tenant-ID."), 413, 422),
+        },
+    )
     def post(self, request: Request, key: str) -> Response:
         scope = self.scope(request)
         data = validated(serializers.MetricEventSerializer, request.data)
@@ -43,10 +63,43 @@ class MetricEventCreateApi(AppApi):
 class BatchEventsApi(AdminApi):
     """Validates the whole batch up front (all or nothing), then queues it (202)."""
 
+    @extend_schema(
+        operation_id="admin_metrics_batch_events",
+        summary="Send a batch of metric events",
+        description=f"A JSON array of 1 to {MAX_BATCH_EVENTS} events, validated as a whole "
+        "(one invalid event rejects the batch) and then queued for processing.",
+        request=serializers.BatchEventSerializer(many=True),
+        responses={
+            202: OpenApiResponse(openapi.BatchEventsResponse, description="Queued."),
+            **errors(
+                400,
+                401,
+                (403, ADMIN_FORBIDDEN),
+                (404, "A metric key not found, or unknown Tenant-ID."),
+                413,
+                422,
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
         items = bulk_items(request.data, maximum=MAX_BATCH_EVENTS)
         inputs = [self._input(scope.tenant, index, item) for index, item in enumerate(items)]
+        # The user rules that depend on the stored user are checked now too, so an event
+        # accepted here is not dropped by the worker later.
+        subscribe_check = {
+            i.user_id
+            for i in inputs
+            if i.user_fields.get("subscribeToEmails") is True and not i.user_fields.get("email")
+        }
+        if subscribe_check:
+            with_email = users_with_email(scope.tenant, subscribe_check)
+            for index, item in enumerate(inputs):
+                if item.user_id in subscribe_check and item.user_id not in with_email:
+                    raise ValidationError(
+                        f"[{index}] user.subscribeToEmails cannot be true for "
+                        "a user without an email"
+                    )
         return Response({"accepted": events_enqueue(scope.tenant, inputs)}, status=202)
 
     @staticmethod
@@ -57,9 +110,15 @@ class BatchEventsApi(AdminApi):
         if not serializer.is_valid():
             raise ValidationError(f"[{index}] {validation_message(serializer.errors)}")
         data = serializer.validated_data
-        metric_by_key(tenant, data["key"])  # 404 for an unknown metric
-        attribute_values_check(tenant, data["attributes"], "event")
-        attribute_values_check(tenant, data["user"].get("attributes"), "user")
+        try:
+            metric_by_key(tenant, data["key"])  # 404 for an unknown metric
+            attribute_values_check(tenant, data["attributes"], "event")
+            attribute_values_check(tenant, data["user"].get("attributes"), "user")
+        except ApplicationError as exc:
+            # Same status, with the index of the event that caused it.
+            error = ApplicationError(f"[{index}] {exc.message}")
+            error.status_code = exc.status_code
+            raise error from None
         return EventInput(
             metric_key=data["key"],
             user_id=data["user"]["id"],

@@ -41,6 +41,16 @@ def users_by_external_ids(tenant: Tenant, external_ids: Sequence[str]) -> dict[s
     return {user.external_id: user for user in users}
 
 
+def users_with_email(tenant: Tenant, external_ids: set[str]) -> set[str]:
+    """Which of these users exist with an email stored."""
+    return set(
+        EndUser.objects.filter(tenant=tenant, external_id__in=external_ids)
+        .exclude(email__isnull=True)
+        .exclude(email="")
+        .values_list("external_id", flat=True)
+    )
+
+
 def attributes_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Attribute]:
     return list(
         Attribute.objects.filter(tenant=tenant).order_by("created", "id")[skip : skip + limit]

@@ -6,7 +6,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.accounts.models import Tenant
-from apps.accounts.serializers import KEY_PATTERN, StrictSerializer
+from apps.core.api.fields import StrictSerializer, StringField, key_field
 from apps.users.choices import AttributeType
 from apps.users.domain import tz_is_valid
 from apps.users.models import Attribute, EndUser
@@ -43,9 +43,7 @@ class StringMapField(serializers.DictField):
 
     def __init__(self, allow_null_values: bool, **kwargs: Any) -> None:
         super().__init__(
-            child=serializers.CharField(
-                max_length=255, allow_blank=True, allow_null=allow_null_values
-            ),
+            child=StringField(max_length=255, allow_blank=True, allow_null=allow_null_values),
             **kwargs,
         )
 
@@ -64,7 +62,7 @@ class UserFieldsSerializer(StrictSerializer):
     tz = serializers.CharField(max_length=64, required=False, allow_null=True)
     signUpDate = SignUpDateField(required=False, allow_null=True)
     deviceTokens = serializers.ListField(
-        child=serializers.CharField(max_length=4096),
+        child=StringField(max_length=4096),
         required=False,
         allow_null=True,
         max_length=MAX_DEVICE_TOKENS,
@@ -94,9 +92,7 @@ class UpsertedUserSerializer(UserFieldsSerializer):
 
 class AttributeCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=255)
-    key = serializers.RegexField(
-        KEY_PATTERN, max_length=100, error_messages={"invalid": "must match ^[a-zA-Z\\d-_]+$"}
-    )
+    key = key_field()
     type = serializers.ChoiceField(choices=AttributeType.choices)
 
 

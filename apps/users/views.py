@@ -4,19 +4,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection, validated
+from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.users import selectors, serializers, services
+from apps.users import openapi, selectors, serializers, services
 from apps.users.models import Attribute
 
 
 class UserCreateApi(AppApi):
     """POST /users: creates (201), or updates the supplied fields of an existing user (200)."""
 
+    @extend_schema(
+        operation_id="users_create",
+        summary="Create a user",
+        description="Creates the user (201), or updates the supplied fields of an existing "
+        "user with that id (200).",
+        request=serializers.UpsertedUserSerializer,
+        responses={
+            201: OpenApiResponse(openapi.User, description="Created."),
+            200: OpenApiResponse(openapi.User, description="The user existed and was updated."),
+            **errors(400, 401, 403, 404, 413, 422),
+        },
+    )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
         data = validated(serializers.UpsertedUserSerializer, request.data)
@@ -30,16 +44,45 @@ class UserCreateApi(AppApi):
 
 
 class UserApi(AppApi):
+    @extend_schema(
+        operation_id="users_get",
+        summary="Get a user",
+        parameters=[openapi.USER_ID],
+        responses={
+            200: openapi.User,
+            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+        },
+    )
     def get(self, request: Request, user_id: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
         user = selectors.user_get(scope.tenant, user_id)
         return Response(serializers.user_render(user, scope.tenant))
 
+    @extend_schema(
+        operation_id="users_identify",
+        summary="Identify a user",
+        description="Creates the user, or updates the supplied fields of an existing one.",
+        parameters=[openapi.USER_ID],
+        request=serializers.UserFieldsSerializer,
+        responses={200: openapi.User, **errors(400, 401, 403, 404, 413, 422)},
+    )
     def put(self, request: Request, user_id: str) -> Response:
         """Identify: upsert."""
         return self._write(request, user_id, create=True)
 
+    @extend_schema(
+        operation_id="users_update",
+        summary="Update a user",
+        description="Updates the supplied fields of an existing user; null clears email, name, "
+        "tz and deviceTokens, and removes an attribute.",
+        parameters=[openapi.USER_ID],
+        request=serializers.UserFieldsSerializer,
+        responses={
+            200: openapi.User,
+            **errors(400, 401, 403, (404, "User not found, or unknown Tenant-ID."), 413, 422),
+        },
+    )
     def patch(self, request: Request, user_id: str) -> Response:
         """Update an existing user; 404 when unknown."""
         return self._write(request, user_id, create=False)
@@ -57,6 +100,7 @@ class AttributeCollection(Collection):
     noun = "Attribute"
     create_serializer = serializers.AttributeCreateSerializer
     update_serializer = serializers.AttributeUpdateSerializer
+    output_schema = openapi.AdminAttribute
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Attribute]:
         return selectors.attributes_list(scope.tenant, limit, skip)

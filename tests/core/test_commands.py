@@ -33,7 +33,8 @@ def test_create_organization_json_prints_a_working_key(db, anon_client):
     assert Environment.objects.get().priority == 1
     anon_client.credentials(HTTP_X_API_KEY=key)
     assert anon_client.get("/admin/v1/environments").json() == [
-        {"name": "Production", "key": "production", "priority": 1}]
+        {"name": "Production", "key": "production", "priority": 1}
+    ]
 
 
 def test_create_organization_text_output(db):
@@ -85,12 +86,28 @@ def test_registered_jobs_include_the_batch_recovery_job():
 
 
 def _manage(*args, **env):
-    environment = {k: v for k, v in os.environ.items()
-                   if k not in {"DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "SECURE_SSL_REDIRECT",
-                                 "DATABASE_URL"}}
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "DEBUG",
+            "SECRET_KEY",
+            "DJANGO_SETTINGS_MODULE",
+            "SECURE_SSL_REDIRECT",
+            "DATABASE_URL",
+        }
+    }
     environment.update(env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_production_refuses_to_start_without_a_secret():
@@ -100,7 +117,14 @@ def test_production_refuses_to_start_without_a_secret():
 
 
 def test_check_deploy_is_clean_with_production_settings():
-    result = _manage("check", "--deploy", "--fail-level", "WARNING", DEBUG="false",
-                     SECRET_KEY="x" * 60 + "-production-secret-for-the-check",
-                     ALLOWED_HOSTS="gamify.example.com", SECURE_HSTS_PRELOAD="true")
+    result = _manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="false",
+        SECRET_KEY="x" * 60 + "-production-secret-for-the-check",
+        ALLOWED_HOSTS="gamify.example.com",
+        SECURE_HSTS_PRELOAD="true",
+    )
     assert result.returncode == 0, result.stderr + result.stdout

@@ -31,15 +31,17 @@ def test_admin_key_works_on_both_apis(api_client):
 
 
 def test_wrong_content_type_is_415(api_client):
-    response = api_client.generic("PUT", "/v1/users/u1", "name=x",
-                                  content_type="application/x-www-form-urlencoded")
+    response = api_client.generic(
+        "PUT", "/v1/users/u1", "name=x", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 415
     assert set(response.json()) == {"error"}
 
 
 def test_non_utf8_body_is_400(api_client):
-    response = api_client.generic("PUT", "/v1/users/u1", b"\xff\xfe{}",
-                                  content_type="application/json")
+    response = api_client.generic(
+        "PUT", "/v1/users/u1", b"\xff\xfe{}", content_type="application/json"
+    )
     assert response.status_code == 400
 
 

@@ -28,3 +28,19 @@ def test_attribute_filter():
     for bad in ["plan", ":pro", "plan:pro,"]:
         with pytest.raises(ValidationError):
             parse_attribute_filter(bad)
+
+
+def test_decimals_render_as_exact_json_numbers():
+    from decimal import Decimal
+
+    from apps.core.api.renderers import json_dumps
+
+    body = json_dumps(
+        {
+            "a": Decimal("123456789012.123456"),
+            "b": Decimal("5.000000"),
+            "c": Decimal("-0.100000"),
+            "d": Decimal("1E+3"),
+        }
+    )
+    assert body == b'{"a":123456789012.123456,"b":5,"c":-0.1,"d":1000}'

@@ -22,10 +22,12 @@ def test_local_date_across_the_date_line():
 
 def test_local_date_on_dst_change_day():
     # New York springs forward on 8 March 2026: 06:59 UTC is 01:59 EST, 07:00 UTC is 03:00 EDT.
-    assert local_date(dt.datetime(2026, 3, 8, 4, 59, tzinfo=dt.UTC),
-                      "America/New_York") == dt.date(2026, 3, 7)
-    assert local_date(dt.datetime(2026, 3, 8, 5, 0, tzinfo=dt.UTC),
-                      "America/New_York") == dt.date(2026, 3, 8)
+    assert local_date(dt.datetime(2026, 3, 8, 4, 59, tzinfo=dt.UTC), "America/New_York") == dt.date(
+        2026, 3, 7
+    )
+    assert local_date(dt.datetime(2026, 3, 8, 5, 0, tzinfo=dt.UTC), "America/New_York") == dt.date(
+        2026, 3, 8
+    )
 
 
 def test_control_ratio_extremes():

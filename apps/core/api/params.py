@@ -1,6 +1,7 @@
 """Query-string parsing shared by every endpoint: pagination, id lists, attribute filters."""
 
 import datetime as dt
+import re
 import uuid
 
 from django.http import QueryDict
@@ -8,16 +9,17 @@ from django.http import QueryDict
 from apps.core.errors import ValidationError
 
 MAX_IDS = 100
+_DIGITS = re.compile(r"^-?[0-9]{1,18}\Z")
 
 
 def query_int(params: QueryDict, name: str, default: int, minimum: int, maximum: int) -> int:
     raw = params.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValidationError(f"{name} must be an integer") from None
+    # int() would also take "+5", " 5", "1_0" and other scripts' digits.
+    if not _DIGITS.match(raw):
+        raise ValidationError(f"{name} must be an integer")
+    value = int(raw)
     if not minimum <= value <= maximum:
         raise ValidationError(f"{name} must be between {minimum} and {maximum}")
     return value

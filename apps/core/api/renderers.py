@@ -11,8 +11,11 @@ _OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
 
 def _default(value: Any) -> Any:
     if isinstance(value, Decimal):
-        # Totals are stored as exact decimals; integral ones render without a fraction.
-        return int(value) if value == value.to_integral_value() else float(value)
+        # Totals are exact decimals with up to 24 digits; a float would round the last ones.
+        # The number is written as its exact decimal text (integral ones without a fraction).
+        if value == value.to_integral_value():
+            return int(value)
+        return orjson.Fragment(format(value.normalize(), "f").encode())
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 

@@ -1,0 +1,234 @@
+"""OpenAPI documentation shared by both APIs (documentation only: nothing here runs on a request).
+
+- `ErrorBody` and `errors()`: every error leaves as {"error": "<message>"} (apps.core.api.errors).
+- `AdminIssue` and the envelopes of the admin bulk conventions (apps.core.bulk).
+- `collection_schema()`: documents the routes `collection_urls` builds for one Collection.
+- `exclude_api_alias`: a preprocessing hook dropping the legacy /api/ mount of the application
+  API, which would otherwise document every application operation twice (same operationIds)
+  when a schema is generated from the root urlconf (as `manage.py check --deploy` does).
+"""
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import serializers
+from rest_framework.views import APIView
+
+if TYPE_CHECKING:
+    from apps.core.bulk import Collection
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class ErrorBody(serializers.Serializer):
+    """The body of every error response (ErrorBody / AdminErrorBody)."""
+
+    error = serializers.CharField(help_text="What went wrong, for a human.")
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Malformed request: the body is not valid UTF-8 JSON.",
+    401: "Missing or invalid X-API-KEY.",
+    403: (
+        "Forbidden: an application API key used for another user's data, or a Tenant-ID that "
+        "is not the application key's tenant."
+    ),
+    404: "Not found, or the Tenant-ID header names no active tenant.",
+    413: "Request body too large.",
+    422: "Validation failed.",
+}
+ADMIN_FORBIDDEN = "Forbidden: this endpoint requires an admin API key."
+
+
+def errors(*codes: int | tuple[int, str]) -> dict[int, OpenApiResponse]:
+    """Error responses for `extend_schema(responses=...)`; a (code, text) pair overrides the
+    default description of that code."""
+    responses: dict[int, OpenApiResponse] = {}
+    for entry in codes:
+        code, description = entry if isinstance(entry, tuple) else (entry, None)
+        responses[code] = OpenApiResponse(
+            response=ErrorBody, description=description or ERROR_DESCRIPTIONS[code]
+        )
+    return responses
+
+
+# --- admin bulk conventions ---------------------------------------------------------------
+
+
+ISSUE_SEVERITIES = ["error", "warning"]
+
+
+class AdminIssue(serializers.Serializer):
+    """A per-item problem of an admin bulk request. Exactly one locator is set: `index` (the
+    0-based position of a create item), `id` (update/delete) or `userId`."""
+
+    id = serializers.CharField(required=False, help_text="Resource id (update and delete).")
+    index = serializers.IntegerField(
+        required=False, help_text="0-based position of the item in a create request."
+    )
+    userId = serializers.CharField(required=False, help_text="User id (user-keyed operations).")
+    severity = serializers.ChoiceField(choices=ISSUE_SEVERITIES)
+    message = serializers.CharField()
+
+
+class AdminDeletedItem(serializers.Serializer):
+    id = serializers.UUIDField()
+
+
+LIMIT = OpenApiParameter(
+    "limit",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    description="Page size, 1 to 100 (default 10).",
+)
+SKIP = OpenApiParameter(
+    "skip",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    description="Number of items to skip (default 0).",
+)
+IDS = OpenApiParameter(
+    "ids",
+    {"type": "array", "items": {"type": "string", "format": "uuid"}},
+    OpenApiParameter.QUERY,
+    required=True,
+    style="form",
+    explode=True,
+    description="1 to 100 ids, as repeated keys (?ids=a&ids=b) or comma-separated (?ids=a,b).",
+)
+OBJECT_ID = OpenApiParameter(
+    "object_id",
+    OpenApiTypes.UUID,
+    OpenApiParameter.PATH,
+    description="The resource's id (a UUID; anything else is 404).",
+)
+
+ADMIN_READ_ERRORS = errors((403, ADMIN_FORBIDDEN), 401, 404)
+ADMIN_WRITE_ERRORS = errors(400, 401, (403, ADMIN_FORBIDDEN), 404, 413, 422)
+
+
+def _words(prefix: str) -> list[str]:
+    """URL prefix -> words: "application-api-keys" -> [application, api, keys];
+    "points/<str:system_id>/levels" -> [points, levels]."""
+    return [word for word in re.split(r"[/\-_]+", re.sub(r"<[^>]*>", "", prefix)) if word]
+
+
+def collection_schema(
+    list_view: type[APIView], item_view: type[APIView] | None, collection: "Collection", prefix: str
+) -> None:
+    """Annotate the views `collection_urls` built for one collection.
+
+    OperationIds are admin_<prefix words>_<list|create|update|delete|get> (admin_metrics_list,
+    admin_application_api_keys_create ...); envelope components are named
+    Create<Prefix>Response / Update<Prefix>Response / Delete<Prefix>Response. The objects come
+    from `collection.output_schema` (a serializer class used for documentation only).
+    """
+    words = _words(prefix)
+    op = "admin_" + "_".join(words)
+    plural = "".join(word.capitalize() for word in words)
+    noun = collection.noun
+    output: Any = collection.output_schema
+    one: Any = output if output is not None else OpenApiTypes.OBJECT
+    many: Any = (
+        output(many=True)
+        if output is not None
+        else {"type": "array", "items": {"type": "object", "additionalProperties": {}}}
+    )
+
+    def envelope(verb: str, key: str, items: Any) -> Any:
+        return inline_serializer(
+            name=f"{verb}{plural}Response",
+            fields={key: items, "issues": AdminIssue(many=True)},
+        )
+
+    bulk_note = (
+        " The body is a JSON array of 1 to 100 items. Each item succeeds or fails on its own: "
+        "a failed item is reported in `issues` (with its position or id), never as an HTTP error."
+    )
+    allowed = set(list_view.http_method_names)
+    annotations: dict[str, Any] = {}
+    if "get" in allowed:
+        annotations["get"] = extend_schema(
+            operation_id=f"{op}_list",
+            summary=f"List {noun.lower()}s",
+            description="A bare JSON array, oldest first.",
+            parameters=[LIMIT, SKIP],
+            responses={
+                200: many,
+                **ADMIN_READ_ERRORS,
+                **errors((422, "limit or skip out of range.")),
+            },
+        )
+    if "post" in allowed:
+        created_items = output(many=True) if output is not None else serializers.ListField()
+        created = envelope("Create", "created", created_items)
+        annotations["post"] = extend_schema(
+            operation_id=f"{op}_create",
+            summary=f"Create {noun.lower()}s",
+            description=f"Creates each item.{bulk_note}",
+            request=collection.create_serializer(many=True),  # type: ignore[misc]
+            responses={
+                201: OpenApiResponse(created, description="At least one item was created."),
+                200: OpenApiResponse(created, description="No item was created; see issues."),
+                **ADMIN_WRITE_ERRORS,
+            },
+        )
+    if "patch" in allowed:
+        updated_items = output(many=True) if output is not None else serializers.ListField()
+        annotations["patch"] = extend_schema(
+            operation_id=f"{op}_update",
+            summary=f"Update {noun.lower()}s",
+            description=(
+                f"Updates the supplied fields of each item, found by its `id`.{bulk_note}"
+            ),
+            request=collection.update_serializer(many=True),  # type: ignore[misc]
+            responses={
+                200: envelope("Update", "updated", updated_items),
+                **ADMIN_WRITE_ERRORS,
+            },
+        )
+    if "delete" in allowed:
+        annotations["delete"] = extend_schema(
+            operation_id=f"{op}_delete",
+            summary=f"Delete {noun.lower()}s",
+            description=(
+                "Deletes each id. An unknown or malformed id is reported in `issues`, "
+                "never as an HTTP error."
+            ),
+            parameters=[IDS],
+            responses={
+                200: envelope("Delete", "deleted", AdminDeletedItem(many=True)),
+                **ADMIN_READ_ERRORS,
+                **errors((422, "ids missing or more than 100.")),
+            },
+        )
+    extend_schema_view(**annotations)(list_view)
+    if item_view is not None:
+        extend_schema_view(
+            get=extend_schema(
+                operation_id=f"{op}_get",
+                summary=f"Get a {noun.lower()}",
+                description="The object with that id.",
+                parameters=[OBJECT_ID],
+                responses={200: one, **ADMIN_READ_ERRORS},
+            )
+        )(item_view)
+
+
+# --- hooks (SPECTACULAR_SETTINGS) ---------------------------------------------------------
+
+
+def exclude_api_alias(endpoints: list[tuple[Any, ...]], **kwargs: Any) -> list[tuple[Any, ...]]:
+    """/api/ mounts the application API a second time (legacy base URL); document it once.
+
+    The served documents use their own urlconfs and never see /api/; this matters only when a
+    schema is generated from the root urlconf (the deploy check)."""
+    return [endpoint for endpoint in endpoints if not endpoint[0].startswith("/api/")]

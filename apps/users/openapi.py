@@ -1,0 +1,72 @@
+"""OpenAPI documentation of users and attributes (documentation only)."""
+
+from typing import Any
+
+from drf_spectacular.extensions import (
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+
+from apps.users.choices import AttributeType
+
+USER_ID = OpenApiParameter(
+    "user_id",
+    str,
+    OpenApiParameter.PATH,
+    description="Your identifier of the user.",
+)
+
+
+class SignUpDateFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = "apps.users.serializers.SignUpDateField"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "format": "date",
+            "description": "YYYY-MM-DD; an ISO 8601 date-time is accepted and truncated to its "
+            "UTC day.",
+        }
+
+
+class UpsertedUserSerializerExtension(OpenApiSerializerExtension):
+    """UpsertedUserSerializer inherits the docstring of UpdatedUser ("every field optional"),
+    which its required `id` contradicts; describe it in its own words."""
+
+    target_class = "apps.users.serializers.UpsertedUserSerializer"
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(
+            self.target, direction, bypass_extensions=True
+        )
+        schema["description"] = (
+            "UpsertedUser: the user's `id` and any fields to set. Creates the user when unknown, "
+            "otherwise updates the supplied fields; null clears email, name, tz and deviceTokens, "
+            "and an attribute set to null is removed."
+        )
+        return schema
+
+
+class User(serializers.Serializer):
+    id = serializers.CharField(help_text="Your identifier of the user.")
+    email = serializers.CharField(allow_null=True)
+    name = serializers.CharField(allow_null=True)
+    tz = serializers.CharField(allow_null=True, help_text="IANA time zone, e.g. Europe/Paris.")
+    signUpDate = serializers.DateField(allow_null=True)
+    deviceTokens = serializers.ListField(child=serializers.CharField())
+    subscribeToEmails = serializers.BooleanField()
+    attributes = serializers.DictField(
+        child=serializers.CharField(), help_text="Values of the defined user attributes, by key."
+    )
+    control = serializers.BooleanField(help_text="Whether the user is in the control group.")
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+class AdminAttribute(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    key = serializers.CharField()
+    type = serializers.ChoiceField(choices=AttributeType.choices)
