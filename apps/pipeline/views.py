@@ -85,22 +85,28 @@ class BatchEventsApi(AdminApi):
         scope = self.scope(request)
         items = bulk_items(request.data, maximum=MAX_BATCH_EVENTS)
         inputs = [self._input(scope.tenant, index, item) for index, item in enumerate(items)]
-        # The user rules that depend on the stored user are checked now too, so an event
-        # accepted here is not dropped by the worker later.
-        subscribe_check = {
-            i.user_id
-            for i in inputs
-            if i.user_fields.get("subscribeToEmails") is True and not i.user_fields.get("email")
-        }
-        if subscribe_check:
-            with_email = users_with_email(scope.tenant, subscribe_check)
-            for index, item in enumerate(inputs):
-                if item.user_id in subscribe_check and item.user_id not in with_email:
-                    raise ValidationError(
-                        f"[{index}] user.subscribeToEmails cannot be true for "
-                        "a user without an email"
-                    )
+        self._check_email_rule(scope.tenant, inputs)
         return Response({"accepted": events_enqueue(scope.tenant, inputs)}, status=202)
+
+    @staticmethod
+    def _check_email_rule(tenant: Any, inputs: list[EventInput]) -> None:
+        """subscribeToEmails may be true only for a user with an email, judged as the events
+        will be applied: in order, starting from the stored users. Checked now so an accepted
+        event is never dropped by the worker later."""
+        subscribing = {i.user_id for i in inputs if i.user_fields.get("subscribeToEmails") is True}
+        if not subscribing:
+            return
+        has_email = users_with_email(tenant, subscribing)
+        for index, item in enumerate(inputs):
+            fields = item.user_fields
+            if fields.get("email"):
+                has_email.add(item.user_id)
+            elif "email" in fields or fields.get("subscribeToEmails") is False:
+                has_email.discard(item.user_id)
+            if fields.get("subscribeToEmails") is True and item.user_id not in has_email:
+                raise ValidationError(
+                    f"[{index}] user.subscribeToEmails cannot be true for a user without an email"
+                )
 
     @staticmethod
     def _input(tenant: Any, index: int, item: Any) -> EventInput:

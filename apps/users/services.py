@@ -49,6 +49,11 @@ def _apply_fields(user: EndUser, fields: dict[str, Any]) -> list[str]:
         if wire in fields and getattr(user, attr) != fields[wire]:
             setattr(user, attr, fields[wire])
             changed.append(attr)
+    if user.subscribe_to_emails is False and user.email is not None:
+        # Trophy's rule: an unsubscribed user's email address is not kept.
+        user.email = None
+        if "email" not in changed:
+            changed.append("email")
     if "deviceTokens" in fields:
         tokens = list(dict.fromkeys(fields["deviceTokens"] or []))
         if tokens != user.device_tokens:

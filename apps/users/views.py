@@ -10,10 +10,13 @@ from rest_framework.response import Response
 
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection, validated
+from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
 from apps.users import openapi, selectors, serializers, services
 from apps.users.models import Attribute
+
+MAX_USER_ID = 255
 
 
 class UserCreateApi(AppApi):
@@ -90,6 +93,8 @@ class UserApi(AppApi):
     def _write(self, request: Request, user_id: str, create: bool) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
+        if len(user_id) > MAX_USER_ID:
+            raise ValidationError(f"id must be at most {MAX_USER_ID} characters")
         fields = validated(serializers.UserFieldsSerializer, request.data)
         with transaction.atomic():
             result = services.user_upsert(scope.tenant, user_id, fields, create=create)

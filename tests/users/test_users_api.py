@@ -81,10 +81,20 @@ def test_subscribe_to_emails_true_without_email_is_an_error(api_client):
 
 
 def test_subscribe_to_emails_true_with_stored_email_is_fine(api_client):
-    api_client.put("/v1/users/u1", {"email": "a@example.com", "subscribeToEmails": False})
+    api_client.put("/v1/users/u1", {"email": "a@example.com"})
     response = api_client.patch("/v1/users/u1", {"subscribeToEmails": True})
     assert response.status_code == 200
     assert response.json()["subscribeToEmails"] is True
+
+
+def test_unsubscribing_drops_the_email_and_resubscribing_needs_one(api_client):
+    api_client.put("/v1/users/u1", {"email": "a@example.com"})
+    response = api_client.patch("/v1/users/u1", {"subscribeToEmails": False})
+    assert response.json()["email"] is None
+    assert api_client.patch("/v1/users/u1", {"subscribeToEmails": True}).status_code == 422
+    both = api_client.patch("/v1/users/u1", {"subscribeToEmails": True, "email": "b@example.com"})
+    assert both.status_code == 200
+    assert both.json()["email"] == "b@example.com"
 
 
 def test_subscribe_to_emails_must_be_a_boolean(api_client):
