@@ -14,7 +14,7 @@ failed item leaves nothing half-written and does not undo the items before it.
 """
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -130,25 +130,36 @@ class CollectionApi(AdminApi):
         objects = self.collection.list(scope, parent, limit, skip)
         return Response([self.collection.render(obj) for obj in objects])
 
+    @staticmethod
+    def _run(units: Iterator[tuple[dict[str, Any], Callable[[], Any]]]) -> tuple[list[Any], Issues]:
+        """Run each item's work in its own savepoint, inside one transaction for the request."""
+        issues = Issues()
+        results: list[Any] = []
+        with transaction.atomic():
+            for where, work in units:
+                result = run_item(issues, where, work)
+                if result is not None:
+                    results.append(result)
+        return results, issues
+
     def post(self, request: Request, **kwargs: Any) -> Response:
         coll = self.collection
         scope = self.scope(request)
         parent = coll.parent(scope, kwargs)
         items = bulk_items(request.data)
-        issues = Issues()
-        created: list[dict[str, Any]] = []
         assert coll.create_serializer is not None  # noqa: S101 - POST is routed only when set
         serializer_class = coll.create_serializer
-        with transaction.atomic():
+
+        def units() -> Iterator[tuple[dict[str, Any], Callable[[], Any]]]:
             for index, item in enumerate(items):
 
                 def work(item: Any = item) -> Any:
                     data = validated(serializer_class, item, scope=scope, parent=parent)
                     return coll.render(coll.create(scope, parent, data))
 
-                rendered = run_item(issues, {"index": index}, work)
-                if rendered is not None:
-                    created.append(rendered)
+                yield {"index": index}, work
+
+        created, issues = self._run(units())
         status = 201 if created else 200
         return Response({"created": created, "issues": issues.items}, status=status)
 
@@ -157,15 +168,14 @@ class CollectionApi(AdminApi):
         scope = self.scope(request)
         parent = coll.parent(scope, kwargs)
         items = bulk_items(request.data)
-        issues = Issues()
-        updated: list[dict[str, Any]] = []
         assert coll.update_serializer is not None  # noqa: S101 - PATCH is routed only when set
         serializer_class = coll.update_serializer
-        with transaction.atomic():
+
+        def units() -> Iterator[tuple[dict[str, Any], Callable[[], Any]]]:
             for index, item in enumerate(items):
                 object_id = item.get("id") if isinstance(item, dict) else None
                 if not isinstance(object_id, str) or not is_uuid(object_id):
-                    issues.error("id must be a valid UUID", index=index)
+                    yield {"index": index}, _fail("id must be a valid UUID")
                     continue
 
                 def work(item: Any = item, object_id: str = object_id) -> Any:
@@ -175,9 +185,9 @@ class CollectionApi(AdminApi):
                     )
                     return coll.render(coll.update(scope, parent, obj, data))
 
-                rendered = run_item(issues, {"id": object_id}, work)
-                if rendered is not None:
-                    updated.append(rendered)
+                yield {"id": object_id}, work
+
+        updated, issues = self._run(units())
         return Response({"updated": updated, "issues": issues.items})
 
     def delete(self, request: Request, **kwargs: Any) -> Response:
@@ -185,21 +195,28 @@ class CollectionApi(AdminApi):
         scope = self.scope(request)
         parent = coll.parent(scope, kwargs)
         ids = query_ids(request.query_params)
-        issues = Issues()
-        deleted: list[dict[str, str]] = []
-        with transaction.atomic():
+
+        def units() -> Iterator[tuple[dict[str, Any], Callable[[], Any]]]:
             for object_id in ids:
                 if not is_uuid(object_id):
-                    issues.error("id must be a valid UUID", id=object_id)
+                    yield {"id": object_id}, _fail("id must be a valid UUID")
                     continue
 
-                def work(object_id: str = object_id) -> bool:
+                def work(object_id: str = object_id) -> dict[str, str]:
                     coll.delete(scope, parent, coll.get_or_404(scope, parent, object_id))
-                    return True
+                    return {"id": object_id}
 
-                if run_item(issues, {"id": object_id}, work):
-                    deleted.append({"id": object_id})
+                yield {"id": object_id}, work
+
+        deleted, issues = self._run(units())
         return Response({"deleted": deleted, "issues": issues.items})
+
+
+def _fail(message: str) -> Callable[[], Any]:
+    def work() -> Any:
+        raise ValidationError(message)
+
+    return work
 
 
 class CollectionItemApi(AdminApi):
