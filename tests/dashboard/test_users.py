@@ -83,6 +83,7 @@ def test_end_user_page_queries_do_not_grow_with_history(
     user = EndUserFactory(tenant=tenant)
     record_events(tenant, user, metric, 2)
     url = admin_url(EndUser, "change", user.pk)
+    staff_client.get(url)  # warm per-process caches (content types, session)
     with CaptureQueriesContext(connection) as few:
         staff_client.get(url)
     for extra in MetricFactory.create_batch(4, tenant=tenant):
@@ -102,6 +103,7 @@ def test_end_user_list_queries_do_not_grow_with_rows(
             EndUserFactory.create_batch(users_each, tenant=org.tenant)
 
     populate(["A"], 2)
+    staff_client.get(admin_url(EndUser))  # warm per-process caches (content types, session)
     with CaptureQueriesContext(connection) as few:
         staff_client.get(admin_url(EndUser))
     populate(["B", "C", "D", "E", "F"], 20)
