@@ -1,0 +1,258 @@
+"""A closed-loop HTTP load generator: N threads, one keep-alive connection each.
+
+Each thread sends its next request as soon as the previous response has been read (closed
+loop), so the offered load adapts to the server and `concurrency` is the number of requests in
+flight. Threads share one Python process (and its GIL) with each other, and the whole generator
+shares the machine with the server: see bench/README.md for what that means for the figures.
+
+The generator knows nothing about gamify: a case hands every thread a `CaseWorker` that builds
+requests and books the responses (see bench/cases.py).
+"""
+
+from __future__ import annotations
+
+import http.client
+import math
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class CaseWorker(Protocol):
+    """Per-thread request factory and bookkeeping of one benchmark case."""
+
+    def next_request(self) -> tuple[str, str, bytes | None]:
+        """(method, path, body) of the next request."""
+        ...
+
+    def record(self, status: int | None, body: bytes) -> None:
+        """Book the outcome of the request last built; status None means no response."""
+        ...
+
+
+@dataclass(frozen=True)
+class Target:
+    host: str
+    port: int
+    headers: dict[str, str]
+    timeout: float = 30.0
+
+
+@dataclass
+class _ThreadLog:
+    # (start offset from t0 in s, latency in s, status or None) of every request.
+    samples: list[tuple[float, float, int | None]] = field(default_factory=list)
+    failures: Counter[str] = field(default_factory=Counter)
+    error_bodies: list[str] = field(default_factory=list)
+    reconnects: int = 0
+
+
+@dataclass
+class Phase:
+    """The timeline of a run, as offsets in seconds from the common start."""
+
+    warmup: float
+    duration: float
+
+    @property
+    def end(self) -> float:
+        return self.warmup + self.duration
+
+
+MAX_ERROR_BODIES = 5
+
+
+def _worker(
+    target: Target,
+    case_worker: CaseWorker,
+    expected_status: int,
+    start: threading.Barrier,
+    t0_box: list[float],
+    phase: Phase,
+    stop: threading.Event,
+    log: _ThreadLog,
+) -> None:
+    conn: http.client.HTTPConnection | None = None
+    try:
+        conn = http.client.HTTPConnection(target.host, target.port, timeout=target.timeout)
+        conn.connect()  # connect before the clock starts
+    except OSError:
+        conn = None  # retried by the first request
+    start.wait()
+    t0 = t0_box[0]
+    deadline = t0 + phase.end
+    clock = time.perf_counter
+    while not stop.is_set():
+        began = clock()
+        if began >= deadline:
+            break
+        method, path, body = case_worker.next_request()
+        status: int | None = None
+        data = b""
+        try:
+            if conn is None:
+                conn = http.client.HTTPConnection(target.host, target.port, timeout=target.timeout)
+                log.reconnects += 1
+            conn.request(method, path, body=body, headers=target.headers)
+            response = conn.getresponse()
+            data = response.read()
+            status = response.status
+            if response.will_close:
+                conn.close()
+                conn = None
+        except (OSError, http.client.HTTPException) as exc:
+            log.failures[type(exc).__name__] += 1
+            if conn is not None:
+                conn.close()
+            conn = None
+        finished = clock()
+        log.samples.append((began - t0, finished - began, status))
+        if status is not None and status != expected_status:
+            log.failures[f"HTTP {status}"] += 1
+            example = f"{status} {method} {path}: {data[:300]!r}"
+            if len(log.error_bodies) < MAX_ERROR_BODIES and example not in log.error_bodies:
+                log.error_bodies.append(example)
+        case_worker.record(status, data)
+    if conn is not None:
+        conn.close()
+
+
+@dataclass
+class LoadResult:
+    phase: Phase
+    concurrency: int
+    expected_status: int
+    samples: list[tuple[float, float, int | None]]
+    failures: Counter[str]
+    error_bodies: list[str]
+    reconnects: int
+    interrupted: bool
+
+    def measured(self) -> list[tuple[float, float, int | None]]:
+        """Requests started inside the measured window (after warm-up, before the end)."""
+        return [s for s in self.samples if self.phase.warmup <= s[0] < self.phase.end]
+
+    def summary(self) -> dict[str, Any]:
+        measured = self.measured()
+        ok = [s for s in measured if s[2] == self.expected_status]
+        errors = len(measured) - len(ok)
+        all_errors = sum(1 for s in self.samples if s[2] != self.expected_status)
+        latencies = sorted(s[1] * 1000.0 for s in measured)
+        duration = self.phase.duration
+        per_second = Counter(int(s[0] - self.phase.warmup) for s in ok)
+        buckets = [per_second.get(i, 0) for i in range(int(duration))]
+        statuses = Counter("none" if s[2] is None else str(s[2]) for s in measured)
+        return {
+            "requests": len(measured),
+            "ok": len(ok),
+            "errors": errors,
+            "error_rate": errors / len(measured) if measured else 0.0,
+            "requests_per_second": round(len(measured) / duration, 2),
+            "ok_per_second": round(len(ok) / duration, 2),
+            "ok_per_second_min_1s": min(buckets) if buckets else 0,
+            "ok_per_second_max_1s": max(buckets) if buckets else 0,
+            "per_second": buckets,
+            "latency_ms": {
+                "mean": _round(sum(latencies) / len(latencies) if latencies else None),
+                "p50": _round(percentile(latencies, 50)),
+                "p90": _round(percentile(latencies, 90)),
+                "p95": _round(percentile(latencies, 95)),
+                "p99": _round(percentile(latencies, 99)),
+                "max": _round(latencies[-1] if latencies else None),
+            },
+            "statuses": dict(sorted(statuses.items())),
+            "warmup_requests": sum(1 for s in self.samples if s[0] < self.phase.warmup),
+            "all_requests": len(self.samples),
+            "all_errors": all_errors,
+            "all_error_rate": all_errors / len(self.samples) if self.samples else 0.0,
+            "failures": dict(self.failures),
+            "error_bodies": self.error_bodies,
+            "reconnects": self.reconnects,
+            "interrupted": self.interrupted,
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def percentile(sorted_values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile of an ascending list."""
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(p / 100.0 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def run_load(
+    target: Target,
+    case_workers: list[CaseWorker],
+    expected_status: int,
+    phase: Phase,
+    on_measure_start: Any = None,
+    on_measure_end: Any = None,
+) -> LoadResult:
+    """Drive the target with one thread per case worker for warm-up plus duration seconds.
+
+    `on_measure_start` and `on_measure_end` are called from the calling thread at the
+    boundaries of the measured window (e.g. to sample CPU counters). Ctrl-C stops the threads
+    after their current request and returns what was measured so far.
+    """
+    stop = threading.Event()
+    start = threading.Barrier(len(case_workers) + 1)
+    t0_box = [0.0]
+    logs = [_ThreadLog() for _ in case_workers]
+    threads = [
+        threading.Thread(
+            target=_worker,
+            args=(target, cw, expected_status, start, t0_box, phase, stop, log),
+            name=f"load-{index}",
+            daemon=True,
+        )
+        for index, (cw, log) in enumerate(zip(case_workers, logs, strict=True))
+    ]
+    for thread in threads:
+        thread.start()
+    interrupted = False
+    try:
+        t0_box[0] = time.perf_counter()
+        start.wait()
+        t0 = t0_box[0]
+        _sleep_until(t0 + phase.warmup)
+        if on_measure_start is not None:
+            on_measure_start()
+        _sleep_until(t0 + phase.end)
+        if on_measure_end is not None:
+            on_measure_end()
+        for thread in threads:
+            thread.join()
+    except KeyboardInterrupt:
+        interrupted = True
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=target.timeout + 1)
+    failures: Counter[str] = Counter()
+    for log in logs:
+        failures.update(log.failures)
+    return LoadResult(
+        phase=phase,
+        concurrency=len(case_workers),
+        expected_status=expected_status,
+        samples=[s for log in logs for s in log.samples],
+        failures=failures,
+        error_bodies=list(dict.fromkeys(b for log in logs for b in log.error_bodies))[
+            :MAX_ERROR_BODIES
+        ],
+        reconnects=sum(log.reconnects for log in logs),
+        interrupted=interrupted,
+    )
+
+
+def _sleep_until(moment: float) -> None:
+    while True:
+        left = moment - time.perf_counter()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.5))

@@ -1,0 +1,776 @@
+"""Benchmark of gamify under production settings: `make bench`, or `python bench/run.py --help`.
+
+One run:
+1. drops and recreates a PostgreSQL database (gamify_bench) and migrates it;
+2. creates an organization (`manage.py create_organization Bench --json`);
+3. starts gunicorn on 127.0.0.1 (a free port) with DEBUG off and waits for /healthz;
+4. for each case (bench/cases.py): creates its configuration through the admin API, runs a
+   warm-up, then a measured phase of fixed duration with a closed-loop keep-alive load
+   generator (bench/loadgen.py), and verifies what the server stored;
+5. stops gunicorn, checks the database, prints a report, writes bench/results/<case>-<time>.json
+   (plus the server log) and drops the database.
+
+Exit status: 0 when every case has at most --max-error-rate errors and every check passed;
+1 otherwise; 2 when the benchmark could not be set up; 130 when interrupted. gunicorn is
+stopped and the database dropped in every case (--keep-db keeps it for inspection).
+See bench/README.md for what is measured and the caveats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import json
+import os
+import platform
+import re
+import resource
+import secrets
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from cases import CASES, Case
+from loadgen import Phase, Target, run_load
+from psycopg import sql
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+HOST = "127.0.0.1"
+DB_NAME_PATTERN = re.compile(r"^gamify_bench[a-z0-9_]*$")
+MAX_DURATION = 600
+MAX_CONCURRENCY = 256
+
+
+class BenchError(Exception):
+    """The benchmark could not be set up or run."""
+
+
+# --- command line -------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Benchmark gamify (gunicorn + PostgreSQL, production settings) on 127.0.0.1.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--case",
+        nargs="+",
+        choices=sorted(CASES),
+        default=["events"],
+        help="cases to run, in order",
+    )
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds per case")
+    parser.add_argument("--warmup", type=float, default=5.0, help="warm-up seconds per case")
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="load threads, one keep-alive connection each"
+    )
+    parser.add_argument("--users", type=int, default=5000, help="distinct end-user ids")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker")
+    parser.add_argument(
+        "--reuse-port",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="gunicorn --reuse-port: each worker listens itself and the kernel spreads "
+        "connections (without it, keep-alive connections pile up on one worker)",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the request generator")
+    parser.add_argument(
+        "--verify-users", type=int, default=3, help="users whose totals are read back via GET"
+    )
+    parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout, s")
+    parser.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=0.01,
+        help="fail when errors exceed this share of all requests (warm-up included)",
+    )
+    parser.add_argument("--db-name", default="gamify_bench", help="dropped and recreated!")
+    parser.add_argument("--pg-host", default=HOST)
+    parser.add_argument("--pg-port", type=int, default=5432)
+    parser.add_argument("--pg-user", default="postgres")
+    parser.add_argument("--keep-db", action="store_true", help="do not drop the database at exit")
+    parser.add_argument(
+        "--results-dir", type=Path, default=REPO / "bench" / "results", help="where to write"
+    )
+    args = parser.parse_args(argv)
+    if not DB_NAME_PATTERN.match(args.db_name):
+        parser.error("--db-name must start with gamify_bench (the database is dropped)")
+    if not 0 < args.duration <= MAX_DURATION or not 0 <= args.warmup <= MAX_DURATION:
+        parser.error(f"--duration and --warmup must be within 0..{MAX_DURATION} s")
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        parser.error(f"--concurrency must be within 1..{MAX_CONCURRENCY}")
+    if args.users < 1 or args.workers < 1 or args.threads < 1 or args.verify_users < 0:
+        parser.error("--users, --workers and --threads must be positive")
+    return args
+
+
+# --- database -----------------------------------------------------------------------------
+
+
+class Database:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.name: str = args.db_name
+        self.conninfo = {"host": args.pg_host, "port": args.pg_port, "user": args.pg_user}
+        self.url = f"postgres://{args.pg_user}@{args.pg_host}:{args.pg_port}/{self.name}"
+        self.created = False
+
+    def connect(self, dbname: str = "postgres") -> psycopg.Connection[Any]:
+        return psycopg.connect(**self.conninfo, dbname=dbname, autocommit=True, connect_timeout=5)
+
+    def _drop(self, conn: psycopg.Connection[Any]) -> None:
+        ident = sql.Identifier(self.name)
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
+
+    def recreate(self) -> None:
+        try:
+            with self.connect() as conn:
+                self._drop(conn)
+                ident = sql.Identifier(self.name)
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(ident))
+        except psycopg.Error as exc:
+            raise BenchError(f"cannot recreate database {self.name}: {exc}") from exc
+        self.created = True
+
+    def drop(self) -> None:
+        if not self.created:
+            return
+        try:
+            with self.connect() as conn:
+                self._drop(conn)
+            self.created = False
+        except psycopg.Error as exc:
+            print(f"warning: could not drop database {self.name}: {exc}", file=sys.stderr)
+
+    def query(self, statement: str, params: tuple[Any, ...] = (), dbname: str | None = None) -> Any:
+        """Rows of a read-only query, or None (with a warning) when it fails."""
+        try:
+            with self.connect(dbname or self.name) as conn:
+                return conn.execute(statement, params).fetchall()
+        except psycopg.Error as exc:
+            print(f"warning: query failed: {exc}", file=sys.stderr)
+            return None
+
+    def version(self) -> str:
+        rows = self.query("SHOW server_version", dbname="postgres")
+        return rows[0][0] if rows else "unknown"
+
+    def settings(self) -> dict[str, str]:
+        rows = self.query(
+            "SELECT name, setting FROM pg_settings WHERE name IN "
+            "('max_connections', 'shared_buffers', 'synchronous_commit', 'fsync')",
+            dbname="postgres",
+        )
+        return dict(rows or [])
+
+    def stats(self) -> dict[str, Any]:
+        rows = self.query(
+            "SELECT xact_commit, xact_rollback, deadlocks, conflicts FROM pg_stat_database"
+            " WHERE datname = %s",
+            (self.name,),
+            dbname="postgres",
+        )
+        if not rows:
+            return {}
+        return dict(
+            zip(("xact_commit", "xact_rollback", "deadlocks", "conflicts"), rows[0], strict=True)
+        )
+
+
+# --- the application: manage.py and gunicorn ------------------------------------------------
+
+
+def app_env(database_url: str) -> dict[str, str]:
+    """Production settings (DEBUG off) against the benchmark database, no broker, no Redis."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"CELERY_BROKER_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(
+        DEBUG="false",
+        SECRET_KEY=f"bench-{secrets.token_urlsafe(32)}",
+        ALLOWED_HOSTS=HOST,
+        SECURE_SSL_REDIRECT="false",
+        LOG_LEVEL="WARNING",
+        DATABASE_URL=database_url,
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def manage(env: dict[str, str], *command: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *command],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    if result.returncode != 0:
+        raise BenchError(f"manage.py {' '.join(command)} failed:\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """Linux: deliver SIGTERM to gunicorn if this process dies without cleaning up."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Server:
+    """gunicorn in its own session (Ctrl-C in the terminal reaches only the benchmark)."""
+
+    def __init__(self, env: dict[str, str], args: argparse.Namespace, log_path: Path) -> None:
+        self.env = env
+        self.port = free_port()
+        self.log_path = log_path
+        self.command = [
+            str(BIN / "gunicorn"),
+            "gamify.wsgi",
+            f"--bind={HOST}:{self.port}",
+            "--worker-class=gthread",
+            f"--workers={args.workers}",
+            f"--threads={args.threads}",
+            "--keep-alive=5",
+            "--timeout=30",
+            "--graceful-timeout=10",
+            "--worker-tmp-dir=/dev/shm",
+            "--log-level=warning",
+            *(["--reuse-port"] if args.reuse_port else []),
+        ]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=REPO,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            )
+
+    def wait_healthy(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process is None or self.process.poll() is not None:
+                raise BenchError(f"gunicorn exited during start-up:\n{self.log_tail()}")
+            try:
+                status, _ = http_json(HOST, self.port, "GET", "/healthz", timeout=2)
+                if status == 200:
+                    return
+            except (OSError, http.client.HTTPException):
+                pass
+            time.sleep(0.2)
+        raise BenchError(f"/healthz did not answer 200 within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()  # graceful: workers finish their requests
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # its own process group: only gunicorn
+            process.wait(timeout=5)
+
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def log_problems(self, limit: int = 30) -> dict[str, Any]:
+        """Lines of the server log that suggest trouble (the log level is WARNING)."""
+        pattern = re.compile(r"Traceback|ERROR|CRITICAL|WORKER TIMEOUT|deadlock|Exception", re.I)
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return {"lines": 0, "matches": 0, "first": []}
+        matches = [line for line in text.splitlines() if pattern.search(line)]
+        return {"lines": text.count("\n"), "matches": len(matches), "first": matches[:limit]}
+
+
+def http_json(
+    host: str,
+    port: int,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        payload = None if body is None else json.dumps(body).encode()
+        all_headers = {"Content-Type": "application/json", **(headers or {})}
+        conn.request(method, path, body=payload, headers=all_headers)
+        response = conn.getresponse()
+        data = response.read()
+        try:
+            return response.status, json.loads(data) if data else None
+        except ValueError:
+            return response.status, data[:500].decode(errors="replace")
+    finally:
+        conn.close()
+
+
+class Context:
+    """What a case may use; see bench/cases.py."""
+
+    def __init__(self, args: argparse.Namespace, server: Server, db: Database, key: str) -> None:
+        self.args = args
+        self.server = server
+        self.db = db
+        self.api_key = key
+        self.metrics: set[str] = set()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Content-Type": "application/json", "X-API-KEY": self.api_key}
+
+    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        return http_json(HOST, self.server.port, method, path, body, {"X-API-KEY": self.api_key})
+
+    def ensure_metric(self, key: str, name: str) -> None:
+        if key in self.metrics:
+            return
+        status, body = self.api("POST", "/admin/v1/metrics", [{"name": name, "key": key}])
+        if status != 201 or body.get("issues"):
+            raise BenchError(f"creating metric {key!r} failed: HTTP {status} {body}")
+        self.metrics.add(key)
+
+    def db_query(self, statement: str, params: tuple[Any, ...] = ()) -> Any:
+        return self.db.query(statement, params)
+
+
+# --- CPU accounting (Linux /proc; best effort) ------------------------------------------------
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return raw[raw.rindex(")") + 2 :].split()  # fields from "state" on
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = _proc_stat(pid)
+    return (int(fields[11]) + int(fields[12])) / _TICK if fields else 0.0
+
+
+def _children(ppid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _proc_stat(int(entry.name))
+            if fields and int(fields[1]) == ppid:
+                found.append(int(entry.name))
+    return found
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def _established_inodes(port: int) -> set[str]:
+    """Inodes of the server side of established TCP connections on `port`."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes
+
+
+def connections_per_worker(server: Server) -> list[int]:
+    """How many client connections each gunicorn worker holds (keep-alive pins them)."""
+    pid = server.pid()
+    if not pid:
+        return []
+    established = _established_inodes(server.port)
+    return sorted(
+        (len(_socket_inodes(worker) & established) for worker in _children(pid)), reverse=True
+    )
+
+
+def _system_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies over all CPUs."""
+    try:
+        values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    total = sum(values[:8])
+    return total - idle, total
+
+
+class CpuSampler:
+    def __init__(self, server: Server, db: Database) -> None:
+        self.server = server
+        self.db = db
+        self.start: dict[str, Any] = {}
+        self.connections: list[int] = []
+        self.result: dict[str, Any] = {}
+
+    def _sample(self) -> dict[str, Any]:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        pid = self.server.pid()
+        server_pids = [pid, *_children(pid)] if pid else []
+        rows = self.db.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.db.name,), "postgres"
+        )
+        return {
+            "time": time.perf_counter(),
+            "client": usage.ru_utime + usage.ru_stime,
+            "server": {p: _cpu_seconds(p) for p in server_pids},
+            "postgres": {r[0]: _cpu_seconds(r[0]) for r in rows or []},
+            "system": _system_ticks(),
+        }
+
+    def begin(self) -> None:
+        self.start = self._sample()
+        self.connections = connections_per_worker(self.server)
+
+    def end(self) -> None:
+        a, b = self.start, self._sample()
+        wall = b["time"] - a["time"]
+
+        def group(name: str) -> float:
+            return sum(cpu - a[name].get(p, 0.0) for p, cpu in b[name].items())
+
+        busy = b["system"][0] - a["system"][0]
+        total = b["system"][1] - a["system"][1]
+        cores = os.cpu_count() or 1
+        gunicorn, postgres = group("server") / wall, group("postgres") / wall
+        client = (b["client"] - a["client"]) / wall
+        machine = busy / total * cores if total else None
+        self.result = {
+            "wall_s": round(wall, 2),
+            "machine_busy_cores": None if machine is None else round(machine, 2),
+            "gunicorn_cores": round(gunicorn, 2),
+            "postgres_backends_cores": round(postgres, 2),
+            "load_generator_cores": round(client, 2),
+            # Everything else: PostgreSQL's own background processes, the kernel, and any other
+            # program on the machine. Much above ~0.1 means the figures are disturbed.
+            "other_cores": None
+            if machine is None
+            else round(max(0.0, machine - gunicorn - postgres - client), 2),
+            "connections_per_worker": self.connections,
+            "gunicorn_processes": len(b["server"]),
+            "postgres_backends": len(b["postgres"]),
+        }
+
+
+# --- running a case -------------------------------------------------------------------------
+
+
+def run_case(case: Case, ctx: Context, sampler: CpuSampler) -> dict[str, Any]:
+    args = ctx.args
+    print(f"\n== case {case.name}: {case.summary}")
+    case.setup(ctx)
+    workers = [case.worker(i) for i in range(args.concurrency)]
+    print(
+        f"   warm-up {args.warmup:g} s, then {args.duration:g} s measured, "
+        f"concurrency {args.concurrency} ..."
+    )
+    load = run_load(
+        Target(HOST, ctx.server.port, ctx.headers, args.timeout),
+        workers,
+        case.expected_status,
+        Phase(warmup=args.warmup, duration=args.duration),
+        on_measure_start=sampler.begin,
+        on_measure_end=sampler.end,
+    )
+    if load.interrupted:
+        raise KeyboardInterrupt
+    summary = load.summary()
+    cpu = dict(sampler.result)
+    if cpu and summary["ok_per_second"]:
+        # CPU time per successful request, the figure that does not depend on contention.
+        per = 1000.0 / summary["ok_per_second"]
+        cpu["gunicorn_cpu_ms_per_ok"] = round(cpu["gunicorn_cores"] * per, 2)
+        cpu["postgres_cpu_ms_per_ok"] = round(cpu["postgres_backends_cores"] * per, 2)
+    checks = case.verify(ctx, workers)
+    return {
+        "case": case.name,
+        "summary": case.summary,
+        "case_settings": case.settings(),
+        "case_stats": case.stats(workers),
+        "load": summary,
+        "cpu": cpu,
+        "checks": [c.as_dict() for c in checks],
+        "_case": case,
+        "_workers": workers,
+    }
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def print_report(result: dict[str, Any], meta: dict[str, Any]) -> None:
+    load, lat, cpu = result["load"], result["load"]["latency_ms"], result["cpu"]
+    server = meta["server"]
+    print(f"\n== result: {result['case']} ({result['summary']})")
+    print(
+        f"   server     gunicorn {server['worker_class']}, {server['workers']} workers x "
+        f"{server['threads']} threads, DEBUG=false, PostgreSQL {meta['postgres']['version']}"
+    )
+    print(
+        f"   load       concurrency {meta['load']['concurrency']} (keep-alive, closed loop), "
+        f"{meta['load']['users']:,} users, warm-up {meta['load']['warmup_s']:g} s, "
+        f"measured {meta['load']['duration_s']:g} s"
+    )
+    print(
+        f"   throughput {load['ok_per_second']:.1f} {result['case']}/s "
+        f"({load['ok']:,} answered {result['load_expected']}; 1-s buckets "
+        f"min {load['ok_per_second_min_1s']} max {load['ok_per_second_max_1s']})"
+    )
+    print(
+        f"   latency ms p50 {_ms(lat['p50'])}  p95 {_ms(lat['p95'])}  p99 {_ms(lat['p99'])}  "
+        f"max {_ms(lat['max'])}  (mean {_ms(lat['mean'])})"
+    )
+    print(
+        f"   errors     {load['errors']} of {load['requests']:,} measured "
+        f"({load['error_rate']:.2%}); with warm-up {load['all_errors']} of "
+        f"{load['all_requests']:,} ({load['all_error_rate']:.2%})"
+    )
+    if load["failures"]:
+        print(f"              by kind: {load['failures']}")
+        for body in load["error_bodies"]:
+            print(f"              e.g. {body}")
+    if cpu:
+        print(
+            f"   cpu cores  machine {cpu['machine_busy_cores']} of {os.cpu_count()} busy; "
+            f"gunicorn {cpu['gunicorn_cores']}, postgres backends "
+            f"{cpu['postgres_backends_cores']}, load generator {cpu['load_generator_cores']}, "
+            f"other {cpu['other_cores']}"
+        )
+        print(f"   conns      per gunicorn worker {cpu['connections_per_worker']}")
+        if "gunicorn_cpu_ms_per_ok" in cpu:
+            print(
+                f"   cpu ms/op  gunicorn {cpu['gunicorn_cpu_ms_per_ok']}, "
+                f"postgres backends {cpu['postgres_cpu_ms_per_ok']}"
+            )
+        if (cpu["other_cores"] or 0) > 0.25:
+            print(
+                "   WARNING    other processes used "
+                f"{cpu['other_cores']} cores during the run: the figures are disturbed"
+            )
+    if result["case_stats"]:
+        print(f"   stats      {', '.join(f'{k} {v}' for k, v in result['case_stats'].items())}")
+    for check in result["checks"]:
+        print(
+            f"   check      {'OK  ' if check['ok'] else 'FAIL'} {check['name']}: {check['detail']}"
+        )
+
+
+def _show(path: Path) -> str:
+    """A path relative to the repository when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def git_revision() -> str:
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "apps", "gamify"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return f"{rev}{'-dirty' if dirty else ''}" if rev else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def gunicorn_version() -> str:
+    try:
+        out = subprocess.run(
+            [str(BIN / "gunicorn"), "--version"], capture_output=True, text=True, timeout=30
+        )
+        return out.stdout.strip().split()[-1].rstrip(")")
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+# --- main -----------------------------------------------------------------------------------
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    started = dt.datetime.now(dt.UTC)
+    stamp = started.strftime("%Y%m%dT%H%M%SZ")
+    command = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
+    load_before = _loadavg()
+    db = Database(args)
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    log_path = args.results_dir / f"server-{stamp}.log"
+    server: Server | None = None
+    exit_code = 2
+    try:
+        print(f"gamify bench {stamp}: database {db.name}, migrating ...")
+        db.recreate()
+        env = app_env(db.url)
+        manage(env, "migrate", "--noinput")
+        org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
+        server = Server(env, args, log_path)
+        server.start()
+        server.wait_healthy()
+        print(f"gunicorn up at {server.base_url} (log {_show(log_path)})")
+        ctx = Context(args, server, db, org["apiKey"])
+        sampler = CpuSampler(server, db)
+        results = [run_case(CASES[name](args), ctx, sampler) for name in args.case]
+
+        server.stop()  # all commits done and PostgreSQL statistics flushed
+        for result in results:
+            case, workers = result.pop("_case"), result.pop("_workers")
+            result["checks"] += [c.as_dict() for c in case.verify_database(ctx, workers)]
+            result["load_expected"] = case.expected_status
+        meta = {
+            "date": started.isoformat(timespec="seconds"),
+            "command": command,
+            "git": git_revision(),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "loadavg_before": load_before,
+            },
+            "server": {
+                "command": " ".join(server.command[1:]),
+                "gunicorn": gunicorn_version(),
+                "worker_class": "gthread",
+                "workers": args.workers,
+                "threads": args.threads,
+                "reuse_port": args.reuse_port,
+                "env": "DEBUG=false ALLOWED_HOSTS=127.0.0.1 SECURE_SSL_REDIRECT=false "
+                "LOG_LEVEL=WARNING, no CELERY_BROKER_URL/REDIS_URL (tasks inline)",
+            },
+            "postgres": {
+                "version": db.version(),
+                "database": db.name,
+                "settings": db.settings(),
+                "stats": db.stats(),
+            },
+            "load": {
+                "generator": "Python threads + http.client, one keep-alive connection each",
+                "concurrency": args.concurrency,
+                "users": args.users,
+                "warmup_s": args.warmup,
+                "duration_s": args.duration,
+                "timeout_s": args.timeout,
+                "seed": args.seed,
+            },
+            "server_log": {"path": str(_show(log_path)), **server.log_problems()},
+        }
+        failed = False
+        for result in results:
+            print_report(result, meta)
+            load = result["load"]
+            too_many = load["all_error_rate"] > args.max_error_rate
+            failed |= too_many or not all(c["ok"] for c in result["checks"])
+            out = args.results_dir / f"{result['case']}-{stamp}.json"
+            out.write_text(json.dumps({**meta, **result}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
+        stats, problems = meta["postgres"]["stats"], meta["server_log"]
+        print(
+            f"\npostgres: {stats.get('deadlocks', '?')} deadlocks, "
+            f"{stats.get('xact_rollback', '?')} rollbacks; server log: "
+            f"{problems['matches']} suspicious lines"
+        )
+        for line in problems["first"][:10]:
+            print(f"   {line}")
+        exit_code = 1 if failed else 0
+        if failed:
+            print(f"\nFAILED: errors above {args.max_error_rate:.1%} or a failed check")
+    except KeyboardInterrupt:
+        print("\ninterrupted: stopping gunicorn and cleaning up", file=sys.stderr)
+        exit_code = 130
+    except BenchError as exc:
+        print(f"\nbench failed: {exc}", file=sys.stderr)
+        exit_code = 2
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # let the clean-up finish
+        if server is not None:
+            server.stop()
+        if args.keep_db:
+            print(f"database kept: {db.url}")
+        else:
+            db.drop()
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
