@@ -34,7 +34,11 @@ class ApiKeyAuthentication(BaseAuthentication):
                 key_id=api_key.pk,
                 bound_user_id=api_key.user_id,
             )
-        tenant = tenant_resolve(api_key.environment, customer_id)
+        default = api_key.environment.default_tenant
+        if customer_id is None and default is not None and default.status == TenantStatus.ACTIVE:
+            tenant = default  # loaded with the key: the common case costs no extra query
+        else:
+            tenant = tenant_resolve(api_key.environment, customer_id)
         tenant.environment = api_key.environment
         return None, Scope(
             environment=api_key.environment,

@@ -28,6 +28,11 @@ class Environment(TimestampedModel):
     key = models.CharField(max_length=64)
     # Lower wins; production is 1 (reference §3.10).
     priority = models.PositiveIntegerField(default=1)
+    # The tenant of requests without a Tenant-ID header (also marked Tenant.is_default). Kept
+    # here too so authentication loads key, environment and tenant in one query.
+    default_tenant = models.OneToOneField(
+        "Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [

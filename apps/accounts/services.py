@@ -33,9 +33,10 @@ def environment_create(
     environment = Environment.objects.create(
         organization=organization, name=name, key=key, priority=priority
     )
-    Tenant.objects.create(
+    environment.default_tenant = Tenant.objects.create(
         environment=environment, name=f"{organization.name} {name}", is_default=True
     )
+    environment.save(update_fields=["default_tenant", "updated"])
     return environment
 
 

@@ -3,8 +3,9 @@
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
-from django.db.models import F
+from django.db import connection
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
@@ -14,6 +15,63 @@ from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTo
 from apps.metrics.selectors import MetricDef
 from apps.users.domain import local_date
 from apps.users.models import EndUser
+
+# The hot path adds to counters with one statement each: INSERT ... ON CONFLICT DO UPDATE ...
+# RETURNING (PostgreSQL and SQLite >= 3.35 alike). The ORM would need a read, then an update
+# or an insert: two or three round trips per counter per event.
+_TOTAL_UPSERT = (
+    "INSERT INTO {t} (tenant_id, user_id, metric_id, total, updated) VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT (user_id, metric_id) DO UPDATE "
+    "SET total = {t}.total + EXCLUDED.total, updated = EXCLUDED.updated RETURNING total"
+)
+_DAILY_UPSERT = (
+    "INSERT INTO {t} (tenant_id, user_id, metric_id, date, change, events) "
+    "VALUES (%s, %s, %s, %s, %s, 1) "
+    "ON CONFLICT (user_id, metric_id, date) DO UPDATE "
+    "SET change = {t}.change + EXCLUDED.change, events = {t}.events + 1"
+)
+_QUANTUM = Decimal("0.000001")
+
+
+def _amount(value: Decimal) -> Any:
+    return connection.ops.adapt_decimalfield_value(value, 24, 6)
+
+
+def _total_add(
+    tenant_pk: int, user_pk: int, metric_pk: int, value: Decimal, now: dt.datetime
+) -> Decimal:
+    table = connection.ops.quote_name(MetricTotal._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _TOTAL_UPSERT.format(t=table),
+            [
+                tenant_pk,
+                user_pk,
+                metric_pk,
+                _amount(value),
+                connection.ops.adapt_datetimefield_value(now),
+            ],
+        )
+        (raw,) = cursor.fetchone()
+    # PostgreSQL returns a Decimal; SQLite a number whose text is exact to 6 places.
+    return Decimal(str(raw)).quantize(_QUANTUM)
+
+
+def _daily_change_add(
+    tenant_pk: int, user_pk: int, metric_pk: int, day: dt.date, value: Decimal
+) -> None:
+    table = connection.ops.quote_name(MetricDailyChange._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _DAILY_UPSERT.format(t=table),
+            [
+                tenant_pk,
+                user_pk,
+                metric_pk,
+                connection.ops.adapt_datefield_value(day),
+                _amount(value),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -81,21 +139,11 @@ def event_record(
 ) -> RecordedEvent:
     """Insert the event and add its value to the user's total and daily rollup.
 
-    The caller holds the user's row lock (the pipeline), so reading the total and then adding
-    to it with F() cannot interleave with another event of the same user.
+    The caller holds the user's row lock (the pipeline), which serializes the events of one
+    user; the additions themselves are also atomic upserts in the database.
     """
     day = local_date(now, user.tz)
-    previous = (
-        MetricTotal.objects.filter(user=user, metric_id=metric.pk)
-        .values_list("total", flat=True)
-        .first()
-    )
-    if previous is None:
-        previous = Decimal(0)
-        MetricTotal.objects.create(tenant=tenant, user=user, metric_id=metric.pk, total=value)
-    else:
-        MetricTotal.objects.filter(user=user, metric_id=metric.pk).update(total=F("total") + value)
-    total = previous + value
+    total = _total_add(tenant.pk, user.pk, metric.pk, value, now)
     event = MetricEvent.objects.create(
         tenant=tenant,
         user=user,
@@ -107,11 +155,6 @@ def event_record(
         occurred_at=now,
         local_date=day,
     )
-    rolled = MetricDailyChange.objects.filter(user=user, metric_id=metric.pk, date=day).update(
-        change=F("change") + value, events=F("events") + 1
-    )
-    if not rolled:
-        MetricDailyChange.objects.create(
-            tenant=tenant, user=user, metric_id=metric.pk, date=day, change=value, events=1
-        )
+    _daily_change_add(tenant.pk, user.pk, metric.pk, day, value)
+    previous = total - value
     return RecordedEvent(event=event, previous_total=previous, total=total, local_date=day)
