@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection
+from django.db.models import Model
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
@@ -33,45 +34,37 @@ _DAILY_UPSERT = (
 _QUANTUM = Decimal("0.000001")
 
 
-def _amount(value: Decimal) -> Any:
-    return connection.ops.adapt_decimalfield_value(value, 24, 6)
+def _upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
+    ops = connection.ops
+    table = ops.quote_name(model._meta.db_table)
+    adapted = [
+        ops.adapt_decimalfield_value(p, 24, 6)
+        if isinstance(p, Decimal)
+        else ops.adapt_datetimefield_value(p)
+        if isinstance(p, dt.datetime)
+        else ops.adapt_datefield_value(p)
+        if isinstance(p, dt.date)
+        else p
+        for p in params
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(t=table), adapted)
+        return cursor.fetchone() if cursor.description else None
 
 
 def _total_add(
     tenant_pk: int, user_pk: int, metric_pk: int, value: Decimal, now: dt.datetime
 ) -> Decimal:
-    table = connection.ops.quote_name(MetricTotal._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _TOTAL_UPSERT.format(t=table),
-            [
-                tenant_pk,
-                user_pk,
-                metric_pk,
-                _amount(value),
-                connection.ops.adapt_datetimefield_value(now),
-            ],
-        )
-        (raw,) = cursor.fetchone()
+    row = _upsert(_TOTAL_UPSERT, MetricTotal, [tenant_pk, user_pk, metric_pk, value, now])
+    assert row is not None  # noqa: S101 - RETURNING always yields the row
     # PostgreSQL returns a Decimal; SQLite a number whose text is exact to 6 places.
-    return Decimal(str(raw)).quantize(_QUANTUM)
+    return Decimal(str(row[0])).quantize(_QUANTUM)
 
 
 def _daily_change_add(
     tenant_pk: int, user_pk: int, metric_pk: int, day: dt.date, value: Decimal
 ) -> None:
-    table = connection.ops.quote_name(MetricDailyChange._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _DAILY_UPSERT.format(t=table),
-            [
-                tenant_pk,
-                user_pk,
-                metric_pk,
-                connection.ops.adapt_datefield_value(day),
-                _amount(value),
-            ],
-        )
+    _upsert(_DAILY_UPSERT, MetricDailyChange, [tenant_pk, user_pk, metric_pk, day, value])
 
 
 @dataclass(frozen=True)
