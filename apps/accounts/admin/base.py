@@ -120,14 +120,15 @@ class ServiceAdmin(DashboardAdmin):
 
     actions = [delete_selected]
 
+    # A page that does not name a service for a write refuses it, with a message on the form.
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> models.Model:
-        raise NotImplementedError
+        raise ApplicationError(f"{self.model._meta.verbose_name} cannot be created here")
 
     def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
-        raise NotImplementedError
+        raise ApplicationError(f"{self.model._meta.verbose_name} cannot be changed here")
 
     def service_delete(self, request: HttpRequest, obj: Any) -> None:
-        raise NotImplementedError
+        raise ApplicationError(f"{self.model._meta.verbose_name} cannot be deleted here")
 
     def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
         """Rows that deleting `objs` removes with them, per kind, for the confirmation page."""
