@@ -21,10 +21,11 @@ def api_key_authenticate(raw: str) -> ApiKey | None:
     if parts is None:
         return None
     prefix, secret = parts
-    api_key = next(iter(
+    api_key = (
         ApiKey.objects.select_related("environment__default_tenant", "tenant")
-        .filter(prefix=prefix, is_active=True)[:1]
-    ), None)
+        .filter(prefix=prefix, is_active=True)
+        .first()
+    )
     if api_key is None or not key_matches(secret, api_key.secret_hash):
         return None
     now = timezone.now()
