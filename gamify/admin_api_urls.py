@@ -6,6 +6,7 @@ urlpatterns = [
     # Before the metrics collection, whose item route would otherwise claim "metrics/events".
     path("", include("apps.pipeline.admin_urls")),
     path("", include("apps.metrics.admin_urls")),
+    path("", include("apps.streaks.admin_urls")),
     path("", include("apps.users.admin_urls")),
     path("", include("apps.accounts.admin_urls")),
 ]

@@ -6,4 +6,5 @@ urlpatterns = [
     path("", include("apps.pipeline.urls")),
     path("", include("apps.users.urls")),
     path("", include("apps.metrics.urls")),
+    path("", include("apps.streaks.urls")),
 ]

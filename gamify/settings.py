@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.users",
     "apps.metrics",
+    "apps.streaks",
     "apps.pipeline",
 ]
 
@@ -134,7 +135,8 @@ SPECTACULAR_SETTINGS = {
         "UnitTypeEnum": "apps.metrics.choices.UnitType",
         "AdminIssueSeverityEnum": "apps.core.openapi.ISSUE_SEVERITIES",
         "AchievementTriggerEnum": "apps.metrics.openapi.ACHIEVEMENT_TRIGGERS",
-        "StreakFrequencyEnum": "apps.pipeline.openapi.STREAK_FREQUENCIES",
+        "StreakFrequencyEnum": "apps.streaks.choices.Frequency",
+        "NotificationChannelEnum": "apps.streaks.serializers.CHANNELS",
         "PointsTriggerTypeEnum": "apps.pipeline.openapi.POINTS_TRIGGER_TYPES",
         "PointsTriggerStatusEnum": "apps.pipeline.openapi.POINTS_TRIGGER_STATUSES",
         "PointsTriggerTimeUnitEnum": "apps.pipeline.openapi.POINTS_TRIGGER_TIME_UNITS",

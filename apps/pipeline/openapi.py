@@ -12,9 +12,9 @@ from rest_framework import serializers
 
 from apps.metrics.openapi import AttributeKeyValue, UserAchievementResponse
 from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
+from apps.streaks.choices import Frequency
 
 # Enum value sets of features not built yet (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
-STREAK_FREQUENCIES = ["daily", "weekly", "monthly"]
 POINTS_TRIGGER_TYPES = ["metric", "achievement", "streak", "time", "user_creation"]
 POINTS_TRIGGER_STATUSES = ["active", "inactive", "archived"]
 POINTS_TRIGGER_TIME_UNITS = ["hour", "day"]
@@ -48,7 +48,7 @@ class MetricValueFieldExtension(OpenApiSerializerFieldExtension):
 
 class MetricEventStreakResponse(serializers.Serializer):
     length = serializers.IntegerField()
-    frequency = serializers.ChoiceField(choices=STREAK_FREQUENCIES)
+    frequency = serializers.ChoiceField(choices=Frequency.choices)
     started = serializers.DateField(allow_null=True)
     periodStart = serializers.DateField(allow_null=True)
     periodEnd = serializers.DateField(allow_null=True)

@@ -11,28 +11,30 @@ from typing import Any
 
 @dataclass(frozen=True)
 class StreakOutcome:
-    """The user's streak after the event, as the wire's MetricEventStreakResponse."""
+    """The user's streak after the event (the wire's MetricEventStreakResponse without
+    `extended`) and what the event did to it."""
 
-    length: int = 0
-    frequency: str = "daily"
-    started: str | None = None
-    period_start: str | None = None
-    period_end: str | None = None
-    expires: str | None = None
+    streak: dict[str, Any] = field(
+        default_factory=lambda: {
+            "length": 0,
+            "frequency": "daily",
+            "started": None,
+            "periodStart": None,
+            "periodEnd": None,
+            "expires": None,
+        }
+    )
     extended: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    started: bool = False  # this event started a new streak
+    lost: int = 0  # a streak of this length was found lost (missed periods) before the event
+    freezes_consumed: int = 0
+
+    @property
+    def length(self) -> int:
+        return int(self.streak["length"])
 
     def render(self) -> dict[str, Any]:
-        return {
-            "length": self.length,
-            "frequency": self.frequency,
-            "started": self.started,
-            "periodStart": self.period_start,
-            "periodEnd": self.period_end,
-            "expires": self.expires,
-            "extended": self.extended,
-            **self.extra,
-        }
+        return {**self.streak, "extended": self.extended}
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
     streaks -> achievements -> points -> leaderboards
 
 Each step receives the event context and the outcomes of the steps before it and returns a
-frozen outcome. Features not built yet return their empty outcome; the issue that builds a
-feature replaces its step body with a call into that app's services.
+frozen outcome. Features not built yet (achievements, points, leaderboards) return their empty
+outcome; the issue that builds a feature replaces its step body with a call into that app's
+services.
 """
 
 import datetime as dt
@@ -20,6 +21,14 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
+from apps.streaks.selectors import (
+    streak_config,
+    streak_state_get,
+    streak_view,
+    streaks_configured,
+)
+from apps.streaks.serializers import streak_base_render
+from apps.streaks.services import streak_apply_event
 from apps.users.models import EndUser
 
 
@@ -36,8 +45,14 @@ class EventContext:
 
 
 def streak_step(ctx: EventContext) -> StreakOutcome:
-    """Streaks are not configurable yet: every user reports an empty daily streak."""
-    return StreakOutcome()
+    result = streak_apply_event(ctx.tenant, ctx.user, ctx.metric.pk, ctx.now)
+    return StreakOutcome(
+        streak=streak_base_render(result.view),
+        extended=result.extended,
+        started=result.started,
+        lost=result.lost,
+        freezes_consumed=result.freezes_consumed,
+    )
 
 
 def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsOutcome:
@@ -58,4 +73,6 @@ def leaderboards_step(
 
 def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:
     """The user's streak as of now, for responses that apply nothing (idempotent replays)."""
-    return StreakOutcome()
+    stored = streak_state_get(user) if streaks_configured(streak_config(tenant)) else None
+    view = streak_view(tenant, user, stored, now)
+    return StreakOutcome(streak=streak_base_render(view))

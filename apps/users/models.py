@@ -23,6 +23,8 @@ class EndUser(TimestampedModel):
     attributes = models.JSONField(default=dict, blank=True)
     sign_up_date = models.DateField(null=True, blank=True)
     control = models.BooleanField(default=False)
+    # {notification type: [channels]}; a type absent means the user never set it.
+    notification_preferences = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [

@@ -178,3 +178,14 @@ def attribute_delete(attribute: Attribute) -> None:
     tenant = attribute.tenant
     attribute.delete()
     tenant_config_changed(tenant)
+
+
+def user_notification_preferences_update(user: EndUser, preferences: dict[str, list[str]]) -> None:
+    """Merge per notification type: types not given keep their channels; [] disables one."""
+    merged = {
+        **user.notification_preferences,
+        **{kind: list(dict.fromkeys(channels)) for kind, channels in preferences.items()},
+    }
+    if merged != user.notification_preferences:
+        user.notification_preferences = merged
+        user.save(update_fields=["notification_preferences", "updated"])

@@ -18,7 +18,9 @@ def post_event(client, body, key=None, url=URL):
     return client.post(url, body, **headers)
 
 
+@time_machine.travel(dt.datetime(2026, 3, 1, 23, 30, tzinfo=dt.UTC))
 def test_first_event_creates_user_and_returns_full_response(api_client, metric):
+    # 23:30 UTC is already 2 March in Paris: the current period is the user's local day.
     response = post_event(api_client, event_body("u1", 750, tz="Europe/Paris"))
     assert response.status_code == 201
     body = response.json()
@@ -32,8 +34,8 @@ def test_first_event_creates_user_and_returns_full_response(api_client, metric):
             "length": 0,
             "frequency": "daily",
             "started": None,
-            "periodStart": None,
-            "periodEnd": None,
+            "periodStart": "2026-03-02",
+            "periodEnd": "2026-03-02",
             "expires": None,
             "extended": False,
         },

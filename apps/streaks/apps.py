@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class StreaksConfig(AppConfig):
+    name = "apps.streaks"
+    label = "streaks"
+
+    def ready(self) -> None:
+        from apps.streaks import jobs  # noqa: F401 - registers periodic jobs

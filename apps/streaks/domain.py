@@ -1,0 +1,243 @@
+"""Pure streak rules: periods in a user's calendar, conditions, freezes, pauses, expiry.
+
+No ORM here; everything takes dates in the user's local calendar and returns new values.
+
+Vocabulary
+- A *period* is a local calendar day, week (Sunday to Saturday) or month, named by its first
+  day.
+- A streak's stored state says how long it is and through which period it is *settled*: every
+  period up to and including `settled_through` has been accounted for, by activity that met
+  the conditions (an extension) or by something that protected it (a day off, a pause, a
+  freeze).
+- Settling walks the periods after `settled_through` and before the current one: a day off or a
+  paused period keeps the length for free, any other missed period consumes one freeze, and a
+  missed period with no freeze left loses the streak.
+"""
+
+import datetime as dt
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+DAILY = "daily"
+WEEKLY = "weekly"
+MONTHLY = "monthly"
+FREQUENCIES = (DAILY, WEEKLY, MONTHLY)
+
+# A guard against unbounded walks: no streak question needs to look further than this many
+# periods (about ten years of days).
+MAX_WALK = 4000
+
+
+def weekday_sunday0(day: dt.date) -> int:
+    """0 = Sunday ... 6 = Saturday, the numbering of `daysOff` (reference §3.2)."""
+    return (day.weekday() + 1) % 7
+
+
+def period_start(day: dt.date, frequency: str) -> dt.date:
+    if frequency == DAILY:
+        return day
+    if frequency == WEEKLY:
+        return day - dt.timedelta(days=weekday_sunday0(day))
+    return day.replace(day=1)
+
+
+def next_period(start: dt.date, frequency: str) -> dt.date:
+    if frequency == DAILY:
+        return start + dt.timedelta(days=1)
+    if frequency == WEEKLY:
+        return start + dt.timedelta(days=7)
+    return (start.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+
+
+def previous_period(start: dt.date, frequency: str) -> dt.date:
+    return period_start(start - dt.timedelta(days=1), frequency)
+
+
+def period_end(start: dt.date, frequency: str) -> dt.date:
+    return next_period(start, frequency) - dt.timedelta(days=1)
+
+
+def periods_after(start: dt.date, frequency: str) -> Iterator[dt.date]:
+    """The periods following `start`, at most MAX_WALK of them."""
+    current = start
+    for _ in range(MAX_WALK):
+        current = next_period(current, frequency)
+        yield current
+
+
+def shift_periods(start: dt.date, frequency: str, count: int) -> dt.date:
+    """The period `count` periods before (negative) or after `start`."""
+    current = start
+    step = next_period if count > 0 else previous_period
+    for _ in range(abs(count)):
+        current = step(current, frequency)
+    return current
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What one user must do each period (tenant settings with that user's personalization)."""
+
+    frequency: str
+    mode: str  # "AND" or "OR"
+    thresholds: Mapping[int, Decimal]  # metric pk -> minimum change within a period
+    days_off: frozenset[int] = frozenset()  # 0 = Sunday; daily streaks only
+    enabled: bool = True
+    freezes_enabled: bool = False
+
+    def is_day_off(self, period: dt.date) -> bool:
+        return self.frequency == DAILY and weekday_sunday0(period) in self.days_off
+
+
+def conditions_met(rules: Rules, changes: Mapping[int, Decimal]) -> bool:
+    """Whether the changes of the condition metrics within one period meet the rules."""
+    if not rules.enabled or not rules.thresholds:
+        return False
+    results = [
+        changes.get(metric, Decimal(0)) >= threshold
+        for metric, threshold in rules.thresholds.items()
+    ]
+    return all(results) if rules.mode == "AND" else any(results)
+
+
+@dataclass(frozen=True)
+class Pause:
+    id: str
+    start: dt.date
+    end: dt.date
+
+    def covers(self, period: dt.date, frequency: str) -> bool:
+        """A pause protects every period it overlaps by at least one day."""
+        return self.start <= period_end(period, frequency) and self.end >= period
+
+
+def is_paused(period: dt.date, frequency: str, pauses: Iterable[Pause]) -> bool:
+    return any(pause.covers(period, frequency) for pause in pauses)
+
+
+@dataclass(frozen=True)
+class State:
+    length: int = 0
+    started: dt.date | None = None
+    settled_through: dt.date | None = None  # a period start
+    freezes: int = 0
+
+
+@dataclass(frozen=True)
+class Settlement:
+    state: State
+    frozen: tuple[dt.date, ...] = ()  # periods that consumed a freeze now
+    paused: tuple[dt.date, ...] = ()  # periods kept by a pause
+    lost: int = 0  # the length lost now (0 when the streak survived or was already 0)
+
+
+def settle(state: State, rules: Rules, pauses: Iterable[Pause], current: dt.date) -> Settlement:
+    """Account for every period after `settled_through` and before `current` (the user's
+    current period). The result is settled through the period before `current`."""
+    if state.length == 0 or state.settled_through is None:
+        return Settlement(state)
+    pauses = tuple(pauses)
+    frozen: list[dt.date] = []
+    paused: list[dt.date] = []
+    freezes = state.freezes if rules.freezes_enabled else 0
+    last = state.settled_through
+    for period in periods_after(state.settled_through, rules.frequency):
+        if period >= current:
+            break
+        if is_paused(period, rules.frequency, pauses):
+            paused.append(period)
+        elif rules.is_day_off(period):
+            pass
+        elif freezes > 0:
+            freezes -= 1
+            frozen.append(period)
+        else:
+            lost_state = State(
+                length=0, started=None, settled_through=period, freezes=state.freezes - len(frozen)
+            )
+            return Settlement(lost_state, tuple(frozen), tuple(paused), lost=state.length)
+        last = period
+    settled = replace(state, settled_through=last, freezes=state.freezes - len(frozen))
+    return Settlement(settled, tuple(frozen), tuple(paused))
+
+
+def extend(state: State, current: dt.date, frequency: str) -> tuple[State, bool]:
+    """Count `current` for a settled state whose conditions are met in it. Returns the new
+    state and whether the length grew (False when the period was already counted)."""
+    if state.length > 0 and state.settled_through is not None and state.settled_through >= current:
+        return state, False
+    contiguous = (
+        state.length > 0
+        and state.settled_through is not None
+        and next_period(state.settled_through, frequency) == current
+    )
+    if contiguous:
+        return replace(state, length=state.length + 1, settled_through=current), True
+    return replace(state, length=1, started=current, settled_through=current), True
+
+
+def expires(state: State, rules: Rules, pauses: Iterable[Pause]) -> dt.date | None:
+    """The last day on which activity keeps the streak: the end of the first period after
+    `settled_through` that neither a pause, a day off nor one of the remaining freezes
+    protects. None without a streak."""
+    if state.length == 0 or state.settled_through is None:
+        return None
+    pauses = tuple(pauses)
+    freezes = state.freezes if rules.freezes_enabled else 0
+    for period in periods_after(state.settled_through, rules.frequency):
+        if is_paused(period, rules.frequency, pauses) or rules.is_day_off(period):
+            continue
+        if freezes > 0:
+            freezes -= 1
+            continue
+        return period_end(period, rules.frequency)
+    return None
+
+
+def restore_window_start(today: dt.date, frequency: str) -> dt.date:
+    """First period considered by a restore (reference §4.3)."""
+    if frequency == DAILY:
+        return today - dt.timedelta(days=90)
+    if frequency == WEEKLY:
+        return period_start(dt.date(today.year, 1, 1), WEEKLY)
+    return dt.date(today.year - 1, 1, 1)
+
+
+def remap_settled(
+    settled_through: dt.date, frequency: str, old_zone: dt.tzinfo, new_zone: dt.tzinfo
+) -> dt.date:
+    """Re-express a settled period in a user's new time zone: the new-zone period holding the
+    last instant of the old one. A time-zone change so never skips a period the user did not
+    get to live (moving east) and never lets a period be counted twice (moving west)."""
+    last_instant = dt.datetime.combine(
+        next_period(settled_through, frequency), dt.time(), tzinfo=old_zone
+    ) - dt.timedelta(microseconds=1)
+    return period_start(last_instant.astimezone(new_zone).date(), frequency)
+
+
+def freezes_auto_earn(
+    freezes: int,
+    maximum: int,
+    amount: int,
+    interval_days: int,
+    last_earned: dt.date,
+    today: dt.date,
+) -> tuple[int, dt.date, int]:
+    """Freezes earned every `interval_days` since `last_earned`, never above `maximum`.
+    Returns (new count, new last-earned date, earned now)."""
+    if interval_days <= 0 or amount <= 0 or today < last_earned:
+        return freezes, last_earned, 0
+    intervals = (today - last_earned).days // interval_days
+    if intervals == 0:
+        return freezes, last_earned, 0
+    new_last = last_earned + dt.timedelta(days=intervals * interval_days)
+    earned = max(0, min(maximum, freezes + intervals * amount) - freezes)
+    return freezes + earned, new_last, earned
+
+
+def missed_at(settled_through: dt.date, frequency: str, zone: dt.tzinfo) -> dt.datetime:
+    """The instant a whole period after `settled_through` has passed without activity: local
+    midnight at the start of the second period after it."""
+    second = next_period(next_period(settled_through, frequency), frequency)
+    return dt.datetime.combine(second, dt.time(), tzinfo=zone)

@@ -1,0 +1,202 @@
+"""Wire shapes of streaks, streak settings and preferences."""
+
+import datetime as dt
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.core.api.fields import StrictSerializer, StringField
+from apps.streaks import domain
+from apps.streaks.choices import EvaluationMode, Frequency
+from apps.streaks.models import StreakPause
+from apps.streaks.selectors import HistoryItem, StreakConfig, StreakView
+
+NOTIFICATION_TYPES = ("achievement_completed", "recap", "reactivation", "streak_reminder")
+CHANNELS = ("email", "push")
+MAX_PAUSE_DAYS = 365
+
+
+class DaysOffField(serializers.ListField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            child=serializers.IntegerField(min_value=0, max_value=6), max_length=6, **kwargs
+        )
+
+
+class SettingsMetricSerializer(StrictSerializer):
+    key = StringField(max_length=100)
+    # Whole numbers: the SDK's StreakSettingsMetric.threshold is an integer.
+    threshold = serializers.IntegerField(min_value=1, max_value=10**12)
+
+
+class FreezesSerializer(StrictSerializer):
+    startCount = serializers.IntegerField(min_value=0, max_value=100)
+    maxCount = serializers.IntegerField(min_value=0, max_value=100)
+    autoEarnInterval = serializers.IntegerField(
+        min_value=1, max_value=3650, required=False, allow_null=True
+    )
+    autoEarnAmount = serializers.IntegerField(
+        min_value=1, max_value=100, required=False, allow_null=True
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["maxCount"] < attrs["startCount"]:
+            raise serializers.ValidationError("maxCount must be at least startCount")
+        if (attrs.get("autoEarnInterval") is None) != (attrs.get("autoEarnAmount") is None):
+            raise serializers.ValidationError(
+                "set both autoEarnInterval and autoEarnAmount, or neither"
+            )
+        return attrs
+
+
+class StreakSettingsUpdateSerializer(StrictSerializer):
+    frequency = serializers.ChoiceField(choices=Frequency.choices, required=False)
+    evaluationMode = serializers.ChoiceField(choices=EvaluationMode.choices, required=False)
+    customizationEnabled = serializers.BooleanField(required=False)
+    daysOff = DaysOffField(required=False)
+    metrics = SettingsMetricSerializer(many=True, required=False)
+    freezes = FreezesSerializer(required=False, allow_null=True)
+
+    def validate_metrics(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        keys = [item["key"] for item in value]
+        if len(keys) != len(set(keys)):
+            raise serializers.ValidationError("metric keys must be unique")
+        return value
+
+
+class MetricPreferenceSerializer(StrictSerializer):
+    key = StringField(max_length=100)
+    threshold = serializers.DecimalField(
+        max_digits=24, decimal_places=6, min_value=0, coerce_to_string=False
+    )
+
+    def validate_threshold(self, value: Any) -> Any:
+        if value <= 0:
+            raise serializers.ValidationError("must be greater than 0")
+        return value
+
+
+class StreakPreferencesSerializer(StrictSerializer):
+    enabled = serializers.BooleanField(required=False)
+    evaluationMode = serializers.ChoiceField(choices=EvaluationMode.choices, required=False)
+    metrics = MetricPreferenceSerializer(many=True, required=False)
+    daysOff = DaysOffField(required=False)
+
+
+class NotificationPreferencesSerializer(StrictSerializer):
+    achievement_completed = serializers.ListField(
+        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
+    )
+    recap = serializers.ListField(
+        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
+    )
+    reactivation = serializers.ListField(
+        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
+    )
+    streak_reminder = serializers.ListField(
+        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
+    )
+
+
+class PreferencesUpdateSerializer(StrictSerializer):
+    notifications = NotificationPreferencesSerializer(required=False)
+    streak = StreakPreferencesSerializer(required=False)
+
+
+class FreezeItemSerializer(StrictSerializer):
+    userId = StringField(max_length=255)
+
+
+class PauseItemSerializer(StrictSerializer):
+    userId = StringField(max_length=255)
+    start = serializers.DateField()
+    end = serializers.DateField()
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["end"] < attrs["start"]:
+            raise serializers.ValidationError("end must not be before start")
+        if (attrs["end"] - attrs["start"]).days > MAX_PAUSE_DAYS:
+            raise serializers.ValidationError(f"a pause lasts at most {MAX_PAUSE_DAYS + 1} days")
+        return attrs
+
+
+class UserRefSerializer(StrictSerializer):
+    id = StringField(max_length=255)
+
+
+def _date(value: dt.date | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def freeze_fields(config: StreakConfig, freezes: int) -> dict[str, Any]:
+    """Present only when freezes are enabled; auto-earn fields only when auto-earn is."""
+    if not config.freezes_enabled:
+        return {}
+    fields: dict[str, Any] = {"freezes": freezes, "maxFreezes": config.freeze_max_count}
+    if config.freeze_auto_earn_interval is not None:
+        fields["freezeAutoEarnInterval"] = config.freeze_auto_earn_interval
+        fields["freezeAutoEarnAmount"] = config.freeze_auto_earn_amount
+    return fields
+
+
+def streak_base_render(view: StreakView) -> dict[str, Any]:
+    state = view.settlement.state
+    frequency = view.config.frequency
+    return {
+        "length": state.length,
+        "frequency": frequency,
+        "started": _date(state.started) if state.length else None,
+        "periodStart": view.current.isoformat(),
+        "periodEnd": domain.period_end(view.current, frequency).isoformat(),
+        "expires": _date(view.expires),
+        **freeze_fields(view.config, state.freezes),
+    }
+
+
+def history_render(item: HistoryItem, freezes_enabled: bool) -> dict[str, Any]:
+    rendered: dict[str, Any] = {
+        "periodStart": item.period_start.isoformat(),
+        "periodEnd": item.period_end.isoformat(),
+        "length": item.length,
+        "usedPause": item.used_pause,
+    }
+    if freezes_enabled:
+        rendered["usedFreeze"] = item.used_freeze
+    if item.reset_at is not None:
+        rendered["resetAt"] = item.reset_at
+    return rendered
+
+
+def pause_render(pause: domain.Pause) -> dict[str, Any]:
+    return {"id": pause.id, "start": pause.start.isoformat(), "end": pause.end.isoformat()}
+
+
+def admin_pause_render(pause: StreakPause, user_id: str) -> dict[str, Any]:
+    return {
+        "id": str(pause.public_id),
+        "userId": user_id,
+        "start": pause.start.isoformat(),
+        "end": pause.end.isoformat(),
+        "status": pause.status,
+    }
+
+
+def settings_render(config: StreakConfig) -> dict[str, Any]:
+    return {
+        "frequency": config.frequency,
+        "evaluationMode": config.mode,
+        "customizationEnabled": config.customization_enabled,
+        "daysOff": sorted(config.days_off),
+        "metrics": [
+            {"key": config.metric_keys[pk], "threshold": threshold}
+            for pk, threshold in config.thresholds.items()
+        ],
+        "freezes": {
+            "startCount": config.freeze_start_count,
+            "maxCount": config.freeze_max_count,
+            "autoEarnInterval": config.freeze_auto_earn_interval,
+            "autoEarnAmount": config.freeze_auto_earn_amount,
+        }
+        if config.freezes_enabled
+        else None,
+    }

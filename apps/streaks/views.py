@@ -1,0 +1,446 @@
+"""Application API: a user's streak, several users' streaks, preferences.
+Admin API: streak settings, freezes, pauses, restore and reset."""
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.params import is_uuid, query_ids, query_int, query_list
+from apps.core.api.views import AdminApi, AppApi
+from apps.core.bulk import Issues, run_item, validated
+from apps.core.errors import ValidationError
+from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
+from apps.streaks import openapi, selectors, serializers, services
+from apps.users.domain import local_date
+from apps.users.openapi import USER_ID
+from apps.users.selectors import user_get, users_by_external_ids
+from apps.users.services import user_notification_preferences_update
+
+MAX_HISTORY_PERIODS = 365
+MAX_ITEMS = 100
+
+
+class UserStreakApi(AppApi):
+    @extend_schema(
+        operation_id="users_streak",
+        summary="Get a user's streak",
+        description="The user's current streak, its recent history (oldest first) and its "
+        "active and upcoming pauses.",
+        parameters=[USER_ID, openapi.HISTORY_PERIODS],
+        responses={
+            200: openapi.StreakResponse,
+            **errors(
+                401,
+                403,
+                (404, "User not found, or unknown Tenant-ID."),
+                (422, "historyPeriods is not an integer from 1 to 365."),
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        periods = query_int(
+            request.query_params,
+            "historyPeriods",
+            default=7,
+            minimum=1,
+            maximum=MAX_HISTORY_PERIODS,
+        )
+        user = user_get(scope.tenant, user_id)
+        now = timezone.now()
+        view = selectors.streak_view(scope.tenant, user, selectors.streak_state_get(user), now)
+        history = selectors.streak_history(user, view, periods)
+        upcoming = selectors.pauses_of(user, local_date(now, user.tz))
+        return Response(
+            {
+                **serializers.streak_base_render(view),
+                "extended": view.extended_at,
+                "streakHistory": [
+                    serializers.history_render(item, view.config.freezes_enabled)
+                    for item in history
+                ],
+                "pauses": [serializers.pause_render(p) for p in upcoming],
+            }
+        )
+
+
+class StreakListApi(AppApi):
+    """GET /streaks?userIds=a&userIds=b: current lengths, longest first; unknown ids omitted."""
+
+    @extend_schema(
+        operation_id="streaks_list",
+        summary="Get several users' streaks",
+        description="The current streak length of each known user, longest first; unknown "
+        "user ids are left out.",
+        parameters=[openapi.USER_IDS],
+        responses={
+            200: openapi.BulkStreakResponseItem(many=True),
+            **errors(
+                401,
+                403,
+                (404, "Unknown Tenant-ID."),
+                (422, "userIds missing or naming more than 100 users."),
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        scope = self.scope(request)
+        ids = query_list(request.query_params, "userIds")
+        if not ids:
+            raise ValidationError("userIds is required: give 1 to 100 user ids")
+        if len(ids) > MAX_ITEMS:
+            raise ValidationError("userIds may name at most 100 users")
+        for user_id in ids:
+            scope.ensure_user_access(user_id)
+        users = list(users_by_external_ids(scope.tenant, ids).values())
+        states = selectors.streak_states_for(users)
+        pauses = selectors.pauses_for(users)
+        now = timezone.now()
+        items: list[dict[str, Any]] = []
+        for user in users:
+            view = selectors.streak_view(
+                scope.tenant, user, states.get(user.pk), now, pauses=pauses[user.pk]
+            )
+            items.append(
+                {
+                    "userId": user.external_id,
+                    "streakLength": view.length,
+                    "extended": view.extended_at,
+                }
+            )
+        items.sort(key=lambda item: (-item["streakLength"], item["userId"]))
+        return Response(items)
+
+
+class UserPreferencesApi(AppApi):
+    @extend_schema(
+        operation_id="users_get_preferences",
+        summary="Get a user's preferences",
+        description="The user's notification preferences and, when streak customization is "
+        "enabled or the user turned streaks off, their streak preferences.",
+        parameters=[USER_ID],
+        responses={
+            200: openapi.UserPreferencesResponse,
+            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        return Response(self._render(scope.tenant, user))
+
+    @extend_schema(
+        operation_id="users_update_preferences",
+        summary="Update a user's preferences",
+        description="Notification channels are merged per type ([] disables a type). "
+        "streak.enabled may always be set; streak.evaluationMode, streak.metrics and "
+        "streak.daysOff only when the tenant enables streak customization.",
+        parameters=[USER_ID],
+        request=serializers.PreferencesUpdateSerializer,
+        responses={
+            200: openapi.UserPreferencesResponse,
+            **errors(
+                400,
+                401,
+                (
+                    403,
+                    "Streak customization is disabled and the body sets streak.evaluationMode, "
+                    "streak.metrics or streak.daysOff; or an application API key used for "
+                    "another user, or another tenant's Tenant-ID.",
+                ),
+                (404, "User not found, or unknown Tenant-ID."),
+                413,
+                (
+                    422,
+                    "Validation failed: an unknown field or metric key, or daysOff with a "
+                    "streak frequency other than daily.",
+                ),
+            ),
+        },
+    )
+    def patch(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        data = validated(serializers.PreferencesUpdateSerializer, request.data)
+        user = user_get(scope.tenant, user_id)
+        with transaction.atomic():
+            if "streak" in data:
+                services.streak_preferences_update(scope.tenant, user, data["streak"])
+            if "notifications" in data:
+                user_notification_preferences_update(user, data["notifications"])
+        return Response(self._render(scope.tenant, user))
+
+    @staticmethod
+    def _render(tenant: Any, user: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"notifications": dict(user.notification_preferences)}
+        streak = services.streak_preferences_of(
+            selectors.streak_config(tenant), selectors.streak_state_get(user)
+        )
+        if streak is not None:
+            body["streak"] = streak
+        return body
+
+
+class StreakSettingsApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_streaks_settings_get",
+        summary="Get the streak settings",
+        responses={200: openapi.StreakSettings, **ADMIN_READ_ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            serializers.settings_render(selectors.streak_config(self.scope(request).tenant))
+        )
+
+    @extend_schema(
+        operation_id="admin_streaks_settings_update",
+        summary="Update the streak settings",
+        description="Sets the supplied fields. metrics replaces the whole list; freezes: null "
+        "disables freezes. daysOff needs a daily frequency.",
+        request=serializers.StreakSettingsUpdateSerializer,
+        responses={200: openapi.StreakSettings, **ADMIN_WRITE_ERRORS},
+    )
+    def patch(self, request: Request) -> Response:
+        tenant = self.scope(request).tenant
+        data = validated(serializers.StreakSettingsUpdateSerializer, request.data)
+        with transaction.atomic():
+            services.streak_settings_update(tenant, data)
+        return Response(serializers.settings_render(selectors.streak_config(tenant)))
+
+
+def _wrapped(data: Any, key: str) -> list[Any]:
+    """Streak operations take {"<key>": [items]} (reference §2.2), 1 to 100 items."""
+    if not isinstance(data, dict) or set(data) != {key}:
+        raise ValidationError(f'body must be an object {{"{key}": [...]}}')
+    items = data[key]
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
+        raise ValidationError(f"{key} must be an array of 1 to {MAX_ITEMS} items")
+    return items
+
+
+def _per_user(
+    request: Request,
+    scope: Any,
+    key: str,
+    serializer: Any,
+    id_field: str,
+    act: Callable[[Any, dict[str, Any]], Any],
+    issues: Issues,
+) -> list[Any]:
+    """Validate each item, find its user and act on it; problems become `issues`, in item
+    order (`act` adds its warnings to the same list)."""
+    items = _wrapped(request.data, key)
+    results: list[Any] = []
+    with transaction.atomic():
+        for index, item in enumerate(items):
+            user_id = item.get(id_field) if isinstance(item, dict) else None
+            where = {"userId": user_id} if isinstance(user_id, str) else {"index": index}
+
+            def work(item: Any = item) -> Any:
+                data = validated(serializer, item)
+                user = user_get(scope.tenant, data[id_field])
+                return act(user, data)
+
+            result = run_item(issues, where, work)
+            if result is not None:
+                results.append(result)
+    return results
+
+
+class StreakFreezesApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_streaks_freezes_create",
+        summary="Grant streak freezes",
+        description="Each item grants one freeze to its user (repeat a user to grant several). "
+        "An unknown user is an error issue; a grant beyond the user's maximum is a warning "
+        "issue and grants nothing.",
+        request=openapi.CreateStreakFreezes,
+        responses={
+            201: OpenApiResponse(
+                openapi.CreateStreakFreezesResponse,
+                description="At least one freeze was granted.",
+            ),
+            200: OpenApiResponse(
+                openapi.CreateStreakFreezesResponse, description="No freeze was granted."
+            ),
+            **errors(
+                400,
+                401,
+                (403, ADMIN_FORBIDDEN),
+                404,
+                413,
+                (
+                    422,
+                    'The body is not {"freezes": [1 to 100 items]}, or freezes are not enabled.',
+                ),
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        scope = self.scope(request)
+        if not selectors.streak_config(scope.tenant).freezes_enabled:
+            raise ValidationError("Streak freezes are not enabled for this tenant")
+        issues = Issues()
+
+        def grant(user: Any, data: dict[str, Any]) -> bool | None:
+            if services.streak_freeze_grant(scope.tenant, user):
+                return True
+            issues.warning("Would exceed maximum freeze limit", userId=user.external_id)
+            return None
+
+        granted = _per_user(
+            request, scope, "freezes", serializers.FreezeItemSerializer, "userId", grant, issues
+        )
+        return Response({"issues": issues.items}, status=201 if granted else 200)
+
+
+class StreakPausesApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_streaks_pauses_create",
+        summary="Create streak pauses",
+        description="Creates each pause. A pause may not start before the user's today, and "
+        "end may not be before start. Each item succeeds or fails on its own: a failed item "
+        "is reported in `issues`.",
+        request=openapi.CreateStreakPauses,
+        responses={
+            201: OpenApiResponse(
+                openapi.CreateStreakPausesResponse, description="At least one pause was created."
+            ),
+            200: OpenApiResponse(
+                openapi.CreateStreakPausesResponse, description="No pause was created."
+            ),
+            **errors(
+                400,
+                401,
+                (403, ADMIN_FORBIDDEN),
+                404,
+                413,
+                (422, 'The body is not {"pauses": [1 to 100 items]}.'),
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        scope = self.scope(request)
+
+        def create(user: Any, data: dict[str, Any]) -> dict[str, Any]:
+            pause = services.streak_pause_create(scope.tenant, user, data["start"], data["end"])
+            return serializers.admin_pause_render(pause, user.external_id)
+
+        issues = Issues()
+        created = _per_user(
+            request, scope, "pauses", serializers.PauseItemSerializer, "userId", create, issues
+        )
+        return Response(
+            {"created": created, "issues": issues.items}, status=201 if created else 200
+        )
+
+    @extend_schema(
+        operation_id="admin_streaks_pauses_delete",
+        summary="Delete streak pauses",
+        description="Archives each pause. An unknown or malformed id is reported in `issues`, "
+        "never as an HTTP error.",
+        parameters=[openapi.PAUSE_IDS],
+        responses={
+            200: openapi.DeleteStreakPausesResponse,
+            **ADMIN_READ_ERRORS,
+            **errors((422, "ids missing or more than 100.")),
+        },
+    )
+    def delete(self, request: Request) -> Response:
+        scope = self.scope(request)
+        issues = Issues()
+        deleted = []
+        with transaction.atomic():
+            for pause_id in query_ids(request.query_params):
+                pause = selectors.pause_get(scope.tenant, pause_id) if is_uuid(pause_id) else None
+                if pause is None:
+                    issues.error("Streak pause not found by ID", id=pause_id)
+                    continue
+                services.streak_pause_archive(pause)
+                deleted.append({"id": pause_id})
+        return Response({"deleted": deleted, "issues": issues.items})
+
+
+class StreakRestoreApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_streaks_restore",
+        summary="Restore streaks",
+        description="Sets each user's streak back to the longest length it reached within the "
+        "restore window. An unknown user is an error issue; a user with nothing to restore is "
+        "a warning issue.",
+        request=openapi.RestoreStreaks,
+        responses={
+            201: OpenApiResponse(
+                openapi.RestoreStreaksResponse, description="At least one streak was restored."
+            ),
+            200: OpenApiResponse(
+                openapi.RestoreStreaksResponse, description="No streak was restored."
+            ),
+            **errors(
+                400,
+                401,
+                (403, ADMIN_FORBIDDEN),
+                404,
+                413,
+                (422, 'The body is not {"users": [1 to 100 items]}.'),
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        scope = self.scope(request)
+        issues = Issues()
+
+        def restore(user: Any, data: dict[str, Any]) -> str | None:
+            if services.streak_restore(scope.tenant, user):
+                return user.external_id
+            issues.warning("No streak to restore", userId=user.external_id)
+            return None
+
+        restored = _per_user(
+            request, scope, "users", serializers.UserRefSerializer, "id", restore, issues
+        )
+        return Response(
+            {"restoredUsers": restored, "issues": issues.items},
+            status=201 if restored else 200,
+        )
+
+
+class StreakResetApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_streaks_reset",
+        summary="Reset streaks",
+        description="Sets each user's streak to 0; the current history period records "
+        "`resetAt`. An unknown user is an error issue.",
+        request=openapi.ResetStreaks,
+        responses={
+            201: openapi.ResetStreaksResponse,
+            200: openapi.ResetStreaksResponse,
+            **errors(
+                400,
+                401,
+                (403, ADMIN_FORBIDDEN),
+                404,
+                413,
+                (422, 'The body is not {"users": [1 to 100 items]}.'),
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        scope = self.scope(request)
+
+        def reset(user: Any, data: dict[str, Any]) -> str:
+            services.streak_reset(scope.tenant, user)
+            return user.external_id
+
+        issues = Issues()
+        done = _per_user(
+            request, scope, "users", serializers.UserRefSerializer, "id", reset, issues
+        )
+        return Response({"resetUsers": done, "issues": issues.items}, status=201 if done else 200)
