@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("apps.users.urls")),
     path("", include("apps.metrics.urls")),
     path("", include("apps.streaks.urls")),
+    path("", include("apps.achievements.urls")),
 ]

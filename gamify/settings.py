@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "apps.users",
     "apps.metrics",
     "apps.streaks",
+    "apps.achievements",
     "apps.pipeline",
 ]
 
@@ -135,6 +136,8 @@ SPECTACULAR_SETTINGS = {
         "UnitTypeEnum": "apps.metrics.choices.UnitType",
         "AdminIssueSeverityEnum": "apps.core.openapi.ISSUE_SEVERITIES",
         "AchievementTriggerEnum": "apps.metrics.openapi.ACHIEVEMENT_TRIGGERS",
+        "AdminAchievementTriggerEnum": "apps.achievements.choices.Trigger",
+        "AdminAchievementStatusEnum": "apps.achievements.choices.Status",
         "StreakFrequencyEnum": "apps.streaks.choices.Frequency",
         "NotificationChannelEnum": "apps.streaks.serializers.CHANNELS",
         "PointsTriggerTypeEnum": "apps.pipeline.openapi.POINTS_TRIGGER_TYPES",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
 from django.urls import URLPattern, path
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -64,6 +65,9 @@ def run_item(issues: Issues, where: dict[str, Any], work: Callable[[], Any]) -> 
         issues.error(validation_message(exc.detail), **where)
     except ApplicationError as exc:
         issues.error(exc.message, **where)
+    except ProtectedError as exc:
+        used_by = sorted({str(obj) for obj in exc.protected_objects})[:5]
+        issues.error(f"Still in use by other configuration: {', '.join(used_by)}", **where)
     except IntegrityError:
         # A concurrent request won a unique constraint between our check and our write.
         issues.error("Conflicts with an existing record; retry the item", **where)

@@ -3,13 +3,10 @@
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
-
-from django.db import connection
-from django.db.models import Model
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.db import upsert
 from apps.core.errors import ValidationError
 from apps.metrics.choices import UnitType
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
@@ -17,9 +14,7 @@ from apps.metrics.selectors import MetricDef
 from apps.users.domain import local_date
 from apps.users.models import EndUser
 
-# The hot path adds to counters with one statement each: INSERT ... ON CONFLICT DO UPDATE ...
-# RETURNING (PostgreSQL and SQLite >= 3.35 alike). The ORM would need a read, then an update
-# or an insert: two or three round trips per counter per event.
+# The hot path adds to counters with one statement each (apps.core.db.upsert).
 _TOTAL_UPSERT = (
     "INSERT INTO {t} (tenant_id, user_id, metric_id, total, updated) VALUES (%s, %s, %s, %s, %s) "
     "ON CONFLICT (user_id, metric_id) DO UPDATE "
@@ -34,28 +29,10 @@ _DAILY_UPSERT = (
 _QUANTUM = Decimal("0.000001")
 
 
-def _upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
-    ops = connection.ops
-    table = ops.quote_name(model._meta.db_table)
-    adapted = [
-        ops.adapt_decimalfield_value(p, 24, 6)
-        if isinstance(p, Decimal)
-        else ops.adapt_datetimefield_value(p)
-        if isinstance(p, dt.datetime)
-        else ops.adapt_datefield_value(p)
-        if isinstance(p, dt.date)
-        else p
-        for p in params
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql.format(t=table), adapted)
-        return cursor.fetchone() if cursor.description else None
-
-
 def _total_add(
     tenant_pk: int, user_pk: int, metric_pk: int, value: Decimal, now: dt.datetime
 ) -> Decimal:
-    row = _upsert(_TOTAL_UPSERT, MetricTotal, [tenant_pk, user_pk, metric_pk, value, now])
+    row = upsert(_TOTAL_UPSERT, MetricTotal, [tenant_pk, user_pk, metric_pk, value, now])
     assert row is not None  # noqa: S101 - RETURNING always yields the row
     # PostgreSQL returns a Decimal; SQLite a number whose text is exact to 6 places.
     return Decimal(str(row[0])).quantize(_QUANTUM)
@@ -64,7 +41,7 @@ def _total_add(
 def _daily_change_add(
     tenant_pk: int, user_pk: int, metric_pk: int, day: dt.date, value: Decimal
 ) -> None:
-    _upsert(_DAILY_UPSERT, MetricDailyChange, [tenant_pk, user_pk, metric_pk, day, value])
+    upsert(_DAILY_UPSERT, MetricDailyChange, [tenant_pk, user_pk, metric_pk, day, value])
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,8 @@ from django.urls import path
 
 from apps.metrics import views
 
+# A user's metrics themselves are served by apps.achievements (they list achievements).
 urlpatterns = [
-    path("users/<str:user_id>/metrics", views.UserMetricListApi.as_view(), name="user-metrics"),
-    path(
-        "users/<str:user_id>/metrics/<str:key>", views.UserMetricApi.as_view(), name="user-metric"
-    ),
     path(
         "users/<str:user_id>/metrics/<str:key>/event-summary",
         views.UserMetricEventSummaryApi.as_view(),

@@ -1,7 +1,6 @@
 """Application API: a user's metrics and event summaries. Admin API: metric definitions."""
 
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -19,48 +18,6 @@ from apps.metrics.choices import Aggregation
 from apps.metrics.models import Metric
 from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
-
-
-class UserMetricListApi(AppApi):
-    @extend_schema(
-        operation_id="users_all_metrics",
-        summary="Get all of a user's metrics",
-        parameters=[USER_ID],
-        responses={
-            200: openapi.MetricResponse(many=True),
-            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
-        },
-    )
-    def get(self, request: Request, user_id: str) -> Response:
-        scope = self.scope(request)
-        scope.ensure_user_access(user_id)
-        user = user_get(scope.tenant, user_id)
-        totals = selectors.user_metric_totals(user)
-        return Response(
-            [
-                serializers.user_metric_render(metric, totals.get(metric.pk, Decimal(0)), [])
-                for metric in selectors.metric_definitions(scope.tenant).values()
-            ]
-        )
-
-
-class UserMetricApi(AppApi):
-    @extend_schema(
-        operation_id="users_single_metric",
-        summary="Get one of a user's metrics",
-        parameters=[USER_ID, openapi.METRIC_KEY],
-        responses={
-            200: openapi.MetricResponse,
-            **errors(401, 403, (404, "User or metric not found, or unknown Tenant-ID.")),
-        },
-    )
-    def get(self, request: Request, user_id: str, key: str) -> Response:
-        scope = self.scope(request)
-        scope.ensure_user_access(user_id)
-        user = user_get(scope.tenant, user_id)
-        metric = selectors.metric_by_key(scope.tenant, key)
-        total = selectors.user_metric_total(user, metric.pk)
-        return Response(serializers.user_metric_render(metric, total, []))
 
 
 class UserMetricEventSummaryApi(AppApi):

@@ -39,7 +39,11 @@ class StreakOutcome:
 
 @dataclass(frozen=True)
 class AchievementsOutcome:
+    """Achievements this event completed: rendered (UserAchievementResponse) and by pk, for
+    the points step's achievement triggers."""
+
     completed: tuple[dict[str, Any], ...] = ()
+    achievement_pks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,8 @@
     streaks -> achievements -> points -> leaderboards
 
 Each step receives the event context and the outcomes of the steps before it and returns a
-frozen outcome. Features not built yet (achievements, points, leaderboards) return their empty
-outcome; the issue that builds a feature replaces its step body with a call into that app's
-services.
+frozen outcome. Features not built yet (points, leaderboards) return their empty outcome;
+the issue that builds a feature replaces its step body with a call into that app's services.
 """
 
 import datetime as dt
@@ -13,6 +12,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from apps.accounts.models import Tenant
+from apps.achievements.serializers import user_achievement_render
+from apps.achievements.services import achievements_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
 from apps.pipeline.outcomes import (
@@ -56,7 +57,19 @@ def streak_step(ctx: EventContext) -> StreakOutcome:
 
 
 def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsOutcome:
-    return AchievementsOutcome()
+    completed = achievements_apply_event(
+        ctx.tenant,
+        ctx.user,
+        ctx.metric.pk,
+        ctx.attributes,
+        ctx.recorded.total,
+        streak.length,
+        ctx.now,
+    )
+    return AchievementsOutcome(
+        completed=tuple(user_achievement_render(c.definition, c.completed_at) for c in completed),
+        achievement_pks=tuple(c.definition.pk for c in completed),
+    )
 
 
 def points_step(

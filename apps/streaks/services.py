@@ -39,6 +39,12 @@ from apps.users.models import EndUser
 
 def streak_settings_update(tenant: Tenant, data: dict[str, Any]) -> None:
     """Apply a validated PATCH /streaks/settings body; omitted fields keep their values."""
+    definitions = metric_definitions(tenant)
+    unknown = sorted(
+        item["key"] for item in data.get("metrics", []) if item["key"] not in definitions
+    )
+    if unknown:  # checked before anything is written
+        raise StreakSettingsInvalidError(f"metrics: unknown metric keys: {', '.join(unknown)}")
     settings, _ = StreakSettings.objects.get_or_create(tenant=tenant)
     frequency = data.get("frequency", settings.frequency)
     days_off = data.get("daysOff", settings.days_off if frequency == domain.DAILY else [])
@@ -62,10 +68,6 @@ def streak_settings_update(tenant: Tenant, data: dict[str, Any]) -> None:
             settings.freeze_auto_earn_amount = freezes.get("autoEarnAmount")
     settings.save()
     if "metrics" in data:
-        definitions = metric_definitions(tenant)
-        unknown = sorted(item["key"] for item in data["metrics"] if item["key"] not in definitions)
-        if unknown:
-            raise StreakSettingsInvalidError(f"metrics: unknown metric keys: {', '.join(unknown)}")
         StreakCondition.objects.filter(tenant=tenant).delete()
         StreakCondition.objects.bulk_create(
             [
@@ -238,6 +240,8 @@ def _locked_state(
 def streak_freeze_grant(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> bool:
     """Grant one freeze; False (nothing granted) when it would exceed the maximum."""
     now = now or timezone.now()
+    if not streak_config(tenant).freezes_enabled:
+        raise StreakSettingsInvalidError("Streak freezes are not enabled for this tenant")
     row, view = _locked_state(tenant, user, now)
     if row.freezes + 1 > view.config.freeze_max_count:
         _save(row, user)
@@ -263,33 +267,32 @@ def streak_pause_archive(pause: StreakPause) -> None:
 
 def streak_restore(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> bool:
     """Set the streak to the longest length it reached inside the restore window (reference
-    §4.3), continuing from the previous period: the user extends it by acting in the current
-    one. False when there is nothing longer to restore."""
+    §4.3). If that length was reached in the current period, the period stays counted;
+    otherwise the streak continues from the previous period and the user extends it by acting
+    in the current one. False when there is nothing longer to restore."""
     now = now or timezone.now()
     row, view = _locked_state(tenant, user, now)
     frequency = view.config.frequency
     window = domain.period_start(domain.restore_window_start(view.current, frequency), frequency)
     best = (
         StreakPeriod.objects.filter(user=user, frequency=frequency, period_start__gte=window)
-        .order_by("-length")
-        .values_list("length", flat=True)
+        .order_by("-length", "-period_start")
+        .values_list("length", "period_start")
         .first()
-    ) or 0
-    if best <= view.settlement.state.length:
+    )
+    if best is None or best[0] <= view.settlement.state.length:
         _save(row, user)  # keeps what settling wrote
         return False
-    return _restore_to(row, user, view, best, now)
-
-
-def _restore_to(
-    row: StreakState, user: EndUser, view: StreakView, length: int, now: dt.datetime
-) -> bool:
-    frequency = view.config.frequency
-    previous = domain.previous_period(view.current, frequency)
+    length, reached_in = best
+    through = (
+        view.current
+        if reached_in >= view.current
+        else domain.previous_period(view.current, frequency)
+    )
     row.frequency = frequency
     row.length = length
-    row.settled_through = previous
-    row.started = domain.shift_periods(previous, frequency, -(length - 1))
+    row.settled_through = through
+    row.started = domain.shift_periods(through, frequency, -(length - 1))
     row.extended_at = now
     _save(row, user)
     return True

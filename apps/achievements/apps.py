@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class AchievementsConfig(AppConfig):
+    name = "apps.achievements"
+    label = "achievements"
+
+    def ready(self) -> None:
+        from apps.achievements import jobs  # noqa: F401 - registers periodic jobs

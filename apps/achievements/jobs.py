@@ -1,0 +1,44 @@
+"""Anniversary achievements: completed by a periodic job on the user's local anniversary date."""
+
+import datetime as dt
+
+from django.db import transaction
+
+from apps.achievements import domain
+from apps.achievements.choices import Status, Trigger
+from apps.achievements.models import Achievement
+from apps.achievements.services import Completed, anniversaries_complete
+from apps.core.periodic import periodic_job
+from apps.users.models import EndUser
+
+BATCH = 500
+
+
+@periodic_job("achievements-anniversaries", every=dt.timedelta(hours=1))
+def achievements_anniversaries(now: dt.datetime) -> list[Completed]:
+    """Hourly, so each user's local date turns over within the hour. Only users who have not
+    completed an anniversary achievement and signed up long enough ago are read: after the
+    first run, just the ones newly due. Idempotent through the completion's unique constraint;
+    a late run completes everyone it missed."""
+    completed: list[Completed] = []
+    # One day of slack for zones ahead of UTC; the exact local-date check is per user.
+    horizon = now.date() + dt.timedelta(days=1)
+    for achievement in Achievement.objects.filter(
+        trigger=Trigger.ANNIVERSARY, status=Status.ACTIVE
+    ).select_related("tenant"):
+        latest = domain.anniversary_date(horizon, -(achievement.anniversary_years or 0))
+        users = (
+            EndUser.objects.filter(tenant=achievement.tenant, sign_up_date__lte=latest)
+            .exclude(achievements__achievement=achievement)
+            .order_by("pk")
+        )
+        last_pk = 0
+        while True:
+            batch = list(users.filter(pk__gt=last_pk)[:BATCH])
+            if not batch:
+                break
+            last_pk = batch[-1].pk
+            with transaction.atomic():
+                for _, done in anniversaries_complete(achievement.tenant, batch, now):
+                    completed.extend(done)
+    return completed

@@ -1,0 +1,142 @@
+"""Wire shapes of achievements: admin input, application and admin output."""
+
+import datetime as dt
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.achievements.choices import Status, Trigger
+from apps.achievements.domain import rarity
+from apps.achievements.models import Achievement
+from apps.achievements.selectors import AchievementDef, Stats
+from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.users.serializers import UpsertedUserSerializer
+
+
+class AttributeRefSerializer(StrictSerializer):
+    attributeId = serializers.UUIDField(format="hex_verbose")
+    attributeValue = StringField(max_length=255)
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        return {"attributeId": str(value["attributeId"]), "attributeValue": value["attributeValue"]}
+
+
+class BadgeSerializer(StrictSerializer):
+    url = serializers.URLField(max_length=2000)
+
+
+class _AchievementFields(StrictSerializer):
+    description = StringField(max_length=2000, required=False, allow_null=True, allow_blank=True)
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    badge = BadgeSerializer(required=False, allow_null=True)
+    userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
+    key = key_field()
+    metricId = serializers.UUIDField(required=False, allow_null=True)
+    metricValue = serializers.DecimalField(
+        max_digits=24, decimal_places=6, min_value=1, required=False, allow_null=True
+    )
+    eventAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
+    streakLength = serializers.IntegerField(
+        min_value=1, max_value=100_000, required=False, allow_null=True
+    )
+    anniversaryYears = serializers.IntegerField(
+        min_value=1, max_value=200, required=False, allow_null=True
+    )
+    achievementIds = serializers.ListField(
+        child=serializers.UUIDField(), required=False, allow_null=True, max_length=100
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["key"].required = False
+        self.fields["key"].allow_null = True
+
+    def validate_achievementIds(self, value: list[Any] | None) -> list[str] | None:
+        return None if value is None else [str(v) for v in value]
+
+    def validate_metricId(self, value: Any) -> str | None:
+        return None if value is None else str(value)
+
+
+class AchievementCompleteSerializer(StrictSerializer):
+    user = UpsertedUserSerializer()
+
+
+class AchievementCreateSerializer(_AchievementFields):
+    name = StringField(max_length=255)
+    trigger = serializers.ChoiceField(choices=Trigger.choices)
+
+
+class AchievementUpdateSerializer(_AchievementFields):
+    id = serializers.UUIDField()
+    name = StringField(max_length=255, required=False)
+    trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
+
+
+def _kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
+    return [{"key": k, "value": v} for k, v in (filters or {}).items()]
+
+
+def achievement_render(d: AchievementDef) -> dict[str, Any]:
+    """AchievementResponse: trigger-specific fields only for their trigger."""
+    body: dict[str, Any] = {
+        "id": d.public_id,
+        "name": d.name,
+        "trigger": d.trigger,
+        "description": d.description,
+        "badgeUrl": d.badge_url,
+        "userAttributes": _kv(d.user_filters),
+    }
+    if d.trigger == Trigger.API:
+        body["key"] = d.key
+    elif d.trigger == Trigger.METRIC:
+        body.update(
+            metricId=d.metric_public_id,
+            metricName=d.metric_name,
+            metricValue=d.metric_value,
+            eventAttributes=_kv(d.event_filters),
+        )
+    elif d.trigger == Trigger.STREAK:
+        body["streakLength"] = d.streak_length
+    elif d.trigger == Trigger.ANNIVERSARY:
+        body["anniversaryYears"] = d.anniversary_years
+    elif d.trigger == Trigger.ACHIEVEMENT:
+        body["achievementIds"] = list(d.prerequisite_ids)
+    return body
+
+
+def user_achievement_render(d: AchievementDef, achieved_at: dt.datetime | None) -> dict[str, Any]:
+    return {**achievement_render(d), "achievedAt": achieved_at}
+
+
+def with_stats(body: dict[str, Any], d: AchievementDef, stats: Stats) -> dict[str, Any]:
+    completions = stats.completions.get(d.pk, 0)
+    return {**body, "completions": completions, "rarity": rarity(completions, stats.users)}
+
+
+def admin_render(a: Achievement) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": str(a.public_id),
+        "name": a.name,
+        "description": a.description,
+        "trigger": a.trigger,
+        "status": a.status,
+        "badge": {"url": a.badge_url} if a.badge_url else None,
+        "userAttributes": list(a.user_attributes),
+    }
+    if a.trigger == Trigger.API:
+        body["key"] = a.key
+    elif a.trigger == Trigger.METRIC:
+        body.update(
+            metricId=str(a.metric.public_id) if a.metric else None,
+            metricValue=a.metric_value,
+            eventAttributes=list(a.event_attributes),
+        )
+    elif a.trigger == Trigger.STREAK:
+        body["streakLength"] = a.streak_length
+    elif a.trigger == Trigger.ANNIVERSARY:
+        body["anniversaryYears"] = a.anniversary_years
+    elif a.trigger == Trigger.ACHIEVEMENT:
+        body["achievementIds"] = [str(p.public_id) for p in a.prerequisites.all()]
+    return body

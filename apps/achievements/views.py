@@ -1,0 +1,263 @@
+"""Application API: achievements, a user's achievements, API completion, and a user's metrics
+with their achievements (composed here: metrics sits below achievements). Admin API:
+achievement configuration."""
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.achievements import openapi, selectors, serializers, services
+from apps.achievements.choices import Trigger
+from apps.achievements.errors import AchievementNotFoundError
+from apps.achievements.models import Achievement
+from apps.core.api.params import parse_attribute_filter, query_bool
+from apps.core.api.views import AppApi
+from apps.core.bulk import Collection, validated
+from apps.core.openapi import errors
+from apps.core.scope import Scope
+from apps.metrics.openapi import METRIC_KEY, MetricResponse
+from apps.metrics.selectors import (
+    MetricDef,
+    metric_by_key,
+    metric_definitions,
+    user_metric_total,
+    user_metric_totals,
+)
+from apps.metrics.serializers import user_metric_render
+from apps.users.models import EndUser
+from apps.users.openapi import USER_ID
+from apps.users.selectors import user_get
+from apps.users.serializers import user_fields
+from apps.users.services import user_create_or_lock, user_lock, user_update_fields
+
+
+class AchievementListApi(AppApi):
+    """GET /achievements?userAttributes=k:v: active achievements (those open to a user with
+    these attributes, when given), with completions and rarity."""
+
+    @extend_schema(
+        operation_id="achievements_all",
+        summary="Get all achievements",
+        description="The active achievements with their completions and rarity, oldest first. "
+        "With userAttributes, only those open to a user with these attribute values.",
+        parameters=[openapi.USER_ATTRIBUTES],
+        responses={
+            200: openapi.AchievementWithStatsResponse(many=True),
+            **errors(
+                401,
+                403,
+                (404, "Unknown Tenant-ID."),
+                (422, "userAttributes is not a comma-separated list of key:value pairs."),
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        tenant = self.scope(request).tenant
+        raw = request.query_params.get("userAttributes")
+        attributes = parse_attribute_filter(raw)
+        stats = selectors.achievement_stats(tenant)
+        return Response(
+            [
+                serializers.with_stats(serializers.achievement_render(d), d, stats)
+                for d in selectors.achievement_definitions(tenant).values()
+                if d.completable and (raw is None or d.open_to(attributes))
+            ]
+        )
+
+
+class UserAchievementsApi(AppApi):
+    @extend_schema(
+        operation_id="users_achievements",
+        summary="Get a user's achievements",
+        description="The achievements the user completed (locked ones included), oldest first, "
+        "with their completions and rarity. With includeIncomplete=true, also the active ones "
+        "the user has not completed and whose user attribute filters the user matches.",
+        parameters=[USER_ID, openapi.INCLUDE_INCOMPLETE],
+        responses={
+            200: openapi.UserAchievementWithStatsResponse(many=True),
+            **errors(
+                401,
+                403,
+                (404, "User not found, or unknown Tenant-ID."),
+                (422, "includeIncomplete is neither true nor false."),
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        include_incomplete = query_bool(request.query_params, "includeIncomplete")
+        user = user_get(scope.tenant, user_id)
+        completed = selectors.user_completions(user)
+        stats = selectors.achievement_stats(scope.tenant)
+        items = []
+        for d in selectors.achievement_definitions(scope.tenant).values():
+            done = d.pk in completed
+            if not selectors.visible_to(d, done) or not (done or include_incomplete):
+                continue
+            if not done and not d.open_to(user.attributes):
+                continue
+            body = serializers.user_achievement_render(d, completed.get(d.pk))
+            items.append(serializers.with_stats(body, d, stats))
+        return Response(items)
+
+
+class AchievementCompleteApi(AppApi):
+    """POST /achievements/{key}/complete: 201 with the new completion; completing again
+    answers 200 with the first completion and changes nothing."""
+
+    @extend_schema(
+        operation_id="achievements_complete",
+        summary="Complete an achievement",
+        description="Completes an api-trigger achievement for the user, creating the user when "
+        "unknown and otherwise updating the supplied user fields. Completing it again changes "
+        "nothing and answers 200 with the first completion.",
+        parameters=[openapi.ACHIEVEMENT_KEY],
+        request=serializers.AchievementCompleteSerializer,
+        responses={
+            201: OpenApiResponse(
+                openapi.AchievementCompletionResponse,
+                description="The user completed the achievement with this request.",
+            ),
+            200: OpenApiResponse(
+                openapi.AchievementCompletionResponse,
+                description="The user had already completed it: the first completion.",
+            ),
+            **errors(
+                400,
+                401,
+                403,
+                (
+                    404,
+                    "No active or locked api-trigger achievement has this key, or unknown "
+                    "Tenant-ID.",
+                ),
+                413,
+                (
+                    422,
+                    "Validation failed: an invalid user; or the achievement is locked, or the "
+                    "user does not match its user attribute filters.",
+                ),
+            ),
+        },
+    )
+    def post(self, request: Request, key: str) -> Response:
+        scope = self.scope(request)
+        data = validated(serializers.AchievementCompleteSerializer, request.data)
+        user_id = data["user"]["id"]
+        scope.ensure_user_access(user_id)
+        definition = selectors.achievement_by_key(scope.tenant, key)
+        if definition is None or definition.trigger != Trigger.API:
+            raise AchievementNotFoundError(key)
+        with transaction.atomic():
+            user = user_lock(scope.tenant, user_id)
+            fields = user_fields(data["user"])
+            if user is None:
+                user = user_create_or_lock(scope.tenant, user_id, fields).user
+            else:
+                user_update_fields(scope.tenant, user, fields)
+            result = services.achievement_complete_api(scope.tenant, user, definition)
+        return Response(
+            {
+                "completionId": result.completion_id,
+                "achievement": serializers.user_achievement_render(definition, result.completed_at),
+                "points": {},
+            },
+            status=201 if result.created else 200,
+        )
+
+
+def _metric_achievements(
+    tenant: Any, user: EndUser, metric: MetricDef, completed: dict[int, Any]
+) -> list[dict[str, Any]]:
+    return [
+        serializers.user_achievement_render(d, completed.get(d.pk))
+        for d in selectors.metric_achievements(tenant, metric.pk)
+        if selectors.visible_to(d, d.pk in completed)
+        and (d.pk in completed or d.open_to(user.attributes))
+    ]
+
+
+class UserMetricListApi(AppApi):
+    @extend_schema(
+        operation_id="users_all_metrics",
+        summary="Get all of a user's metrics",
+        parameters=[USER_ID],
+        responses={
+            200: MetricResponse(many=True),
+            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        totals = user_metric_totals(user)
+        completed = selectors.user_completions(user)
+        return Response(
+            [
+                user_metric_render(
+                    metric,
+                    totals.get(metric.pk, Decimal(0)),
+                    _metric_achievements(scope.tenant, user, metric, completed),
+                )
+                for metric in metric_definitions(scope.tenant).values()
+            ]
+        )
+
+
+class UserMetricApi(AppApi):
+    @extend_schema(
+        operation_id="users_single_metric",
+        summary="Get one of a user's metrics",
+        parameters=[USER_ID, METRIC_KEY],
+        responses={
+            200: MetricResponse,
+            **errors(401, 403, (404, "User or metric not found, or unknown Tenant-ID.")),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        metric = metric_by_key(scope.tenant, key)
+        completed = selectors.user_completions(user)
+        return Response(
+            user_metric_render(
+                metric,
+                user_metric_total(user, metric.pk),
+                _metric_achievements(scope.tenant, user, metric, completed),
+            )
+        )
+
+
+class AchievementCollection(Collection):
+    noun = "Achievement"
+    create_serializer = serializers.AchievementCreateSerializer
+    update_serializer = serializers.AchievementUpdateSerializer
+    output_schema = openapi.AdminAchievement
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Achievement]:
+        return selectors.achievements_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> Achievement | None:
+        return selectors.achievement_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Achievement:
+        return services.achievement_save(scope.tenant, None, data)
+
+    def update(
+        self, scope: Scope, parent: Any, obj: Achievement, data: dict[str, Any]
+    ) -> Achievement:
+        return services.achievement_save(scope.tenant, obj, data)
+
+    def delete(self, scope: Scope, parent: Any, obj: Achievement) -> None:
+        services.achievement_delete(scope.tenant, obj)
+
+    def render(self, obj: Achievement) -> dict[str, Any]:
+        return serializers.admin_render(obj)
