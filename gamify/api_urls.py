@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("apps.metrics.urls")),
     path("", include("apps.streaks.urls")),
     path("", include("apps.achievements.urls")),
+    path("", include("apps.points.urls")),
 ]

@@ -88,8 +88,8 @@ class UserAchievementWithStatsResponse(UserAchievementResponse):
     rarity = _rarity()
 
 
-# MetricEventPointsResponse is documented by apps.pipeline.openapi, which this app may not import
-# (pipeline sits above achievements); refer to its component, which the event endpoint always
+# MetricEventPointsResponse is documented by apps.points.openapi, which this app may not import
+# (points sits above achievements); refer to its component, which the event endpoint always
 # puts in the application API's document.
 @extend_schema_field(
     {
@@ -105,7 +105,7 @@ class AchievementCompletionResponse(serializers.Serializer):
     completionId = serializers.CharField(help_text="The completion's id.")
     achievement = UserAchievementResponse(help_text="The completed achievement.")
     points = _PointsByKey(
-        help_text="Points systems changed by the completion, by system key (always {} for now)."
+        help_text="Points systems changed by the completion's achievement triggers, by key."
     )
 
 

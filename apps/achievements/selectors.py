@@ -13,7 +13,7 @@ from apps.achievements.domain import attributes_match
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.config_cache import tenant_cached
 from apps.users.models import EndUser
-from apps.users.selectors import attribute_definitions
+from apps.users.selectors import attribute_filters_resolve
 
 
 @dataclass(frozen=True)
@@ -48,20 +48,8 @@ class AchievementDef:
         return attributes_match(self.user_filters, user_attributes)
 
 
-def _filters(refs: list[dict[str, str]], keys_by_id: dict[str, str]) -> dict[str, str] | None:
-    filters: dict[str, str] = {}
-    for ref in refs:
-        key = keys_by_id.get(ref["attributeId"])
-        if key is None:
-            return None
-        filters[key] = ref["attributeValue"]
-    return filters
-
-
 def achievement_definitions(tenant: Tenant) -> dict[int, AchievementDef]:
     def load() -> dict[int, AchievementDef]:
-        definitions = attribute_definitions(tenant)
-        keys_by_id = {pid: key for (_, key), pid in definitions.ids_by_type_key.items()}
         rows = (
             Achievement.objects.filter(tenant=tenant)
             .select_related("metric")
@@ -86,8 +74,8 @@ def achievement_definitions(tenant: Tenant) -> dict[int, AchievementDef]:
                 anniversary_years=a.anniversary_years,
                 prerequisites=frozenset(p.pk for p in a.prerequisites.all()),
                 prerequisite_ids=tuple(str(p.public_id) for p in a.prerequisites.all()),
-                user_filters=_filters(a.user_attributes, keys_by_id),
-                event_filters=_filters(a.event_attributes, keys_by_id),
+                user_filters=attribute_filters_resolve(tenant, a.user_attributes),
+                event_filters=attribute_filters_resolve(tenant, a.event_attributes),
             )
             for a in rows
         }

@@ -26,12 +26,15 @@ from apps.achievements.selectors import (
     user_completions,
 )
 from apps.core.effects import enqueue_after_commit
+from apps.core.errors import ValidationError
 from apps.metrics.models import Metric, MetricEvent, MetricTotal
+from apps.metrics.selectors import metric_filtered_total
 from apps.streaks.models import StreakPeriod
 from apps.streaks.selectors import streak_config
 from apps.users.choices import AttributeType
 from apps.users.domain import local_date
-from apps.users.models import Attribute, EndUser
+from apps.users.models import EndUser
+from apps.users.services import attribute_refs_check
 
 logger = logging.getLogger("gamify.achievements")
 
@@ -106,13 +109,6 @@ def _with_composites(
     return newly + [definitions[pk] for pk in extra]
 
 
-def _filtered_total(user: EndUser, metric_pk: int, filters: dict[str, str]) -> Decimal:
-    matching = MetricEvent.objects.filter(
-        user=user, metric_id=metric_pk, **{f"attributes__{k}": v for k, v in filters.items()}
-    )
-    return matching.aggregate(total=Sum("value"))["total"] or Decimal(0)
-
-
 def achievements_apply_event(
     tenant: Tenant,
     user: EndUser,
@@ -152,7 +148,7 @@ def achievements_apply_event(
                 continue
             signature = tuple(sorted(d.event_filters.items()))
             if signature not in filtered_totals:
-                filtered_totals[signature] = _filtered_total(user, metric_pk, d.event_filters)
+                filtered_totals[signature] = metric_filtered_total(user, metric_pk, d.event_filters)
             reached = filtered_totals[signature]
         elif d.event_filters is None:
             continue  # a filter names a deleted attribute
@@ -329,19 +325,11 @@ def achievement_backdate(achievement_pk: int, now: dt.datetime | None = None) ->
 # --- configuration (admin API) ---------------------------------------------------------------
 
 
-def _attribute_refs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[dict[str, str]]:
-    ids = {ref["attributeId"] for ref in refs}
-    found = set(
-        Attribute.objects.filter(tenant=tenant, type=kind, public_id__in=ids).values_list(
-            "public_id", flat=True
-        )
-    )
-    missing = sorted(ids - {str(f) for f in found})
-    if missing:
-        raise AchievementInvalidError(f"{kind} attributes not found: {', '.join(missing)}")
-    return [
-        {"attributeId": ref["attributeId"], "attributeValue": ref["attributeValue"]} for ref in refs
-    ]
+def _refs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[dict[str, str]]:
+    try:
+        return attribute_refs_check(tenant, refs, kind)
+    except ValidationError as exc:
+        raise AchievementInvalidError(exc.message) from None
 
 
 def _apply(tenant: Tenant, achievement: Achievement, data: dict[str, Any], creating: bool) -> bool:
@@ -371,7 +359,7 @@ def _apply(tenant: Tenant, achievement: Achievement, data: dict[str, Any], creat
     if "badge" in data:
         achievement.badge_url = data["badge"]["url"] if data["badge"] else None
     if "userAttributes" in data:
-        achievement.user_attributes = _attribute_refs(
+        achievement.user_attributes = _refs(
             tenant, data["userAttributes"] or [], AttributeType.USER
         )
     if data.get("key") is not None:
@@ -389,7 +377,7 @@ def _apply(tenant: Tenant, achievement: Achievement, data: dict[str, Any], creat
     if data.get("metricValue") is not None:
         achievement.metric_value = data["metricValue"]
     if "eventAttributes" in data:
-        achievement.event_attributes = _attribute_refs(
+        achievement.event_attributes = _refs(
             tenant, data["eventAttributes"] or [], AttributeType.EVENT
         )
     for wire, attr in (

@@ -4,11 +4,7 @@ from apps.achievements import views
 
 urlpatterns = [
     path("achievements", views.AchievementListApi.as_view(), name="achievements"),
-    path(
-        "achievements/<str:key>/complete",
-        views.AchievementCompleteApi.as_view(),
-        name="achievement-complete",
-    ),
+    # POST achievements/<key>/complete is served by apps.pipeline: it also awards points.
     path(
         "users/<str:user_id>/achievements",
         views.UserAchievementsApi.as_view(),

@@ -6,18 +6,15 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.achievements import openapi, selectors, serializers, services
-from apps.achievements.choices import Trigger
-from apps.achievements.errors import AchievementNotFoundError
 from apps.achievements.models import Achievement
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
-from apps.core.bulk import Collection, validated
+from apps.core.bulk import Collection
 from apps.core.openapi import errors
 from apps.core.scope import Scope
 from apps.metrics.openapi import METRIC_KEY, MetricResponse
@@ -32,8 +29,6 @@ from apps.metrics.serializers import user_metric_render
 from apps.users.models import EndUser
 from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
-from apps.users.serializers import user_fields
-from apps.users.services import user_create_or_lock, user_lock, user_update_fields
 
 
 class AchievementListApi(AppApi):
@@ -105,71 +100,6 @@ class UserAchievementsApi(AppApi):
             body = serializers.user_achievement_render(d, completed.get(d.pk))
             items.append(serializers.with_stats(body, d, stats))
         return Response(items)
-
-
-class AchievementCompleteApi(AppApi):
-    """POST /achievements/{key}/complete: 201 with the new completion; completing again
-    answers 200 with the first completion and changes nothing."""
-
-    @extend_schema(
-        operation_id="achievements_complete",
-        summary="Complete an achievement",
-        description="Completes an api-trigger achievement for the user, creating the user when "
-        "unknown and otherwise updating the supplied user fields. Completing it again changes "
-        "nothing and answers 200 with the first completion.",
-        parameters=[openapi.ACHIEVEMENT_KEY],
-        request=serializers.AchievementCompleteSerializer,
-        responses={
-            201: OpenApiResponse(
-                openapi.AchievementCompletionResponse,
-                description="The user completed the achievement with this request.",
-            ),
-            200: OpenApiResponse(
-                openapi.AchievementCompletionResponse,
-                description="The user had already completed it: the first completion.",
-            ),
-            **errors(
-                400,
-                401,
-                403,
-                (
-                    404,
-                    "No active or locked api-trigger achievement has this key, or unknown "
-                    "Tenant-ID.",
-                ),
-                413,
-                (
-                    422,
-                    "Validation failed: an invalid user; or the achievement is locked, or the "
-                    "user does not match its user attribute filters.",
-                ),
-            ),
-        },
-    )
-    def post(self, request: Request, key: str) -> Response:
-        scope = self.scope(request)
-        data = validated(serializers.AchievementCompleteSerializer, request.data)
-        user_id = data["user"]["id"]
-        scope.ensure_user_access(user_id)
-        definition = selectors.achievement_by_key(scope.tenant, key)
-        if definition is None or definition.trigger != Trigger.API:
-            raise AchievementNotFoundError(key)
-        with transaction.atomic():
-            user = user_lock(scope.tenant, user_id)
-            fields = user_fields(data["user"])
-            if user is None:
-                user = user_create_or_lock(scope.tenant, user_id, fields).user
-            else:
-                user_update_fields(scope.tenant, user, fields)
-            result = services.achievement_complete_api(scope.tenant, user, definition)
-        return Response(
-            {
-                "completionId": result.completion_id,
-                "achievement": serializers.user_achievement_render(definition, result.completed_at),
-                "points": {},
-            },
-            status=201 if result.created else 200,
-        )
 
 
 def _metric_achievements(

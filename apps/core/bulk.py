@@ -89,6 +89,9 @@ class Collection(ABC):
     noun: ClassVar[str] = "Resource"
     create_serializer: ClassVar[type[serializers.Serializer] | None] = None
     update_serializer: ClassVar[type[serializers.Serializer] | None] = None
+    # Names operationIds and envelope components when the URL prefix alone would not
+    # ("points" -> "points-systems": CreatePointsSystemsResponse, as Trophy names it).
+    schema_prefix: ClassVar[str | None] = None
     # Documentation only: the serializer describing what render() returns (OpenAPI schema).
     output_schema: ClassVar[type[serializers.Serializer] | None] = None
 

@@ -131,7 +131,7 @@ def collection_schema(
     Create<Prefix>Response / Update<Prefix>Response / Delete<Prefix>Response. The objects come
     from `collection.output_schema` (a serializer class used for documentation only).
     """
-    words = _words(prefix)
+    words = _words(collection.schema_prefix or prefix)
     op = "admin_" + "_".join(words)
     plural = "".join(word.capitalize() for word in words)
     noun = collection.noun

@@ -88,3 +88,11 @@ def metric_event_summary(
     before = rollups.filter(date__lt=start).aggregate(total=Sum("change"))["total"] or Decimal(0)
     changes = rollups.filter(date__gte=start, date__lte=end).values_list("date", "change")
     return summary_buckets(start, end, aggregation, before, changes)
+
+
+def metric_filtered_total(user: EndUser, metric_pk: int, filters: dict[str, str]) -> Decimal:
+    """The user's total of the events of this metric carrying all these attribute values."""
+    events = MetricEvent.objects.filter(
+        user=user, metric_id=metric_pk, **{f"attributes__{k}": v for k, v in filters.items()}
+    )
+    return events.aggregate(total=Sum("value"))["total"] or Decimal(0)

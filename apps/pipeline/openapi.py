@@ -1,8 +1,9 @@
 """OpenAPI documentation of metric events (documentation only).
 
-EventResponse follows the Trophy wire model in full. The achievements, points and leaderboards
-parts are always empty until those features exist; their item shapes are documented now so that
-generated clients match Trophy's."""
+EventResponse follows the Trophy wire model in full. The points shapes are documented by
+apps.points.openapi (shared with the points endpoints). The leaderboards part is always empty
+until that feature exists; its item shape is documented now so that generated clients match
+Trophy's."""
 
 from typing import Any
 
@@ -12,14 +13,10 @@ from rest_framework import serializers
 
 from apps.metrics.openapi import AttributeKeyValue, UserAchievementResponse
 from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
+from apps.points.openapi import MetricEventPointsResponse
 from apps.streaks.choices import Frequency
 
 # Enum value sets of features not built yet (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
-POINTS_TRIGGER_TYPES = ["metric", "achievement", "streak", "time", "user_creation"]
-POINTS_TRIGGER_STATUSES = ["active", "inactive", "archived"]
-POINTS_TRIGGER_TIME_UNITS = ["hour", "day"]
-POINTS_BOOST_STATUSES = ["active", "scheduled", "finished"]
-POINTS_BOOST_ROUNDINGS = ["down", "up", "nearest"]
 LEADERBOARD_RANK_BY = ["metric", "streak", "points"]
 LEADERBOARD_RUN_UNITS = ["day", "month", "year"]
 
@@ -58,67 +55,6 @@ class MetricEventStreakResponse(serializers.Serializer):
     maxFreezes = serializers.IntegerField(required=False, help_text="Only when freezes are on.")
     freezeAutoEarnInterval = serializers.IntegerField(required=False)
     freezeAutoEarnAmount = serializers.IntegerField(required=False)
-
-
-class PointsLevel(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    name = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    badgeUrl = serializers.CharField(required=False, allow_null=True)
-    points = serializers.IntegerField(help_text="Threshold.")
-
-
-class PointsTrigger(serializers.Serializer):
-    id = serializers.CharField()
-    type = serializers.ChoiceField(choices=POINTS_TRIGGER_TYPES)
-    points = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=POINTS_TRIGGER_STATUSES)
-    achievementId = serializers.CharField(required=False)
-    metricId = serializers.CharField(required=False)
-    metricName = serializers.CharField(required=False)
-    metricThreshold = serializers.IntegerField(required=False)
-    streakLengthThreshold = serializers.IntegerField(required=False)
-    achievementName = serializers.CharField(required=False)
-    timeUnit = serializers.ChoiceField(choices=POINTS_TRIGGER_TIME_UNITS, required=False)
-    timeInterval = serializers.IntegerField(required=False)
-    userAttributes = AttributeKeyValue(many=True)
-    eventAttribute = AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes.")
-    eventAttributes = AttributeKeyValue(many=True, required=False)
-    created = serializers.DateTimeField()
-    updated = serializers.DateTimeField()
-
-
-class PointsBoost(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    status = serializers.ChoiceField(choices=POINTS_BOOST_STATUSES)
-    start = serializers.DateField()
-    end = serializers.DateField(required=False, allow_null=True)
-    multiplier = serializers.FloatField()
-    rounding = serializers.ChoiceField(choices=POINTS_BOOST_ROUNDINGS)
-
-
-class PointsAward(serializers.Serializer):
-    id = serializers.CharField(required=False)
-    awarded = serializers.IntegerField(required=False)
-    date = serializers.DateTimeField(required=False)
-    total = serializers.IntegerField(required=False, help_text="Balance after the award.")
-    trigger = PointsTrigger(required=False)
-    boosts = PointsBoost(many=True, required=False)
-
-
-class MetricEventPointsResponse(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    name = serializers.CharField()
-    description = serializers.CharField(required=False, allow_null=True)
-    badgeUrl = serializers.CharField(required=False, allow_null=True)
-    maxPoints = serializers.FloatField(required=False, allow_null=True)
-    total = serializers.IntegerField()
-    level = PointsLevel(required=False, help_text="Present only when the level changed.")
-    added = serializers.IntegerField()
-    awards = PointsAward(many=True)
 
 
 class MetricEventLeaderboardResponse(serializers.Serializer):

@@ -3,7 +3,7 @@
     streaks -> achievements -> points -> leaderboards
 
 Each step receives the event context and the outcomes of the steps before it and returns a
-frozen outcome. Features not built yet (points, leaderboards) return their empty outcome;
+frozen outcome. Features not built yet (leaderboards) return their empty outcome;
 the issue that builds a feature replaces its step body with a call into that app's services.
 """
 
@@ -22,6 +22,7 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
+from apps.points.services import points_apply_event
 from apps.streaks.selectors import (
     streak_config,
     streak_state_get,
@@ -75,7 +76,19 @@ def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsO
 def points_step(
     ctx: EventContext, streak: StreakOutcome, achievements: AchievementsOutcome
 ) -> PointsOutcome:
-    return PointsOutcome()
+    systems = points_apply_event(
+        ctx.tenant,
+        ctx.user,
+        ctx.metric.pk,
+        ctx.attributes,
+        ctx.recorded.total,
+        streak.extended,
+        streak.length,
+        streak.streak.get("started"),
+        achievements.achievement_pks,
+        ctx.now,
+    )
+    return PointsOutcome(systems=systems)
 
 
 def leaderboards_step(

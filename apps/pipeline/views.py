@@ -2,10 +2,18 @@
 
 from typing import Any
 
+from django.db import transaction
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.achievements import openapi as achievements_openapi
+from apps.achievements.choices import Trigger
+from apps.achievements.errors import AchievementNotFoundError
+from apps.achievements.selectors import achievement_by_key
+from apps.achievements.serializers import AchievementCompleteSerializer, user_achievement_render
+from apps.achievements.services import achievement_complete_api
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
@@ -15,9 +23,15 @@ from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
 from apps.pipeline import openapi, serializers
 from apps.pipeline.services import EventInput, event_process, events_enqueue
+from apps.points.services import points_for_achievements
 from apps.users.selectors import users_with_email
 from apps.users.serializers import user_fields
-from apps.users.services import attribute_values_check
+from apps.users.services import (
+    attribute_values_check,
+    user_create_or_lock,
+    user_lock,
+    user_update_fields,
+)
 
 MAX_BATCH_EVENTS = 1000
 
@@ -132,4 +146,77 @@ class BatchEventsApi(AdminApi):
             value=data["value"],
             attributes=data["attributes"],
             idempotency_key=data.get("idempotencyKey"),
+        )
+
+
+class AchievementCompleteApi(AppApi):
+    """POST /achievements/{key}/complete: 201 with the new completion; completing again
+    answers 200 with the first completion and changes nothing."""
+
+    @extend_schema(
+        operation_id="achievements_complete",
+        summary="Complete an achievement",
+        description="Completes an api-trigger achievement for the user, creating the user when "
+        "unknown and otherwise updating the supplied user fields. Completing it again changes "
+        "nothing and answers 200 with the first completion.",
+        parameters=[achievements_openapi.ACHIEVEMENT_KEY],
+        request=AchievementCompleteSerializer,
+        responses={
+            201: OpenApiResponse(
+                achievements_openapi.AchievementCompletionResponse,
+                description="The user completed the achievement with this request.",
+            ),
+            200: OpenApiResponse(
+                achievements_openapi.AchievementCompletionResponse,
+                description="The user had already completed it: the first completion.",
+            ),
+            **errors(
+                400,
+                401,
+                403,
+                (
+                    404,
+                    "No active or locked api-trigger achievement has this key, or unknown "
+                    "Tenant-ID.",
+                ),
+                413,
+                (
+                    422,
+                    "Validation failed: an invalid user; or the achievement is locked, or the "
+                    "user does not match its user attribute filters.",
+                ),
+            ),
+        },
+    )
+    def post(self, request: Request, key: str) -> Response:
+        scope = self.scope(request)
+        data = validated(AchievementCompleteSerializer, request.data)
+        user_id = data["user"]["id"]
+        scope.ensure_user_access(user_id)
+        definition = achievement_by_key(scope.tenant, key)
+        if definition is None or definition.trigger != Trigger.API:
+            raise AchievementNotFoundError(key)
+        with transaction.atomic():
+            user = user_lock(scope.tenant, user_id)
+            fields = user_fields(data["user"])
+            if user is None:
+                user = user_create_or_lock(scope.tenant, user_id, fields).user
+            else:
+                user_update_fields(scope.tenant, user, fields)
+            result = achievement_complete_api(scope.tenant, user, definition)
+            # Achievement points triggers fire for the completion and the composites it
+            # completed (the pipeline owns the order: achievements, then points).
+            completed = (definition.pk, *(c.definition.pk for c in result.also_completed))
+            points = (
+                points_for_achievements(scope.tenant, user, completed, timezone.now())
+                if result.created
+                else {}
+            )
+        return Response(
+            {
+                "completionId": result.completion_id,
+                "achievement": user_achievement_render(definition, result.completed_at),
+                "points": points,
+            },
+            status=201 if result.created else 200,
         )

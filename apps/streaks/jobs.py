@@ -33,7 +33,7 @@ def _for_each_locked(
             # The user's row is the pipeline's lock point; a user busy with an event is
             # skipped (that event settles the streak itself) and retried on the next run.
             user = (
-                EndUser.objects.select_for_update(skip_locked=True)
+                EndUser.objects.select_for_update(skip_locked=True, of=("self",))
                 .select_related("tenant")
                 .filter(pk=user_pk)
                 .first()

@@ -59,3 +59,21 @@ def attributes_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Attribute
 
 def attribute_get(tenant: Tenant, public_id: str) -> Attribute | None:
     return Attribute.objects.filter(tenant=tenant, public_id=public_id).first()
+
+
+AttributeRefs = list[dict[str, str]]  # [{"attributeId": uuid, "attributeValue": str}]
+
+
+def attribute_filters_resolve(tenant: Tenant, refs: AttributeRefs) -> dict[str, str] | None:
+    """Admin-side attribute filters (by attribute id) as {key: value}; None when one names a
+    deleted attribute, so that nobody matches rather than everybody."""
+    keys_by_id = {
+        pid: key for (_, key), pid in attribute_definitions(tenant).ids_by_type_key.items()
+    }
+    filters: dict[str, str] = {}
+    for ref in refs:
+        key = keys_by_id.get(ref["attributeId"])
+        if key is None:
+            return None
+        filters[key] = ref["attributeValue"]
+    return filters

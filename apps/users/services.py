@@ -189,3 +189,22 @@ def user_notification_preferences_update(user: EndUser, preferences: dict[str, l
     if merged != user.notification_preferences:
         user.notification_preferences = merged
         user.save(update_fields=["notification_preferences", "updated"])
+
+
+def attribute_refs_check(
+    tenant: Tenant, refs: list[dict[str, str]] | None, kind: str
+) -> list[dict[str, str]]:
+    """Validate admin-side attribute filters: every attribute id must be an attribute of this
+    tenant and kind. Returns the normalized list to store."""
+    refs = refs or []
+    ids = {ref["attributeId"] for ref in refs}
+    found = {
+        str(pid)
+        for pid in Attribute.objects.filter(
+            tenant=tenant, type=kind, public_id__in=ids
+        ).values_list("public_id", flat=True)
+    }
+    missing = sorted(ids - found)
+    if missing:
+        raise ValidationError(f"{kind} attributes not found: {', '.join(missing)}")
+    return [{"attributeId": r["attributeId"], "attributeValue": r["attributeValue"]} for r in refs]

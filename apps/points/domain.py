@@ -1,0 +1,106 @@
+"""Pure points rules: trigger crossings, boosts and rounding, caps, levels, time intervals,
+summary buckets. No ORM; the services hold the locks and write the ledger."""
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+
+DOWN, UP, NEAREST = "down", "up", "nearest"
+# With stacked boosts of different roundings the product is rounded once, by the most
+# conservative mode present: down before nearest before up (points are often currency).
+_ROUNDING_ORDER = (DOWN, NEAREST, UP)
+_DECIMAL_ROUNDING = {DOWN: ROUND_FLOOR, UP: ROUND_CEILING, NEAREST: ROUND_HALF_UP}
+
+
+def multiples_reached(total: Decimal, threshold: int) -> int:
+    """How many whole `threshold`s the total holds (never negative)."""
+    if threshold <= 0 or total <= 0:
+        return 0
+    return int(total // threshold)
+
+
+def metric_trigger_new_multiples(mark: int, total: Decimal, threshold: int) -> tuple[int, int]:
+    """Metric triggers pay once per multiple of the threshold ever reached: `mark` is the
+    highest multiple already paid. Returns (multiples to pay now, new mark). A total that goes
+    down and up again pays nothing until it passes the mark."""
+    reached = multiples_reached(total, threshold)
+    if reached <= mark:
+        return 0, mark
+    return reached - mark, reached
+
+
+def streak_multiples_reached(length: int, threshold: int) -> int:
+    """Streak triggers fire each time the streak reaches a multiple of `streakLength`
+    (7, 14, 21 ... for "every 7-day streak")."""
+    return length // threshold if threshold > 0 else 0
+
+
+@dataclass(frozen=True)
+class Boost:
+    id: str
+    multiplier: Decimal
+    rounding: str
+
+
+def boosted(points: int, boosts: Sequence[Boost]) -> int:
+    """Apply every boost: multipliers multiply together, the result is rounded once (see
+    _ROUNDING_ORDER). Deductions (negative points) are never boosted."""
+    if points <= 0 or not boosts:
+        return points
+    product = Decimal(points)
+    for boost in boosts:
+        product *= boost.multiplier
+    mode = min((b.rounding for b in boosts), key=_ROUNDING_ORDER.index)
+    return int(product.to_integral_value(rounding=_DECIMAL_ROUNDING[mode]))
+
+
+def capped(points: int, total: int, max_points: int | None) -> int:
+    """An award never takes the total above the system's maximum (deductions are not
+    capped)."""
+    if max_points is None or points <= 0:
+        return points
+    return max(0, min(points, max_points - total))
+
+
+@dataclass(frozen=True)
+class Level:
+    pk: int
+    points: int
+
+
+def level_for(total: int, levels: Sequence[Level]) -> Level | None:
+    """The highest level whose threshold the total has reached (thresholds are inclusive)."""
+    reached = [level for level in levels if level.points <= total]
+    return max(reached, key=lambda level: (level.points, level.pk)) if reached else None
+
+
+def intervals_elapsed(since: dt.datetime, now: dt.datetime, unit: str, interval: int) -> int:
+    """Whole intervals of `interval` hours or days since `since`."""
+    step = dt.timedelta(hours=interval) if unit.startswith("hour") else dt.timedelta(days=interval)
+    if now <= since:
+        return 0
+    return (now - since) // step
+
+
+@dataclass(frozen=True)
+class Bucket:
+    low: int
+    high: int
+    users: int
+
+
+def summary_buckets(totals: Sequence[int], buckets: int = 10) -> list[Bucket]:
+    """Eleven ranges, as the SDK documents PointsSummaryResponse: 0 to 0 (also holding
+    negative totals), then ten equal ranges from 1 to the highest total rounded up to a power
+    of ten (at least 10): a highest total of 35 gives 1-10, 11-20 ... 91-100."""
+    highest = max(totals, default=0)
+    top = 10
+    while top < highest:
+        top *= 10
+    width = top // buckets
+    result = [Bucket(0, 0, sum(1 for t in totals if t <= 0))]
+    for index in range(buckets):
+        low, high = index * width + 1, (index + 1) * width
+        result.append(Bucket(low, high, sum(1 for t in totals if low <= t <= high)))
+    return result

@@ -1,0 +1,63 @@
+"""Time-triggered points: every `timeInterval` hours or days since the user's first activity
+(their creation). Only users who are due are read: new users of the tenant (no mark yet) and
+marks whose next interval has completed."""
+
+import datetime as dt
+
+from django.db import transaction
+from django.db.models import Q
+
+from apps.core.periodic import periodic_job
+from apps.points.choices import TriggerStatus, TriggerType
+from apps.points.models import PointsTrigger, PointsTriggerMark
+from apps.points.selectors import points_config
+from apps.points.services import time_trigger_pay
+from apps.users.models import EndUser
+
+BATCH = 500
+
+
+@periodic_job("points-time-triggers", every=dt.timedelta(minutes=10))
+def points_time_triggers(now: dt.datetime) -> int:
+    paid = 0
+    triggers = PointsTrigger.objects.filter(
+        type=TriggerType.TIME, status=TriggerStatus.ACTIVE, system__status="active"
+    ).select_related("system")
+    for trigger in triggers:
+        tenant_id = trigger.system.tenant_id
+        due_marks = PointsTriggerMark.objects.filter(trigger=trigger, due_at__lte=now)
+        users = (
+            EndUser.objects.filter(tenant_id=tenant_id)
+            .filter(
+                Q(pk__in=due_marks.values("user_id"))
+                | ~Q(pk__in=PointsTriggerMark.objects.filter(trigger=trigger).values("user_id"))
+            )
+            .order_by("pk")
+        )
+        last_pk = 0
+        while True:
+            batch = list(users.filter(pk__gt=last_pk).values_list("pk", flat=True)[:BATCH])
+            if not batch:
+                break
+            last_pk = batch[-1]
+            for user_pk in batch:
+                with transaction.atomic():
+                    user = (
+                        EndUser.objects.select_for_update(skip_locked=True, of=("self",))
+                        .select_related("tenant")
+                        .filter(pk=user_pk)
+                        .first()
+                    )
+                    if user is None:
+                        continue  # busy with an event; paid on the next run
+                    system = points_config(user.tenant).get(trigger.system.key)
+                    definition = (
+                        next((t for t in system.triggers if t.pk == trigger.pk), None)
+                        if system
+                        else None
+                    )
+                    if system is None or definition is None:
+                        continue
+                    if time_trigger_pay(user.tenant, user, system, definition, now):
+                        paid += 1
+    return paid

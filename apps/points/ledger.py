@@ -1,0 +1,251 @@
+"""The award ledger: every change of a points total is an append-only award row, written with
+the total in the same transaction, under the user's lock. Each award carries a dedupe key that
+is unique per user and system, so a retried job or a replayed event can never pay twice."""
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.accounts.models import Tenant
+from apps.core.db import upsert
+from apps.points import domain
+from apps.points.errors import PointsBlockedError
+from apps.points.models import PointsAward, PointsDailyChange, PointsTotal
+from apps.points.selectors import BoostDef, SystemDef, TriggerDef, user_boosts, user_totals
+from apps.users.domain import local_date
+from apps.users.models import EndUser
+
+_DAILY_UPSERT = (
+    "INSERT INTO {t} (tenant_id, user_id, system_id, date, change) VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT (user_id, system_id, date) DO UPDATE SET change = {t}.change + EXCLUDED.change"
+)
+
+
+def _iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def trigger_render(t: TriggerDef) -> dict[str, Any]:
+    """PointsTrigger (application view): every field the SDK requires, even inside awards.
+    JSON-native, because each award keeps it as its trigger snapshot."""
+    body: dict[str, Any] = {
+        "id": t.public_id,
+        "type": t.type,
+        "points": t.points,
+        "status": t.status,
+        "userAttributes": [{"key": k, "value": v} for k, v in t.user_filter_kv],
+        "created": _iso(t.created),
+        "updated": _iso(t.updated),
+    }
+    if t.type == "metric":
+        body.update(
+            metricId=t.metric_public_id,
+            metricName=t.metric_name,
+            metricThreshold=t.metric_threshold,
+            eventAttributes=[{"key": k, "value": v} for k, v in t.event_filter_kv],
+        )
+    elif t.type == "achievement":
+        body.update(achievementId=t.achievement_public_id, achievementName=t.achievement_name)
+    elif t.type == "streak":
+        body["streakLengthThreshold"] = t.streak_length
+    elif t.type == "time":
+        body.update(timeUnit=(t.time_unit or "").rstrip("s"), timeInterval=t.time_interval)
+    return body
+
+
+def boost_render(b: BoostDef, day: dt.date) -> dict[str, Any]:
+    return {
+        "id": b.public_id,
+        "name": b.name,
+        "status": b.status_on(day),
+        "start": b.start.isoformat(),
+        "end": b.end.isoformat() if b.end else None,
+        "multiplier": float(b.multiplier),  # JSON-native: awards keep the boosts applied
+        "rounding": b.rounding,
+    }
+
+
+def level_render(level: Any) -> dict[str, Any]:
+    return {
+        "id": str(level.public_id),
+        "key": level.key,
+        "name": level.name,
+        "description": level.description,
+        "badgeUrl": level.badge_url,
+        "points": level.points,
+    }
+
+
+def award_render(award: PointsAward) -> dict[str, Any]:
+    return {
+        "id": str(award.public_id),
+        "awarded": award.awarded,
+        "date": award.created,
+        "total": award.total_after,
+        "trigger": award.trigger_snapshot,
+        "boosts": award.boosts,
+    }
+
+
+def system_base_render(system: SystemDef) -> dict[str, Any]:
+    return {
+        "id": system.public_id,
+        "key": system.key,
+        "name": system.name,
+        "description": system.description or None,
+        "badgeUrl": system.badge_url,
+        "maxPoints": system.max_points,
+    }
+
+
+@dataclass
+class _Change:
+    system: SystemDef
+    total: PointsTotal
+    created: bool
+    previous_level_pk: int | None
+    base: int  # the balance before this ledger's awards
+    awards: list[PointsAward] = field(default_factory=list)
+
+
+class Ledger:
+    """Awards for one user in one transaction; `flush` writes them and describes them."""
+
+    def __init__(self, tenant: Tenant, user: EndUser, now: dt.datetime) -> None:
+        self.tenant, self.user, self.now = tenant, user, now
+        self.day = local_date(now, user.tz)
+        self._totals: dict[int, PointsTotal] | None = None
+        self._changes: dict[int, _Change] = {}
+        self._boosts: dict[int, list[BoostDef]] = {}
+        self._blocking: set[int] = set()
+
+    def load(self, systems: list[SystemDef]) -> None:
+        """One query for every balance this event may touch."""
+        self._totals = user_totals(self.user, [s.pk for s in systems])
+
+    def balance(self, system: SystemDef) -> int:
+        change = self._changes.get(system.pk)
+        if change is not None:
+            return change.total.total
+        assert self._totals is not None  # noqa: S101 - load() comes first
+        row = self._totals.get(system.pk)
+        return row.total if row is not None else 0
+
+    def has_history(self, system: SystemDef) -> bool:
+        assert self._totals is not None  # noqa: S101
+        return system.pk in self._totals
+
+    def award(
+        self, system: SystemDef, trigger: TriggerDef, points: int, dedupe_key: str
+    ) -> PointsAward | None:
+        change = self._change(system)
+        applied: list[BoostDef] = []
+        if points > 0:
+            if system.pk not in self._boosts:
+                self._boosts[system.pk] = [
+                    b for b in user_boosts(self.user, system) if b.running_on(self.day)
+                ]
+            applied = self._boosts[system.pk]
+            points = domain.boosted(
+                points, [domain.Boost(b.public_id, b.multiplier, b.rounding) for b in applied]
+            )
+            points = domain.capped(points, change.total.total, system.max_points)
+        elif trigger.block_if_out_of_points:
+            # Judged on the event's net result at flush, not on the order of the triggers.
+            self._blocking.add(system.pk)
+        if points == 0:
+            return None
+        change.total.total += points
+        award = PointsAward(
+            tenant=self.tenant,
+            user=self.user,
+            system_id=system.pk,
+            trigger_id=trigger.pk,
+            trigger_snapshot=trigger_render(trigger),
+            awarded=points,
+            total_after=change.total.total,
+            boosts=[boost_render(b, self.day) for b in applied],
+            dedupe_key=dedupe_key,
+            created=self.now,
+            local_date=self.day,
+        )
+        change.awards.append(award)
+        return award
+
+    def _change(self, system: SystemDef) -> _Change:
+        if system.pk not in self._changes:
+            assert self._totals is not None  # noqa: S101
+            row = self._totals.get(system.pk)
+            created = row is None
+            if row is None:
+                row = PointsTotal(
+                    tenant=self.tenant,
+                    user=self.user,
+                    system_id=system.pk,
+                    total=0,
+                    first_activity_at=self.now,
+                )
+            self._changes[system.pk] = _Change(system, row, created, row.level_id, row.total)
+        return self._changes[system.pk]
+
+    def _drop_already_paid(self) -> None:
+        """Exactly once: drop awards whose dedupe key the ledger already holds (one query),
+        and recompute the running totals of what remains. The unique constraint stays the
+        last word, but a duplicate never becomes an error."""
+        candidates = [c for c in self._changes.values() if c.awards]
+        if not candidates:
+            return
+        paid = set(
+            PointsAward.objects.filter(
+                user=self.user,
+                system_id__in=[c.system.pk for c in candidates],
+                dedupe_key__in=[a.dedupe_key for c in candidates for a in c.awards],
+            ).values_list("system_id", "dedupe_key")
+        )
+        if not paid:
+            return
+        for change in candidates:
+            kept = [a for a in change.awards if (change.system.pk, a.dedupe_key) not in paid]
+            running = change.base
+            for award in kept:
+                running += award.awarded
+                award.total_after = running
+            change.awards, change.total.total = kept, running
+
+    def flush(self) -> dict[str, dict[str, Any]]:
+        """Write awards, totals, levels and daily changes; return the event response's
+        `points` map (systems this ledger changed)."""
+        self._drop_already_paid()
+        changed = [c for c in self._changes.values() if c.awards]
+        for change in changed:
+            if change.system.pk in self._blocking and change.total.total < 0:
+                raise PointsBlockedError(change.system.key)
+        if not changed:
+            return {}
+        PointsAward.objects.bulk_create([a for c in changed for a in c.awards])
+        result: dict[str, dict[str, Any]] = {}
+        for change in changed:
+            system, row = change.system, change.total
+            level = domain.level_for(row.total, system.level_points)
+            row.level_id = level.pk if level else None
+            if change.created:
+                row.save(force_insert=True)
+            else:
+                row.save(update_fields=["total", "level"])
+            added = sum(a.awarded for a in change.awards)
+            upsert(
+                _DAILY_UPSERT,
+                PointsDailyChange,
+                [self.tenant.pk, self.user.pk, system.pk, self.day, added],
+            )
+            body = {
+                **system_base_render(system),
+                "total": row.total,
+                "added": added,
+                "awards": [award_render(a) for a in change.awards],
+            }
+            if row.level_id != change.previous_level_pk:
+                current = next((lv for lv in system.levels if lv.pk == row.level_id), None)
+                body["level"] = level_render(current) if current else None
+            result[system.key] = body
+        return result

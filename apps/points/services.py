@@ -1,0 +1,152 @@
+"""Points awarding (pipeline step, API completions, time job) and configuration writes."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from apps.accounts.models import Tenant
+from apps.achievements.domain import attributes_match
+from apps.metrics.selectors import metric_filtered_total
+from apps.points import domain
+from apps.points.choices import TriggerType
+from apps.points.errors import PointsBlockedError
+from apps.points.ledger import Ledger
+from apps.points.models import PointsTriggerMark
+from apps.points.selectors import SystemDef, TriggerDef, points_config
+from apps.users.models import EndUser
+
+
+def _marks(user: EndUser, triggers: list[TriggerDef]) -> dict[int, PointsTriggerMark]:
+    if not triggers:
+        return {}
+    return {
+        m.trigger_id: m
+        for m in PointsTriggerMark.objects.filter(
+            user=user, trigger_id__in=[t.pk for t in triggers]
+        )
+    }
+
+
+def points_apply_event(
+    tenant: Tenant,
+    user: EndUser,
+    metric_pk: int | None,
+    event_attributes: dict[str, str],
+    metric_total: Decimal,
+    streak_extended: bool,
+    streak_length: int,
+    streak_started: str | None,
+    achievement_pks: tuple[int, ...],
+    now: dt.datetime,
+) -> dict[str, dict[str, Any]]:
+    """The points step of the pipeline (the caller holds the user's lock). Returns the
+    event response's `points` map: only systems this event changed."""
+    config = points_config(tenant)
+    plan: list[tuple[SystemDef, TriggerDef]] = []
+    for system in config.values():
+        for t in system.triggers:
+            if not t.open_to(user.attributes):
+                continue
+            if (
+                (t.type == TriggerType.METRIC and t.metric_pk == metric_pk)
+                or (
+                    t.type == TriggerType.STREAK
+                    and streak_extended
+                    and t.streak_length
+                    and streak_length % t.streak_length == 0
+                )
+                or (t.type == TriggerType.ACHIEVEMENT and t.achievement_pk in achievement_pks)
+                or t.type == TriggerType.USER_CREATION
+            ):
+                plan.append((system, t))
+    if not plan:
+        return {}
+    ledger = Ledger(tenant, user, now)
+    ledger.load(list({s.pk: s for s, _ in plan}.values()))
+    metric_triggers = [t for _, t in plan if t.type == TriggerType.METRIC]
+    marks = _marks(user, metric_triggers)
+    new_marks: list[PointsTriggerMark] = []
+    for system, t in plan:
+        if t.type == TriggerType.USER_CREATION:
+            # Paid at the user's first contact with the system (the dedupe key makes it once).
+            if not ledger.has_history(system):
+                ledger.award(system, t, t.points, f"user_creation:{t.pk}")
+        elif t.type == TriggerType.METRIC and metric_pk is not None:
+            total = metric_total
+            if t.event_filters is None:
+                continue
+            if t.event_filters:
+                if not attributes_match(t.event_filters, event_attributes):
+                    continue
+                total = metric_filtered_total(user, metric_pk, t.event_filters)
+            mark = marks.get(t.pk) or PointsTriggerMark(user=user, trigger_id=t.pk, mark=0)
+            count, reached = domain.metric_trigger_new_multiples(
+                mark.mark, total, t.metric_threshold or 1
+            )
+            if count:
+                ledger.award(system, t, t.points * count, f"metric:{t.pk}:{reached}")
+                mark.mark = reached
+                new_marks.append(mark)
+        elif t.type == TriggerType.STREAK:
+            ledger.award(system, t, t.points, f"streak:{t.pk}:{streak_started}:{streak_length}")
+        elif t.type == TriggerType.ACHIEVEMENT:
+            ledger.award(system, t, t.points, f"achievement:{t.pk}:{t.achievement_pk}")
+    result = ledger.flush()
+    if new_marks:  # one statement for every mark that moved
+        PointsTriggerMark.objects.bulk_create(
+            new_marks,
+            update_conflicts=True,
+            unique_fields=["user", "trigger"],
+            update_fields=["mark"],
+        )
+    return result
+
+
+def points_for_achievements(
+    tenant: Tenant, user: EndUser, achievement_pks: tuple[int, ...], now: dt.datetime
+) -> dict[str, dict[str, Any]]:
+    """Points for completions outside an event (API completion): achievement triggers, and
+    user_creation when this is the user's first contact with a system."""
+    return points_apply_event(
+        tenant, user, None, {}, Decimal(0), False, 0, None, achievement_pks, now
+    )
+
+
+def time_trigger_pay(
+    tenant: Tenant, user: EndUser, system: SystemDef, trigger: TriggerDef, now: dt.datetime
+) -> dict[str, dict[str, Any]]:
+    """Pay the intervals of a time trigger completed since the user's first activity (their
+    creation); the caller holds the user's lock. Idempotent through the mark and dedupe keys."""
+    mark = PointsTriggerMark.objects.filter(
+        user=user, trigger_id=trigger.pk
+    ).first() or PointsTriggerMark(user=user, trigger_id=trigger.pk, mark=0)
+    unit, interval = trigger.time_unit or "days", trigger.time_interval or 1
+    elapsed = domain.intervals_elapsed(user.created, now, unit, interval)
+    result: dict[str, dict[str, Any]] = {}
+    if elapsed > mark.mark:
+        ledger = Ledger(tenant, user, now)
+        ledger.load([system])
+        if not ledger.has_history(system):
+            # This job is the user's first contact with the system: user_creation first.
+            for t in system.triggers:
+                if t.type == TriggerType.USER_CREATION and t.open_to(user.attributes):
+                    ledger.award(system, t, t.points, f"user_creation:{t.pk}")
+        if trigger.open_to(user.attributes):
+            ledger.award(
+                system,
+                trigger,
+                trigger.points * (elapsed - mark.mark),
+                f"time:{trigger.pk}:{elapsed}",
+            )
+        try:
+            with transaction.atomic():
+                result = ledger.flush()
+        except PointsBlockedError:
+            result = {}  # a deduction the balance cannot cover is skipped, not retried
+        mark.mark = elapsed
+    step = dt.timedelta(hours=interval) if unit.startswith("hour") else dt.timedelta(days=interval)
+    mark.due_at = user.created + step * (mark.mark + 1)
+    mark.save()
+    return result
