@@ -1253,6 +1253,28 @@ class TestTimeTrigger:
         assert balance("rich") == 99
         assert balance("broke") == 99
 
+    def test_a_deduction_the_balance_cannot_cover_is_skipped(self, admin, api_client, xp, metric):
+        """No user_creation to fall back on: "broke" has nothing, so the job skips the drain
+        for them (without failing) and still serves "rich", who comes after."""
+        admin.metric_trigger(xp, metric, 10)
+        admin.trigger(
+            xp, type="time", points=-1, timeUnit="days", timeInterval=1, blockIfOutOfPoints=True
+        )
+        with time_machine.travel(at("2026-03-10"), tick=False):
+            assert api_client.put("/v1/users/broke", {}).status_code in (200, 201)
+        event(api_client, user="rich", when=at("2026-03-10"))
+        points_time_triggers(at("2026-03-11", 13))
+        assert (balance("broke"), ledger("broke")) == (0, [])
+        assert ledger("rich") == [10, -1]
+        # Skipped, not owed: a later run does not catch up on it...
+        points_time_triggers(at("2026-03-11", 14))
+        assert ledger("broke") == []
+        # ...and the next interval is judged on the balance then.
+        event(api_client, user="broke", when=at("2026-03-11", 15))
+        points_time_triggers(at("2026-03-12", 13))
+        assert ledger("broke") == [10, -1]
+        assert ledger("rich") == [10, -1, -1]
+
 
 # =================================================================================================
 # Negative points and blockIfOutOfPoints
@@ -1333,6 +1355,19 @@ class TestBlockIfOutOfPoints:
         assert added(body) == -15
         assert event(api_client, key="spend", idempotency_key="buy-1", status=202)["points"] == {}
         assert balance() == 5
+
+    def test_judged_on_the_events_net_result(self, admin, api_client, xp, spend):
+        """An event that earns and spends in one system is refused only when the balance it
+        leaves is below zero, whatever the order of the triggers."""
+        admin.metric_trigger(xp, spend, -15, blockIfOutOfPoints=True)
+        admin.metric_trigger(xp, spend, 10)  # cashback, created after the deduction
+        event(api_client, key="spend", status=422)  # 0 - 15 + 10 = -5
+        assert not PointsAward.objects.exists()
+        admin.trigger(xp, type="user_creation", points=5)
+        body = event(api_client, key="spend")  # 5 - 15 + 10 = 0
+        assert (added(body), body["points"]["xp"]["total"]) == (0, 0)
+        assert sorted(ledger()) == [-15, 5, 10]
+        event(api_client, key="spend", status=422)
 
     def test_other_systems_are_not_blocked_by_a_non_blocking_trigger(
         self, admin, api_client, xp, spend
@@ -1658,6 +1693,39 @@ class TestLevels:
         assert user_points(api_client)["level"]["key"] == "silver"
         summary = api_client.get("/v1/points/xp/level-summary").json()
         assert [(s["level"]["key"], s["users"]) for s in summary] == [("silver", 1)]
+
+    def test_changing_or_deleting_levels_moves_existing_users(self, admin, api_client, xp, metric):
+        silver = admin.level(xp, "silver", 20)
+        admin.level(xp, "gold", 50)
+        admin.metric_trigger(xp, metric, 10)
+        assert event(api_client, value=3)["points"]["xp"]["level"]["key"] == "silver"  # 30
+
+        def summary():
+            body = api_client.get("/v1/points/xp/level-summary").json()
+            return [(s["level"]["key"], s["users"]) for s in body]
+
+        admin.update(silver["id"], xp, "levels", points=40)
+        assert user_points(api_client)["level"] is None
+        assert summary() == [("silver", 0), ("gold", 0)]
+        # The next award reaches the moved threshold: a level change, reported.
+        assert event(api_client)["points"]["xp"]["level"]["key"] == "silver"  # 40
+        admin.delete([silver["id"]], xp, "levels")
+        assert user_points(api_client)["level"] is None
+        assert summary() == [("gold", 0)]
+        assert event(api_client)["points"]["xp"]["level"]["key"] == "gold"  # 50
+        assert summary() == [("gold", 1)]
+
+    def test_a_zero_threshold_level_counts_users_without_points(
+        self, admin, api_client, xp, metric
+    ):
+        admin.level(xp, "starter", 0)
+        admin.level(xp, "ten", 10)
+        admin.metric_trigger(xp, metric, 10)
+        event(api_client, user="a", value=0)
+        event(api_client, user="b", value=0)
+        event(api_client, user="c", value=1)
+        body = api_client.get("/v1/points/xp/level-summary").json()
+        assert [(s["level"]["key"], s["users"]) for s in body] == [("starter", 2), ("ten", 1)]
 
     def test_a_zero_threshold_level_holds_users_with_no_points(self, admin, api_client, xp, metric):
         admin.level(xp, "starter", 0)
