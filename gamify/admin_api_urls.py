@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("apps.streaks.admin_urls")),
     path("", include("apps.achievements.admin_urls")),
     path("", include("apps.points.admin_urls")),
+    path("", include("apps.leaderboards.admin_urls")),
     path("", include("apps.users.admin_urls")),
     path("", include("apps.accounts.admin_urls")),
 ]

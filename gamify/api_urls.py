@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("apps.streaks.urls")),
     path("", include("apps.achievements.urls")),
     path("", include("apps.points.urls")),
+    path("", include("apps.leaderboards.urls")),
 ]

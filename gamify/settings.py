@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "apps.streaks",
     "apps.achievements",
     "apps.points",
+    "apps.leaderboards",
     "apps.pipeline",
 ]
 
@@ -152,8 +153,12 @@ SPECTACULAR_SETTINGS = {
         "AdminPointsTriggerTimeUnitEnum": "apps.points.choices.TimeUnit",
         "AdminPointsBoostStatusEnum": "apps.points.choices.BoostStatus",
         "AdminPointsBoostRoundingEnum": "apps.points.choices.Rounding",
-        "LeaderboardRankByEnum": "apps.pipeline.openapi.LEADERBOARD_RANK_BY",
-        "LeaderboardRunUnitEnum": "apps.pipeline.openapi.LEADERBOARD_RUN_UNITS",
+        "LeaderboardRankByEnum": "apps.leaderboards.openapi.LEADERBOARD_RANK_BY",
+        "LeaderboardRunUnitEnum": "apps.leaderboards.openapi.LEADERBOARD_RUN_UNITS",
+        "LeaderboardStatusEnum": "apps.leaderboards.openapi.LEADERBOARD_STATUSES",
+        "AdminLeaderboardRankByEnum": "apps.leaderboards.choices.RankBy",
+        "AdminLeaderboardStatusEnum": "apps.leaderboards.choices.Status",
+        "AdminLeaderboardRunUnitEnum": "apps.leaderboards.choices.RunUnit",
     },
     # Drops the legacy /api/ mount (a second copy of the application API) from root-urlconf
     # schemas, such as the one `manage.py check --deploy` generates.

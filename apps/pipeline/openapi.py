@@ -1,9 +1,9 @@
 """OpenAPI documentation of metric events (documentation only).
 
 EventResponse follows the Trophy wire model in full. The points shapes are documented by
-apps.points.openapi (shared with the points endpoints). The leaderboards part is always empty
-until that feature exists; its item shape is documented now so that generated clients match
-Trophy's."""
+apps.points.openapi (shared with the points endpoints), the leaderboards map values
+(MetricEventLeaderboardResponse) by apps.leaderboards.openapi (shared with the leaderboard
+endpoints)."""
 
 from typing import Any
 
@@ -11,14 +11,11 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.metrics.openapi import AttributeKeyValue, UserAchievementResponse
+from apps.leaderboards.openapi import MetricEventLeaderboardResponse
+from apps.metrics.openapi import UserAchievementResponse
 from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
 from apps.points.openapi import MetricEventPointsResponse
 from apps.streaks.choices import Frequency
-
-# Enum value sets of features not built yet (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
-LEADERBOARD_RANK_BY = ["metric", "streak", "points"]
-LEADERBOARD_RUN_UNITS = ["day", "month", "year"]
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
@@ -55,39 +52,6 @@ class MetricEventStreakResponse(serializers.Serializer):
     maxFreezes = serializers.IntegerField(required=False, help_text="Only when freezes are on.")
     freezeAutoEarnInterval = serializers.IntegerField(required=False)
     freezeAutoEarnAmount = serializers.IntegerField(required=False)
-
-
-class MetricEventLeaderboardResponse(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    key = serializers.CharField()
-    rankBy = serializers.ChoiceField(choices=LEADERBOARD_RANK_BY)
-    breakdownAttribute = serializers.CharField(
-        required=False, allow_null=True, help_text="Deprecated: breakdownAttributes."
-    )
-    breakdownAttributes = serializers.ListField(child=serializers.CharField())
-    metricKey = serializers.CharField(required=False)
-    metricName = serializers.CharField(required=False)
-    pointsSystemKey = serializers.CharField(required=False)
-    pointsSystemName = serializers.CharField(required=False)
-    description = serializers.CharField(required=False, allow_null=True)
-    start = serializers.DateField()
-    end = serializers.DateField(allow_null=True, help_text="End of the current run.")
-    startTime = serializers.CharField(required=False, allow_null=True, help_text="HH:mm")
-    endTime = serializers.CharField(required=False, allow_null=True, help_text="HH:mm")
-    maxParticipants = serializers.IntegerField(required=False, allow_null=True)
-    runUnit = serializers.ChoiceField(
-        choices=LEADERBOARD_RUN_UNITS, required=False, allow_null=True
-    )
-    runInterval = serializers.IntegerField(required=False, allow_null=True)
-    userAttributes = AttributeKeyValue(many=True)
-    rank = serializers.IntegerField(required=False, allow_null=True)
-    previousRank = serializers.IntegerField(required=False, allow_null=True)
-    threshold = serializers.IntegerField(help_text="Minimum value currently needed to enter.")
-    breakdownAttributeValue = serializers.CharField(
-        required=False, allow_null=True, help_text="Deprecated: breakdownAttributeValues."
-    )
-    breakdownAttributeValues = AttributeKeyValue(many=True, required=False)
 
 
 class EventResponse(serializers.Serializer):

@@ -51,6 +51,7 @@ class PointsOutcome:
     """Points systems changed by the event, keyed by system key."""
 
     systems: dict[str, dict[str, Any]] = field(default_factory=dict)
+    added_by_pk: dict[int, int] = field(default_factory=dict)  # for points leaderboards
 
 
 @dataclass(frozen=True)

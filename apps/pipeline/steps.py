@@ -3,8 +3,7 @@
     streaks -> achievements -> points -> leaderboards
 
 Each step receives the event context and the outcomes of the steps before it and returns a
-frozen outcome. Features not built yet (leaderboards) return their empty outcome;
-the issue that builds a feature replaces its step body with a call into that app's services.
+frozen outcome.
 """
 
 import datetime as dt
@@ -14,6 +13,7 @@ from decimal import Decimal
 from apps.accounts.models import Tenant
 from apps.achievements.serializers import user_achievement_render
 from apps.achievements.services import achievements_apply_event
+from apps.leaderboards.services import leaderboards_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
 from apps.pipeline.outcomes import (
@@ -22,6 +22,7 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
+from apps.points.selectors import points_config
 from apps.points.services import points_apply_event
 from apps.streaks.selectors import (
     streak_config,
@@ -88,13 +89,28 @@ def points_step(
         achievements.achievement_pks,
         ctx.now,
     )
-    return PointsOutcome(systems=systems)
+    config = points_config(ctx.tenant)
+    return PointsOutcome(
+        systems=systems,
+        added_by_pk={
+            config[key].pk: body["added"] for key, body in systems.items() if key in config
+        },
+    )
 
 
 def leaderboards_step(
     ctx: EventContext, streak: StreakOutcome, points: PointsOutcome
 ) -> LeaderboardsOutcome:
-    return LeaderboardsOutcome()
+    boards = leaderboards_apply_event(
+        ctx.tenant,
+        ctx.user,
+        ctx.metric.pk,
+        ctx.value,
+        points.added_by_pk,
+        streak.length if (streak.extended or streak.lost) else None,
+        ctx.now,
+    )
+    return LeaderboardsOutcome(boards=boards)
 
 
 def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class LeaderboardsConfig(AppConfig):
+    name = "apps.leaderboards"
+    label = "leaderboards"
+
+    def ready(self) -> None:
+        from apps.leaderboards import jobs  # noqa: F401 - registers periodic jobs

@@ -1,0 +1,97 @@
+"""Pure leaderboard rules: runs, daily time windows, lifecycle. No ORM."""
+
+import datetime as dt
+
+DAY, MONTH, YEAR = "day", "month", "year"
+
+
+def _add_months(day: dt.date, months: int) -> dt.date:
+    """`months` months after `day`, clamped to the month's last day (31 Jan + 1 = 28/29 Feb)."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    month += 1
+    next_first = dt.date(year + (month == 12), month % 12 + 1, 1)
+    return dt.date(year, month, min(day.day, (next_first - dt.timedelta(days=1)).day))
+
+
+def run_offset(start: dt.date, unit: str, interval: int, index: int) -> dt.date:
+    """The start of run number `index` (0 = the first run, starting at `start`). Months and
+    years are counted from `start`, so a run started on 31 January restarts on the last day
+    of shorter months without drifting."""
+    if unit == DAY:
+        return start + dt.timedelta(days=index * interval)
+    months = index * interval * (12 if unit == YEAR else 1)
+    return _add_months(start, months)
+
+
+def run_for(day: dt.date, start: dt.date, unit: str | None, interval: int | None) -> dt.date | None:
+    """The start of the run holding `day`; the board's start for perpetual boards; None
+    before the board starts."""
+    if day < start:
+        return None
+    if unit is None:
+        return start
+    interval = interval or 1
+    if unit == DAY:
+        return run_offset(start, DAY, interval, (day - start).days // interval)
+    months = (day.year - start.year) * 12 + day.month - start.month
+    step = interval * (12 if unit == YEAR else 1)
+    index = max(0, months // step)
+    while run_offset(start, unit, interval, index) > day:
+        index -= 1
+    while run_offset(start, unit, interval, index + 1) <= day:
+        index += 1
+    return run_offset(start, unit, interval, index)
+
+
+def run_end(
+    run_start: dt.date,
+    board_start: dt.date,
+    unit: str | None,
+    interval: int | None,
+    board_end: dt.date | None,
+) -> dt.date | None:
+    """Last day of the run (inclusive), capped by the board's end; None if it never ends."""
+    if unit is None:
+        return board_end
+    interval = interval or 1
+    if unit == DAY:
+        end = run_start + dt.timedelta(days=interval - 1)
+    else:
+        index = 0
+        while run_offset(board_start, unit, interval, index) < run_start:
+            index += 1
+        end = run_offset(board_start, unit, interval, index + 1) - dt.timedelta(days=1)
+    return min(end, board_end) if board_end is not None else end
+
+
+def in_window(moment: dt.time, start: dt.time | None, end: dt.time | None) -> bool:
+    """Daily time restriction in the participant's local time: only a start = from then on;
+    only an end = until then; both = between them (a window past midnight wraps around)."""
+    if start is None and end is None:
+        return True
+    if start is not None and end is not None:
+        if start <= end:
+            return start <= moment < end
+        return moment >= start or moment < end
+    if start is not None:
+        return moment >= start
+    assert end is not None  # noqa: S101 - both None handled above
+    return moment < end
+
+
+def status_after_activation(start: dt.date, today: dt.date) -> str:
+    """Making a board live: active, or scheduled when its start is in the future."""
+    return "scheduled" if start > today else "active"
+
+
+# Runs and boards finish in every time zone before they are finalized (spec: up to about
+# 12 hours after the end in UTC).
+FINALIZE_AFTER = dt.timedelta(hours=12)
+
+
+def finished(end: dt.date | None, now_utc: dt.datetime) -> bool:
+    if end is None:
+        return False
+    last_moment = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+    return now_utc >= last_moment + FINALIZE_AFTER

@@ -1,0 +1,94 @@
+"""Leaderboard jobs: lifecycle (scheduled -> active -> finished, ~12 h after the UTC end so
+every time zone completes), daily rank snapshots, and streak boards following streaks that
+broke without a new event. All idempotent: a repeated run rewrites the same values."""
+
+import datetime as dt
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Q
+
+from apps.accounts.services import tenant_config_changed
+from apps.core.periodic import periodic_job
+from apps.leaderboards import domain
+from apps.leaderboards.choices import RankBy, Status
+from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
+from apps.leaderboards.selectors import board_definitions, ordered
+from apps.streaks.selectors import streak_state_get, streak_view
+
+
+@periodic_job("leaderboards-lifecycle", every=dt.timedelta(minutes=10))
+def leaderboards_lifecycle(now: dt.datetime) -> int:
+    changed = 0
+    for board in Leaderboard.objects.filter(
+        Q(status=Status.SCHEDULED, start__lte=now.date())
+        | Q(status=Status.ACTIVE, end__isnull=False)
+    ).select_related("tenant"):
+        if board.status == Status.SCHEDULED:
+            new = Status.ACTIVE
+        elif domain.finished(board.end, now):
+            new = Status.FINISHED
+        else:
+            continue
+        # Conditional update: two schedulers never both move it.
+        if Leaderboard.objects.filter(pk=board.pk, status=board.status).update(status=new):
+            tenant_config_changed(board.tenant)
+            changed += 1
+    return changed
+
+
+@periodic_job("leaderboards-snapshots", every=dt.timedelta(hours=1))
+def leaderboards_snapshots(now: dt.datetime) -> int:
+    """Each participant's rank and value for today (UTC date), per active board's current
+    run; rewritten every hour, so the last run of the day is the day's snapshot."""
+    written = 0
+    today = now.date()
+    for board in Leaderboard.objects.filter(status=Status.ACTIVE).select_related("tenant"):
+        definition = board_definitions(board.tenant).get(board.key)
+        run = definition.run_for(today) if definition else None
+        if run is None:
+            continue
+        groups = (
+            LeaderboardEntry.objects.filter(leaderboard=board, run_start=run)
+            .values_list("group", flat=True)
+            .distinct()
+        )
+        rows = []
+        for group in groups:
+            for rank, entry in enumerate(ordered(board.pk, run, group), start=1):
+                rows.append(
+                    LeaderboardSnapshot(
+                        leaderboard=board,
+                        run_start=run,
+                        user_id=entry.user_id,
+                        date=today,
+                        rank=rank,
+                        value=entry.value,
+                    )
+                )
+        with transaction.atomic():
+            LeaderboardSnapshot.objects.bulk_create(
+                rows,
+                update_conflicts=True,
+                unique_fields=["leaderboard", "run_start", "user", "date"],
+                update_fields=["rank", "value"],
+            )
+        written += len(rows)
+    return written
+
+
+@periodic_job("leaderboards-streaks", every=dt.timedelta(minutes=10))
+def leaderboards_streaks_follow(now: dt.datetime) -> int:
+    """Streak boards show current streak lengths: a streak lost without a new event (a
+    missed day) must drop on the board too."""
+    updated = 0
+    for board in Leaderboard.objects.filter(
+        status=Status.ACTIVE, rank_by=RankBy.STREAK
+    ).select_related("tenant"):
+        for entry in LeaderboardEntry.objects.filter(leaderboard=board).select_related("user"):
+            view = streak_view(board.tenant, entry.user, streak_state_get(entry.user), now)
+            if Decimal(view.length) != entry.value:
+                entry.value, entry.reached_at = Decimal(view.length), now
+                entry.save(update_fields=["value", "reached_at"])
+                updated += 1
+    return updated

@@ -1,0 +1,316 @@
+"""Writes of leaderboards: the pipeline step (entries and ranks) and configuration."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.accounts.services import tenant_config_changed
+from apps.achievements.domain import attributes_match
+from apps.core.errors import ValidationError
+from apps.leaderboards import domain
+from apps.leaderboards.choices import RankBy, Status
+from apps.leaderboards.models import Leaderboard, LeaderboardEntry
+from apps.leaderboards.selectors import (
+    BoardDef,
+    board_definitions,
+    group_of,
+    ordered,
+    rank_of,
+    run_entries,
+    threshold,
+)
+from apps.metrics.models import Metric, MetricDailyChange
+from apps.points.models import PointsDailyChange, PointsSystem
+from apps.users.choices import AttributeType
+from apps.users.domain import zone
+from apps.users.models import EndUser
+from apps.users.services import attribute_refs_check
+
+
+def board_render(board: BoardDef, run_start: dt.date | None) -> dict[str, Any]:
+    """LeaderboardResponse fields; `end` is the given run's end for repeating boards."""
+    body: dict[str, Any] = {
+        "id": board.public_id,
+        "name": board.name,
+        "key": board.key,
+        "rankBy": board.rank_by,
+        "breakdownAttribute": None,
+        "breakdownAttributes": list(board.breakdown_keys or ()),
+        "description": board.description,
+        "start": board.start.isoformat(),
+        "end": (board.run_end(run_start) if run_start else board.end),
+        "startTime": board.start_time.strftime("%H:%M") if board.start_time else None,
+        "endTime": board.end_time.strftime("%H:%M") if board.end_time else None,
+        "maxParticipants": board.max_participants,
+        "runUnit": board.run_unit,
+        "runInterval": board.run_interval,
+        "userAttributes": [{"key": k, "value": v} for k, v in (board.user_filters or {}).items()],
+    }
+    if body["end"] is not None:
+        body["end"] = body["end"].isoformat()
+    if board.rank_by == RankBy.METRIC:
+        body.update(metricKey=board.metric_key, metricName=board.metric_name)
+    elif board.rank_by == RankBy.POINTS:
+        body.update(pointsSystemKey=board.points_key, pointsSystemName=board.points_name)
+    return body
+
+
+def _delta(
+    board: BoardDef,
+    metric_pk: int,
+    value: Decimal,
+    points_added: dict[int, int],
+    streak_length: int | None,
+) -> tuple[Decimal, bool] | None:
+    """(amount, absolute) this event contributes to the board, or None if it does not."""
+    if board.rank_by == RankBy.METRIC and board.metric_pk == metric_pk:
+        return value, False
+    if board.rank_by == RankBy.POINTS and board.points_pk in points_added:
+        return Decimal(points_added[board.points_pk or 0]), False
+    if board.rank_by == RankBy.STREAK and streak_length is not None:
+        return Decimal(streak_length), True
+    return None
+
+
+def leaderboards_apply_event(
+    tenant: Tenant,
+    user: EndUser,
+    metric_pk: int,
+    value: Decimal,
+    points_added: dict[int, int],
+    streak_length: int | None,
+    now: dt.datetime,
+) -> dict[str, dict[str, Any]]:
+    """The leaderboards step of the pipeline (the caller holds the user's lock). Only
+    activity inside a board's run and daily time window (in the user's local time) counts.
+    Returns the event response's `leaderboards` map: boards this event affected."""
+    local = now.astimezone(zone(user.tz))
+    result: dict[str, dict[str, Any]] = {}
+    for board in board_definitions(tenant).values():
+        if board.status != Status.ACTIVE:
+            continue
+        contribution = _delta(board, metric_pk, value, points_added, streak_length)
+        if contribution is None or not attributes_match(board.user_filters, user.attributes):
+            continue
+        run_start = board.run_for(local.date())
+        group = group_of(board, user.attributes)
+        if run_start is None or group is None:
+            continue
+        if not domain.in_window(local.time(), board.start_time, board.end_time):
+            continue
+        amount, absolute = contribution
+        result[board.key] = _apply(board, user, run_start, group, amount, absolute, now)
+    return result
+
+
+def _apply(
+    board: BoardDef,
+    user: EndUser,
+    run_start: dt.date,
+    group: str,
+    amount: Decimal,
+    absolute: bool,
+    now: dt.datetime,
+) -> dict[str, Any]:
+    entries = run_entries(board.pk, run_start, group)
+    entry = entries.filter(user=user).first()
+    previous_rank = rank_of(entry) if entry is not None else None
+    if entry is not None:
+        new_value = amount if absolute else entry.value + amount
+        if new_value != entry.value:
+            entry.value, entry.reached_at = new_value, now
+            entry.save(update_fields=["value", "reached_at"])
+    else:
+        if not absolute and board.start_time is None and board.end_time is None:
+            # A newcomer (or someone displaced earlier) enters with all they gained in the
+            # run, not only this event: the daily rollups already include it.
+            amount = _run_gain(board, user, run_start, amount)
+        entry = _enter(board, entries, user, run_start, group, amount, now)
+    body = board_render(board, run_start)
+    body.update(
+        rank=rank_of(entry) if entry is not None else None,
+        previousRank=previous_rank,
+        threshold=int(threshold(board, run_start, group)),
+        breakdownAttributeValues=[
+            {"key": k, "value": v}
+            for k, v in (part.split("=", 1) for part in group.split("|") if part)
+        ],
+    )
+    return body
+
+
+def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Decimal) -> Decimal:
+    end = board.run_end(run_start)
+    window = {"date__gte": run_start, **({"date__lte": end} if end else {})}
+    rows: Any
+    if board.rank_by == RankBy.METRIC and board.metric_pk is not None:
+        rows = MetricDailyChange.objects.filter(user=user, metric_id=board.metric_pk, **window)
+    elif board.rank_by == RankBy.POINTS and board.points_pk is not None:
+        rows = PointsDailyChange.objects.filter(user=user, system_id=board.points_pk, **window)
+    else:
+        return fallback
+    total = rows.aggregate(total=Sum("change"))["total"]
+    return Decimal(total) if total is not None else fallback
+
+
+def _enter(
+    board: BoardDef,
+    entries: Any,
+    user: EndUser,
+    run_start: dt.date,
+    group: str,
+    value: Decimal,
+    now: dt.datetime,
+) -> LeaderboardEntry | None:
+    """A newcomer enters while there is room; on a full board only by beating the lowest
+    entry, which they displace (spec: Leaderboard rule 2)."""
+    if entries.count() >= board.max_participants:
+        lowest = entries.order_by("value", "-reached_at", "-user_id").first()
+        if lowest is None or value <= lowest.value:
+            return None
+        lowest.delete()
+    return LeaderboardEntry.objects.create(
+        leaderboard_id=board.pk,
+        run_start=run_start,
+        group=group,
+        user=user,
+        value=value,
+        reached_at=now,
+    )
+
+
+# --- configuration --------------------------------------------------------------------------
+
+FROZEN_ONCE_LIVE = ("key", "rankBy", "userAttributes")
+
+
+def leaderboard_save(
+    tenant: Tenant, board: Leaderboard | None, data: dict[str, Any]
+) -> Leaderboard:
+    creating = board is None
+    target = board or Leaderboard(tenant=tenant, start=timezone.now().date())
+    if not creating and target.status != Status.INACTIVE:
+        current = {
+            "key": target.key,
+            "rankBy": target.rank_by,
+            "userAttributes": target.user_attributes,
+        }
+        # Resending the stored value is not a change (clients often send whole objects).
+        frozen = [f for f in FROZEN_ONCE_LIVE if f in data and data[f] != current[f]]
+        if frozen:
+            raise ValidationError(
+                f"{', '.join(frozen)} can only change while the leaderboard is inactive"
+            )
+    if "key" in data:
+        clash = Leaderboard.objects.filter(tenant=tenant, key=data["key"]).exclude(pk=target.pk)
+        if clash.exists():
+            raise ValidationError("Key already in use by another leaderboard")
+        target.key = data["key"]
+    for wire, attr in (
+        ("name", "name"),
+        ("description", "description"),
+        ("rankBy", "rank_by"),
+        ("maxParticipants", "max_participants"),
+        ("start", "start"),
+        ("end", "end"),
+        ("startTime", "start_time"),
+        ("endTime", "end_time"),
+        ("runUnit", "run_unit"),
+        ("runInterval", "run_interval"),
+    ):
+        if wire in data:
+            setattr(target, attr, data[wire])
+    if data.get("metricId") is not None:
+        target.metric = Metric.objects.filter(tenant=tenant, public_id=data["metricId"]).first()
+        if target.metric is None:
+            raise ValidationError("metricId: Metric not found by ID")
+    if data.get("pointsSystemId") is not None:
+        target.points_system = PointsSystem.objects.filter(
+            tenant=tenant, public_id=data["pointsSystemId"], status="active"
+        ).first()
+        if target.points_system is None:
+            raise ValidationError("pointsSystemId: Points system not found by ID")
+    if "breakdownAttributes" in data:
+        refs = [{"attributeId": a, "attributeValue": ""} for a in data["breakdownAttributes"] or []]
+        target.breakdown_attributes = [
+            r["attributeId"] for r in attribute_refs_check(tenant, refs, AttributeType.USER)
+        ]
+    if "userAttributes" in data:
+        target.user_attributes = attribute_refs_check(
+            tenant, data["userAttributes"], AttributeType.USER
+        )
+    _validate(target)
+    if "status" in data:
+        _transition(target, data["status"])
+    lowered = (
+        not creating
+        and "maxParticipants" in data
+        and target.pk is not None
+        and (
+            Leaderboard.objects.filter(
+                pk=target.pk, max_participants__gt=target.max_participants
+            ).exists()
+        )
+    )
+    target.save()
+    if lowered:
+        _trim(target)
+    tenant_config_changed(tenant)
+    return target
+
+
+def _trim(board: Leaderboard) -> None:
+    """A lowered maxParticipants keeps the top entries of every run and group."""
+    runs = (
+        LeaderboardEntry.objects.filter(leaderboard=board)
+        .values_list("run_start", "group")
+        .distinct()
+    )
+    for run_start, group in runs:
+        extra = list(
+            ordered(board.pk, run_start, group).values_list("pk", flat=True)[
+                board.max_participants :
+            ]
+        )
+        LeaderboardEntry.objects.filter(pk__in=extra).delete()
+
+
+def _validate(board: Leaderboard) -> None:
+    if board.rank_by == RankBy.METRIC and board.metric is None:
+        raise ValidationError("metricId is required for metric leaderboards")
+    if board.rank_by == RankBy.POINTS and board.points_system is None:
+        raise ValidationError("pointsSystemId is required for points leaderboards")
+    if board.rank_by != RankBy.METRIC:
+        board.metric = None
+    if board.rank_by != RankBy.POINTS:
+        board.points_system = None
+    if (board.run_unit is None) != (board.run_interval is None):
+        raise ValidationError("runUnit and runInterval go together")
+    if board.rank_by == RankBy.STREAK and board.run_unit is not None:
+        raise ValidationError("Streak leaderboards can only be perpetual")
+    if board.end is not None and board.end < board.start:
+        raise ValidationError("end must not be before start")
+
+
+def _transition(board: Leaderboard, wanted: str) -> None:
+    """Status changes behave like the dashboard's actions (spec: States and transitions)."""
+    today = timezone.now().date()
+    if wanted in (Status.ACTIVE, Status.SCHEDULED):
+        if board.end is not None and board.end < today:
+            raise ValidationError("A leaderboard whose end date has passed cannot go live")
+        board.status = domain.status_after_activation(board.start, today)
+    elif wanted == Status.FINISHED:
+        if board.end is None or board.end >= today:
+            raise ValidationError("Only a leaderboard whose end date has passed can be finished")
+        board.status = Status.FINISHED
+    else:
+        board.status = Status.INACTIVE  # back to editing; entries are kept
+
+
+def leaderboard_delete(tenant: Tenant, board: Leaderboard) -> None:
+    board.delete()
+    tenant_config_changed(tenant)
