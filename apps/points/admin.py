@@ -175,10 +175,12 @@ class ConfigForm(forms.ModelForm):
             self.initial = {**self.initial_from(self.instance), **self.initial}
 
     def config_tenant(self) -> Tenant | None:
-        raise NotImplementedError
+        """The tenant whose configuration the form edits (each form names its own)."""
+        return getattr(self.instance, "tenant", None)
 
     def initial_from(self, obj: Any) -> dict[str, Any]:
-        raise NotImplementedError
+        """Form values for an existing object in the admin API's terms (forms override)."""
+        return {}
 
     def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
         return {key: cleaned[name] for name, key in self.api_keys.items() if name in self.fields}

@@ -409,6 +409,23 @@ class _Nested(Collection):
     def get(self, scope: Scope, parent: Any, object_id: str) -> Any:
         return self.model.objects.filter(system=parent, public_id=object_id).first()
 
+    # (create, update, delete, render): the configuration functions of this collection.
+    writes: tuple[
+        Callable[..., Any], Callable[..., Any], Callable[..., Any], Callable[[Any], dict[str, Any]]
+    ]
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
+        return self.writes[0](scope.tenant, parent, data)
+
+    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
+        return self.writes[1](scope.tenant, obj, data)
+
+    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
+        self.writes[2](scope.tenant, obj)
+
+    def render(self, obj: Any) -> dict[str, Any]:
+        return self.writes[3](obj)
+
 
 class LevelCollection(_Nested):
     noun = "Level"
@@ -416,18 +433,12 @@ class LevelCollection(_Nested):
     create_serializer = serializers.LevelCreateSerializer
     update_serializer = serializers.LevelUpdateSerializer
     output_schema = openapi.AdminPointsLevel
-
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        return configuration.level_create(scope.tenant, parent, data)
-
-    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        return configuration.level_update(scope.tenant, obj, data)
-
-    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
-        configuration.level_delete(scope.tenant, obj)
-
-    def render(self, obj: Any) -> dict[str, Any]:
-        return level_admin_render(obj)
+    writes = (
+        configuration.level_create,
+        configuration.level_update,
+        configuration.level_delete,
+        level_admin_render,
+    )
 
 
 class BoostCollection(_Nested):
@@ -436,18 +447,12 @@ class BoostCollection(_Nested):
     create_serializer = serializers.BoostCreateSerializer
     update_serializer = serializers.BoostUpdateSerializer
     output_schema = openapi.AdminPointsBoost
-
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        return configuration.boost_create(scope.tenant, parent, data)
-
-    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        return configuration.boost_update(scope.tenant, obj, data)
-
-    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
-        configuration.boost_delete(scope.tenant, obj)
-
-    def render(self, obj: Any) -> dict[str, Any]:
-        return boost_admin_render(obj)
+    writes = (
+        configuration.boost_create,
+        configuration.boost_update,
+        configuration.boost_delete,
+        boost_admin_render,
+    )
 
 
 class TriggerCollection(_Nested):
@@ -456,15 +461,9 @@ class TriggerCollection(_Nested):
     create_serializer = serializers.TriggerCreateSerializer
     update_serializer = serializers.TriggerUpdateSerializer
     output_schema = openapi.AdminPointsTrigger
-
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        return configuration.trigger_create(scope.tenant, parent, data)
-
-    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        return configuration.trigger_update(scope.tenant, obj, data)
-
-    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
-        configuration.trigger_delete(scope.tenant, obj)
-
-    def render(self, obj: Any) -> dict[str, Any]:
-        return trigger_admin_render(obj)
+    writes = (
+        configuration.trigger_create,
+        configuration.trigger_update,
+        configuration.trigger_delete,
+        trigger_admin_render,
+    )
