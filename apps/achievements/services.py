@@ -26,7 +26,6 @@ from apps.achievements.selectors import (
     user_completions,
 )
 from apps.core.effects import enqueue_after_commit
-from apps.core.errors import ValidationError
 from apps.metrics.models import Metric, MetricEvent, MetricTotal
 from apps.metrics.selectors import metric_filtered_total
 from apps.streaks.models import StreakPeriod
@@ -325,13 +324,6 @@ def achievement_backdate(achievement_pk: int, now: dt.datetime | None = None) ->
 # --- configuration (admin API) ---------------------------------------------------------------
 
 
-def _refs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[dict[str, str]]:
-    try:
-        return attribute_refs_check(tenant, refs, kind)
-    except ValidationError as exc:
-        raise AchievementInvalidError(exc.message) from None
-
-
 def _apply(tenant: Tenant, achievement: Achievement, data: dict[str, Any], creating: bool) -> bool:
     """Set fields from validated data; returns whether qualification may have changed."""
     trigger = data.get("trigger", achievement.trigger)
@@ -359,7 +351,7 @@ def _apply(tenant: Tenant, achievement: Achievement, data: dict[str, Any], creat
     if "badge" in data:
         achievement.badge_url = data["badge"]["url"] if data["badge"] else None
     if "userAttributes" in data:
-        achievement.user_attributes = _refs(
+        achievement.user_attributes = attribute_refs_check(
             tenant, data["userAttributes"] or [], AttributeType.USER
         )
     if data.get("key") is not None:
@@ -377,7 +369,7 @@ def _apply(tenant: Tenant, achievement: Achievement, data: dict[str, Any], creat
     if data.get("metricValue") is not None:
         achievement.metric_value = data["metricValue"]
     if "eventAttributes" in data:
-        achievement.event_attributes = _refs(
+        achievement.event_attributes = attribute_refs_check(
             tenant, data["eventAttributes"] or [], AttributeType.EVENT
         )
     for wire, attr in (

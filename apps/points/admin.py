@@ -7,7 +7,7 @@ save is then one configuration call, refused as a whole with its message on the 
 inline formset would need one service call per row inside a save Django expects to succeed.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, cast
 from urllib.parse import urlencode
@@ -634,6 +634,21 @@ class SystemPartAdmin(ServiceAdmin):
             field.label_from_instance = _system_label  # type: ignore[assignment]
         return field
 
+    # (create, update, delete): the configuration functions of this part.
+    writes: ClassVar[tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]]
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Any:
+        system = form.cleaned_data["system"]
+        return self.writes[0](system.tenant, system, _api_data(form))
+
+    def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
+        _refuse_if_archived(current.system)
+        self.writes[1](current.system.tenant, current, _api_data(form))
+
+    def service_delete(self, request: HttpRequest, obj: Any) -> None:
+        _refuse_if_archived(obj.system)
+        self.writes[2](obj.system.tenant, obj)
+
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and obj.system.status == SystemStatus.ARCHIVED:
             return False
@@ -665,19 +680,7 @@ class PointsLevelAdmin(SystemPartAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return () if obj is None else (*self.head, "key")
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PointsLevel:
-        system = form.cleaned_data["system"]
-        return configuration.level_create(system.tenant, system, _api_data(form))
-
-    def service_update(
-        self, request: HttpRequest, current: PointsLevel, form: forms.ModelForm
-    ) -> None:
-        _refuse_if_archived(current.system)
-        configuration.level_update(current.system.tenant, current, _api_data(form))
-
-    def service_delete(self, request: HttpRequest, obj: PointsLevel) -> None:
-        _refuse_if_archived(obj.system)
-        configuration.level_delete(obj.system.tenant, obj)
+    writes = (configuration.level_create, configuration.level_update, configuration.level_delete)
 
 
 @admin.register(PointsBoost)
@@ -704,19 +707,7 @@ class PointsBoostAdmin(SystemPartAdmin):
     def audience(self, obj: PointsBoost) -> str:
         return _boost_audience(obj)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PointsBoost:
-        system = form.cleaned_data["system"]
-        return configuration.boost_create(system.tenant, system, _api_data(form))
-
-    def service_update(
-        self, request: HttpRequest, current: PointsBoost, form: forms.ModelForm
-    ) -> None:
-        _refuse_if_archived(current.system)
-        configuration.boost_update(current.system.tenant, current, _api_data(form))
-
-    def service_delete(self, request: HttpRequest, obj: PointsBoost) -> None:
-        _refuse_if_archived(obj.system)
-        configuration.boost_delete(obj.system.tenant, obj)
+    writes = (configuration.boost_create, configuration.boost_update, configuration.boost_delete)
 
 
 @admin.register(PointsTrigger)
@@ -749,19 +740,11 @@ class PointsTriggerAdmin(SystemPartAdmin):
     def condition(self, obj: PointsTrigger) -> str:
         return _trigger_condition(obj)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PointsTrigger:
-        system = form.cleaned_data["system"]
-        return configuration.trigger_create(system.tenant, system, _api_data(form))
-
-    def service_update(
-        self, request: HttpRequest, current: PointsTrigger, form: forms.ModelForm
-    ) -> None:
-        _refuse_if_archived(current.system)
-        configuration.trigger_update(current.system.tenant, current, _api_data(form))
-
-    def service_delete(self, request: HttpRequest, obj: PointsTrigger) -> None:
-        _refuse_if_archived(obj.system)
-        configuration.trigger_delete(obj.system.tenant, obj)
+    writes = (
+        configuration.trigger_create,
+        configuration.trigger_update,
+        configuration.trigger_delete,
+    )
 
 
 def _api_data(form: forms.ModelForm) -> dict[str, Any]:

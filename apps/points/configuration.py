@@ -6,7 +6,6 @@ from typing import Any
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.models import Achievement
-from apps.core.errors import ValidationError
 from apps.metrics.models import Metric
 from apps.points.choices import SystemStatus, TriggerStatus, TriggerType
 from apps.points.errors import PointsConfigInvalidError
@@ -36,13 +35,6 @@ REQUIRED = {
     TriggerType.TIME: ("timeUnit", "timeInterval"),
     TriggerType.USER_CREATION: (),
 }
-
-
-def _refs(tenant: Tenant, refs: list[dict[str, str]] | None, kind: str) -> list[dict[str, str]]:
-    try:
-        return attribute_refs_check(tenant, refs, kind)
-    except ValidationError as exc:
-        raise PointsConfigInvalidError(exc.message) from None
 
 
 def _badge(data: dict[str, Any], obj: Any) -> None:
@@ -169,7 +161,9 @@ def boost_create(tenant: Tenant, system: PointsSystem, data: dict[str, Any]) -> 
         if user is None:
             raise PointsConfigInvalidError("User does not exist")
         boost.user = user
-    boost.user_attributes = _refs(tenant, data.get("userAttributes"), AttributeType.USER)
+    boost.user_attributes = attribute_refs_check(
+        tenant, data.get("userAttributes"), AttributeType.USER
+    )
     boost.save()
     tenant_config_changed(tenant)
     return boost
@@ -182,7 +176,9 @@ def boost_update(tenant: Tenant, boost: PointsBoost, data: dict[str, Any]) -> Po
     if "userAttributes" in data:
         if boost.user_id is not None and data["userAttributes"]:
             raise PointsConfigInvalidError("userAttributes do not apply to a user's boost")
-        boost.user_attributes = _refs(tenant, data["userAttributes"], AttributeType.USER)
+        boost.user_attributes = attribute_refs_check(
+            tenant, data["userAttributes"], AttributeType.USER
+        )
     if boost.end is not None and boost.end < boost.start:
         raise PointsConfigInvalidError("end must not be before start")
     boost.save()
@@ -242,9 +238,13 @@ def _trigger_apply(
             raise PointsConfigInvalidError("achievementId: Achievement not found by ID")
         trigger.achievement = achievement
     if "userAttributes" in data:
-        trigger.user_attributes = _refs(tenant, data["userAttributes"], AttributeType.USER)
+        trigger.user_attributes = attribute_refs_check(
+            tenant, data["userAttributes"], AttributeType.USER
+        )
     if "eventAttributes" in data:
-        trigger.event_attributes = _refs(tenant, data["eventAttributes"], AttributeType.EVENT)
+        trigger.event_attributes = attribute_refs_check(
+            tenant, data["eventAttributes"], AttributeType.EVENT
+        )
 
 
 def trigger_create(tenant: Tenant, system: PointsSystem, data: dict[str, Any]) -> PointsTrigger:
