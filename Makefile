@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench clean
+.PHONY: install serve test unit lint fmt bench mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ test: lint unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# A local SMTP server that prints every message it receives (EMAIL_HOST=127.0.0.1
+# EMAIL_PORT=1025 make serve sends to it).
+mailsink: $(STAMP)
+	$(BIN)/python -m aiosmtpd -n -l 127.0.0.1:$${MAILSINK_PORT:-1025} -c aiosmtpd.handlers.Debugging stdout
 
 clean:
 	rm -rf $(VENV) db.sqlite3 .demo.json

@@ -10,4 +10,5 @@ urlpatterns = [
     path("", include("apps.achievements.urls")),
     path("", include("apps.points.urls")),
     path("", include("apps.leaderboards.urls")),
+    path("", include("apps.notifications.urls")),
 ]

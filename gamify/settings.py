@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 from gamify.env import env_bool, env_int, env_list, env_required, env_str
 
@@ -37,6 +38,7 @@ INSTALLED_APPS = [
     "apps.achievements",
     "apps.points",
     "apps.leaderboards",
+    "apps.notifications",
     "apps.pipeline",
 ]
 
@@ -141,7 +143,7 @@ SPECTACULAR_SETTINGS = {
         "AdminAchievementTriggerEnum": "apps.achievements.choices.Trigger",
         "AdminAchievementStatusEnum": "apps.achievements.choices.Status",
         "StreakFrequencyEnum": "apps.streaks.choices.Frequency",
-        "NotificationChannelEnum": "apps.streaks.serializers.CHANNELS",
+        "NotificationChannelEnum": "apps.notifications.choices.Channel",
         "PointsTriggerTypeEnum": "apps.points.openapi.POINTS_TRIGGER_TYPES",
         "PointsTriggerStatusEnum": "apps.points.openapi.POINTS_TRIGGER_STATUSES",
         "PointsTriggerTimeUnitEnum": "apps.points.openapi.POINTS_TRIGGER_TIME_UNITS",
@@ -159,6 +161,7 @@ SPECTACULAR_SETTINGS = {
         "AdminLeaderboardRankByEnum": "apps.leaderboards.choices.RankBy",
         "AdminLeaderboardStatusEnum": "apps.leaderboards.choices.Status",
         "AdminLeaderboardRunUnitEnum": "apps.leaderboards.choices.RunUnit",
+        "NotificationTypeEnum": "apps.notifications.choices.NotificationType",
     },
     # Drops the legacy /api/ mount (a second copy of the application API) from root-urlconf
     # schemas, such as the one `manage.py check --deploy` generates.
@@ -181,6 +184,39 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
+# A plain `celery worker` consumes every queue listed here; `-Q` splits them across workers
+# (notification emails are I/O-bound: a worker of their own can run many more threads).
+CELERY_TASK_QUEUES = [
+    Queue("celery"),
+    Queue("notifications"),  # achievement emails: transactional, never behind a bulk run
+    Queue("notifications-bulk"),  # reminders, reactivation, recaps
+]
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+
+# Email (apps.notifications). With EMAIL_HOST set, SMTP; without, messages are printed to the
+# console. EMAIL_BACKEND selects any other Django backend (django-anymail for an API provider).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "gamify <notifications@localhost>")
+# Where end-users reach this server: links in emails (manage preferences, unsubscribe).
+PUBLIC_URL = env_str(
+    "PUBLIC_URL",
+    "http://127.0.0.1:8000" if DEBUG else (f"https://{ALLOWED_HOSTS[0]}" if ALLOWED_HOSTS else ""),
+).rstrip("/")
+# Delivery-log retention: messages older than this are purged (at least 2 days, so that no
+# late job run can schedule again what the purged rows stood for).
+NOTIFICATIONS_RETENTION_DAYS = max(2, env_int("NOTIFICATIONS_RETENTION_DAYS", 30))
 
 LOGGING = {
     "version": 1,

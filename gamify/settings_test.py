@@ -8,6 +8,7 @@ os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("CELERY_BROKER_URL", "")
 os.environ.setdefault("DATABASE_URL", "sqlite://:memory:")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
+os.environ.setdefault("PUBLIC_URL", "http://testserver")
 
 from gamify.settings import *  # noqa: F403
 

@@ -42,6 +42,8 @@ urlpatterns = [
     path("api/", include("gamify.api_urls")),
     path("admin/v1/", include("gamify.admin_api_urls")),
     path("dashboard/", admin.site.urls),
+    # End-user pages linked from emails: manage preferences, one-click unsubscribe.
+    path("notifications/", include("apps.notifications.page_urls")),
     path("", RedirectView.as_view(url="/dashboard/")),
     # Unknown API routes answer JSON even with DEBUG on (Django's debug 404 page is HTML).
     re_path(r"^(?:v1|api|admin/v1)/", json_not_found),

@@ -1,6 +1,10 @@
-"""Anniversary achievements: completed by a periodic job on the user's local anniversary date."""
+"""Anniversary achievements: completed by a periodic job on the user's local anniversary date.
+
+The job is registered by apps.pipeline.jobs, which hands the completions to the apps that react
+to them (notifications) through `react`, inside each batch's transaction."""
 
 import datetime as dt
+from collections.abc import Callable
 
 from django.db import transaction
 
@@ -8,14 +12,15 @@ from apps.achievements import domain
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
 from apps.achievements.services import Completed, anniversaries_complete
-from apps.core.periodic import periodic_job
 from apps.users.models import EndUser
 
 BATCH = 500
 
 
-@periodic_job("achievements-anniversaries", every=dt.timedelta(hours=1))
-def achievements_anniversaries(now: dt.datetime) -> list[Completed]:
+React = Callable[[EndUser, list[Completed]], None]
+
+
+def achievements_anniversaries(now: dt.datetime, react: React | None = None) -> list[Completed]:
     """Hourly, so each user's local date turns over within the hour. Only users who have not
     completed an anniversary achievement and signed up long enough ago are read: after the
     first run, just the ones newly due. Idempotent through the completion's unique constraint;
@@ -39,6 +44,8 @@ def achievements_anniversaries(now: dt.datetime) -> list[Completed]:
                 break
             last_pk = batch[-1].pk
             with transaction.atomic():
-                for _, done in anniversaries_complete(achievement.tenant, batch, now):
+                for user, done in anniversaries_complete(achievement.tenant, batch, now):
                     completed.extend(done)
+                    if react is not None and done:
+                        react(user, done)
     return completed

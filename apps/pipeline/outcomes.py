@@ -8,6 +8,8 @@ its empty outcome.
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.core.facts import AchievementCompleted
+
 
 @dataclass(frozen=True)
 class StreakOutcome:
@@ -44,6 +46,7 @@ class AchievementsOutcome:
 
     completed: tuple[dict[str, Any], ...] = ()
     achievement_pks: tuple[int, ...] = ()
+    facts: tuple[AchievementCompleted, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from apps.core.effects import enqueue_after_commit
 from apps.core.errors import ApplicationError
 from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
+from apps.notifications.services import notifications_record
 from apps.pipeline import steps
 from apps.pipeline.config import event_config
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
@@ -125,6 +126,9 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
         achievements = steps.achievements_step(ctx, streak)
         points = steps.points_step(ctx, streak, achievements)
         leaderboards = steps.leaderboards_step(ctx, streak, points)
+        notifications_record(
+            tenant, user, steps.event_facts(ctx, streak, achievements, points, leaderboards), now
+        )
         body = _response(
             str(recorded.event.public_id),
             config.metric,

@@ -12,7 +12,16 @@ from decimal import Decimal
 
 from apps.accounts.models import Tenant
 from apps.achievements.serializers import user_achievement_render
-from apps.achievements.services import achievements_apply_event
+from apps.achievements.services import Completed, achievements_apply_event
+from apps.core.facts import (
+    AchievementCompleted,
+    Fact,
+    PointsChanged,
+    RankChanged,
+    StreakExtended,
+    StreakLost,
+    UserActive,
+)
 from apps.leaderboards.services import leaderboards_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
@@ -71,6 +80,19 @@ def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsO
     return AchievementsOutcome(
         completed=tuple(user_achievement_render(c.definition, c.completed_at) for c in completed),
         achievement_pks=tuple(c.definition.pk for c in completed),
+        facts=completion_facts(ctx.user, completed),
+    )
+
+
+def completion_facts(user: EndUser, completed: list[Completed]) -> tuple[AchievementCompleted, ...]:
+    return tuple(
+        AchievementCompleted(
+            user_pk=user.pk,
+            achievement_pk=c.definition.pk,
+            completion_id=c.completion_id,
+            completed_at=c.completed_at,
+        )
+        for c in completed
     )
 
 
@@ -118,3 +140,29 @@ def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOut
     stored = streak_state_get(user) if streaks_configured(streak_config(tenant)) else None
     view = streak_view(tenant, user, stored, now)
     return StreakOutcome(streak=streak_base_render(view))
+
+
+def event_facts(
+    ctx: EventContext,
+    streak: StreakOutcome,
+    achievements: AchievementsOutcome,
+    points: PointsOutcome,
+    leaderboards: LeaderboardsOutcome,
+) -> list[Fact]:
+    """What the event did, as facts for the apps that react to it (notifications)."""
+    user_pk = ctx.user.pk
+    facts: list[Fact] = [UserActive(user_pk, ctx.now)]
+    if streak.lost:
+        facts.append(StreakLost(user_pk, streak.lost))
+    if streak.extended:
+        facts.append(StreakExtended(user_pk, streak.length, streak.started))
+    facts.extend(achievements.facts)
+    facts.extend(
+        PointsChanged(user_pk, key, int(body["added"]), int(body["total"]))
+        for key, body in points.systems.items()
+    )
+    facts.extend(
+        RankChanged(user_pk, key, body.get("rank"), body.get("previousRank"))
+        for key, body in leaderboards.boards.items()
+    )
+    return facts

@@ -13,7 +13,7 @@ from apps.achievements.choices import Trigger
 from apps.achievements.errors import AchievementNotFoundError
 from apps.achievements.selectors import achievement_by_key
 from apps.achievements.serializers import AchievementCompleteSerializer, user_achievement_render
-from apps.achievements.services import achievement_complete_api
+from apps.achievements.services import Completed, achievement_complete_api
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
@@ -21,8 +21,10 @@ from apps.core.errors import ApplicationError, ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
+from apps.notifications.services import notifications_record
 from apps.pipeline import openapi, serializers
 from apps.pipeline.services import EventInput, event_process, events_enqueue
+from apps.pipeline.steps import completion_facts
 from apps.points.services import points_for_achievements
 from apps.users.selectors import users_with_email
 from apps.users.serializers import user_fields
@@ -207,11 +209,20 @@ class AchievementCompleteApi(AppApi):
             # Achievement points triggers fire for the completion and the composites it
             # completed (the pipeline owns the order: achievements, then points).
             completed = (definition.pk, *(c.definition.pk for c in result.also_completed))
+            now = timezone.now()
             points = (
-                points_for_achievements(scope.tenant, user, completed, timezone.now())
+                points_for_achievements(scope.tenant, user, completed, now)
                 if result.created
                 else {}
             )
+            if result.created:
+                first = Completed(definition, result.completion_id, result.completed_at)
+                notifications_record(
+                    scope.tenant,
+                    user,
+                    completion_facts(user, [first, *result.also_completed]),
+                    now,
+                )
         return Response(
             {
                 "completionId": result.completion_id,

@@ -13,7 +13,6 @@ from rest_framework import serializers
 from apps.core.openapi import AdminDeletedItem, AdminIssue
 from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.serializers import (
-    CHANNELS,
     FreezeItemSerializer,
     PauseItemSerializer,
     UserRefSerializer,
@@ -132,22 +131,7 @@ class BulkStreakResponseItem(serializers.Serializer):
     )
 
 
-# --- preferences (application API) --------------------------------------------------------
-
-
-def _channels() -> serializers.ListField:
-    return serializers.ListField(
-        child=serializers.ChoiceField(choices=CHANNELS),
-        required=False,
-        help_text="Channels for this type; [] disables it. Absent: never set by the user.",
-    )
-
-
-class NotificationPreferences(serializers.Serializer):
-    achievement_completed = _channels()
-    recap = _channels()
-    reactivation = _channels()
-    streak_reminder = _channels()
+# --- streak preferences (application API; the endpoint is apps.notifications.views) --------
 
 
 class StreakMetricPreference(serializers.Serializer):
@@ -169,14 +153,6 @@ class StreakPreferences(serializers.Serializer):
         child=serializers.IntegerField(min_value=0, max_value=6),
         required=False,
         help_text="The user's own days off (0 = Sunday ... 6 = Saturday), if set.",
-    )
-
-
-class UserPreferencesResponse(serializers.Serializer):
-    notifications = NotificationPreferences()
-    streak = StreakPreferences(
-        required=False,
-        help_text="Present when streak customization is enabled or the user turned streaks off.",
     )
 
 

@@ -1,4 +1,4 @@
-"""Wire shapes of streaks, streak settings and preferences."""
+"""Wire shapes of streaks, streak settings and streak preferences."""
 
 import datetime as dt
 from typing import Any
@@ -11,8 +11,6 @@ from apps.streaks.choices import EvaluationMode, Frequency
 from apps.streaks.models import StreakPause
 from apps.streaks.selectors import HistoryItem, StreakConfig, StreakView
 
-NOTIFICATION_TYPES = ("achievement_completed", "recap", "reactivation", "streak_reminder")
-CHANNELS = ("email", "push")
 MAX_PAUSE_DAYS = 365
 
 
@@ -81,26 +79,6 @@ class StreakPreferencesSerializer(StrictSerializer):
     evaluationMode = serializers.ChoiceField(choices=EvaluationMode.choices, required=False)
     metrics = MetricPreferenceSerializer(many=True, required=False)
     daysOff = DaysOffField(required=False)
-
-
-class NotificationPreferencesSerializer(StrictSerializer):
-    achievement_completed = serializers.ListField(
-        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
-    )
-    recap = serializers.ListField(
-        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
-    )
-    reactivation = serializers.ListField(
-        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
-    )
-    streak_reminder = serializers.ListField(
-        child=serializers.ChoiceField(choices=CHANNELS), required=False, max_length=2
-    )
-
-
-class PreferencesUpdateSerializer(StrictSerializer):
-    notifications = NotificationPreferencesSerializer(required=False)
-    streak = StreakPreferencesSerializer(required=False)
 
 
 class FreezeItemSerializer(StrictSerializer):

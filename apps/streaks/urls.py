@@ -4,10 +4,5 @@ from apps.streaks import views
 
 urlpatterns = [
     path("users/<str:user_id>/streak", views.UserStreakApi.as_view(), name="user-streak"),
-    path(
-        "users/<str:user_id>/preferences",
-        views.UserPreferencesApi.as_view(),
-        name="user-preferences",
-    ),
     path("streaks", views.StreakListApi.as_view(), name="streaks"),
 ]

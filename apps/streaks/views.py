@@ -1,4 +1,4 @@
-"""Application API: a user's streak, several users' streaks, preferences.
+"""Application API: a user's streak, several users' streaks.
 Admin API: streak settings, freezes, pauses, restore and reset."""
 
 from collections.abc import Callable
@@ -19,7 +19,6 @@ from apps.streaks import openapi, selectors, serializers, services
 from apps.users.domain import local_date
 from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get, users_by_external_ids
-from apps.users.services import user_notification_preferences_update
 
 MAX_HISTORY_PERIODS = 365
 MAX_ITEMS = 100
@@ -116,76 +115,6 @@ class StreakListApi(AppApi):
             )
         items.sort(key=lambda item: (-item["streakLength"], item["userId"]))
         return Response(items)
-
-
-class UserPreferencesApi(AppApi):
-    @extend_schema(
-        operation_id="users_get_preferences",
-        summary="Get a user's preferences",
-        description="The user's notification preferences and, when streak customization is "
-        "enabled or the user turned streaks off, their streak preferences.",
-        parameters=[USER_ID],
-        responses={
-            200: openapi.UserPreferencesResponse,
-            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
-        },
-    )
-    def get(self, request: Request, user_id: str) -> Response:
-        scope = self.scope(request)
-        scope.ensure_user_access(user_id)
-        user = user_get(scope.tenant, user_id)
-        return Response(self._render(scope.tenant, user))
-
-    @extend_schema(
-        operation_id="users_update_preferences",
-        summary="Update a user's preferences",
-        description="Notification channels are merged per type ([] disables a type). "
-        "streak.enabled may always be set; streak.evaluationMode, streak.metrics and "
-        "streak.daysOff only when the tenant enables streak customization.",
-        parameters=[USER_ID],
-        request=serializers.PreferencesUpdateSerializer,
-        responses={
-            200: openapi.UserPreferencesResponse,
-            **errors(
-                400,
-                401,
-                (
-                    403,
-                    "Streak customization is disabled and the body sets streak.evaluationMode, "
-                    "streak.metrics or streak.daysOff; or an application API key used for "
-                    "another user, or another tenant's Tenant-ID.",
-                ),
-                (404, "User not found, or unknown Tenant-ID."),
-                413,
-                (
-                    422,
-                    "Validation failed: an unknown field or metric key, or daysOff with a "
-                    "streak frequency other than daily.",
-                ),
-            ),
-        },
-    )
-    def patch(self, request: Request, user_id: str) -> Response:
-        scope = self.scope(request)
-        scope.ensure_user_access(user_id)
-        data = validated(serializers.PreferencesUpdateSerializer, request.data)
-        user = user_get(scope.tenant, user_id)
-        with transaction.atomic():
-            if "streak" in data:
-                services.streak_preferences_update(scope.tenant, user, data["streak"])
-            if "notifications" in data:
-                user_notification_preferences_update(user, data["notifications"])
-        return Response(self._render(scope.tenant, user))
-
-    @staticmethod
-    def _render(tenant: Any, user: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"notifications": dict(user.notification_preferences)}
-        streak = services.streak_preferences_of(
-            selectors.streak_config(tenant), selectors.streak_state_get(user)
-        )
-        if streak is not None:
-            body["streak"] = streak
-        return body
 
 
 class StreakSettingsApi(AdminApi):

@@ -25,12 +25,21 @@ class EndUser(TimestampedModel):
     control = models.BooleanField(default=False)
     # {notification type: [channels]}; a type absent means the user never set it.
     notification_preferences = models.JSONField(default=dict, blank=True)
+    # The user's last event, and its local date in the zone notifications are scheduled in:
+    # reactivation and recap sweeps select users by this date (see apps/notifications).
+    last_active_at = models.DateTimeField(null=True, blank=True)
+    last_active_on = models.DateField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["tenant", "external_id"], name="end_user_id_unique"),
         ]
-        indexes = [models.Index(fields=["tenant", "email"], name="end_user_email_idx")]
+        indexes = [
+            models.Index(fields=["tenant", "email"], name="end_user_email_idx"),
+            models.Index(
+                fields=["tenant", "last_active_on", "tz"], name="end_user_last_active_idx"
+            ),
+        ]
         verbose_name = "end-user"
 
     def __str__(self) -> str:

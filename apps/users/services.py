@@ -180,15 +180,14 @@ def attribute_delete(attribute: Attribute) -> None:
     tenant_config_changed(tenant)
 
 
-def user_notification_preferences_update(user: EndUser, preferences: dict[str, list[str]]) -> None:
-    """Merge per notification type: types not given keep their channels; [] disables one."""
-    merged = {
-        **user.notification_preferences,
-        **{kind: list(dict.fromkeys(channels)) for kind, channels in preferences.items()},
-    }
-    if merged != user.notification_preferences:
-        user.notification_preferences = merged
-        user.save(update_fields=["notification_preferences", "updated"])
+def user_activity_mark(user: EndUser, at: dt.datetime, local_day: dt.date) -> None:
+    """Record the user's latest activity and its local date. Writes only on the user's first
+    activity of a day: later events of the day change nothing that is read by date, and an
+    older moment (a batch event processed late) never moves the date back."""
+    if user.last_active_on is not None and local_day <= user.last_active_on:
+        return
+    user.last_active_at, user.last_active_on = at, local_day
+    EndUser.objects.filter(pk=user.pk).update(last_active_at=at, last_active_on=local_day)
 
 
 def attribute_refs_check(

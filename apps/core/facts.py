@@ -1,0 +1,59 @@
+"""Facts: what an event (or a job) did, as typed, frozen values.
+
+The pipeline's feature steps report facts, and the apps that react to them (notifications,
+webhooks) receive them inside the same transaction; they sit here, below every feature app, so
+that both producers and consumers can import them. Facts carry primary keys and plain values,
+never ORM objects or rendered JSON: whoever reacts loads what it needs.
+"""
+
+import datetime as dt
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class UserActive:
+    """The user sent an event at `at`."""
+
+    user_pk: int
+    at: dt.datetime
+
+
+@dataclass(frozen=True)
+class AchievementCompleted:
+    user_pk: int
+    achievement_pk: int
+    completion_id: str
+    completed_at: dt.datetime
+    backdated: bool = False
+
+
+@dataclass(frozen=True)
+class StreakExtended:
+    user_pk: int
+    length: int
+    started: bool  # the extension started a new streak (length 1)
+
+
+@dataclass(frozen=True)
+class StreakLost:
+    user_pk: int
+    length: int  # the length that was lost
+
+
+@dataclass(frozen=True)
+class PointsChanged:
+    user_pk: int
+    system_key: str
+    added: int
+    total: int
+
+
+@dataclass(frozen=True)
+class RankChanged:
+    user_pk: int
+    leaderboard_key: str
+    rank: int | None
+    previous_rank: int | None
+
+
+Fact = UserActive | AchievementCompleted | StreakExtended | StreakLost | PointsChanged | RankChanged

@@ -1,0 +1,425 @@
+"""Dashboard pages for notifications: email templates (written by the template services, with a
+preview and a test send), the delivery log (read-only), and the notifications section of the
+end-user page."""
+
+import logging
+from typing import Any, cast
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.text import Truncator
+from django.views.decorators.http import require_POST
+
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    ReadOnlyAdmin,
+    ServiceAdmin,
+    TenantColumnMixin,
+    TenantFilter,
+)
+from apps.accounts.choices import TenantStatus
+from apps.accounts.models import Tenant
+from apps.notifications import serializers, services
+from apps.notifications.choices import NotificationType, TemplateStatus
+from apps.notifications.context import message_context, preview_payload
+from apps.notifications.delivery import email_test_send
+from apps.notifications.errors import TemplateRenderError
+from apps.notifications.models import EmailTemplate, Message
+from apps.notifications.rendering import RenderedEmail, email_render, sample_context
+from apps.notifications.selectors import messages_for_user
+from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
+from apps.users.admin import end_user_section, html_table
+from apps.users.choices import AttributeType
+from apps.users.errors import UserNotFoundError
+from apps.users.models import EndUser
+from apps.users.selectors import user_get
+
+logger = logging.getLogger("gamify.notifications")
+
+# The end-user page shows this many of the user's latest messages; the log has the rest.
+RECENT_MESSAGES = 20
+# Errors are long (an SMTP reply, a template line); the list shows their start.
+ERROR_COLUMN_CHARS = 80
+# What a preview or a test puts in place of the end-user's own preference links: one click by
+# a staff member would otherwise change that user's preferences.
+NOT_A_LINK = "#preview"
+
+_PARTS = ("subject", "html", "text")
+# The variables and syntax templates may use, shown above the content fields.
+VARIABLES_HELP = "admin/notifications/emailtemplate/variables.html"
+_CODE = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
+
+
+class EmailTemplateForm(ConfigForm):
+    """The body of the admin API's create or update call, validated by its serializer; the
+    template services then check that the template renders."""
+
+    type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
+    name = forms.CharField(max_length=255)
+    status = forms.ChoiceField(
+        choices=TemplateStatus.choices,
+        initial=TemplateStatus.INACTIVE,
+        help_text="Only active templates are sent.",
+    )
+    priority = forms.IntegerField(
+        initial=0,
+        help_text="Of the active templates of a type whose filters match a user, the highest "
+        "priority is sent.",
+    )
+    subject = forms.CharField(
+        required=False, widget=forms.TextInput(attrs={**_CODE, "maxlength": 1000})
+    )
+    html = forms.CharField(
+        required=False,
+        strip=False,
+        label="HTML",
+        widget=forms.Textarea(attrs={**_CODE, "rows": 24}),
+    )
+    text = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={**_CODE, "rows": 10}),
+        help_text="Empty: derived from the HTML.",
+    )
+    user_attributes = AttributeFilterField(
+        help_text="Sent only to users with all of these attributes: one per line, as "
+        "key:value, e.g. “plan:pro”. Empty: everyone.",
+    )
+
+    create_serializer = serializers.EmailTemplateCreateSerializer
+    update_serializer = serializers.EmailTemplateUpdateSerializer
+    api_keys = {
+        **{name: name for name in ("type", "name", "status", "priority", *_PARTS)},
+        "user_attributes": "userAttributes",
+    }
+    create_only = ("type",)
+
+    class Meta:
+        model = EmailTemplate
+        fields = ("tenant",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["subject"].required = self.fields["html"].required = True
+        else:
+            for name in ("subject", "html"):
+                self.fields[name].help_text = "Empty: the built-in template of the type."
+
+    def config_tenant(self) -> Tenant | None:
+        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+
+    def initial_from(self, obj: EmailTemplate) -> dict[str, Any]:
+        return {
+            **{name: getattr(obj, name) for name in ("name", "status", "priority", *_PARTS)},
+            "user_attributes": _filters_text(obj.tenant, obj.user_attributes, AttributeType.USER),
+        }
+
+    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
+        body = super().body(cleaned, tenant)
+        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
+        if not self.instance.pk:
+            # Parts left empty are not sent: the service fills them from the built-in template.
+            body = {k: v for k, v in body.items() if k not in _PARTS or v}
+        return body
+
+
+def _with_part_errors(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
+    """ServiceAdmin shows a refusal above the form; a TemplateRenderError names the part that
+    failed ("html: line 3: ..."), so it goes next to that input instead."""
+
+    class PartErrorForm(form):  # type: ignore[valid-type,misc]
+        def clean(self) -> dict[str, Any]:
+            try:
+                return cast(dict[str, Any], super().clean())
+            except forms.ValidationError as exc:
+                part = exc.messages[0].partition(":")[0] if len(exc.messages) == 1 else ""
+                if part not in _PARTS or part not in self.fields:
+                    raise
+                self.add_error(part, exc)
+                return self.cleaned_data
+
+    return PartErrorForm
+
+
+def preview_render(template: EmailTemplate, user: EndUser | None) -> RenderedEmail:
+    """The template as `user` would get it now, or with sample data; nothing is sent."""
+    if user is None:
+        context = sample_context()
+        seed = f"preview:{template.public_id}"
+    else:
+        tenant, now = template.tenant, timezone.now()
+        payload = preview_payload(tenant, user, template.type, now)
+        context = message_context(tenant, user, template.type, payload, now)
+        context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
+        seed = f"preview:{template.public_id}:{user.pk}"
+    return email_render(
+        subject=template.subject,
+        html=template.html,
+        text=template.text or None,
+        context=context,
+        seed=seed,
+    )
+
+
+@admin.register(EmailTemplate)
+class EmailTemplateAdmin(TenantColumnMixin, ServiceAdmin):
+    form = EmailTemplateForm
+    list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
+    list_select_related = (TENANT_RELATED,)
+    list_filter = ("type", "status", ("tenant", TenantFilter))
+    search_fields = ("name", "subject")
+    ordering = ("tenant_id", "type", "-priority", "name")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[EmailTemplate]:
+        # The change page, preview and test send read the tenant and its label too.
+        return super().get_queryset(request).select_related(TENANT_RELATED)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if self.has_view_or_change_permission(request):
+            # Tenants get their built-in templates on first sight, as in the admin API's list.
+            # One query finds the tenants still without them; once all have them, that is all.
+            unseeded = Tenant.objects.filter(status=TenantStatus.ACTIVE).filter(
+                Q(notification_settings__isnull=True)
+                | Q(notification_settings__defaults_seeded_at__isnull=True)
+            )
+            for tenant in unseeded:
+                services.email_templates_seed(tenant)
+        return super().changelist_view(request, extra_context)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+        if obj is None:
+            head: tuple[str, ...] = ("tenant", "type")
+        else:
+            head = ("tenant_column", "type", "public_id", "created", "updated")
+        return [
+            (None, {"fields": (*head, "name", "status", "priority")}),
+            ("Content", {"fields": _PARTS, "description": render_to_string(VARIABLES_HELP)}),
+            ("Audience", {"fields": ("user_attributes",)}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        # A template is written for its type's variables; another type is another template.
+        return () if obj is None else ("tenant_column", "type", "public_id", "created", "updated")
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        # Only the tenant is the row's; the rest is the API body for the services.
+        kwargs["fields"] = ("tenant",) if obj is None else ()
+        return _with_part_errors(super().get_form(request, obj, change, **kwargs))
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> EmailTemplate:
+        tenant, data = form.cleaned_data["tenant"], cast(EmailTemplateForm, form).api_data
+        # As the admin API does: a tenant's first template never stands in for its defaults.
+        services.email_templates_seed(tenant)
+        given = {key: data[key] for key in ("status", "priority", *_PARTS) if key in data}
+        return services.email_template_create(
+            tenant,
+            type=data["type"],
+            name=data["name"],
+            user_attributes=data.get("userAttributes"),
+            **given,
+        )
+
+    def service_update(
+        self, request: HttpRequest, current: EmailTemplate, form: forms.ModelForm
+    ) -> None:
+        data = cast(EmailTemplateForm, form).api_data
+        fields = ("name", "subject", "html", "text", "status", "priority")
+        changes = {field: data[field] for field in fields if field in data}
+        services.email_template_update(
+            current, user_attributes=data.get("userAttributes"), **changes
+        )
+
+    def service_delete(self, request: HttpRequest, obj: EmailTemplate) -> None:
+        services.email_template_delete(obj)
+
+    @admin.display(description="preview")
+    def preview(self, obj: EmailTemplate) -> SafeString:
+        return format_html('<a href="{}">Preview</a>', self._url("preview", obj))
+
+    # --- preview and test send --------------------------------------------------------------
+
+    def get_urls(self) -> list[URLPattern]:
+        name = f"{self.opts.app_label}_{self.opts.model_name}"
+        wrap = self.admin_site.admin_view
+        # Before Django's own: its "<object_id>/" catch-all would swallow these.
+        return [
+            path("<path:object_id>/preview/", wrap(self.preview_view), name=f"{name}_preview"),
+            path(
+                "<path:object_id>/preview/send-test/",
+                wrap(require_POST(self.test_send_view)),
+                name=f"{name}_test_send",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _url(self, view: str, obj: EmailTemplate, user_id: str = "") -> str:
+        url = reverse(
+            f"admin:{self.opts.app_label}_{self.opts.model_name}_{view}",
+            args=[obj.pk],
+            current_app=self.admin_site.name,
+        )
+        return f"{url}?{urlencode({'user': user_id})}" if user_id else url
+
+    def _template(self, request: HttpRequest, object_id: str) -> EmailTemplate:
+        template = self.get_object(request, unquote(object_id))
+        if template is None:
+            raise Http404("No such email template")
+        return cast(EmailTemplate, template)
+
+    def _end_user(self, request: HttpRequest, tenant: Tenant, user_id: str) -> EndUser | None:
+        if not user_id:
+            return None
+        try:
+            return user_get(tenant, user_id)
+        except UserNotFoundError:
+            self.message_user(
+                request, f"No end-user “{user_id}” in this template's tenant.", messages.ERROR
+            )
+            return None
+
+    def preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        template = self._template(request, object_id)
+        if not self.has_view_or_change_permission(request, template):
+            raise PermissionDenied
+        user_id = request.GET.get("user", "").strip()
+        end_user = self._end_user(request, template.tenant, user_id)
+        rendered = None
+        try:
+            rendered = preview_render(template, end_user)
+        except TemplateRenderError as exc:
+            self.message_user(
+                request, f"The template does not render: {exc.message}", messages.ERROR
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Preview of {template.name}",
+            "original": template,
+            "user_id": user_id,
+            "end_user": end_user,
+            "rendered": rendered,
+            "can_send": self.has_change_permission(request, template),
+            "staff_email": getattr(request.user, "email", ""),
+        }
+        return TemplateResponse(request, "admin/notifications/emailtemplate/preview.html", context)
+
+    def test_send_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        template = self._template(request, object_id)
+        if not self.has_change_permission(request, template):
+            raise PermissionDenied
+        user_id = request.POST.get("user", "").strip()
+        back = HttpResponseRedirect(self._url("preview", template, user_id))
+        to = getattr(request.user, "email", "")
+        if not to:
+            self.message_user(
+                request,
+                "Your staff account has no email address: add one to receive test emails.",
+                messages.WARNING,
+            )
+            return back
+        end_user = self._end_user(request, template.tenant, user_id)
+        if end_user is None:
+            if not user_id:
+                self.message_user(request, "Choose an end-user to send a test.", messages.ERROR)
+            return back
+        try:
+            email_test_send(template, end_user, to)
+        except TemplateRenderError as exc:
+            self.message_user(
+                request, f"The test email was not sent: {exc.message}", messages.ERROR
+            )
+        except Exception as exc:  # whatever the configured mail backend raises: shown, not retried
+            logger.warning("test email of template=%s failed: %s", template.public_id, exc)
+            self.message_user(
+                request, f"The test email was not sent: {type(exc).__name__}: {exc}", messages.ERROR
+            )
+        else:
+            self.message_user(request, f"Sent a test email to {to}.", messages.SUCCESS)
+        return back
+
+
+# --- the delivery log ------------------------------------------------------------------------
+
+
+# Every field of a message, its relations as links and labels.
+_COLUMNS = {"tenant": "tenant_column", "user": "user_link", "template": "template_link"}
+MESSAGE_FIELDS: tuple[str, ...] = tuple(
+    _COLUMNS.get(f.name, f.name) for f in Message._meta.fields if f.name != "id"
+)
+
+
+@admin.register(Message)
+class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
+    # Few columns, so that the log fits a laptop screen; the detail page has every field.
+    list_display = (
+        "send_at",
+        "status",
+        "type",
+        "user_link",
+        "subject",
+        "error_column",
+        "tenant_column",
+    )
+    list_display_links = ("send_at",)
+    list_select_related = ("user", TENANT_RELATED)
+    list_filter = ("status", "type", "channel", ("tenant", TenantFilter))
+    search_fields = ("=user__external_id", "=recipient")
+    search_help_text = "Search by exact end-user id or recipient address."
+    # Messages are inserted when they become due, so the primary key follows `created` and its
+    # index serves the newest-first list without sorting the whole log.
+    ordering = ("-pk",)
+    show_full_result_count = False
+    fields = readonly_fields = MESSAGE_FIELDS
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Message]:
+        return super().get_queryset(request).select_related("user", "template", TENANT_RELATED)
+
+    @admin.display(description="user", ordering="user__external_id")
+    def user_link(self, obj: Message) -> SafeString:
+        url = reverse("admin:users_enduser_change", args=[obj.user_id])
+        return format_html('<a href="{}">{}</a>', url, obj.user.external_id)
+
+    @admin.display(description="error")
+    def error_column(self, obj: Message) -> SafeString | str:
+        if not obj.error:
+            return "-"
+        short = Truncator(obj.error).chars(ERROR_COLUMN_CHARS)
+        return format_html('<span title="{}">{}</span>', obj.error, short)
+
+    @admin.display(description="template")
+    def template_link(self, obj: Message) -> SafeString | str:
+        if obj.template is None:
+            return "-"
+        url = reverse("admin:notifications_emailtemplate_change", args=[obj.template_id])
+        return format_html('<a href="{}">{}</a>', url, obj.template)
+
+
+@end_user_section
+@admin.display(description="notifications")
+def end_user_notifications(user: EndUser) -> SafeString:
+    rows = messages_for_user(user, limit=RECENT_MESSAGES)
+    table = html_table(
+        ("created", "type", "status", "subject", "error"),
+        [
+            (m.created, m.get_type_display(), m.status, m.subject or None, m.error or None)
+            for m in rows
+        ],
+    )
+    url = reverse("admin:notifications_message_changelist") + "?" + urlencode({"user": user.pk})
+    return format_html('{}<p><a href="{}">All messages of this user</a></p>', table, url)

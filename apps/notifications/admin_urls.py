@@ -1,0 +1,13 @@
+from django.urls import path
+
+from apps.core.bulk import collection_urls
+from apps.notifications import views
+
+urlpatterns = [
+    path(
+        "email-templates/<str:object_id>/preview",
+        views.EmailTemplatePreviewApi.as_view(),
+        name="admin-email-template-preview",
+    ),
+    *collection_urls("email-templates", views.EmailTemplateCollection(), "email-templates"),
+]

@@ -1,0 +1,27 @@
+from django.db import models
+
+
+class NotificationType(models.TextChoices):
+    ACHIEVEMENT_COMPLETED = "achievement_completed", "Achievement completed"
+    RECAP = "recap", "Recap"
+    REACTIVATION = "reactivation", "Reactivation"
+    STREAK_REMINDER = "streak_reminder", "Streak reminder"
+
+
+class Channel(models.TextChoices):
+    EMAIL = "email", "Email"
+    PUSH = "push", "Push"
+
+
+class TemplateStatus(models.TextChoices):
+    INACTIVE = "inactive", "Inactive"
+    ACTIVE = "active", "Active"
+
+
+class MessageStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"  # waiting for its send time, or for a worker
+    SENDING = "sending", "Sending"  # claimed by a worker
+    SENT = "sent", "Sent"
+    RETRYING = "retrying", "Retrying"  # a temporary failure; tried again at send_at
+    FAILED = "failed", "Failed"  # a permanent failure, or out of attempts
+    SKIPPED = "skipped", "Skipped"  # no longer wanted when its time came (reason in `error`)

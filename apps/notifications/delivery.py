@@ -1,0 +1,303 @@
+"""Delivery: hand due messages to workers, and send them.
+
+A message row moves queued -> sending -> sent, or to retrying (a temporary failure, tried
+again later with backoff), failed (permanent, or out of attempts) or skipped (no longer wanted
+when its time came). Each transition is a conditional update, so two workers handed the same
+message never both send it. No transaction is held open while talking to the mail server.
+"""
+
+import datetime as dt
+import logging
+import smtplib
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.headerregistry import Address
+from email.utils import parseaddr
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from apps.notifications import domain
+from apps.notifications.choices import Channel, MessageStatus, NotificationType
+from apps.notifications.context import (
+    StreakStates,
+    message_context,
+    preview_payload,
+    variables_used,
+)
+from apps.notifications.errors import TemplateRenderError
+from apps.notifications.models import EmailTemplate, Message
+from apps.notifications.rendering import RenderedEmail, email_render
+from apps.notifications.selectors import notification_config
+from apps.notifications.services import email_refusal_for
+from apps.notifications.tokens import unsubscribe_url
+from apps.users.models import EndUser
+
+logger = logging.getLogger("gamify.notifications")
+
+# One worker task sends at most this many messages over one SMTP connection.
+SEND_CHUNK = 100
+# A message handed to a worker is not handed over again before this (the queue may be long).
+REENQUEUE_AFTER = dt.timedelta(minutes=10)
+# A claim older than this lost its worker (SMTP timeouts are far shorter).
+STUCK_AFTER = dt.timedelta(minutes=15)
+# Achievement emails are transactional; reminders, recaps and reactivation are sent in bulk
+# runs. Separate queues keep a tenant's recap run from delaying anyone's achievement email.
+QUEUE = "notifications"
+BULK_QUEUE = "notifications-bulk"
+
+_PENDING = (MessageStatus.QUEUED, MessageStatus.RETRYING)
+
+
+def queue_for(type: str) -> str:
+    return QUEUE if type == NotificationType.ACHIEVEMENT_COMPLETED else BULK_QUEUE
+
+
+def messages_due_claim(now: dt.datetime, limit: int = 5000) -> dict[str, list[list[int]]]:
+    """Mark due messages as handed to workers and group them into per-tenant chunks by queue:
+    {queue: [[ids], ...]}. The conditional update is the claim between racing dispatchers."""
+    due = Q(status__in=_PENDING, send_at__lte=now) & (
+        Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - REENQUEUE_AFTER)
+    )
+    with transaction.atomic():
+        rows = list(
+            Message.objects.select_for_update(skip_locked=True)
+            .filter(due)
+            .order_by("send_at", "id")
+            .values_list("pk", "tenant_id", "type")[:limit]
+        )
+        Message.objects.filter(due, pk__in=[pk for pk, _, _ in rows]).update(enqueued_at=now)
+    groups: dict[tuple[str, int], list[int]] = {}
+    for pk, tenant_id, type in rows:
+        groups.setdefault((queue_for(type), tenant_id), []).append(pk)
+    chunks: dict[str, list[list[int]]] = {}
+    for (queue, _), ids in groups.items():
+        for start in range(0, len(ids), SEND_CHUNK):
+            chunks.setdefault(queue, []).append(ids[start : start + SEND_CHUNK])
+    return chunks
+
+
+def messages_stuck_release(now: dt.datetime) -> int:
+    """Messages whose worker died mid-send go back to retrying (the attempt counts)."""
+    return Message.objects.filter(
+        status=MessageStatus.SENDING, claimed_at__lt=now - STUCK_AFTER
+    ).update(status=MessageStatus.RETRYING, send_at=now, enqueued_at=None, claim=None)
+
+
+def _claim(ids: Sequence[int], now: dt.datetime) -> list[Message]:
+    """Claim those of `ids` that are still due, in one conditional update, and load them. A
+    message claimed by another worker (or no longer due) is not among them."""
+    token = uuid.uuid4()
+    Message.objects.filter(pk__in=list(ids), status__in=_PENDING, send_at__lte=now).update(
+        status=MessageStatus.SENDING, claimed_at=now, claim=token, attempts=F("attempts") + 1
+    )
+    return list(
+        Message.objects.filter(claim=token, status=MessageStatus.SENDING)
+        .select_related("user", "tenant", "template")
+        .order_by("send_at", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    error: str = ""
+    retry_at: dt.datetime | None = None
+
+
+def _display(value: str) -> str:
+    """A header display name: control characters (CR/LF) cannot break out of the header."""
+    return " ".join("".join(c if c.isprintable() else " " for c in value).split())
+
+
+def _addresses(message: Message, app_name: str) -> tuple[str, str]:
+    from_name, from_addr = parseaddr(settings.DEFAULT_FROM_EMAIL)
+    sender = Address(display_name=_display(app_name or from_name), addr_spec=from_addr)
+    recipient = Address(display_name=_display(message.user.name or ""), addr_spec=message.recipient)
+    return str(sender), str(recipient)
+
+
+def email_build(message: Message, rendered: RenderedEmail, app_name: str) -> EmailMultiAlternatives:
+    """The email: text and HTML parts, and RFC 8058 one-click unsubscribe headers."""
+    sender, recipient = _addresses(message, app_name)
+    email = EmailMultiAlternatives(
+        subject=rendered.subject,
+        body=rendered.text,
+        from_email=sender,
+        to=[recipient],
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe_url(message.user, message.type)}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "X-Gamify-Message-ID": str(message.public_id),
+        },
+    )
+    email.attach_alternative(rendered.html, "text/html")
+    return email
+
+
+def _template(message: Message) -> EmailTemplate | None:
+    """The message's template if it is still active and still matches the user; else the best
+    one that does now (the tenant may have changed its templates since it was scheduled)."""
+    config = notification_config(message.tenant)
+    chosen = config.email_template_for(message.type, message.user.attributes)
+    if chosen is None:
+        return None
+    if message.template is not None and message.template.pk == chosen.pk:
+        return message.template
+    return EmailTemplate.objects.filter(pk=chosen.pk).first()
+
+
+def message_render(
+    message: Message, now: dt.datetime, states: StreakStates | None = None
+) -> tuple[RenderedEmail | None, str]:
+    """Render the message for sending: (email, "") or (None, why it must not be sent)."""
+    refusal = email_refusal_for(message.user, message.type)
+    if refusal is not None:
+        return None, refusal
+    template = _template(message)
+    if template is None:
+        return None, "no active template matches the user"
+    message.template = template
+    used = variables_used(template.subject, template.html, template.text)
+    context = message_context(
+        message.tenant, message.user, message.type, message.payload, now, used, states
+    )
+    if (
+        message.type == NotificationType.ACHIEVEMENT_COMPLETED
+        and context.get("achievement") is None
+    ):
+        return None, "the achievement no longer exists"
+    rendered = email_render(
+        subject=template.subject,
+        html=template.html,
+        text=template.text or None,
+        context=context,
+        seed=str(message.public_id),
+    )
+    return rendered, ""
+
+
+def _classify(exc: Exception, attempts: int, now: dt.datetime) -> Outcome:
+    """Temporary failures (4xx SMTP replies, dropped connections, timeouts, a provider's 429 or
+    5xx) are retried with backoff; permanent ones (5xx replies, refused addresses) are not."""
+    temporary = False
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        temporary = all(400 <= code < 500 for code, _ in exc.recipients.values())
+    elif isinstance(exc, smtplib.SMTPAuthenticationError | smtplib.SMTPConnectError):
+        temporary = True  # the server's configuration, not the message: try again later
+    elif isinstance(exc, smtplib.SMTPResponseException):
+        temporary = 400 <= exc.smtp_code < 500
+    elif isinstance(exc, smtplib.SMTPServerDisconnected | OSError):
+        temporary = True  # includes ConnectionError and TimeoutError
+    else:
+        status = getattr(exc, "status_code", None)  # API backends (django-anymail)
+        temporary = isinstance(status, int) and (status == 429 or status >= 500)
+    error = f"{type(exc).__name__}: {exc}"[:2000]
+    if temporary:
+        retry = domain.retry_at(attempts, now)
+        if retry is not None:
+            return Outcome(MessageStatus.RETRYING, error, retry)
+        error = f"gave up after {attempts} attempts; last error: {error}"
+    return Outcome(MessageStatus.FAILED, error)
+
+
+def _finish(message: Message, outcome: Outcome, now: dt.datetime) -> None:
+    fields: dict[str, object] = {
+        "status": outcome.status,
+        "error": outcome.error,
+        "claimed_at": None,
+        "claim": None,
+    }
+    if outcome.status == MessageStatus.SENT:
+        fields["sent_at"] = now
+    if outcome.retry_at is not None:
+        fields.update(send_at=outcome.retry_at, enqueued_at=None)
+    if message.template_id is not None:
+        fields["template_id"] = message.template_id
+    if message.subject:
+        fields["subject"] = message.subject
+    Message.objects.filter(pk=message.pk, status=MessageStatus.SENDING, claim=message.claim).update(
+        **fields
+    )
+
+
+def messages_send(ids: Sequence[int], now: dt.datetime | None = None) -> dict[str, int]:
+    """Send these messages over one connection; returns counts per resulting status. Each
+    message's outcome is recorded as soon as it is known: a worker that dies mid-chunk leaves
+    at most one message whose fate is unknown (sent again by the recovery job)."""
+    counts: dict[str, int] = {}
+    claimed = _claim(ids, now or timezone.now())
+    if not claimed:
+        return counts
+    connection = get_connection()
+    states = StreakStates([m.user for m in claimed])
+    try:
+        for message in claimed:
+            now_each = now or timezone.now()
+            outcome = _send_one(message, connection, now_each, states)
+            if outcome.status == MessageStatus.RETRYING:
+                connection.close()  # a failed connection is not reused; the next send reopens
+            _finish(message, outcome, now_each)
+            counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    finally:
+        connection.close()
+    return counts
+
+
+def _send_one(
+    message: Message, connection: object, now: dt.datetime, states: StreakStates
+) -> Outcome:
+    if message.channel != Channel.EMAIL:
+        return Outcome(MessageStatus.SKIPPED, f"the {message.channel} channel is not available")
+    try:
+        rendered, refusal = message_render(message, now, states)
+    except TemplateRenderError as exc:
+        return Outcome(MessageStatus.FAILED, f"template: {exc.message}")
+    if rendered is None:
+        return Outcome(MessageStatus.SKIPPED, refusal)
+    message.subject = rendered.subject[:1000]
+    try:
+        email = email_build(message, rendered, message.tenant.branding.get("appName") or "")
+    except (ValueError, IndexError) as exc:  # an address the email package refuses
+        return Outcome(MessageStatus.FAILED, f"invalid address: {exc}")
+    try:
+        # Opened here rather than by send(), which would close it again after one message.
+        connection.open()  # type: ignore[attr-defined]
+        email.connection = connection  # type: ignore[assignment]
+        email.send()
+    except Exception as exc:
+        logger.warning("message=%s send failed: %s", message.public_id, exc)
+        return _classify(exc, message.attempts, now)
+    return Outcome(MessageStatus.SENT)
+
+
+def email_test_send(template: EmailTemplate, user: EndUser, to: str) -> RenderedEmail:
+    """Render `template` for `user` and send it to `to` (a staff member), now, outside the
+    delivery log: the dashboard's "send a test to me". Raises TemplateRenderError, or the
+    backend's error, for the page to show."""
+    now = timezone.now()
+    tenant = template.tenant
+    context = message_context(
+        tenant, user, template.type, preview_payload(tenant, user, template.type, now), now
+    )
+    # The end-user's own links must not reach a staff inbox: one click would change their
+    # preferences.
+    context["preferencesUrl"] = context["unsubscribeUrl"] = "#test-email"
+    rendered = email_render(
+        subject=template.subject,
+        html=template.html,
+        text=template.text or None,
+        context=context,
+        seed=f"test:{template.public_id}:{user.pk}",
+    )
+    probe = Message(tenant=tenant, user=EndUser(), type=template.type, recipient=to)
+    email = email_build(probe, rendered, tenant.branding.get("appName") or "")
+    email.subject = f"[Test] {rendered.subject}"
+    for header in ("List-Unsubscribe", "List-Unsubscribe-Post"):
+        email.extra_headers.pop(header)
+    email.send()
+    return rendered

@@ -1,0 +1,231 @@
+"""Pure rules of notifications: who may receive what, and when, in the user's own time zone.
+
+Every function takes `now` (or the moment in question) explicitly; nothing here reads the
+clock or the database.
+"""
+
+import datetime as dt
+import functools
+import zoneinfo
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from apps.notifications.choices import NotificationType
+
+# Users without a time zone are scheduled in New York time, as Trophy does (reference §4.8).
+DEFAULT_ZONE = "America/New_York"
+
+# achievement_completed: sent between 17:00 and 21:00 local on the day of completion.
+ACHIEVEMENT_WINDOW = (dt.time(17), dt.time(21))
+# streak_reminder: daily streaks four hours before the local day ends; weekly on Friday
+# morning; monthly on the 25th (reference §4.8).
+DAILY_REMINDER = dt.time(20)
+PERIODIC_REMINDER = dt.time(9)
+FRIDAY_OFFSET = 5  # weeks start on Sunday
+MONTHLY_REMINDER_DAY = 25
+# reactivation: days without any event -> message number.
+REACTIVATION_DAYS: Mapping[int, int] = {3: 1, 5: 2, 7: 3, 14: 4, 30: 5}
+REACTIVATION_TIME = dt.time(17)
+# recap: Monday 09:00 for the week before, or the 1st at 09:00 for the month before. A recap
+# that could not go out within a day of its slot is stale and is not sent.
+RECAP_TIME = dt.time(9)
+RECAP_LATENESS = dt.timedelta(days=1)
+
+CHANNELS_ALL = ("email", "push")
+
+
+@functools.lru_cache(maxsize=1024)
+def send_zone(tz: str | None) -> zoneinfo.ZoneInfo:
+    return zoneinfo.ZoneInfo(tz or DEFAULT_ZONE)
+
+
+@functools.cache
+def all_zone_names() -> tuple[str, ...]:
+    """Every zone a user can have (users' `tz` is validated against this same set)."""
+    return tuple(sorted(zoneinfo.available_timezones()))
+
+
+def at_local(day: dt.date, time: dt.time, zone: dt.tzinfo) -> dt.datetime:
+    """`time` on `day` in `zone`, as an aware instant in UTC."""
+    return dt.datetime.combine(day, time, tzinfo=zone).astimezone(dt.UTC)
+
+
+# --- who -----------------------------------------------------------------------------------
+
+
+def channel_allowed(preferences: Mapping[str, list[str]], type: str, channel: str) -> bool:
+    """A type the user never set is on; [] turns it off; otherwise the channel must be listed."""
+    if type not in preferences:
+        return True
+    return channel in preferences[type]
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """What decides whether a user may get an email."""
+
+    email: str | None
+    subscribed: bool
+    control: bool
+    preferences: Mapping[str, list[str]]
+
+
+def email_refusal(recipient: Recipient, type: str) -> str | None:
+    """Why this user must not get an email of this type; None when they may."""
+    if recipient.control:
+        return "the user is in the control group"
+    if not recipient.subscribed:
+        return "the user is not subscribed to emails"
+    if not recipient.email:
+        return "the user has no email address"
+    if not channel_allowed(recipient.preferences, type, "email"):
+        return f"the user turned off {type} emails"
+    return None
+
+
+# --- when ----------------------------------------------------------------------------------
+
+
+def achievement_send_at(completed_at: dt.datetime, tz: str | None) -> dt.datetime:
+    """At once inside 17:00-21:00 local, at 17:00 if before it, at 17:00 the next day if
+    after it."""
+    zone = send_zone(tz)
+    local = completed_at.astimezone(zone)
+    start, end = ACHIEVEMENT_WINDOW
+    if local.time() < start:
+        return at_local(local.date(), start, zone)
+    if local.time() < end:
+        return completed_at
+    return at_local(local.date() + dt.timedelta(days=1), start, zone)
+
+
+def streak_reminder_at(period_start: dt.date, frequency: str, zone: dt.tzinfo) -> dt.datetime:
+    """When to remind a user whose streak is not yet extended in the period starting on
+    `period_start`: 20:00 on the day (daily), Friday 09:00 (weekly), the 25th at 09:00
+    (monthly), in `zone`: the zone the streak's periods are counted in (the user's, UTC when
+    they have none), so that the reminder always comes before the period ends."""
+    if frequency == "daily":
+        return at_local(period_start, DAILY_REMINDER, zone)
+    if frequency == "weekly":
+        return at_local(period_start + dt.timedelta(days=FRIDAY_OFFSET), PERIODIC_REMINDER, zone)
+    return at_local(period_start.replace(day=MONTHLY_REMINDER_DAY), PERIODIC_REMINDER, zone)
+
+
+# The longest time between a reminder and the end of its period (plus an hour for DST):
+# what the reminder sweep looks ahead for streaks that will be missed.
+REMINDER_LEAD = {
+    "daily": dt.timedelta(hours=5),
+    "weekly": dt.timedelta(hours=40),
+    "monthly": dt.timedelta(days=6, hours=16),
+}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A send slot: the instant some zones reach a send time, and their local date then."""
+
+    at: dt.datetime
+    local_date: dt.date
+
+
+def latest_daily_slot(now: dt.datetime, zone: dt.tzinfo, time: dt.time) -> Slot:
+    """The most recent `time` local at or before `now`."""
+    today = now.astimezone(zone).date()
+    for day in (today, today - dt.timedelta(days=1), today - dt.timedelta(days=2)):
+        at = at_local(day, time, zone)
+        if at <= now:
+            return Slot(at, day)
+    raise AssertionError("unreachable: a local time recurs within two days")
+
+
+def latest_recap_slot(now: dt.datetime, zone: dt.tzinfo, period: str) -> Slot:
+    """The most recent Monday 09:00 (weekly) or 1st-of-the-month 09:00 (monthly), local."""
+    today = now.astimezone(zone).date()
+    if period == "weekly":
+        day = today - dt.timedelta(days=today.weekday())  # Monday
+        step = dt.timedelta(days=7)
+        at = at_local(day, RECAP_TIME, zone)
+        if at > now:
+            day -= step
+            at = at_local(day, RECAP_TIME, zone)
+        return Slot(at, day)
+    day = today.replace(day=1)
+    at = at_local(day, RECAP_TIME, zone)
+    if at > now:
+        day = (day - dt.timedelta(days=1)).replace(day=1)
+        at = at_local(day, RECAP_TIME, zone)
+    return Slot(at, day)
+
+
+def recap_periods(slot_day: dt.date, period: str) -> tuple[dt.date, dt.date, dt.date]:
+    """(start, end) of the period a recap sent on `slot_day` covers, and the start of the period
+    before it: weekly, the Monday-to-Sunday week before; monthly, the month before."""
+    if period == "weekly":
+        start = slot_day - dt.timedelta(days=7)
+        return start, slot_day - dt.timedelta(days=1), start - dt.timedelta(days=7)
+    end = slot_day - dt.timedelta(days=1)
+    start = end.replace(day=1)
+    before = (start - dt.timedelta(days=1)).replace(day=1)
+    return start, end, before
+
+
+def reactivation_targets(slot_day: dt.date) -> dict[dt.date, tuple[int, int]]:
+    """Last-active dates whose users are due a reactivation message at this slot:
+    {last active date: (message number, days since last active)}."""
+    return {
+        slot_day - dt.timedelta(days=days): (number, days)
+        for days, number in REACTIVATION_DAYS.items()
+    }
+
+
+SlotFunc = Callable[[dt.datetime, dt.tzinfo], Slot]
+
+
+def slots_by_instant(
+    now: dt.datetime, slot_of: SlotFunc, zones: Iterable[str] | None = None
+) -> dict[dt.datetime, tuple[dt.date, list[str]]]:
+    """Group zones by their latest slot instant: {instant: (local date, zone names)}. Zones
+    sharing a UTC offset share a slot, so there are a few dozen groups, not hundreds."""
+    groups: dict[dt.datetime, tuple[dt.date, list[str]]] = {}
+    for name in zones if zones is not None else all_zone_names():
+        slot = slot_of(now, send_zone(name))
+        groups.setdefault(slot.at, (slot.local_date, []))[1].append(name)
+    return groups
+
+
+# --- dedupe keys: one message per thing notified about --------------------------------------
+
+
+def achievement_key(completion_id: str) -> str:
+    return f"{NotificationType.ACHIEVEMENT_COMPLETED}:{completion_id}"
+
+
+def streak_reminder_key(frequency: str, period_start: dt.date) -> str:
+    return f"{NotificationType.STREAK_REMINDER}:{frequency}:{period_start.isoformat()}"
+
+
+def reactivation_key(last_active: dt.date, number: int) -> str:
+    return f"{NotificationType.REACTIVATION}:{last_active.isoformat()}:{number}"
+
+
+def recap_key(period: str, start: dt.date) -> str:
+    return f"{NotificationType.RECAP}:{period}:{start.isoformat()}"
+
+
+# --- delivery ------------------------------------------------------------------------------
+
+# Temporary failures are tried again after these delays; then the message has failed.
+RETRY_DELAYS = (
+    dt.timedelta(minutes=1),
+    dt.timedelta(minutes=5),
+    dt.timedelta(minutes=30),
+    dt.timedelta(hours=2),
+    dt.timedelta(hours=6),
+)
+
+
+def retry_at(attempts: int, now: dt.datetime) -> dt.datetime | None:
+    """When to try again after `attempts` failed attempts; None when out of attempts."""
+    if attempts > len(RETRY_DELAYS):
+        return None
+    return now + RETRY_DELAYS[attempts - 1]

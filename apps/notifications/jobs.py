@@ -1,0 +1,56 @@
+"""Periodic notification jobs (registered with apps.core.periodic: beat, cron or `serve`).
+Each is idempotent: schedules are deduplicated by unique keys, and delivery claims rows with
+conditional updates."""
+
+import datetime as dt
+
+from django.conf import settings
+
+from apps.core.periodic import periodic_job
+from apps.notifications.delivery import messages_stuck_release
+from apps.notifications.models import Message, SlotRun
+from apps.notifications.scheduling import (
+    reactivations_schedule,
+    recaps_schedule,
+    streak_reminders_schedule,
+)
+from apps.notifications.tasks import messages_dispatch_task
+
+# Slots are hours apart; a run every five minutes sends within five minutes of 17:00 local.
+SWEEP_EVERY = dt.timedelta(minutes=5)
+
+
+@periodic_job("notifications-dispatch", every=dt.timedelta(minutes=1))
+def notifications_dispatch(now: dt.datetime) -> int:
+    """Messages whose send time came (17:00 local, a retry) go to the workers."""
+    return messages_dispatch_task()
+
+
+@periodic_job("notifications-streak-reminders", every=SWEEP_EVERY)
+def notifications_streak_reminders(now: dt.datetime) -> int:
+    return streak_reminders_schedule(now)
+
+
+@periodic_job("notifications-reactivation", every=SWEEP_EVERY)
+def notifications_reactivation(now: dt.datetime) -> int:
+    return reactivations_schedule(now)
+
+
+@periodic_job("notifications-recaps", every=SWEEP_EVERY)
+def notifications_recaps(now: dt.datetime) -> int:
+    return recaps_schedule(now)
+
+
+@periodic_job("notifications-recover", every=dt.timedelta(minutes=5))
+def notifications_recover(now: dt.datetime) -> int:
+    """A message left in "sending" by a worker that died is tried again."""
+    return messages_stuck_release(now)
+
+
+@periodic_job("notifications-purge", every=dt.timedelta(hours=6))
+def notifications_purge(now: dt.datetime) -> int:
+    """The delivery log is kept NOTIFICATIONS_RETENTION_DAYS; swept slots a week."""
+    cutoff = now - dt.timedelta(days=settings.NOTIFICATIONS_RETENTION_DAYS)
+    deleted, _ = Message.objects.filter(created__lt=cutoff).delete()
+    SlotRun.objects.filter(done_at__lt=now - dt.timedelta(days=7)).delete()
+    return deleted

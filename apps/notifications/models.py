@@ -1,0 +1,137 @@
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from apps.accounts.models import Tenant
+from apps.core.models import TimestampedModel
+from apps.notifications.choices import Channel, MessageStatus, NotificationType, TemplateStatus
+from apps.users.models import EndUser
+
+
+class NotificationSettings(models.Model):
+    """Per-tenant notification bookkeeping. Its row records that the built-in default templates
+    were given to the tenant once, so a default the tenant deleted does not come back."""
+
+    tenant = models.OneToOneField(
+        Tenant, on_delete=models.CASCADE, related_name="notification_settings"
+    )
+    defaults_seeded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "notification settings"
+
+    def __str__(self) -> str:
+        return str(self.tenant)
+
+
+class EmailTemplate(TimestampedModel):
+    """A tenant's email template for one notification type. Several may be active for one
+    type: the highest priority whose user-attribute filters match the user wins."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="email_templates")
+    type = models.CharField(max_length=32, choices=NotificationType.choices)
+    name = models.CharField(max_length=255)
+    status = models.CharField(
+        max_length=16, choices=TemplateStatus.choices, default=TemplateStatus.INACTIVE
+    )
+    subject = models.CharField(max_length=1000)
+    html = models.TextField()
+    # Empty: the text part is derived from the rendered HTML.
+    text = models.TextField(blank=True, default="")
+    # [{"attributeId": uuid, "attributeValue": str}]: all must match the user's attributes.
+    user_attributes = models.JSONField(default=list, blank=True)
+    priority = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "type", "status"], name="email_template_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.type})"
+
+
+class Message(models.Model):
+    """One notification to one user over one channel: the unit of scheduling, delivery and the
+    delivery log. `dedupe_key` names the thing notified about (the completion, the streak
+    period, the recap period, the inactivity spell and message number); its uniqueness per user
+    and channel is what makes a second job run, a late run or a racing worker harmless."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="messages")
+    type = models.CharField(max_length=32, choices=NotificationType.choices)
+    channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.EMAIL)
+    dedupe_key = models.CharField(max_length=200)
+    # What the message is about, to render it at send time: ids, periods, numbers.
+    payload = models.JSONField(default=dict, blank=True)
+    template = models.ForeignKey(
+        EmailTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(
+        max_length=16, choices=MessageStatus.choices, default=MessageStatus.QUEUED
+    )
+    # Not before: the send window's start, then the next retry.
+    send_at = models.DateTimeField()
+    # When a dispatcher last handed it to a worker: it is not handed over again for a while.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    # When a worker claimed it (status sending): a claim that grows old lost its worker. The
+    # token names the claim, so that a worker finishes only the messages it claimed itself.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim = models.UUIDField(null=True, blank=True, editable=False)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    recipient = models.CharField(max_length=320, blank=True, default="")
+    subject = models.CharField(max_length=1000, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "channel", "dedupe_key"], name="message_once_per_thing"
+            ),
+        ]
+        verbose_name = "message"
+        verbose_name_plural = "delivery log"
+        indexes = [
+            # The dispatcher's query: what is due and not yet sent.
+            models.Index(
+                fields=["send_at"],
+                condition=Q(status__in=["queued", "retrying"]),
+                name="message_due_idx",
+            ),
+            # The stuck-claim sweep, and a worker loading what it claimed.
+            models.Index(
+                fields=["claimed_at"], condition=Q(status="sending"), name="message_claimed_idx"
+            ),
+            models.Index(
+                fields=["claim"], condition=Q(claim__isnull=False), name="message_claim_idx"
+            ),
+            models.Index(fields=["tenant", "created"], name="message_tenant_log_idx"),
+            models.Index(fields=["user", "created"], name="message_user_log_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} to {self.user_id} ({self.status})"
+
+
+class SlotRun(models.Model):
+    """A scheduled sweep (recap, reactivation) done for one send slot: the instant at which the
+    users of every zone with one UTC offset reach the send time (17:00 local, Monday 09:00...).
+    Each slot is swept once, when it comes, instead of every user being re-read on every run;
+    about forty slots a day, whatever the number of users."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    type = models.CharField(max_length=32, choices=NotificationType.choices)
+    slot_at = models.DateTimeField()
+    done_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "type", "slot_at"], name="slot_run_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type}@{self.slot_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,234 @@
+"""Writes of notifications: templates, preferences, and the messages that become due.
+
+The pipeline hands `notifications_record` the facts of an event inside the event's
+transaction; what is due is recorded there as message rows, and delivery is enqueued after
+commit. Nothing here touches the network.
+"""
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.accounts.services import tenant_config_changed
+from apps.core.effects import enqueue_after_commit
+from apps.core.facts import AchievementCompleted, Fact, UserActive
+from apps.notifications import domain
+from apps.notifications.choices import Channel, NotificationType, TemplateStatus
+from apps.notifications.models import EmailTemplate, Message, NotificationSettings
+from apps.notifications.rendering import default_email_template, template_check
+from apps.notifications.selectors import NotificationConfig, notification_config
+from apps.users.models import EndUser
+from apps.users.services import attribute_refs_check, user_activity_mark
+
+# --- preferences ---------------------------------------------------------------------------
+
+
+def notification_preferences_update(user: EndUser, preferences: Mapping[str, list[str]]) -> None:
+    """Merge per notification type: types not given keep their channels; [] disables one. The
+    API, the manage-preferences page and one-click unsubscribe all write through here."""
+    merged = {
+        **user.notification_preferences,
+        **{kind: list(dict.fromkeys(channels)) for kind, channels in preferences.items()},
+    }
+    if merged != user.notification_preferences:
+        user.notification_preferences = merged
+        user.save(update_fields=["notification_preferences", "updated"])
+
+
+def notification_unsubscribe(user: EndUser, type: str, channel: str = Channel.EMAIL) -> None:
+    """Turn one channel of one type off, keeping the type's other channels."""
+    current = user.notification_preferences.get(type, list(domain.CHANNELS_ALL))
+    notification_preferences_update(user, {type: [c for c in current if c != channel]})
+
+
+# --- templates -----------------------------------------------------------------------------
+
+
+def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
+    """Give the tenant the built-in default template of each type, inactive, once. The
+    conditional update is the claim: of two concurrent first reads only one seeds, and a
+    default the tenant deleted does not come back."""
+    settings, _ = NotificationSettings.objects.get_or_create(tenant=tenant)
+    if settings.defaults_seeded_at is not None:
+        return
+    now = now or timezone.now()
+    with transaction.atomic():
+        claimed = NotificationSettings.objects.filter(
+            pk=settings.pk, defaults_seeded_at__isnull=True
+        ).update(defaults_seeded_at=now)
+        if not claimed:
+            return
+        EmailTemplate.objects.bulk_create(
+            [
+                EmailTemplate(
+                    tenant=tenant,
+                    type=type,
+                    name=default.name,
+                    subject=default.subject,
+                    html=default.html,
+                    text=default.text,
+                )
+                for type in NotificationType.values
+                for default in [default_email_template(type)]
+            ]
+        )
+
+
+def _check_parts(subject: str, html: str, text: str) -> None:
+    template_check(subject=subject, html=html, text=text or None)
+
+
+def email_template_create(
+    tenant: Tenant,
+    *,
+    type: str,
+    name: str,
+    subject: str | None = None,
+    html: str | None = None,
+    text: str | None = None,
+    status: str = TemplateStatus.INACTIVE,
+    user_attributes: list[dict[str, str]] | None = None,
+    priority: int = 0,
+) -> EmailTemplate:
+    """A new template; subject and html default to the built-in template of the type."""
+    default = default_email_template(type)
+    if subject is None and html is None:
+        text = default.text if text is None else text
+    subject = default.subject if subject is None else subject
+    html = default.html if html is None else html
+    text = text or ""
+    _check_parts(subject, html, text)
+    template = EmailTemplate.objects.create(
+        tenant=tenant,
+        type=type,
+        name=name,
+        subject=subject,
+        html=html,
+        text=text,
+        status=status,
+        user_attributes=attribute_refs_check(tenant, user_attributes, "user"),
+        priority=priority,
+    )
+    tenant_config_changed(tenant)
+    return template
+
+
+_UPDATABLE = ("name", "subject", "html", "text", "status", "priority")
+
+
+def email_template_update(
+    template: EmailTemplate,
+    *,
+    user_attributes: list[dict[str, str]] | None = None,
+    **changes: Any,
+) -> EmailTemplate:
+    """Change the given fields (`name`, `subject`, `html`, `text`, `status`, `priority`,
+    `user_attributes`); the type cannot change. A template that no longer renders is refused."""
+    unknown = set(changes) - set(_UPDATABLE)
+    if unknown:
+        raise TypeError(f"email_template_update got unexpected fields {sorted(unknown)}")
+    for field, value in changes.items():
+        setattr(template, field, "" if field == "text" and value is None else value)
+    if user_attributes is not None:
+        template.user_attributes = attribute_refs_check(template.tenant, user_attributes, "user")
+    if {"subject", "html", "text"} & set(changes):
+        _check_parts(template.subject, template.html, template.text)
+    template.save()
+    tenant_config_changed(template.tenant)
+    return template
+
+
+def email_template_delete(template: EmailTemplate) -> None:
+    """Messages already scheduled with it choose another template at send time, or none."""
+    tenant = template.tenant
+    template.delete()
+    tenant_config_changed(tenant)
+
+
+# --- what becomes due ----------------------------------------------------------------------
+
+
+def email_refusal_for(user: EndUser, type: str) -> str | None:
+    return domain.email_refusal(
+        domain.Recipient(
+            email=user.email,
+            subscribed=user.subscribe_to_emails,
+            control=user.control,
+            preferences=user.notification_preferences,
+        ),
+        type,
+    )
+
+
+def email_due(
+    config: NotificationConfig,
+    user: EndUser,
+    type: str,
+    dedupe_key: str,
+    send_at: dt.datetime,
+    payload: dict[str, Any],
+) -> Message | None:
+    """The email message for something due to this user, unsaved; None when nothing should
+    be sent (type off, user not reachable or not willing, no template for them)."""
+    if email_refusal_for(user, type) is not None:
+        return None
+    template = config.email_template_for(type, user.attributes)
+    if template is None:
+        return None
+    return Message(
+        tenant_id=user.tenant_id,
+        user=user,
+        type=type,
+        channel=Channel.EMAIL,
+        dedupe_key=dedupe_key,
+        payload=payload,
+        template_id=template.pk,
+        send_at=send_at,
+        recipient=user.email or "",
+    )
+
+
+def messages_save(messages: Sequence[Message], now: dt.datetime) -> int:
+    """Insert the messages; one already recorded for the same thing is left alone (the unique
+    key decides, also between racing job runs). Delivery of what is due now is enqueued after
+    commit. Returns how many were given."""
+    if not messages:
+        return 0
+    Message.objects.bulk_create(messages, ignore_conflicts=True)
+    if any(m.send_at <= now for m in messages):
+        from apps.notifications.tasks import messages_dispatch_task
+
+        enqueue_after_commit(messages_dispatch_task)
+    return len(messages)
+
+
+def notifications_record(
+    tenant: Tenant, user: EndUser, facts: Iterable[Fact], now: dt.datetime | None = None
+) -> None:
+    """React to what an event (or the completion API) did, inside its transaction. Costs no
+    query unless something is due or the user's first activity of the day is recorded."""
+    now = now or timezone.now()
+    config = notification_config(tenant)
+    due: list[Message] = []
+    for fact in facts:
+        if isinstance(fact, UserActive):
+            user_activity_mark(user, fact.at, fact.at.astimezone(domain.send_zone(user.tz)).date())
+        elif isinstance(fact, AchievementCompleted) and not fact.backdated:
+            type = NotificationType.ACHIEVEMENT_COMPLETED
+            if not config.email_enabled(type):
+                continue
+            message = email_due(
+                config,
+                user,
+                type,
+                domain.achievement_key(fact.completion_id),
+                domain.achievement_send_at(fact.completed_at, user.tz),
+                {"achievementId": fact.achievement_pk, "completionId": fact.completion_id},
+            )
+            if message is not None:
+                due.append(message)
+    messages_save(due, now)

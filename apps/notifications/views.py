@@ -1,0 +1,169 @@
+"""Application API: a user's preferences. Admin API: email templates and their previews (a gamify
+extension, with the usual bulk envelopes)."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.views import AdminApi, AppApi
+from apps.core.bulk import Collection, validated
+from apps.core.openapi import ADMIN_WRITE_ERRORS, errors
+from apps.core.scope import Scope
+from apps.notifications import openapi, selectors, serializers, services
+from apps.notifications.context import message_context, preview_payload
+from apps.notifications.models import EmailTemplate
+from apps.notifications.rendering import email_render
+from apps.streaks.selectors import streak_config, streak_state_get
+from apps.streaks.services import streak_preferences_of, streak_preferences_update
+from apps.users.openapi import USER_ID
+from apps.users.selectors import user_get
+
+
+class UserPreferencesApi(AppApi):
+    @extend_schema(
+        operation_id="users_get_preferences",
+        summary="Get a user's preferences",
+        description="The user's notification preferences and, when streak customization is "
+        "enabled or the user turned streaks off, their streak preferences.",
+        parameters=[USER_ID],
+        responses={
+            200: openapi.UserPreferencesResponse,
+            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        return Response(self._render(scope.tenant, user))
+
+    @extend_schema(
+        operation_id="users_update_preferences",
+        summary="Update a user's preferences",
+        description="Notification channels are merged per type ([] disables a type). "
+        "streak.enabled may always be set; streak.evaluationMode, streak.metrics and "
+        "streak.daysOff only when the tenant enables streak customization.",
+        parameters=[USER_ID],
+        request=serializers.PreferencesUpdateSerializer,
+        responses={
+            200: openapi.UserPreferencesResponse,
+            **errors(
+                400,
+                401,
+                (
+                    403,
+                    "Streak customization is disabled and the body sets streak.evaluationMode, "
+                    "streak.metrics or streak.daysOff; or an application API key used for "
+                    "another user, or another tenant's Tenant-ID.",
+                ),
+                (404, "User not found, or unknown Tenant-ID."),
+                413,
+                (
+                    422,
+                    "Validation failed: an unknown field or metric key, or daysOff with a "
+                    "streak frequency other than daily.",
+                ),
+            ),
+        },
+    )
+    def patch(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        data = validated(serializers.PreferencesUpdateSerializer, request.data)
+        user = user_get(scope.tenant, user_id)
+        with transaction.atomic():
+            if "streak" in data:
+                streak_preferences_update(scope.tenant, user, data["streak"])
+            if "notifications" in data:
+                services.notification_preferences_update(user, data["notifications"])
+        return Response(self._render(scope.tenant, user))
+
+    @staticmethod
+    def _render(tenant: Any, user: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"notifications": dict(user.notification_preferences)}
+        streak = streak_preferences_of(streak_config(tenant), streak_state_get(user))
+        if streak is not None:
+            body["streak"] = streak
+        return body
+
+
+class EmailTemplateCollection(Collection):
+    noun = "Email template"
+    create_serializer = serializers.EmailTemplateCreateSerializer
+    update_serializer = serializers.EmailTemplateUpdateSerializer
+    output_schema = openapi.EmailTemplate
+    schema_prefix = "email-templates"
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[EmailTemplate]:
+        services.email_templates_seed(scope.tenant)
+        return selectors.email_templates_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> EmailTemplate | None:
+        services.email_templates_seed(scope.tenant)
+        return selectors.email_template_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> EmailTemplate:
+        services.email_templates_seed(scope.tenant)
+        return services.email_template_create(
+            scope.tenant,
+            type=data["type"],
+            name=data["name"],
+            subject=data.get("subject"),
+            html=data.get("html"),
+            text=data.get("text"),
+            status=data.get("status", "inactive"),
+            user_attributes=data.get("userAttributes"),
+            priority=data.get("priority", 0),
+        )
+
+    def update(
+        self, scope: Scope, parent: Any, obj: EmailTemplate, data: dict[str, Any]
+    ) -> EmailTemplate:
+        fields = ("name", "subject", "html", "text", "status", "priority")
+        changes: dict[str, Any] = {f: data[f] for f in fields if f in data}
+        return services.email_template_update(
+            obj, user_attributes=data.get("userAttributes"), **changes
+        )
+
+    def delete(self, scope: Scope, parent: Any, obj: EmailTemplate) -> None:
+        services.email_template_delete(obj)
+
+    def render(self, obj: EmailTemplate) -> dict[str, Any]:
+        return serializers.email_template_render(obj)
+
+
+class EmailTemplatePreviewApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_email_templates_preview",
+        summary="Preview an email template for a user",
+        description="Renders the template with the user's current data (a gamify extension). "
+        "Nothing is sent.",
+        parameters=[openapi.TEMPLATE_ID],
+        request=serializers.PreviewSerializer,
+        responses={200: openapi.EmailPreview, **ADMIN_WRITE_ERRORS},
+    )
+    def post(self, request: Request, object_id: str) -> Response:
+        scope = self.scope(request)
+        data = validated(serializers.PreviewSerializer, request.data)
+        template = EmailTemplateCollection().get_or_404(scope, None, object_id)
+        user = user_get(scope.tenant, data["userId"])
+        now = timezone.now()
+        rendered = email_render(
+            subject=template.subject,
+            html=template.html,
+            text=template.text or None,
+            context=message_context(
+                scope.tenant,
+                user,
+                template.type,
+                preview_payload(scope.tenant, user, template.type, now),
+                now,
+            ),
+            seed=f"preview:{template.public_id}:{user.pk}",
+        )
+        return Response({"subject": rendered.subject, "html": rendered.html, "text": rendered.text})

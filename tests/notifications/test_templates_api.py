@@ -1,0 +1,119 @@
+"""The email-template collection of the admin API (a gamify extension) and previews."""
+
+import pytest
+
+ADMIN = "/admin/v1/email-templates"
+
+
+def test_each_tenant_starts_with_four_inactive_default_templates(api_client):
+    templates = api_client.get(ADMIN, {"limit": 100}).json()
+    assert sorted(t["type"] for t in templates) == [
+        "achievement_completed",
+        "reactivation",
+        "recap",
+        "streak_reminder",
+    ]
+    assert {t["status"] for t in templates} == {"inactive"}
+    assert all("{{" in t["html"] and t["subject"] for t in templates)
+
+
+def test_a_deleted_default_does_not_come_back(api_client):
+    first = api_client.get(ADMIN, {"limit": 100}).json()[0]
+    response = api_client.delete(f"{ADMIN}?ids={first['id']}")
+    assert response.json()["deleted"] == [{"id": first["id"]}]
+    assert len(api_client.get(ADMIN, {"limit": 100}).json()) == 3
+
+
+def test_create_update_read_and_delete(api_client):
+    response = api_client.post(
+        ADMIN,
+        [
+            {
+                "type": "recap",
+                "name": "Weekly digest",
+                "subject": "Your week, {{ user.name }}",
+                "html": "<p>{{ recap.periodStart }}</p>",
+                "priority": 5,
+            }
+        ],
+    )
+    assert response.status_code == 201, response.content
+    created = response.json()["created"][0]
+    assert created["status"] == "inactive"
+    assert created["text"] is None
+    assert created["priority"] == 5
+    updated = api_client.patch(ADMIN, [{"id": created["id"], "status": "active", "text": "Hi"}])
+    assert updated.json()["updated"][0]["status"] == "active"
+    assert updated.json()["updated"][0]["text"] == "Hi"
+    read = api_client.get(f"{ADMIN}/{created['id']}").json()
+    assert read["name"] == "Weekly digest"
+    assert api_client.delete(f"{ADMIN}?ids={created['id']}").json()["issues"] == []
+    assert api_client.get(f"{ADMIN}/{created['id']}").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("html", "<p>{% if %}</p>", "html"),
+        ("subject", "{{ user.__class__.__mro__ }}", "subject"),
+        ("text", "{% for x in %}", "text"),
+    ],
+)
+def test_a_template_that_does_not_render_is_an_issue_at_save_time(
+    api_client, field, value, expected
+):
+    item = {"type": "recap", "name": "Broken", field: value}
+    response = api_client.post(ADMIN, [item])
+    assert response.status_code == 200
+    [issue] = response.json()["issues"]
+    assert issue["index"] == 0
+    assert issue["message"].startswith(expected)
+
+
+def test_unknown_fields_types_and_foreign_attributes_are_refused(api_client, other_tenant_client):
+    assert api_client.post(ADMIN, [{"type": "nope", "name": "x"}]).json()["issues"]
+    assert api_client.post(ADMIN, [{"type": "recap", "name": "x", "colour": 1}]).json()["issues"]
+    attribute = other_tenant_client.post(
+        "/admin/v1/attributes", [{"name": "Plan", "key": "plan", "type": "user"}]
+    ).json()["created"][0]
+    response = api_client.post(
+        ADMIN,
+        [
+            {
+                "type": "recap",
+                "name": "x",
+                "userAttributes": [{"attributeId": attribute["id"], "attributeValue": "pro"}],
+            }
+        ],
+    )
+    assert "not found" in response.json()["issues"][0]["message"]
+
+
+def test_another_tenants_template_is_not_found(api_client, other_tenant_client):
+    mine = api_client.get(ADMIN).json()[0]
+    assert other_tenant_client.get(f"{ADMIN}/{mine['id']}").status_code == 404
+    response = other_tenant_client.patch(ADMIN, [{"id": mine["id"], "name": "stolen"}])
+    assert response.json()["updated"] == []
+    assert api_client.get(f"{ADMIN}/{mine['id']}").json()["name"] == mine["name"]
+
+
+def test_preview_renders_for_a_user_and_sends_nothing(api_client, metric, mailoutbox):
+    api_client.post(
+        "/v1/metrics/words/event",
+        {"user": {"id": "u1", "name": "Ada <b>", "email": "ada@example.com"}, "value": 7},
+    )
+    template = next(t for t in api_client.get(ADMIN, {"limit": 100}).json() if t["type"] == "recap")
+    response = api_client.post(f"{ADMIN}/{template['id']}/preview", {"userId": "u1"})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert set(body) == {"subject", "html", "text"}
+    assert "Ada &lt;b&gt;" in body["html"]
+    assert "Ada <b>" in body["text"]
+    assert mailoutbox == []
+    missing = api_client.post(f"{ADMIN}/{template['id']}/preview", {"userId": "nobody"})
+    assert missing.status_code == 404
+
+
+def test_application_keys_cannot_manage_templates(org, anon_client):
+    anon_client.credentials(HTTP_X_API_KEY=org.application_key("u1"))
+    assert anon_client.get(ADMIN).status_code == 403
