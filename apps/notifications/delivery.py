@@ -23,14 +23,10 @@ from django.utils import timezone
 
 from apps.notifications import domain
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
-from apps.notifications.context import (
-    StreakStates,
-    message_context,
-    preview_payload,
-    variables_used,
-)
+from apps.notifications.context import StreakStates, message_context, variables_used
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate, Message
+from apps.notifications.previews import template_preview
 from apps.notifications.rendering import RenderedEmail, email_render
 from apps.notifications.selectors import notification_config
 from apps.notifications.services import email_refusal_for
@@ -277,25 +273,12 @@ def _send_one(
 
 def email_test_send(template: EmailTemplate, user: EndUser, to: str) -> RenderedEmail:
     """Render `template` for `user` and send it to `to` (a staff member), now, outside the
-    delivery log: the dashboard's "send a test to me". Raises TemplateRenderError, or the
-    backend's error, for the page to show."""
-    now = timezone.now()
-    tenant = template.tenant
-    context = message_context(
-        tenant, user, template.type, preview_payload(tenant, user, template.type, now), now
-    )
-    # The end-user's own links must not reach a staff inbox: one click would change their
-    # preferences.
-    context["preferencesUrl"] = context["unsubscribeUrl"] = "#test-email"
-    rendered = email_render(
-        subject=template.subject,
-        html=template.html,
-        text=template.text or None,
-        context=context,
-        seed=f"test:{template.public_id}:{user.pk}",
-    )
-    probe = Message(tenant=tenant, user=EndUser(), type=template.type, recipient=to)
-    email = email_build(probe, rendered, tenant.branding.get("appName") or "")
+    delivery log: the dashboard's "send a test to me". The user's preference links are
+    replaced and no unsubscribe header is set: a click in a staff inbox must not change the
+    end-user's preferences. Raises TemplateRenderError, or the backend's error."""
+    rendered = template_preview(template, user)
+    probe = Message(tenant=template.tenant, user=EndUser(), type=template.type, recipient=to)
+    email = email_build(probe, rendered, template.tenant.branding.get("appName") or "")
     email.subject = f"[Test] {rendered.subject}"
     for header in ("List-Unsubscribe", "List-Unsubscribe-Post"):
         email.extra_headers.pop(header)

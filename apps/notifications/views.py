@@ -5,7 +5,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,9 +14,8 @@ from apps.core.bulk import Collection, validated
 from apps.core.openapi import ADMIN_WRITE_ERRORS, errors
 from apps.core.scope import Scope
 from apps.notifications import openapi, selectors, serializers, services
-from apps.notifications.context import message_context, preview_payload
 from apps.notifications.models import EmailTemplate
-from apps.notifications.rendering import email_render
+from apps.notifications.previews import template_preview
 from apps.streaks.selectors import streak_config, streak_state_get
 from apps.streaks.services import streak_preferences_of, streak_preferences_update
 from apps.users.openapi import USER_ID
@@ -152,18 +150,6 @@ class EmailTemplatePreviewApi(AdminApi):
         data = validated(serializers.PreviewSerializer, request.data)
         template = EmailTemplateCollection().get_or_404(scope, None, object_id)
         user = user_get(scope.tenant, data["userId"])
-        now = timezone.now()
-        rendered = email_render(
-            subject=template.subject,
-            html=template.html,
-            text=template.text or None,
-            context=message_context(
-                scope.tenant,
-                user,
-                template.type,
-                preview_payload(scope.tenant, user, template.type, now),
-                now,
-            ),
-            seed=f"preview:{template.public_id}:{user.pk}",
-        )
+        # The admin API's caller is the tenant's backend: the user's real links are kept.
+        rendered = template_preview(template, user, keep_links=True)
         return Response({"subject": rendered.subject, "html": rendered.html, "text": rendered.text})

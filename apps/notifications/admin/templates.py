@@ -1,6 +1,5 @@
-"""Dashboard pages for notifications: email templates (written by the template services, with a
-preview and a test send), the delivery log (read-only), and the notifications section of the
-end-user page."""
+"""Dashboard pages for email templates: written by the template services, with a preview and a
+test send."""
 
 import logging
 from typing import Any, cast
@@ -15,15 +14,12 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
-    ReadOnlyAdmin,
     ServiceAdmin,
     TenantColumnMixin,
     TenantFilter,
@@ -32,14 +28,11 @@ from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
 from apps.notifications import serializers, services
 from apps.notifications.choices import NotificationType, TemplateStatus
-from apps.notifications.context import message_context, preview_payload
 from apps.notifications.delivery import email_test_send
 from apps.notifications.errors import TemplateRenderError
-from apps.notifications.models import EmailTemplate, Message
-from apps.notifications.rendering import RenderedEmail, email_render, sample_context
-from apps.notifications.selectors import messages_for_user
+from apps.notifications.models import EmailTemplate
+from apps.notifications.previews import template_preview
 from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
-from apps.users.admin import end_user_section, html_table
 from apps.users.choices import AttributeType
 from apps.users.errors import UserNotFoundError
 from apps.users.models import EndUser
@@ -47,13 +40,6 @@ from apps.users.selectors import user_get
 
 logger = logging.getLogger("gamify.notifications")
 
-# The end-user page shows this many of the user's latest messages; the log has the rest.
-RECENT_MESSAGES = 20
-# Errors are long (an SMTP reply, a template line); the list shows their start.
-ERROR_COLUMN_CHARS = 80
-# What a preview or a test puts in place of the end-user's own preference links: one click by
-# a staff member would otherwise change that user's preferences.
-NOT_A_LINK = "#preview"
 
 _PARTS = ("subject", "html", "text")
 # The variables and syntax templates may use, shown above the content fields.
@@ -151,26 +137,6 @@ def _with_part_errors(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
                 return self.cleaned_data
 
     return PartErrorForm
-
-
-def preview_render(template: EmailTemplate, user: EndUser | None) -> RenderedEmail:
-    """The template as `user` would get it now, or with sample data; nothing is sent."""
-    if user is None:
-        context = sample_context()
-        seed = f"preview:{template.public_id}"
-    else:
-        tenant, now = template.tenant, timezone.now()
-        payload = preview_payload(tenant, user, template.type, now)
-        context = message_context(tenant, user, template.type, payload, now)
-        context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
-        seed = f"preview:{template.public_id}:{user.pk}"
-    return email_render(
-        subject=template.subject,
-        html=template.html,
-        text=template.text or None,
-        context=context,
-        seed=seed,
-    )
 
 
 @admin.register(EmailTemplate)
@@ -301,7 +267,7 @@ class EmailTemplateAdmin(TenantColumnMixin, ServiceAdmin):
         end_user = self._end_user(request, template.tenant, user_id)
         rendered = None
         try:
-            rendered = preview_render(template, end_user)
+            rendered = template_preview(template, end_user)
         except TemplateRenderError as exc:
             self.message_user(
                 request, f"The template does not render: {exc.message}", messages.ERROR
@@ -352,74 +318,3 @@ class EmailTemplateAdmin(TenantColumnMixin, ServiceAdmin):
         else:
             self.message_user(request, f"Sent a test email to {to}.", messages.SUCCESS)
         return back
-
-
-# --- the delivery log ------------------------------------------------------------------------
-
-
-# Every field of a message, its relations as links and labels.
-_COLUMNS = {"tenant": "tenant_column", "user": "user_link", "template": "template_link"}
-MESSAGE_FIELDS: tuple[str, ...] = tuple(
-    _COLUMNS.get(f.name, f.name) for f in Message._meta.fields if f.name != "id"
-)
-
-
-@admin.register(Message)
-class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
-    # Few columns, so that the log fits a laptop screen; the detail page has every field.
-    list_display = (
-        "send_at",
-        "status",
-        "type",
-        "user_link",
-        "subject",
-        "error_column",
-        "tenant_column",
-    )
-    list_display_links = ("send_at",)
-    list_select_related = ("user", TENANT_RELATED)
-    list_filter = ("status", "type", "channel", ("tenant", TenantFilter))
-    search_fields = ("=user__external_id", "=recipient")
-    search_help_text = "Search by exact end-user id or recipient address."
-    # Messages are inserted when they become due, so the primary key follows `created` and its
-    # index serves the newest-first list without sorting the whole log.
-    ordering = ("-pk",)
-    show_full_result_count = False
-    fields = readonly_fields = MESSAGE_FIELDS
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Message]:
-        return super().get_queryset(request).select_related("user", "template", TENANT_RELATED)
-
-    @admin.display(description="user", ordering="user__external_id")
-    def user_link(self, obj: Message) -> SafeString:
-        url = reverse("admin:users_enduser_change", args=[obj.user_id])
-        return format_html('<a href="{}">{}</a>', url, obj.user.external_id)
-
-    @admin.display(description="error")
-    def error_column(self, obj: Message) -> SafeString | str:
-        if not obj.error:
-            return "-"
-        short = Truncator(obj.error).chars(ERROR_COLUMN_CHARS)
-        return format_html('<span title="{}">{}</span>', obj.error, short)
-
-    @admin.display(description="template")
-    def template_link(self, obj: Message) -> SafeString | str:
-        if obj.template is None:
-            return "-"
-        url = reverse("admin:notifications_emailtemplate_change", args=[obj.template_id])
-        return format_html('<a href="{}">{}</a>', url, obj.template)
-
-
-@end_user_section
-@admin.display(description="notifications")
-def end_user_notifications(user: EndUser) -> SafeString:
-    rows = messages_for_user(user, limit=RECENT_MESSAGES)
-    table = html_table(
-        ("created", "type", "status", "subject", "error"),
-        [
-            (m.created, m.get_type_display(), m.status, m.subject or None, m.error or None)
-            for m in rows
-        ],
-    )
-    url = reverse("admin:notifications_message_changelist") + "?" + urlencode({"user": user.pk})
-    return format_html('{}<p><a href="{}">All messages of this user</a></p>', table, url)

@@ -1,0 +1,24 @@
+"""Rendering of email templates, which tenants write and which are therefore untrusted.
+
+A template runs in Jinja2's sandbox with everything beyond plain data taken away (`sandbox`);
+`render` turns a template's three parts into an email, `text` derives a plain-text part from
+HTML, and `defaults` holds the built-in templates and the sample context.
+"""
+
+from apps.notifications.rendering.defaults import (
+    DefaultTemplate,
+    default_email_template,
+    sample_context,
+)
+from apps.notifications.rendering.render import RenderedEmail, email_render, template_check
+from apps.notifications.rendering.text import html_to_text
+
+__all__ = [
+    "DefaultTemplate",
+    "RenderedEmail",
+    "default_email_template",
+    "email_render",
+    "html_to_text",
+    "sample_context",
+    "template_check",
+]

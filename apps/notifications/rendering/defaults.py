@@ -1,0 +1,102 @@
+"""The built-in default templates every tenant starts with, and the sample context that
+templates are checked and previewed against."""
+
+import functools
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+
+from apps.notifications.choices import NotificationType
+
+# --- the built-in defaults ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DefaultTemplate:
+    name: str
+    subject: str
+    html: str
+    text: str
+
+
+@functools.cache
+def default_email_template(type: str) -> DefaultTemplate:
+    """The built-in template of a notification type: what every tenant starts with."""
+    if type not in NotificationType.values:  # the type names a file
+        raise ValueError(f"unknown notification type {type!r}")
+    folder = settings.BASE_DIR / "templates" / "notifications" / "email"
+    return DefaultTemplate(
+        name=NotificationType(type).label,
+        subject=(folder / f"{type}.subject.txt").read_text(encoding="utf-8").strip(),
+        html=(folder / f"{type}.html").read_text(encoding="utf-8"),
+        text=(folder / f"{type}.txt").read_text(encoding="utf-8"),
+    )
+
+
+def sample_context() -> dict[str, Any]:
+    """Every template variable with plausible values: what template_check renders against
+    and what the dashboard preview shows when it has no real user."""
+    site = "https://app.example.com"
+    return {
+        "user": {
+            "id": "user-123",
+            "name": "Jamie",
+            "email": "jamie@example.com",
+            "attributes": {"plan": "pro", "city": "Lisbon"},
+        },
+        "app": {
+            "name": "Acme Fitness",
+            "url": site,
+            "logoUrl": f"{site}/logo.png",
+            "brandColor": "#4F46E5",
+        },
+        "achievement": {
+            "key": "ten-workouts",
+            "name": "Ten workouts",
+            "description": "Finish ten workouts.",
+            "badgeUrl": f"{site}/badges/ten-workouts.png",
+            "completions": 1284,
+            "rarity": 12.5,
+        },
+        "streak": {
+            "length": 12,
+            "frequency": "daily",
+            "extended": False,
+            "expires": "2026-06-01",
+            "periodStart": "2026-06-01",
+            "periodEnd": "2026-06-01",
+        },
+        "metrics": {
+            "workouts": {
+                "name": "Workouts",
+                "units": None,
+                "total": Decimal("57"),
+                "change": Decimal("4"),
+                "percentChange": 33.3,
+            },
+            "distance": {
+                "name": "Distance",
+                "units": "km",
+                "total": Decimal("1312.500000"),
+                "change": Decimal("21.3"),
+                "percentChange": None,
+            },
+        },
+        "points": {
+            "xp": {
+                "name": "XP",
+                "total": Decimal("4250"),
+                "change": Decimal("350"),
+                "level": {"key": "gold", "name": "Gold"},
+            },
+        },
+        "recap": {"periodStart": "2026-05-25", "periodEnd": "2026-05-31"},
+        "reactivation": {"messageNumber": 1, "daysSinceLastActive": 3},
+        "preferencesUrl": "https://gamify.example.com/notifications/preferences/sample",
+        "unsubscribeUrl": "https://gamify.example.com/notifications/unsubscribe/sample",
+    }
+
+
+_sample_context = sample_context  # template_check's parameter shadows the public name
