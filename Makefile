@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-notifications mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,8 @@ install: $(STAMP)
 serve: $(STAMP)
 	DEBUG=$${DEBUG:-true} $(BIN)/python manage.py migrate --noinput
 	DEBUG=$${DEBUG:-true} $(BIN)/python manage.py demo_setup
-	DEBUG=$${DEBUG:-true} $(BIN)/python manage.py serve --port $(PORT)
+	DEBUG=$${DEBUG:-true} PUBLIC_URL=$${PUBLIC_URL:-http://127.0.0.1:$(PORT)} \
+		$(BIN)/python manage.py serve --port $(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -41,6 +42,10 @@ test: lint unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# A streak-reminder run for 10,000 users through a local SMTP sink (bench/README.md).
+bench-notifications: $(STAMP)
+	$(BIN)/python bench/notifications.py
 
 # A local SMTP server that prints every message it receives (EMAIL_HOST=127.0.0.1
 # EMAIL_PORT=1025 make serve sends to it).

@@ -41,6 +41,27 @@ def committed() -> Any:
     return TestCase.captureOnCommitCallbacks(execute=True)
 
 
+def metric_achievement(
+    client: Any, metric: Any, name: str = "Ten words", value: int = 10, **fields: Any
+) -> dict[str, Any]:
+    """An active metric achievement, completed when the user's total reaches `value`."""
+    response = client.post(
+        "/admin/v1/achievements",
+        [
+            {
+                "name": name,
+                "trigger": "metric",
+                "metricId": str(metric.public_id),
+                "metricValue": value,
+                "status": "active",
+                **fields,
+            }
+        ],
+    )
+    assert response.status_code == 201, response.content
+    return response.json()["created"][0]
+
+
 def send_event(
     client: Any,
     when: dt.datetime,

@@ -1,19 +1,18 @@
 """Racing job runs on PostgreSQL, where row locks and skip-locked claims are real: every due
 message is recorded once and sent once."""
 
-import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 import time_machine
 from django.core import mail
-from django.db import connection, connections
+from django.db import connection
 
 from apps.notifications import jobs
 from apps.notifications.delivery import messages_send
 from apps.notifications.models import Message
+from tests.concurrency import run_all
 from tests.conftest import Client
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 from tests.notifications.conftest import activate, at
@@ -27,27 +26,6 @@ pytestmark = [
 ]
 
 USERS = 60
-
-
-def _race(jobs_: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(jobs_))
-    results: list[Any] = [None] * len(jobs_)
-
-    def run(index: int, job: Callable[[], Any]) -> None:
-        barrier.wait()
-        try:
-            results[index] = job()
-        except Exception as exc:  # reported by the assertions
-            results[index] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, j)) for i, j in enumerate(jobs_)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 @pytest.fixture
@@ -80,7 +58,7 @@ def test_two_sweeps_and_dispatchers_at_once_send_each_message_once(inactive_user
             jobs.notifications_reactivation(when)
             jobs.notifications_dispatch(when)
 
-    results = _race([sweep_and_send, sweep_and_send])
+    results = run_all([sweep_and_send, sweep_and_send])
 
     assert [r for r in results if isinstance(r, Exception)] == []
     assert Message.objects.count() == USERS
@@ -100,7 +78,7 @@ def test_two_workers_given_the_same_chunk_send_each_message_once(inactive_users)
     mail.outbox = []
     ids = list(Message.objects.values_list("pk", flat=True))
 
-    results = _race([lambda: messages_send(ids), lambda: messages_send(ids)])
+    results = run_all([lambda: messages_send(ids), lambda: messages_send(ids)])
 
     assert sum(r.get("sent", 0) for r in results) == USERS
     assert len(mail.outbox) == USERS

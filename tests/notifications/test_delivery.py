@@ -11,7 +11,14 @@ from apps.notifications.choices import MessageStatus
 from apps.notifications.delivery import messages_send, messages_stuck_release
 from apps.notifications.models import Message
 from tests.notifications import backends
-from tests.notifications.conftest import activate, at, messages, run_jobs, send_event
+from tests.notifications.conftest import (
+    activate,
+    at,
+    messages,
+    metric_achievement,
+    run_jobs,
+    send_event,
+)
 
 SCRIPTED = "tests.notifications.backends.ScriptedBackend"
 
@@ -27,18 +34,7 @@ def scripted(settings):
 @pytest.fixture
 def due_message(api_client, metric):
     """An achievement email scheduled for 17:00 UTC on 2026-03-10."""
-    api_client.post(
-        "/admin/v1/achievements",
-        [
-            {
-                "name": "Ten words",
-                "trigger": "metric",
-                "metricId": str(metric.public_id),
-                "metricValue": 10,
-                "status": "active",
-            }
-        ],
-    )
+    metric_achievement(api_client, metric, "Ten words", 10)
     activate(api_client, "achievement_completed")
     send_event(api_client, at("2026-03-10", 9), value=10, tz="UTC", name="Ada\r\nBcc: evil@x.com")
     [message] = messages()
@@ -139,18 +135,7 @@ def test_a_task_run_twice_sends_once(due_message):
 
 
 def test_one_connection_serves_a_chunk(scripted, api_client, metric):
-    api_client.post(
-        "/admin/v1/achievements",
-        [
-            {
-                "name": "Ten words",
-                "trigger": "metric",
-                "metricId": str(metric.public_id),
-                "metricValue": 10,
-                "status": "active",
-            }
-        ],
-    )
+    metric_achievement(api_client, metric, "Ten words", 10)
     activate(api_client, "achievement_completed")
     for n in range(5):
         send_event(api_client, at("2026-03-10", 9), f"u{n}", value=10, tz="UTC")

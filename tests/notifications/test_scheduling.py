@@ -14,6 +14,7 @@ from tests.notifications.conftest import (
     at,
     committed,
     messages,
+    metric_achievement,
     outbox_to,
     run_jobs,
     send_event,
@@ -25,22 +26,9 @@ TOKYO = "Asia/Tokyo"
 
 @pytest.fixture
 def achievement(api_client, metric):
-    response = api_client.post(
-        "/admin/v1/achievements",
-        [
-            {
-                "name": "Ten words",
-                "trigger": "metric",
-                "metricId": str(metric.public_id),
-                "metricValue": 10,
-                "status": "active",
-                "description": "Wrote ten words",
-            }
-        ],
-    )
-    assert response.status_code == 201, response.content
+    created = metric_achievement(api_client, metric, "Ten words", 10, description="Wrote ten words")
     activate(api_client, "achievement_completed")
-    return response.json()["created"][0]
+    return created
 
 
 class TestAchievementCompleted:
@@ -93,19 +81,7 @@ class TestAchievementCompleted:
         send_event(api_client, at("2026-03-10", 18), value=50, tz="UTC")
         activate(api_client, "achievement_completed")
         with time_machine.travel(at("2026-03-10", 18, 5), tick=False), committed():
-            created = api_client.post(
-                "/admin/v1/achievements",
-                [
-                    {
-                        "name": "Backdated",
-                        "trigger": "metric",
-                        "metricId": str(metric.public_id),
-                        "metricValue": 10,
-                        "status": "active",
-                    }
-                ],
-            )
-        assert created.status_code == 201, created.content
+            metric_achievement(api_client, metric, "Backdated", 10)
         run_jobs(at("2026-03-10", 18, 10))
         achievements = api_client.get("/v1/users/u1/achievements").json()
         assert [a["name"] for a in achievements] == ["Backdated"]  # backdating ran
@@ -401,3 +377,31 @@ def test_messages_are_isolated_per_tenant(api_client, other_tenant_client, achie
     )
     send_event(other_tenant_client, at("2026-03-10", 18), "u9", value=10, tz="UTC")
     assert Message.objects.count() == 0
+
+
+def test_an_anniversary_completed_by_the_job_is_notified(api_client):
+    from apps.pipeline.jobs import achievements_anniversaries_job
+
+    with time_machine.travel(at("2025-06-01"), tick=False):
+        response = api_client.put(
+            "/v1/users/u1",
+            {"email": "u1@example.com", "tz": "UTC", "signUpDate": "2025-03-10"},
+        )
+        assert response.status_code == 200, response.content
+        created = api_client.post(
+            "/admin/v1/achievements",
+            [
+                {
+                    "name": "One year",
+                    "trigger": "anniversary",
+                    "anniversaryYears": 1,
+                    "status": "active",
+                }
+            ],
+        )
+        assert created.status_code == 201, created.content
+    activate(api_client, "achievement_completed")
+    with time_machine.travel(at("2026-03-10", 18), tick=False), committed():
+        assert achievements_anniversaries_job(at("2026-03-10", 18)) == 1
+    [email] = outbox_to("u1@example.com")
+    assert "One year" in email.subject + email.body

@@ -11,7 +11,14 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from apps.notifications.choices import MessageStatus
-from tests.notifications.conftest import activate, at, messages, run_jobs, send_event
+from tests.notifications.conftest import (
+    activate,
+    at,
+    messages,
+    metric_achievement,
+    run_jobs,
+    send_event,
+)
 
 
 class Sink:
@@ -62,19 +69,7 @@ def scheduled(api_client, metric):
     api_client.patch(
         "/admin/v1/settings", {"branding": {"appName": "Wordsmith", "brandColor": "#4f46e5"}}
     )
-    api_client.post(
-        "/admin/v1/achievements",
-        [
-            {
-                "name": "Ten words",
-                "trigger": "metric",
-                "metricId": str(metric.public_id),
-                "metricValue": 10,
-                "status": "active",
-                "description": "You wrote <10> words",
-            }
-        ],
-    )
+    metric_achievement(api_client, metric, "Ten words", 10, description="You wrote <10> words")
     activate(api_client, "achievement_completed")
     send_event(api_client, at("2026-03-10", 9), value=10, tz="UTC", name="Ada Lovelace")
 

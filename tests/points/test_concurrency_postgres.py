@@ -18,6 +18,7 @@ from apps.metrics.models import MetricEvent
 from apps.points.jobs import points_time_triggers
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal
 from apps.users.models import EndUser
+from tests.concurrency import run_all
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 
 pytestmark = [
@@ -35,28 +36,6 @@ def _client(api_key: str) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_X_API_KEY=api_key)
     return client
-
-
-def _run_all(jobs: list[Callable[[], Any]]) -> list[Any]:
-    """Run each job in its own thread, all released at once; return their results."""
-    barrier = threading.Barrier(len(jobs))
-    results: list[Any] = [None] * len(jobs)
-
-    def run(index: int, job: Callable[[], Any]) -> None:
-        barrier.wait()
-        try:
-            results[index] = job()
-        except Exception as exc:  # reported by the assertions below
-            results[index] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, job)) for i, job in enumerate(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def _send(api_key: str, metric: str, user: str, value: Any, key: str | None = None):
@@ -132,7 +111,7 @@ def test_parallel_events_for_one_user_yield_exactly_the_expected_ledger():
     keys = [f"k{i}" for i in range(15)] + [f"k{i}" for i in range(5)]
     jobs = [_send(org.admin_key, "words", "racer", 1, key) for key in keys]
 
-    results = _run_all(jobs)
+    results = run_all(jobs)
 
     assert Counter(results) == {201: 15, 202: 5}, results
     assert EndUser.objects.filter(external_id="racer").count() == 1
@@ -157,7 +136,7 @@ def test_max_points_holds_under_concurrency():
     xp = _system(org, "xp", maxPoints=55)
     _metric_trigger(org, xp, metric, 10)
 
-    results = _run_all([_send(org.admin_key, "words", "racer", 1) for _ in range(THREADS)])
+    results = run_all([_send(org.admin_key, "words", "racer", 1) for _ in range(THREADS)])
 
     assert results == [201] * THREADS, results
     awards = _assert_ledger_consistent("racer")
@@ -177,7 +156,7 @@ def test_block_if_out_of_points_holds_under_concurrency():
     _metric_trigger(org, xp, spend, -10, blockIfOutOfPoints=True)
     assert _send(org.admin_key, "words", "buyer", 5)() == 201  # a balance of 50
 
-    results = _run_all([_send(org.admin_key, "spend", "buyer", 1) for _ in range(THREADS)])
+    results = run_all([_send(org.admin_key, "spend", "buyer", 1) for _ in range(THREADS)])
 
     assert Counter(results) == {201: 5, 422: THREADS - 5}, results
     awards = _assert_ledger_consistent("buyer")
@@ -200,7 +179,7 @@ def test_earning_and_spending_in_parallel_never_goes_below_zero():
     jobs = [_send(org.admin_key, "words", "u", 1) for _ in range(10)]
     jobs += [_send(org.admin_key, "spend", "u", 1) for _ in range(10)]
 
-    results = _run_all(jobs)
+    results = run_all(jobs)
 
     assert results[:10] == [201] * 10, results
     spent = results[10:].count(201)
@@ -229,7 +208,7 @@ def test_time_job_run_twice_at_once_awards_once():
     }
     assert created <= now
 
-    results = _run_all([lambda: points_time_triggers(now) for _ in range(4)])
+    results = run_all([lambda: points_time_triggers(now) for _ in range(4)])
 
     assert not [r for r in results if isinstance(r, Exception)], results
     # Each user was paid by at most one of the runs (one award for all intervals due)...
@@ -298,7 +277,7 @@ def test_time_job_alongside_events_for_the_same_users():
     jobs: list[Callable[[], Any]] = [lambda: points_time_triggers(now) for _ in range(2)]
     jobs += [_send(org.admin_key, "words", user, 1) for user in users for _ in range(3)]
 
-    results = _run_all(jobs)
+    results = run_all(jobs)
 
     assert not [r for r in results if isinstance(r, Exception)], results
     assert results[2:] == [201] * 15
