@@ -27,7 +27,7 @@ from apps.notifications.context import StreakStates, message_context, variables_
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate, Message
 from apps.notifications.previews import template_preview
-from apps.notifications.rendering import RenderedEmail, email_render
+from apps.notifications.rendering import RenderedEmail, email_render, with_preferences_link
 from apps.notifications.selectors import notification_config
 from apps.notifications.services import email_refusal_for
 from apps.notifications.tokens import unsubscribe_url
@@ -174,7 +174,7 @@ def message_render(
         context=context,
         seed=str(message.public_id),
     )
-    return rendered, ""
+    return with_preferences_link(rendered, context["preferencesUrl"]), ""
 
 
 def _classify(exc: Exception, attempts: int, now: dt.datetime) -> Outcome:

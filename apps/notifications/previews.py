@@ -7,7 +7,12 @@ from django.utils import timezone
 
 from apps.notifications.context import message_context, preview_payload
 from apps.notifications.models import EmailTemplate
-from apps.notifications.rendering import RenderedEmail, email_render, sample_context
+from apps.notifications.rendering import (
+    RenderedEmail,
+    email_render,
+    sample_context,
+    with_preferences_link,
+)
 from apps.users.models import EndUser
 
 # What a preview shown to staff puts in place of the end-user's own preference links: one
@@ -36,10 +41,13 @@ def template_preview(
         if not keep_links:
             context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
         seed = f"preview:{template.public_id}:{user.pk}"
-    return email_render(
+    rendered = email_render(
         subject=template.subject,
         html=template.html,
         text=template.text or None,
         context=context,
         seed=seed,
     )
+    if user is not None and keep_links:
+        rendered = with_preferences_link(rendered, context["preferencesUrl"])
+    return rendered

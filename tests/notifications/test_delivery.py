@@ -162,3 +162,20 @@ def test_old_messages_are_purged(due_message, settings):
     Message.objects.update(created=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
     assert notifications_purge(dt.datetime(2026, 2, 1, tzinfo=dt.UTC)) == 1
     assert Message.objects.count() == 0
+
+
+def test_a_template_without_a_preferences_link_gets_one(api_client, metric):
+    metric_achievement(api_client, metric)
+    activate(
+        api_client,
+        "achievement_completed",
+        subject="Well done",
+        html="<html><body><p>Hi {{ user.name }}</p></body></html>",
+        text="Hi {{ user.name }}",
+    )
+    send_event(api_client, at("2026-03-10", 18), value=10, tz="UTC", name="Ada")
+    [email] = mail.outbox
+    [(html, _)] = email.alternatives
+    assert html.count("http://testserver/notifications/preferences/") == 1
+    assert html.index("notifications/preferences/") < html.index("</body>")
+    assert "Manage email preferences: http://testserver/notifications/preferences/" in email.body

@@ -10,7 +10,12 @@ from apps.notifications.rendering.defaults import (
     default_email_template,
     sample_context,
 )
-from apps.notifications.rendering.render import RenderedEmail, email_render, template_check
+from apps.notifications.rendering.render import (
+    RenderedEmail,
+    email_render,
+    template_check,
+    with_preferences_link,
+)
 from apps.notifications.rendering.text import html_to_text
 
 __all__ = [
@@ -21,4 +26,5 @@ __all__ = [
     "html_to_text",
     "sample_context",
     "template_check",
+    "with_preferences_link",
 ]

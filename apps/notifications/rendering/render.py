@@ -5,6 +5,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import css_inline
@@ -128,6 +129,26 @@ def _inline_css(html: str) -> str:
 def _tidy(lines: Iterable[str]) -> str:
     """Lines without trailing spaces, at most one blank line in a row, none at either end."""
     return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in lines)).strip("\n")
+
+
+_BODY_END = re.compile(r"</body\s*>", re.IGNORECASE)
+PREFERENCES_LABEL = "Manage email preferences"
+
+
+def with_preferences_link(rendered: RenderedEmail, url: str) -> RenderedEmail:
+    """Every email shows a link to the manage-preferences page: when a tenant's template leaves
+    `preferencesUrl` out, a one-line footer with it is added to both parts."""
+    html, text = rendered.html, rendered.text
+    if url not in html:
+        link = (
+            '<p style="font-size:12px;color:#6b7280;text-align:center">'
+            f'<a href="{escape(url)}">{PREFERENCES_LABEL}</a></p>'
+        )
+        end = _BODY_END.search(html)
+        html = html[: end.start()] + link + html[end.start() :] if end else html + link
+    if url not in text:
+        text = f"{text}\n\n{PREFERENCES_LABEL}: {url}"
+    return RenderedEmail(subject=rendered.subject, html=html, text=text)
 
 
 def email_render(
