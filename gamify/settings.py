@@ -218,6 +218,25 @@ PUBLIC_URL = env_str(
 # late job run can schedule again what the purged rows stood for).
 NOTIFICATIONS_RETENTION_DAYS = max(2, env_int("NOTIFICATIONS_RETENTION_DAYS", 30))
 
+# Push (apps.notifications.push). Provider base URLs are settings so that tests and staging can
+# point them at local fakes; PUSH_BACKEND=console logs payloads instead of sending them.
+PUSH_BACKEND = env_str("PUSH_BACKEND", "console" if DEBUG else "providers")
+PUSH_APNS_URL = env_str("PUSH_APNS_URL", "https://api.push.apple.com").rstrip("/")
+PUSH_APNS_SANDBOX_URL = env_str(
+    "PUSH_APNS_SANDBOX_URL", "https://api.sandbox.push.apple.com"
+).rstrip("/")
+PUSH_FCM_URL = env_str("PUSH_FCM_URL", "https://fcm.googleapis.com").rstrip("/")
+# The OAuth2 token endpoints a service account may name: the credential is tenant input, and
+# gamify posts a signed grant to its token_uri (no request to an address a tenant chose).
+PUSH_FCM_TOKEN_URIS = env_list("PUSH_FCM_TOKEN_URIS", ["https://oauth2.googleapis.com/token"])
+PUSH_EXPO_URL = env_str("PUSH_EXPO_URL", "https://exp.host").rstrip("/")
+# Notifications per second per channel, shared by all workers through REDIS_URL's cache.
+PUSH_RATE_LIMITS = {"expo": env_int("PUSH_EXPO_RATE_LIMIT", 600)}
+# Push credentials are encrypted at rest with a key derived from ENCRYPTION_KEY (SECRET_KEY
+# when unset); keys in ENCRYPTION_KEY_FALLBACKS still decrypt during a rotation.
+ENCRYPTION_KEY = env_str("ENCRYPTION_KEY", "")
+ENCRYPTION_KEY_FALLBACKS = env_list("ENCRYPTION_KEY_FALLBACKS", [])
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

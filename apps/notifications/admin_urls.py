@@ -10,4 +10,11 @@ urlpatterns = [
         name="admin-email-template-preview",
     ),
     *collection_urls("email-templates", views.EmailTemplateCollection(), "email-templates"),
+    path(
+        "push-templates/<str:object_id>/preview",
+        views.PushTemplatePreviewApi.as_view(),
+        name="admin-push-template-preview",
+    ),
+    *collection_urls("push-templates", views.PushTemplateCollection(), "push-templates"),
+    *collection_urls("push-channels", views.PushChannelCollection(), "push-channels"),
 ]

@@ -25,3 +25,14 @@ class MessageStatus(models.TextChoices):
     RETRYING = "retrying", "Retrying"  # a temporary failure; tried again at send_at
     FAILED = "failed", "Failed"  # a permanent failure, or out of attempts
     SKIPPED = "skipped", "Skipped"  # no longer wanted when its time came (reason in `error`)
+
+
+class PushKind(models.TextChoices):
+    APNS = "apns", "Apple Push Notification service"
+    FCM = "fcm", "Firebase Cloud Messaging"
+    EXPO = "expo", "Expo"
+
+
+class PushChannelStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    INACTIVE = "inactive", "Inactive"

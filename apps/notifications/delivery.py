@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from email.headerregistry import Address
 from email.utils import parseaddr
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
@@ -27,6 +28,7 @@ from apps.notifications.context import StreakStates, message_context, variables_
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate, Message
 from apps.notifications.previews import template_preview
+from apps.notifications.push.delivery import PushBatch, payload_with_pending, push_message_send
 from apps.notifications.rendering import RenderedEmail, email_render, with_preferences_link
 from apps.notifications.selectors import notification_config
 from apps.notifications.services import email_refusal_for
@@ -93,7 +95,7 @@ def _claim(ids: Sequence[int], now: dt.datetime) -> list[Message]:
     )
     return list(
         Message.objects.filter(claim=token, status=MessageStatus.SENDING)
-        .select_related("user", "tenant", "template")
+        .select_related("user", "tenant", "template", "push_template")
         .order_by("send_at", "pk")
     )
 
@@ -103,6 +105,7 @@ class Outcome:
     status: str
     error: str = ""
     retry_at: dt.datetime | None = None
+    payload: dict[str, Any] | None = None  # replaces the message's payload when set
 
 
 def _display(value: str) -> str:
@@ -214,6 +217,10 @@ def _finish(message: Message, outcome: Outcome, now: dt.datetime) -> None:
         fields.update(send_at=outcome.retry_at, enqueued_at=None)
     if message.template_id is not None:
         fields["template_id"] = message.template_id
+    if message.push_template_id is not None:
+        fields["push_template_id"] = message.push_template_id
+    if outcome.payload is not None:
+        fields["payload"] = outcome.payload
     if message.subject:
         fields["subject"] = message.subject
     Message.objects.filter(pk=message.pk, status=MessageStatus.SENDING, claim=message.claim).update(
@@ -231,24 +238,36 @@ def messages_send(ids: Sequence[int], now: dt.datetime | None = None) -> dict[st
         return counts
     connection = get_connection()
     states = StreakStates([m.user for m in claimed])
+    pushes = PushBatch(now or timezone.now())
     try:
         for message in claimed:
             now_each = now or timezone.now()
-            outcome = _send_one(message, connection, now_each, states)
-            if outcome.status == MessageStatus.RETRYING:
-                connection.close()  # a failed connection is not reused; the next send reopens
+            if message.channel == Channel.PUSH:
+                outcome = _push_one(message, now_each, states, pushes)
+            else:
+                outcome = _send_one(message, connection, now_each, states)
+                if outcome.status == MessageStatus.RETRYING:
+                    connection.close()  # a failed connection is not reused; the next reopens
             _finish(message, outcome, now_each)
             counts[outcome.status] = counts.get(outcome.status, 0) + 1
     finally:
         connection.close()
+        pushes.finish()
     return counts
+
+
+def _push_one(
+    message: Message, now: dt.datetime, states: StreakStates, batch: PushBatch
+) -> Outcome:
+    result = push_message_send(message, now, states, batch)
+    return Outcome(
+        result.status, result.error, result.retry_at, payload_with_pending(message, result)
+    )
 
 
 def _send_one(
     message: Message, connection: object, now: dt.datetime, states: StreakStates
 ) -> Outcome:
-    if message.channel != Channel.EMAIL:
-        return Outcome(MessageStatus.SKIPPED, f"the {message.channel} channel is not available")
     try:
         rendered, refusal = message_render(message, now, states)
     except TemplateRenderError as exc:

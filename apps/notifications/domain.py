@@ -62,12 +62,13 @@ def channel_allowed(preferences: Mapping[str, list[str]], type: str, channel: st
 
 @dataclass(frozen=True)
 class Recipient:
-    """What decides whether a user may get an email."""
+    """What decides whether a user may get an email or a push notification."""
 
     email: str | None
     subscribed: bool
     control: bool
     preferences: Mapping[str, list[str]]
+    device_tokens: tuple[str, ...] = ()
 
 
 def email_refusal(recipient: Recipient, type: str) -> str | None:
@@ -80,6 +81,17 @@ def email_refusal(recipient: Recipient, type: str) -> str | None:
         return "the user has no email address"
     if not channel_allowed(recipient.preferences, type, "email"):
         return f"the user turned off {type} emails"
+    return None
+
+
+def push_refusal(recipient: Recipient, type: str) -> str | None:
+    """Why this user must not get a push notification of this type; None when they may."""
+    if recipient.control:
+        return "the user is in the control group"
+    if not recipient.device_tokens:
+        return "the user has no device tokens"
+    if not channel_allowed(recipient.preferences, type, "push"):
+        return f"the user turned off {type} push notifications"
     return None
 
 

@@ -8,7 +8,8 @@ from django.conf import settings
 
 from apps.core.periodic import periodic_job
 from apps.notifications.delivery import messages_stuck_release
-from apps.notifications.models import Message, SlotRun
+from apps.notifications.models import ExpoTicket, Message, SlotRun
+from apps.notifications.push.receipts import expo_receipts_check
 from apps.notifications.scheduling import (
     reactivations_schedule,
     recaps_schedule,
@@ -53,4 +54,11 @@ def notifications_purge(now: dt.datetime) -> int:
     cutoff = now - dt.timedelta(days=settings.NOTIFICATIONS_RETENTION_DAYS)
     deleted, _ = Message.objects.filter(created__lt=cutoff).delete()
     SlotRun.objects.filter(done_at__lt=now - dt.timedelta(days=7)).delete()
+    ExpoTicket.objects.filter(created__lt=now - dt.timedelta(days=2)).delete()
     return deleted
+
+
+@periodic_job("notifications-expo-receipts", every=dt.timedelta(minutes=5))
+def notifications_expo_receipts(now: dt.datetime) -> int:
+    """Expo tickets 15 minutes old or more get their receipts (dead tokens are pruned)."""
+    return expo_receipts_check(now)

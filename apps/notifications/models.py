@@ -5,7 +5,14 @@ from django.db.models import Q
 
 from apps.accounts.models import Tenant
 from apps.core.models import TimestampedModel
-from apps.notifications.choices import Channel, MessageStatus, NotificationType, TemplateStatus
+from apps.notifications.choices import (
+    Channel,
+    MessageStatus,
+    NotificationType,
+    PushChannelStatus,
+    PushKind,
+    TemplateStatus,
+)
 from apps.users.models import EndUser
 
 
@@ -17,6 +24,7 @@ class NotificationSettings(models.Model):
         Tenant, on_delete=models.CASCADE, related_name="notification_settings"
     )
     defaults_seeded_at = models.DateTimeField(null=True, blank=True)
+    push_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "notification settings"
@@ -51,6 +59,52 @@ class EmailTemplate(TimestampedModel):
         return f"{self.name} ({self.type})"
 
 
+class PushChannel(TimestampedModel):
+    """A tenant's connection to one push provider. Credentials are a secret: stored encrypted
+    (apps.notifications.push.secrets), never rendered back."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="push_channels")
+    kind = models.CharField(max_length=8, choices=PushKind.choices)
+    status = models.CharField(
+        max_length=16, choices=PushChannelStatus.choices, default=PushChannelStatus.ACTIVE
+    )
+    # Settings that are not secret (APNs: teamId, keyId, bundleId, sandbox; FCM: projectId).
+    settings = models.JSONField(default=dict, blank=True)
+    # Encrypted JSON of the secrets (APNs signingKey, FCM serviceAccount, Expo accessToken).
+    credentials = models.TextField(blank=True, default="")
+    # Set when most of a batch came back as bad tokens: pruning stops until staff look.
+    flagged_at = models.DateTimeField(null=True, blank=True)
+    flag_reason = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.tenant})"
+
+
+class PushTemplate(TimestampedModel):
+    """A tenant's push template for one notification type (same rules as email templates)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="push_templates")
+    type = models.CharField(max_length=32, choices=NotificationType.choices)
+    name = models.CharField(max_length=255)
+    status = models.CharField(
+        max_length=16, choices=TemplateStatus.choices, default=TemplateStatus.INACTIVE
+    )
+    title = models.CharField(max_length=1000)
+    body = models.TextField()
+    url = models.CharField(max_length=2000, blank=True, default="")  # deep link
+    data = models.JSONField(default=dict, blank=True)  # {str: str}, values are templates
+    user_attributes = models.JSONField(default=list, blank=True)
+    priority = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "type", "status"], name="push_template_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.type})"
+
+
 class Message(models.Model):
     """One notification to one user over one channel: the unit of scheduling, delivery and the
     delivery log. `dedupe_key` names the thing notified about (the completion, the streak
@@ -67,6 +121,9 @@ class Message(models.Model):
     payload = models.JSONField(default=dict, blank=True)
     template = models.ForeignKey(
         EmailTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    push_template = models.ForeignKey(
+        PushTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     status = models.CharField(
         max_length=16, choices=MessageStatus.choices, default=MessageStatus.QUEUED
@@ -135,3 +192,44 @@ class SlotRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type}@{self.slot_at:%Y-%m-%d %H:%M}"
+
+
+class PushAttempt(models.Model):
+    """One delivery attempt of a push message to one device token: the push delivery log."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="push_attempts")
+    channel = models.ForeignKey(
+        PushChannel, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    provider = models.CharField(max_length=8, choices=PushKind.choices)
+    token_hash = models.CharField(max_length=16)  # the token itself is not logged
+    ok = models.BooleanField(default=False)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    reason = models.CharField(max_length=255, blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.token_hash}: {self.status_code} {self.reason}"
+
+
+class ExpoTicket(models.Model):
+    """An Expo push ticket whose receipt is fetched at least 15 minutes later: a token can turn
+    out dead only then (DeviceNotRegistered in the receipt)."""
+
+    channel = models.ForeignKey(PushChannel, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    message = models.ForeignKey(Message, on_delete=models.SET_NULL, null=True, related_name="+")
+    ticket_id = models.CharField(max_length=64)
+    token = models.CharField(max_length=255)
+    created = models.DateTimeField()
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["created"], condition=Q(checked_at__isnull=True), name="expo_ticket_due_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.ticket_id

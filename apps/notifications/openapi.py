@@ -1,10 +1,16 @@
-"""OpenAPI documentation of preferences and email templates (documentation only)."""
+"""OpenAPI documentation of preferences, templates and push channels (documentation only)."""
 
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.achievements.openapi import AttributeRef
-from apps.notifications.choices import Channel, NotificationType, TemplateStatus
+from apps.notifications.choices import (
+    Channel,
+    NotificationType,
+    PushChannelStatus,
+    PushKind,
+    TemplateStatus,
+)
 from apps.streaks.openapi import StreakPreferences
 
 
@@ -58,3 +64,50 @@ class EmailPreview(serializers.Serializer):
 TEMPLATE_ID = OpenApiParameter(
     "object_id", str, OpenApiParameter.PATH, description="The email template's id."
 )
+
+
+class PushChannel(serializers.Serializer):
+    id = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=PushKind.choices)
+    status = serializers.ChoiceField(choices=PushChannelStatus.choices)
+    teamId = serializers.CharField(required=False, help_text="APNs only.")
+    keyId = serializers.CharField(required=False, help_text="APNs only.")
+    bundleId = serializers.CharField(required=False, help_text="APNs only.")
+    sandbox = serializers.BooleanField(required=False, help_text="APNs only.")
+    projectId = serializers.CharField(required=False, help_text="FCM only, from serviceAccount.")
+    hasCredentials = serializers.BooleanField(
+        help_text="Credentials (signingKey, serviceAccount, accessToken) are write-only."
+    )
+    flagged = serializers.BooleanField(
+        help_text="Most device tokens of a batch were refused as not belonging to this app: "
+        "pruning stops until the flag is cleared (PATCH flagged: false)."
+    )
+    flagReason = serializers.CharField(allow_null=True)
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+class PushTemplate(serializers.Serializer):
+    id = serializers.UUIDField()
+    type = serializers.ChoiceField(choices=NotificationType.choices)
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=TemplateStatus.choices)
+    title = serializers.CharField(help_text="Jinja2 syntax, rendered in a sandbox.")
+    body = serializers.CharField()
+    url = serializers.CharField(allow_null=True, help_text="A deep link, sent in the data.")
+    # A field named like Serializer.data: DRF\'s metaclass moves it into the fields.
+    data = serializers.DictField(  # type: ignore[assignment]  # a field: DRF's metaclass moves it
+        child=serializers.CharField(), help_text="Values are templates."
+    )
+    userAttributes = AttributeRef(many=True)
+    priority = serializers.IntegerField()
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+class PushPreview(serializers.Serializer):
+    title = serializers.CharField()
+    body = serializers.CharField()
+    url = serializers.CharField(allow_null=True)
+    # A field named like Serializer.data: DRF\'s metaclass moves it into the fields.
+    data = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]

@@ -6,10 +6,12 @@ import datetime as dt
 from django.utils import timezone
 
 from apps.notifications.context import message_context, preview_payload
-from apps.notifications.models import EmailTemplate
+from apps.notifications.models import EmailTemplate, PushTemplate
 from apps.notifications.rendering import (
     RenderedEmail,
+    RenderedPush,
     email_render,
+    push_render,
     sample_context,
     with_preferences_link,
 )
@@ -51,3 +53,27 @@ def template_preview(
     if user is not None and keep_links:
         rendered = with_preferences_link(rendered, context["preferencesUrl"])
     return rendered
+
+
+def push_template_preview(
+    template: PushTemplate, user: EndUser | None, *, keep_links: bool = False
+) -> RenderedPush:
+    """A push template as `user` would get it now, or with sample data."""
+    if user is None:
+        context = sample_context()
+        seed = f"preview:{template.public_id}"
+    else:
+        now = timezone.now()
+        payload = preview_payload(template.tenant, user, template.type, now)
+        context = message_context(template.tenant, user, template.type, payload, now)
+        if not keep_links:
+            context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
+        seed = f"preview:{template.public_id}:{user.pk}"
+    return push_render(
+        title=template.title,
+        body=template.body,
+        url=template.url,
+        data=template.data,
+        context=context,
+        seed=seed,
+    )

@@ -25,9 +25,9 @@ from apps.notifications.models import Message, SlotRun
 from apps.notifications.selectors import (
     NotificationConfig,
     notification_config,
-    tenants_with_email_type,
+    tenants_with_type,
 )
-from apps.notifications.services import email_due, messages_save
+from apps.notifications.services import messages_due, messages_save
 from apps.streaks import domain as streak_domain
 from apps.streaks.models import StreakState
 from apps.streaks.selectors import pauses_for, streak_config, streak_view, streaks_configured
@@ -38,10 +38,11 @@ BATCH = 1000
 
 
 def _reachable(users: QuerySet[EndUser]) -> QuerySet[EndUser]:
-    """Users an email could reach at all (preferences and templates are checked per user)."""
-    return users.filter(control=False, subscribe_to_emails=True, email__isnull=False).exclude(
-        email=""
-    )
+    """Users an email or a push notification could reach at all (preferences and templates
+    are checked per user)."""
+    by_email = Q(subscribe_to_emails=True, email__isnull=False) & ~Q(email="")
+    by_push = Q(device_tokens__isnull=False) & ~Q(device_tokens=[])
+    return users.filter(by_email | by_push, control=False)
 
 
 def _batches(rows: QuerySet[Any]) -> Iterator[list[Any]]:
@@ -60,7 +61,7 @@ def _batches(rows: QuerySet[Any]) -> Iterator[list[Any]]:
 def streak_reminders_schedule(now: dt.datetime) -> int:
     return sum(
         _streak_reminders(tenant, now)
-        for tenant in tenants_with_email_type(NotificationType.STREAK_REMINDER)
+        for tenant in tenants_with_type(NotificationType.STREAK_REMINDER)
     )
 
 
@@ -86,7 +87,7 @@ def _streak_reminders(tenant: Tenant, now: dt.datetime) -> int:
         due = [
             message
             for state in batch
-            if (message := _streak_reminder(tenant, notifications, state, pauses, now)) is not None
+            for message in _streak_reminder(tenant, notifications, state, pauses, now)
         ]
         with transaction.atomic():
             recorded += messages_save(due, now)
@@ -99,22 +100,22 @@ def _streak_reminder(
     state: StreakState,
     pauses: dict[int, list[streak_domain.Pause]],
     now: dt.datetime,
-) -> Message | None:
+) -> list[Message]:
     user = state.user
     view = streak_view(tenant, user, state, now, pauses=pauses.get(user.pk, []))
     current, frequency = view.current, view.config.frequency
     if view.length == 0 or view.settlement.state.settled_through == current:
-        return None  # no streak left, or already extended in this period
+        return []  # no streak left, or already extended in this period
     if view.rules.is_day_off(current) or streak_domain.is_paused(current, frequency, view.pauses):
-        return None  # protected: nothing to remind of
+        return []  # protected: nothing to remind of
     zone = streak_zone(user.tz)
     remind_at = domain.streak_reminder_at(current, frequency, zone)
     ends_at = dt.datetime.combine(
         streak_domain.next_period(current, frequency), dt.time(), tzinfo=zone
     )
     if not remind_at <= now < ends_at:
-        return None
-    return email_due(
+        return []
+    return messages_due(
         notifications,
         user,
         NotificationType.STREAK_REMINDER,
@@ -148,14 +149,14 @@ def _sweep_slots(
     now: dt.datetime,
     slot_of: Callable[[dt.datetime, dt.tzinfo, str], domain.Slot],
     users_for: Callable[[Tenant, dt.date, list[str]], QuerySet[EndUser]],
-    message_for: Callable[[Tenant, NotificationConfig, EndUser, dt.date], Message | None],
+    message_for: Callable[[Tenant, NotificationConfig, EndUser, dt.date], list[Message]],
     lateness: dt.timedelta | None = None,
 ) -> int:
     """Sweep every slot that has come (within `lateness`) and was not swept yet. `slot_of`
     takes the tenant's aggregation period, the only tenant setting a slot depends on."""
     recorded = 0
     slots: dict[str, dict[dt.datetime, tuple[dt.date, list[str]]]] = {}
-    for tenant in tenants_with_email_type(type):
+    for tenant in tenants_with_type(type):
         period = tenant.aggregation_period
         if period not in slots:
             groups = domain.slots_by_instant(now, functools.partial(_slot_in, slot_of, period))
@@ -174,9 +175,7 @@ def _sweep_slots(
                 continue
             users = _reachable(_in_zones(users_for(tenant, day, zones), zones))
             for batch in _batches(users):
-                due = [
-                    m for user in batch if (m := message_for(tenant, config, user, day)) is not None
-                ]
+                due = [m for user in batch for m in message_for(tenant, config, user, day)]
                 with transaction.atomic():
                     recorded += messages_save(due, now)
             SlotRun.objects.bulk_create(
@@ -196,10 +195,10 @@ def reactivations_schedule(now: dt.datetime) -> int:
 
     def message_for(
         tenant: Tenant, config: NotificationConfig, user: EndUser, day: dt.date
-    ) -> Message | None:
+    ) -> list[Message]:
         assert user.last_active_on is not None  # noqa: S101 - selected by it
         number, days = domain.reactivation_targets(day)[user.last_active_on]
-        return email_due(
+        return messages_due(
             config,
             user,
             NotificationType.REACTIVATION,
@@ -232,10 +231,10 @@ def recaps_schedule(now: dt.datetime) -> int:
 
     def message_for(
         tenant: Tenant, config: NotificationConfig, user: EndUser, day: dt.date
-    ) -> Message | None:
+    ) -> list[Message]:
         period = tenant.aggregation_period
         start, end, _ = domain.recap_periods(day, period)
-        return email_due(
+        return messages_due(
             config,
             user,
             NotificationType.RECAP,

@@ -4,13 +4,13 @@ tenant."""
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
-from apps.notifications.choices import NotificationType, TemplateStatus
-from apps.notifications.models import EmailTemplate, Message
+from apps.notifications.choices import PushChannelStatus, TemplateStatus
+from apps.notifications.models import EmailTemplate, Message, PushChannel, PushTemplate
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_filters_resolve
 
@@ -24,55 +24,86 @@ class TemplateDef:
     filters: Mapping[str, str] | None
 
 
+def _best(templates: tuple[TemplateDef, ...], attributes: Mapping[str, str]) -> TemplateDef | None:
+    """The highest-priority active template whose filters the user matches."""
+    for template in templates:
+        if attributes_match(template.filters, attributes):
+            return template
+    return None
+
+
 @dataclass(frozen=True)
 class NotificationConfig:
-    """A tenant's active templates per type, best first, cached per configuration version so
-    that the event path never queries templates."""
+    """A tenant's active templates per type, best first, and whether push can be sent at all,
+    cached per configuration version so that the event path never queries templates."""
 
     email_templates: Mapping[str, tuple[TemplateDef, ...]] = field(default_factory=dict)
+    push_templates: Mapping[str, tuple[TemplateDef, ...]] = field(default_factory=dict)
+    push_channels: bool = False  # at least one active push channel
 
     def email_enabled(self, type: str) -> bool:
         return bool(self.email_templates.get(type))
 
-    @property
-    def enabled_types(self) -> frozenset[str]:
-        return frozenset(t for t in NotificationType.values if self.email_enabled(t))
+    def push_enabled(self, type: str) -> bool:
+        return self.push_channels and bool(self.push_templates.get(type))
+
+    def enabled(self, type: str) -> bool:
+        return self.email_enabled(type) or self.push_enabled(type)
 
     def email_template_for(self, type: str, attributes: Mapping[str, str]) -> TemplateDef | None:
-        """The highest-priority active template whose filters the user matches."""
-        for template in self.email_templates.get(type, ()):
-            if attributes_match(template.filters, attributes):
-                return template
-        return None
+        return _best(self.email_templates.get(type, ()), attributes)
+
+    def push_template_for(self, type: str, attributes: Mapping[str, str]) -> TemplateDef | None:
+        return _best(self.push_templates.get(type, ()), attributes) if self.push_channels else None
+
+
+def _active_by_type(
+    tenant: Tenant, model: type[EmailTemplate] | type[PushTemplate]
+) -> dict[str, tuple[TemplateDef, ...]]:
+    by_type: dict[str, list[TemplateDef]] = {}
+    rows = model.objects.filter(tenant=tenant, status=TemplateStatus.ACTIVE).order_by(
+        "-priority", "created", "id"
+    )
+    for row in rows:
+        by_type.setdefault(row.type, []).append(
+            TemplateDef(
+                pk=row.pk,
+                type=row.type,
+                priority=row.priority,
+                filters=attribute_filters_resolve(tenant, row.user_attributes),
+            )
+        )
+    return {k: tuple(v) for k, v in by_type.items()}
 
 
 def notification_config(tenant: Tenant) -> NotificationConfig:
     def load() -> NotificationConfig:
-        by_type: dict[str, list[TemplateDef]] = {}
-        rows = EmailTemplate.objects.filter(tenant=tenant, status=TemplateStatus.ACTIVE).order_by(
-            "-priority", "created", "id"
+        return NotificationConfig(
+            email_templates=_active_by_type(tenant, EmailTemplate),
+            push_templates=_active_by_type(tenant, PushTemplate),
+            push_channels=PushChannel.objects.filter(
+                tenant=tenant, status=PushChannelStatus.ACTIVE
+            ).exists(),
         )
-        for row in rows:
-            by_type.setdefault(row.type, []).append(
-                TemplateDef(
-                    pk=row.pk,
-                    type=row.type,
-                    priority=row.priority,
-                    filters=attribute_filters_resolve(tenant, row.user_attributes),
-                )
-            )
-        return NotificationConfig({k: tuple(v) for k, v in by_type.items()})
 
     return tenant_cached(tenant, "notifications", load)
 
 
-def tenants_with_email_type(type: str) -> QuerySet[Tenant]:
-    """Tenants with at least one active template of this type: the scheduled sweeps visit only
-    these."""
+def push_channels_active(tenant: Tenant) -> list[PushChannel]:
+    return list(
+        PushChannel.objects.filter(tenant=tenant, status=PushChannelStatus.ACTIVE).order_by(
+            "created", "id"
+        )
+    )
+
+
+def tenants_with_type(type: str) -> QuerySet[Tenant]:
+    """Tenants with at least one active email or push template of this type: the scheduled
+    sweeps visit only these."""
+    active = Q(type=type, status=TemplateStatus.ACTIVE)
     return Tenant.objects.filter(
-        pk__in=EmailTemplate.objects.filter(type=type, status=TemplateStatus.ACTIVE).values(
-            "tenant_id"
-        ),
+        Q(pk__in=EmailTemplate.objects.filter(active).values("tenant_id"))
+        | Q(pk__in=PushTemplate.objects.filter(active).values("tenant_id")),
         status="active",
     ).order_by("pk")
 
@@ -85,6 +116,26 @@ def email_templates_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Emai
 
 def email_template_get(tenant: Tenant, public_id: str) -> EmailTemplate | None:
     return EmailTemplate.objects.filter(tenant=tenant, public_id=public_id).first()
+
+
+def push_templates_list(tenant: Tenant, limit: int, skip: int) -> Sequence[PushTemplate]:
+    return list(
+        PushTemplate.objects.filter(tenant=tenant).order_by("created", "id")[skip : skip + limit]
+    )
+
+
+def push_template_get(tenant: Tenant, public_id: str) -> PushTemplate | None:
+    return PushTemplate.objects.filter(tenant=tenant, public_id=public_id).first()
+
+
+def push_channels_list(tenant: Tenant, limit: int, skip: int) -> Sequence[PushChannel]:
+    return list(
+        PushChannel.objects.filter(tenant=tenant).order_by("created", "id")[skip : skip + limit]
+    )
+
+
+def push_channel_get(tenant: Tenant, public_id: str) -> PushChannel | None:
+    return PushChannel.objects.filter(tenant=tenant, public_id=public_id).first()
 
 
 def messages_for_user(user: EndUser, limit: int = 50) -> Sequence[Message]:

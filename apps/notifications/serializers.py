@@ -1,4 +1,4 @@
-"""Wire shapes of notification preferences and email templates."""
+"""Wire shapes of notification preferences, email and push templates, and push channels."""
 
 from typing import Any
 
@@ -6,8 +6,14 @@ from rest_framework import serializers
 
 from apps.achievements.serializers import AttributeRefSerializer
 from apps.core.api.fields import StrictSerializer, StringField
-from apps.notifications.choices import Channel, NotificationType, TemplateStatus
-from apps.notifications.models import EmailTemplate, Message
+from apps.notifications.choices import (
+    Channel,
+    NotificationType,
+    PushChannelStatus,
+    PushKind,
+    TemplateStatus,
+)
+from apps.notifications.models import EmailTemplate, Message, PushChannel, PushTemplate
 from apps.streaks.serializers import StreakPreferencesSerializer
 
 MAX_SUBJECT = 1_000
@@ -94,4 +100,113 @@ def message_render(message: Message) -> dict[str, Any]:
         "recipient": message.recipient,
         "subject": message.subject,
         "error": message.error or None,
+    }
+
+
+# --- push ------------------------------------------------------------------------------------
+
+
+class _ChannelFields(StrictSerializer):
+    status = serializers.ChoiceField(choices=PushChannelStatus.choices, required=False)
+    # APNs
+    teamId = StringField(max_length=20, required=False)
+    keyId = StringField(max_length=20, required=False)
+    bundleId = StringField(max_length=255, required=False)
+    signingKey = StringField(max_length=10_000, required=False, trim_whitespace=False)
+    sandbox = serializers.BooleanField(required=False)
+    # FCM: the service-account JSON object, as Google's console downloads it
+    serviceAccount = serializers.DictField(required=False)
+    # Expo
+    accessToken = StringField(max_length=1_000, required=False, allow_null=True, allow_blank=True)
+
+    def validate_serviceAccount(self, value: dict[str, Any]) -> dict[str, Any]:
+        if len(str(value)) > 20_000:
+            raise serializers.ValidationError("is too large")
+        return value
+
+
+CHANNEL_FIELDS = ("teamId", "keyId", "bundleId", "signingKey", "sandbox", "serviceAccount")
+
+
+class PushChannelCreateSerializer(_ChannelFields):
+    kind = serializers.ChoiceField(choices=PushKind.choices)
+
+
+class PushChannelUpdateSerializer(_ChannelFields):
+    id = serializers.UUIDField()
+    flagged = serializers.BooleanField(required=False, help_text="false clears the bad-token flag.")
+
+
+def channel_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The provider fields of a validated channel item (settings and secrets)."""
+    return {k: data[k] for k in (*CHANNEL_FIELDS, "accessToken") if k in data}
+
+
+def push_channel_render(channel: PushChannel) -> dict[str, Any]:
+    """Never the secrets: they are write-only."""
+    settings = channel.settings
+    body: dict[str, Any] = {
+        "id": str(channel.public_id),
+        "kind": channel.kind,
+        "status": channel.status,
+    }
+    if channel.kind == PushKind.APNS:
+        body.update(
+            teamId=settings.get("teamId"),
+            keyId=settings.get("keyId"),
+            bundleId=settings.get("bundleId"),
+            sandbox=bool(settings.get("sandbox")),
+        )
+    elif channel.kind == PushKind.FCM:
+        body["projectId"] = settings.get("projectId")
+    body.update(
+        hasCredentials=bool(channel.credentials),
+        flagged=channel.flagged_at is not None,
+        flagReason=channel.flag_reason or None,
+        created=channel.created,
+        updated=channel.updated,
+    )
+    return body
+
+
+class _PushTemplateFields(StrictSerializer):
+    name = StringField(max_length=255)
+    status = serializers.ChoiceField(choices=TemplateStatus.choices, required=False)
+    title = StringField(max_length=MAX_SUBJECT, required=False)
+    body = StringField(max_length=MAX_TEXT, required=False, trim_whitespace=False)
+    url = StringField(max_length=2_000, required=False, allow_blank=True, allow_null=True)
+    # A field named like Serializer.data: DRF\'s metaclass moves it into the fields.
+    data = serializers.DictField(  # type: ignore[assignment]  # a field, moved by DRF's metaclass
+        child=StringField(max_length=MAX_TEXT, allow_blank=True), required=False, allow_null=True
+    )
+    userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
+    priority = serializers.IntegerField(min_value=-1_000_000, max_value=1_000_000, required=False)
+
+
+class PushTemplateCreateSerializer(_PushTemplateFields):
+    type = serializers.ChoiceField(choices=NotificationType.choices)
+
+
+class PushTemplateUpdateSerializer(_PushTemplateFields):
+    id = serializers.UUIDField()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["name"].required = False
+
+
+def push_template_render(template: PushTemplate) -> dict[str, Any]:
+    return {
+        "id": str(template.public_id),
+        "type": template.type,
+        "name": template.name,
+        "status": template.status,
+        "title": template.title,
+        "body": template.body,
+        "url": template.url or None,
+        "data": dict(template.data),
+        "userAttributes": list(template.user_attributes),
+        "priority": template.priority,
+        "created": template.created,
+        "updated": template.updated,
     }

@@ -152,44 +152,60 @@ def email_template_delete(template: EmailTemplate) -> None:
 # --- what becomes due ----------------------------------------------------------------------
 
 
-def email_refusal_for(user: EndUser, type: str) -> str | None:
-    return domain.email_refusal(
-        domain.Recipient(
-            email=user.email,
-            subscribed=user.subscribe_to_emails,
-            control=user.control,
-            preferences=user.notification_preferences,
-        ),
-        type,
+def recipient_of(user: EndUser) -> domain.Recipient:
+    return domain.Recipient(
+        email=user.email,
+        subscribed=user.subscribe_to_emails,
+        control=user.control,
+        preferences=user.notification_preferences,
+        device_tokens=tuple(user.device_tokens or ()),
     )
 
 
-def email_due(
+def email_refusal_for(user: EndUser, type: str) -> str | None:
+    return domain.email_refusal(recipient_of(user), type)
+
+
+def push_refusal_for(user: EndUser, type: str) -> str | None:
+    return domain.push_refusal(recipient_of(user), type)
+
+
+def messages_due(
     config: NotificationConfig,
     user: EndUser,
     type: str,
     dedupe_key: str,
     send_at: dt.datetime,
     payload: dict[str, Any],
-) -> Message | None:
-    """The email message for something due to this user, unsaved; None when nothing should
-    be sent (type off, user not reachable or not willing, no template for them)."""
-    if email_refusal_for(user, type) is not None:
-        return None
-    template = config.email_template_for(type, user.attributes)
-    if template is None:
-        return None
-    return Message(
-        tenant_id=user.tenant_id,
-        user=user,
-        type=type,
-        channel=Channel.EMAIL,
-        dedupe_key=dedupe_key,
-        payload=payload,
-        template_id=template.pk,
-        send_at=send_at,
-        recipient=user.email or "",
-    )
+) -> list[Message]:
+    """The messages (unsaved) for something due to this user: an email and a push
+    notification, each when its channel is on for the type, the user may receive it, and a
+    template matches them. The key is the same for both: one of each per thing."""
+    due: list[Message] = []
+    common = {
+        "tenant_id": user.tenant_id,
+        "user": user,
+        "type": type,
+        "dedupe_key": dedupe_key,
+        "payload": payload,
+        "send_at": send_at,
+    }
+    if config.email_enabled(type) and email_refusal_for(user, type) is None:
+        template = config.email_template_for(type, user.attributes)
+        if template is not None:
+            due.append(
+                Message(
+                    **common,
+                    channel=Channel.EMAIL,
+                    template_id=template.pk,
+                    recipient=user.email or "",
+                )
+            )
+    if config.push_enabled(type) and push_refusal_for(user, type) is None:
+        push_template = config.push_template_for(type, user.attributes)
+        if push_template is not None:
+            due.append(Message(**common, channel=Channel.PUSH, push_template_id=push_template.pk))
+    return due
 
 
 def messages_save(messages: Sequence[Message], now: dt.datetime) -> int:
@@ -219,9 +235,9 @@ def notifications_record(
             user_activity_mark(user, fact.at, fact.at.astimezone(domain.send_zone(user.tz)).date())
         elif isinstance(fact, AchievementCompleted) and not fact.backdated:
             type = NotificationType.ACHIEVEMENT_COMPLETED
-            if not config.email_enabled(type):
+            if not config.enabled(type):
                 continue
-            message = email_due(
+            due += messages_due(
                 config,
                 user,
                 type,
@@ -229,6 +245,4 @@ def notifications_record(
                 domain.achievement_send_at(fact.completed_at, user.tz),
                 {"achievementId": fact.achievement_pk, "completionId": fact.completion_id},
             )
-            if message is not None:
-                due.append(message)
     messages_save(due, now)

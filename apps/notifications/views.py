@@ -1,5 +1,5 @@
-"""Application API: a user's preferences. Admin API: email templates and their previews (a gamify
-extension, with the usual bulk envelopes)."""
+"""Application API: a user's preferences. Admin API (gamify extensions, with the usual bulk
+envelopes): email and push templates and their previews, push channels."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -14,8 +14,9 @@ from apps.core.bulk import Collection, validated
 from apps.core.openapi import ADMIN_WRITE_ERRORS, errors
 from apps.core.scope import Scope
 from apps.notifications import openapi, selectors, serializers, services
-from apps.notifications.models import EmailTemplate
-from apps.notifications.previews import template_preview
+from apps.notifications.models import EmailTemplate, PushChannel, PushTemplate
+from apps.notifications.previews import push_template_preview, template_preview
+from apps.notifications.push import services as push_services
 from apps.streaks.selectors import streak_config, streak_state_get
 from apps.streaks.services import streak_preferences_of, streak_preferences_update
 from apps.users.openapi import USER_ID
@@ -153,3 +154,113 @@ class EmailTemplatePreviewApi(AdminApi):
         # The admin API's caller is the tenant's backend: the user's real links are kept.
         rendered = template_preview(template, user, keep_links=True)
         return Response({"subject": rendered.subject, "html": rendered.html, "text": rendered.text})
+
+
+class PushChannelCollection(Collection):
+    noun = "Push channel"
+    create_serializer = serializers.PushChannelCreateSerializer
+    update_serializer = serializers.PushChannelUpdateSerializer
+    output_schema = openapi.PushChannel
+    schema_prefix = "push-channels"
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[PushChannel]:
+        return selectors.push_channels_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> PushChannel | None:
+        return selectors.push_channel_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> PushChannel:
+        return push_services.push_channel_create(
+            scope.tenant,
+            kind=data["kind"],
+            status=data.get("status", "active"),
+            fields=serializers.channel_fields(data),
+        )
+
+    def update(
+        self, scope: Scope, parent: Any, obj: PushChannel, data: dict[str, Any]
+    ) -> PushChannel:
+        return push_services.push_channel_update(
+            obj,
+            status=data.get("status"),
+            flagged=data.get("flagged"),
+            fields=serializers.channel_fields(data),
+        )
+
+    def delete(self, scope: Scope, parent: Any, obj: PushChannel) -> None:
+        push_services.push_channel_delete(obj)
+
+    def render(self, obj: PushChannel) -> dict[str, Any]:
+        return serializers.push_channel_render(obj)
+
+
+class PushTemplateCollection(Collection):
+    noun = "Push template"
+    create_serializer = serializers.PushTemplateCreateSerializer
+    update_serializer = serializers.PushTemplateUpdateSerializer
+    output_schema = openapi.PushTemplate
+    schema_prefix = "push-templates"
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[PushTemplate]:
+        push_services.push_templates_seed(scope.tenant)
+        return selectors.push_templates_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> PushTemplate | None:
+        push_services.push_templates_seed(scope.tenant)
+        return selectors.push_template_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> PushTemplate:
+        push_services.push_templates_seed(scope.tenant)
+        return push_services.push_template_create(
+            scope.tenant,
+            type=data["type"],
+            name=data["name"],
+            title=data.get("title"),
+            body=data.get("body"),
+            url=data.get("url") or "",
+            data=data.get("data") or {},
+            status=data.get("status", "inactive"),
+            user_attributes=data.get("userAttributes"),
+            priority=data.get("priority", 0),
+        )
+
+    def update(
+        self, scope: Scope, parent: Any, obj: PushTemplate, data: dict[str, Any]
+    ) -> PushTemplate:
+        fields = ("name", "title", "body", "url", "data", "status", "priority")
+        changes: dict[str, Any] = {f: data[f] for f in fields if f in data}
+        return push_services.push_template_update(
+            obj, user_attributes=data.get("userAttributes"), **changes
+        )
+
+    def delete(self, scope: Scope, parent: Any, obj: PushTemplate) -> None:
+        push_services.push_template_delete(obj)
+
+    def render(self, obj: PushTemplate) -> dict[str, Any]:
+        return serializers.push_template_render(obj)
+
+
+class PushTemplatePreviewApi(AdminApi):
+    @extend_schema(
+        operation_id="admin_push_templates_preview",
+        summary="Preview a push template for a user",
+        description="Renders the template with the user's current data (a gamify extension). "
+        "Nothing is sent.",
+        parameters=[openapi.TEMPLATE_ID],
+        request=serializers.PreviewSerializer,
+        responses={200: openapi.PushPreview, **ADMIN_WRITE_ERRORS},
+    )
+    def post(self, request: Request, object_id: str) -> Response:
+        scope = self.scope(request)
+        data = validated(serializers.PreviewSerializer, request.data)
+        template = PushTemplateCollection().get_or_404(scope, None, object_id)
+        user = user_get(scope.tenant, data["userId"])
+        rendered = push_template_preview(template, user, keep_links=True)
+        return Response(
+            {
+                "title": rendered.title,
+                "body": rendered.body,
+                "url": rendered.url or None,
+                "data": rendered.data,
+            }
+        )

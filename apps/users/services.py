@@ -180,6 +180,21 @@ def attribute_delete(attribute: Attribute) -> None:
     tenant_config_changed(tenant)
 
 
+def device_tokens_prune(user_pk: int, tokens: set[str]) -> list[str]:
+    """Remove dead device tokens, under the user's row lock: an identify adding tokens at the
+    same moment either comes first (and its tokens are kept) or waits for this."""
+    with transaction.atomic():
+        user = EndUser.objects.select_for_update().filter(pk=user_pk).first()
+        if user is None:
+            return []
+        kept = [t for t in user.device_tokens or [] if t not in tokens]
+        removed = [t for t in user.device_tokens or [] if t in tokens]
+        if removed:
+            user.device_tokens = kept
+            user.save(update_fields=["device_tokens", "updated"])
+        return removed
+
+
 def user_activity_mark(user: EndUser, at: dt.datetime, local_day: dt.date) -> None:
     """Record the user's latest activity and its local date. Writes only on the user's first
     activity of a day: later events of the day change nothing that is read by date, and an

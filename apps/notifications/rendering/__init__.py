@@ -6,24 +6,34 @@ HTML, and `defaults` holds the built-in templates and the sample context.
 """
 
 from apps.notifications.rendering.defaults import (
+    DefaultPushTemplate,
     DefaultTemplate,
     default_email_template,
+    default_push_template,
     sample_context,
 )
 from apps.notifications.rendering.render import (
     RenderedEmail,
+    RenderedPush,
     email_render,
+    push_render,
+    push_template_check,
     template_check,
     with_preferences_link,
 )
 from apps.notifications.rendering.text import html_to_text
 
 __all__ = [
+    "DefaultPushTemplate",
     "DefaultTemplate",
     "RenderedEmail",
+    "RenderedPush",
     "default_email_template",
+    "default_push_template",
     "email_render",
     "html_to_text",
+    "push_render",
+    "push_template_check",
     "sample_context",
     "template_check",
     "with_preferences_link",

@@ -35,6 +35,26 @@ def default_email_template(type: str) -> DefaultTemplate:
     )
 
 
+@dataclass(frozen=True)
+class DefaultPushTemplate:
+    name: str
+    title: str
+    body: str
+
+
+@functools.cache
+def default_push_template(type: str) -> DefaultPushTemplate:
+    """The built-in push template of a notification type."""
+    if type not in NotificationType.values:  # the type names a file
+        raise ValueError(f"unknown notification type {type!r}")
+    folder = settings.BASE_DIR / "templates" / "notifications" / "push"
+    return DefaultPushTemplate(
+        name=NotificationType(type).label,
+        title=(folder / f"{type}.title.txt").read_text(encoding="utf-8").strip(),
+        body=(folder / f"{type}.body.txt").read_text(encoding="utf-8").strip(),
+    )
+
+
 def sample_context() -> dict[str, Any]:
     """Every template variable with plausible values: what template_check renders against
     and what the dashboard preview shows when it has no real user."""

@@ -88,16 +88,22 @@ def _failure(part: str, exc: Exception) -> TemplateRenderError:
     return TemplateRenderError(f"{part}: {where}{message}")
 
 
-def _render_part(part: str, source: str, context: Mapping[str, Any], seed: str) -> str:
+def _render_part(
+    part: str, source: str, context: Mapping[str, Any], seed: str, label: str | None = None
+) -> str:
+    """Render one part; `part` picks the environment and limits (subject, html or text),
+    `label` names it in errors when it differs (a push template's title, body, url...)."""
     # A fresh render per part: the html and text twins pick the same variations when their
     # variation() calls come in the same order.
     token = _current.set(_Render(seed))
     try:
         return _generate(_compiled(part, source), context)
-    except TemplateRenderError:
-        raise
+    except TemplateRenderError as exc:
+        if label is None:
+            raise
+        raise TemplateRenderError(exc.message.replace(f"{part}:", f"{label}:", 1)) from exc
     except Exception as exc:  # the sandbox promises no particular exception type
-        raise _failure(part, exc) from exc
+        raise _failure(label or part, exc) from exc
     finally:
         _current.reset(token)
 
@@ -176,3 +182,52 @@ def template_check(
     context (by default one with every variable set)."""
     context = sample_context if sample_context is not None else _sample_context()
     email_render(subject=subject, html=html, text=text, context=context, seed="template-check")
+
+
+# --- push ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RenderedPush:
+    title: str
+    body: str
+    url: str
+    data: dict[str, str]
+
+
+def _one_line(value: str) -> str:
+    return _CONTROLS_AND_SPACES.sub(" ", value).strip()
+
+
+def push_render(
+    *,
+    title: str,
+    body: str,
+    url: str,
+    data: Mapping[str, str],
+    context: Mapping[str, Any],
+    seed: str,
+) -> RenderedPush:
+    """Render a push template: title and url on one line, body as text, each data value as
+    text. Providers shorten what does not fit their payload limits."""
+    return RenderedPush(
+        title=_one_line(_render_part("subject", title, context, seed, "title"))[:MAX_SUBJECT],
+        body=_tidy(_render_part("text", body, context, seed, "body").splitlines()),
+        url=_one_line(_render_part("subject", url, context, seed, "url")) if url else "",
+        data={
+            key: _render_part("text", value, context, seed, f"data.{key}")
+            for key, value in data.items()
+        },
+    )
+
+
+def push_template_check(
+    *,
+    title: str,
+    body: str,
+    url: str,
+    data: Mapping[str, str],
+    sample_context: Mapping[str, Any] | None = None,
+) -> None:
+    context = sample_context if sample_context is not None else _sample_context()
+    push_render(title=title, body=body, url=url, data=data, context=context, seed="template-check")

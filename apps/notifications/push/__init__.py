@@ -1,0 +1,1 @@
+"""Push notifications: provider clients (APNs, FCM, Expo), credentials, routing, delivery."""

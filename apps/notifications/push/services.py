@@ -1,0 +1,182 @@
+"""Writes of push channels and push templates."""
+
+import datetime as dt
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.accounts.services import tenant_config_changed
+from apps.core.errors import ValidationError
+from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
+from apps.notifications.models import NotificationSettings, PushChannel, PushTemplate
+from apps.notifications.push.credentials import SECRETS, SETTINGS, credentials_check
+from apps.notifications.push.secrets import secrets_decrypt, secrets_encrypt
+from apps.notifications.rendering import default_push_template, push_template_check
+from apps.users.services import attribute_refs_check
+
+MAX_DATA_KEYS = 20
+
+# --- channels ------------------------------------------------------------------------------
+
+
+def _split(kind: str, fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The wire fields of a channel, as (non-secret settings, secrets)."""
+    unknown = set(fields) - set(SETTINGS[kind]) - set(SECRETS[kind])
+    if unknown:
+        raise ValidationError(f"{kind} channels take no {', '.join(sorted(unknown))}")
+    settings = {k: v for k, v in fields.items() if k in SETTINGS[kind]}
+    secrets = {k: v for k, v in fields.items() if k in SECRETS[kind]}
+    return settings, secrets
+
+
+def push_channel_create(
+    tenant: Tenant, *, kind: str, status: str = PushChannelStatus.ACTIVE, fields: dict[str, Any]
+) -> PushChannel:
+    settings, secrets = _split(kind, fields)
+    stored = credentials_check(kind, settings, secrets)
+    channel = PushChannel.objects.create(
+        tenant=tenant,
+        kind=kind,
+        status=status,
+        settings=stored,
+        credentials=secrets_encrypt(secrets) if secrets else "",
+    )
+    tenant_config_changed(tenant)
+    return channel
+
+
+def push_channel_update(
+    channel: PushChannel,
+    *,
+    status: str | None = None,
+    flagged: bool | None = None,
+    fields: dict[str, Any],
+) -> PushChannel:
+    """Change settings and replace the secrets given (others are kept; the kind is fixed).
+    `flagged=False` clears the bad-token flag, and pruning resumes."""
+    settings, secrets = _split(channel.kind, fields)
+    if settings or secrets:
+        merged_secrets = {**secrets_decrypt(channel.credentials), **secrets}
+        merged_settings = {**channel.settings, **settings}
+        channel.settings = credentials_check(channel.kind, merged_settings, merged_secrets)
+        channel.credentials = secrets_encrypt(merged_secrets) if merged_secrets else ""
+    if status is not None:
+        channel.status = status
+    if flagged is False:
+        channel.flagged_at, channel.flag_reason = None, ""
+    channel.save()
+    tenant_config_changed(channel.tenant)
+    return channel
+
+
+def push_channel_delete(channel: PushChannel) -> None:
+    tenant = channel.tenant
+    channel.delete()
+    tenant_config_changed(tenant)
+
+
+def push_channel_flag(channel: PushChannel, reason: str, now: dt.datetime) -> None:
+    """Stop pruning through this channel until staff look (see push.delivery)."""
+    PushChannel.objects.filter(pk=channel.pk, flagged_at__isnull=True).update(
+        flagged_at=now, flag_reason=reason
+    )
+
+
+# --- templates -----------------------------------------------------------------------------
+
+
+def _check(title: str, body: str, url: str, data: dict[str, str]) -> None:
+    if len(data) > MAX_DATA_KEYS:
+        raise ValidationError(f"data holds at most {MAX_DATA_KEYS} keys")
+    push_template_check(title=title, body=body, url=url, data=data)
+
+
+def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
+    """Give the tenant the built-in push template of each type, inactive, once."""
+    settings, _ = NotificationSettings.objects.get_or_create(tenant=tenant)
+    if settings.push_defaults_seeded_at is not None:
+        return
+    with transaction.atomic():
+        claimed = NotificationSettings.objects.filter(
+            pk=settings.pk, push_defaults_seeded_at__isnull=True
+        ).update(push_defaults_seeded_at=now or timezone.now())
+        if not claimed:
+            return
+        PushTemplate.objects.bulk_create(
+            [
+                PushTemplate(
+                    tenant=tenant,
+                    type=type,
+                    name=default.name,
+                    title=default.title,
+                    body=default.body,
+                )
+                for type in NotificationType.values
+                for default in [default_push_template(type)]
+            ]
+        )
+
+
+def push_template_create(
+    tenant: Tenant,
+    *,
+    type: str,
+    name: str,
+    title: str | None = None,
+    body: str | None = None,
+    url: str = "",
+    data: dict[str, str] | None = None,
+    status: str = TemplateStatus.INACTIVE,
+    user_attributes: list[dict[str, str]] | None = None,
+    priority: int = 0,
+) -> PushTemplate:
+    """A new template; title and body default to the built-in template of the type."""
+    default = default_push_template(type)
+    title = default.title if title is None else title
+    body = default.body if body is None else body
+    _check(title, body, url, data or {})
+    template = PushTemplate.objects.create(
+        tenant=tenant,
+        type=type,
+        name=name,
+        title=title,
+        body=body,
+        url=url,
+        data=data or {},
+        status=status,
+        user_attributes=attribute_refs_check(tenant, user_attributes, "user"),
+        priority=priority,
+    )
+    tenant_config_changed(tenant)
+    return template
+
+
+_UPDATABLE = ("name", "title", "body", "url", "data", "status", "priority")
+
+
+def push_template_update(
+    template: PushTemplate,
+    *,
+    user_attributes: list[dict[str, str]] | None = None,
+    **changes: Any,
+) -> PushTemplate:
+    unknown = set(changes) - set(_UPDATABLE)
+    if unknown:
+        raise TypeError(f"push_template_update got unexpected fields {sorted(unknown)}")
+    for field, value in changes.items():
+        setattr(template, field, value if value is not None else ("" if field == "url" else {}))
+    if user_attributes is not None:
+        template.user_attributes = attribute_refs_check(template.tenant, user_attributes, "user")
+    if {"title", "body", "url", "data"} & set(changes):
+        _check(template.title, template.body, template.url, template.data)
+    template.save()
+    tenant_config_changed(template.tenant)
+    return template
+
+
+def push_template_delete(template: PushTemplate) -> None:
+    tenant = template.tenant
+    template.delete()
+    tenant_config_changed(tenant)

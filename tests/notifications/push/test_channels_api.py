@@ -1,0 +1,184 @@
+"""Push channels and push templates through the admin API (gamify extensions)."""
+
+import io
+
+import pytest
+
+from apps.notifications.models import PushChannel
+from apps.notifications.push.secrets import secrets_decrypt
+from tests.notifications.push.keys import apns_signing_key, service_account
+
+CHANNELS = "/admin/v1/push-channels"
+TEMPLATES = "/admin/v1/push-templates"
+
+
+def apns(**overrides):
+    return {
+        "kind": "apns",
+        "teamId": "TEAM123456",
+        "keyId": "KEY1234567",
+        "bundleId": "com.example.app",
+        "signingKey": apns_signing_key(),
+        "sandbox": True,
+        **overrides,
+    }
+
+
+def create(client, item):
+    response = client.post(CHANNELS, [item])
+    assert response.status_code in (200, 201), response.content
+    return response.json()
+
+
+def test_an_apns_channel_is_created_and_its_key_never_shown(api_client):
+    body = create(api_client, apns())
+    [channel] = body["created"]
+    assert channel["kind"] == "apns"
+    assert channel["status"] == "active"
+    assert (channel["teamId"], channel["keyId"], channel["bundleId"]) == (
+        "TEAM123456",
+        "KEY1234567",
+        "com.example.app",
+    )
+    assert channel["sandbox"] is True
+    assert channel["hasCredentials"] is True
+    assert channel["flagged"] is False
+    listed = api_client.get(CHANNELS).content.decode()
+    read = api_client.get(f"{CHANNELS}/{channel['id']}").content.decode()
+    for text in (str(body), listed, read):
+        assert "PRIVATE KEY" not in text
+        assert "signingKey" not in text
+
+
+def test_credentials_are_encrypted_at_rest(api_client):
+    create(api_client, {"kind": "expo", "accessToken": "expo-secret-token"})
+    stored = PushChannel.objects.get()
+    assert "expo-secret-token" not in stored.credentials
+    assert secrets_decrypt(stored.credentials) == {"accessToken": "expo-secret-token"}
+
+
+def test_rotating_the_encryption_key_keeps_channels_readable(api_client, settings):
+    from apps.notifications.push.secrets import secrets_reencrypt
+
+    create(api_client, {"kind": "expo", "accessToken": "t0ken"})
+    old = settings.SECRET_KEY
+    settings.ENCRYPTION_KEY = "a-new-dedicated-key-" + "x" * 40
+    settings.ENCRYPTION_KEY_FALLBACKS = [old]
+    stored = PushChannel.objects.get()
+    assert secrets_decrypt(stored.credentials) == {"accessToken": "t0ken"}
+    rotated = secrets_reencrypt(stored.credentials)
+    settings.ENCRYPTION_KEY_FALLBACKS = []
+    assert secrets_decrypt(rotated) == {"accessToken": "t0ken"}
+
+
+def test_an_fcm_channel_takes_its_project_from_the_service_account(api_client):
+    [channel] = create(api_client, {"kind": "fcm", "serviceAccount": service_account()})["created"]
+    assert channel["projectId"] == "gamify-test"
+    assert "serviceAccount" not in channel
+    assert "private_key" not in str(channel)
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        (apns(signingKey="not a key"), "signingKey"),
+        (apns(signingKey=None), "signingKey"),
+        ({"kind": "apns", "teamId": "T"}, "need"),
+        ({"kind": "fcm", "serviceAccount": {"project_id": "p"}}, "serviceAccount lacks"),
+        (
+            {"kind": "fcm", "serviceAccount": {**service_account(), "private_key": "x"}},
+            "private_key",
+        ),
+        ({"kind": "expo", "teamId": "T"}, "take no teamId"),
+        (
+            {"kind": "fcm", "serviceAccount": service_account("http://169.254.169.254/token")},
+            "token_uri must be one of",
+        ),
+        ({"kind": "carrier-pigeon"}, "kind"),
+    ],
+)
+def test_a_channel_that_cannot_sign_is_refused(api_client, item, message):
+    body = create(api_client, {k: v for k, v in item.items() if v is not None})
+    assert body["created"] == []
+    assert message in body["issues"][0]["message"]
+
+
+def test_updating_keeps_the_secrets_not_given_and_clears_the_flag(api_client):
+    [channel] = create(api_client, apns())["created"]
+    PushChannel.objects.update(flag_reason="bad tokens")
+    PushChannel.objects.update(flagged_at="2026-03-10T00:00:00Z")
+    response = api_client.patch(
+        CHANNELS, [{"id": channel["id"], "sandbox": False, "flagged": False}]
+    )
+    [updated] = response.json()["updated"]
+    assert updated["sandbox"] is False
+    assert updated["flagged"] is False
+    stored = PushChannel.objects.get()
+    assert secrets_decrypt(stored.credentials)["signingKey"] == apns_signing_key()
+
+
+def test_another_tenants_channel_is_not_found(api_client, other_tenant_client):
+    [channel] = create(api_client, {"kind": "expo"})["created"]
+    assert other_tenant_client.get(f"{CHANNELS}/{channel['id']}").status_code == 404
+    assert other_tenant_client.delete(f"{CHANNELS}?ids={channel['id']}").json()["deleted"] == []
+
+
+def test_push_templates_start_as_four_inactive_defaults(api_client):
+    templates = api_client.get(TEMPLATES, {"limit": 100}).json()
+    assert sorted(t["type"] for t in templates) == [
+        "achievement_completed",
+        "reactivation",
+        "recap",
+        "streak_reminder",
+    ]
+    assert {t["status"] for t in templates} == {"inactive"}
+    assert all(t["title"] and t["body"] for t in templates)
+
+
+def test_a_push_template_that_does_not_render_is_an_issue(api_client):
+    response = api_client.post(
+        TEMPLATES, [{"type": "recap", "name": "x", "data": {"screen": "{% if %}"}}]
+    )
+    assert response.json()["issues"][0]["message"].startswith("data.screen:")
+    response = api_client.post(
+        TEMPLATES, [{"type": "recap", "name": "x", "title": "{{ x.__class__ }}"}]
+    )
+    assert response.json()["issues"][0]["message"].startswith("title:")
+
+
+def test_push_template_preview_renders_for_a_user(api_client, metric):
+    api_client.post("/v1/metrics/words/event", {"user": {"id": "u1", "name": "Ada"}, "value": 3})
+    [created] = api_client.post(
+        TEMPLATES,
+        [
+            {
+                "type": "recap",
+                "name": "Mine",
+                "title": "Hi {{ user.name }}",
+                "body": "{{ metrics.words.total }} words",
+                "url": "app://recap/{{ user.id }}",
+                "data": {"screen": "recap"},
+            }
+        ],
+    ).json()["created"]
+    response = api_client.post(f"{TEMPLATES}/{created['id']}/preview", {"userId": "u1"})
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "title": "Hi Ada",
+        "body": "3 words",
+        "url": "app://recap/u1",
+        "data": {"screen": "recap"},
+    }
+
+
+def test_the_rotate_command_reencrypts_under_the_new_key(api_client, settings):
+    from django.core.management import call_command
+
+    create(api_client, {"kind": "expo", "accessToken": "t0ken"})
+    settings.ENCRYPTION_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.ENCRYPTION_KEY = "the-new-key-" + "y" * 40
+    out = io.StringIO()
+    call_command("push_credentials_rotate", stdout=out)
+    assert "re-encrypted 1 channel(s)" in out.getvalue()
+    settings.ENCRYPTION_KEY_FALLBACKS = []
+    assert secrets_decrypt(PushChannel.objects.get().credentials) == {"accessToken": "t0ken"}
