@@ -52,6 +52,38 @@ for line in sys.stdin:
 """
 
 
+# A fake Expo push service: answers every message with an ok ticket and counts them.
+FAKE_EXPO = """
+import json, sys, threading, uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+count = 0
+lock = threading.Lock()
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes: no delayed-ACK stall
+    def do_POST(self):
+        global count
+        messages = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        with lock:
+            count += len(messages)
+        body = json.dumps({"data": [{"status": "ok", "id": str(uuid.uuid4())} for _ in messages]})
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+for line in sys.stdin:
+    print(count, flush=True)
+"""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -66,7 +98,13 @@ def psql(sql: str) -> None:
     )
 
 
-def setup_env(port: int) -> None:
+def setup_env(port: int, channel: str) -> None:
+    os.environ.update(
+        PUSH_BACKEND="providers",
+        PUSH_EXPO_URL=f"http://127.0.0.1:{port}",
+        # The raw fan-out speed; production caps Expo at 600 per second per channel.
+        PUSH_EXPO_RATE_LIMIT="0",
+    )
     os.environ.update(
         DJANGO_SETTINGS_MODULE="gamify.settings",
         DEBUG="false",
@@ -82,12 +120,13 @@ def setup_env(port: int) -> None:
     os.environ.pop("REDIS_URL", None)
 
 
-def seed(users: int, now: dt.datetime) -> Any:
+def seed(users: int, now: dt.datetime, channel: str) -> Any:
     from django.core.management import call_command
 
     from apps.accounts.services import organization_create
     from apps.metrics.services import metric_create
-    from apps.notifications.models import EmailTemplate
+    from apps.notifications.models import EmailTemplate, PushTemplate
+    from apps.notifications.push.services import push_channel_create, push_templates_seed
     from apps.notifications.services import email_templates_seed
     from apps.streaks import domain
     from apps.streaks.models import StreakState
@@ -102,15 +141,29 @@ def seed(users: int, now: dt.datetime) -> Any:
         tenant, {"frequency": "daily", "metrics": [{"key": "words", "threshold": 1}]}
     )
     tenant.refresh_from_db()
-    email_templates_seed(tenant)
-    EmailTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
+    if channel == "email":
+        email_templates_seed(tenant)
+        EmailTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
+    else:
+        push_channel_create(tenant, kind="expo", fields={})
+        push_templates_seed(tenant)
+        PushTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     from apps.accounts.services import tenant_config_changed
 
     tenant_config_changed(tenant)
     today = now.astimezone(domain_zone()).date()
     yesterday = today - dt.timedelta(days=1)
     rows = [
-        EndUser(tenant=tenant, external_id=f"u{n}", email=f"u{n}@example.com", tz=ZONE)
+        EndUser(
+            tenant=tenant,
+            external_id=f"u{n}",
+            tz=ZONE,
+            **(
+                {"email": f"u{n}@example.com"}
+                if channel == "email"
+                else {"device_tokens": [f"ExponentPushToken[u{n}]"], "subscribe_to_emails": False}
+            ),
+        )
         for n in range(users)
     ]
     EndUser.objects.bulk_create(rows, batch_size=2000)
@@ -142,6 +195,9 @@ def domain_zone() -> Any:
 
 
 def time_selection(tenant: Any, now: dt.datetime) -> float:
+    from apps.notifications.scheduling import _reachable
+    from apps.users.models import EndUser
+
     from apps.notifications.domain import REMINDER_LEAD
     from apps.streaks.models import StreakState
 
@@ -155,9 +211,7 @@ def time_selection(tenant: Any, now: dt.datetime) -> float:
                 enabled=True,
                 due_at__gt=now,
                 due_at__lte=now + REMINDER_LEAD["daily"],
-                user__control=False,
-                user__subscribe_to_emails=True,
-                user__email__isnull=False,
+                user__in=_reachable(EndUser.objects.filter(tenant=tenant)),
             ).values_list("pk", "user_id", "due_at")
         )
     )
@@ -212,19 +266,23 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=10_000)
     parser.add_argument("--senders", type=int, default=2, help="sending threads")
     parser.add_argument("--profile", action="store_true", help="cProfile the delivery phase")
+    parser.add_argument(
+        "--channel", choices=("email", "push"), default="email", help="push: to a fake Expo"
+    )
     args = parser.parse_args()
 
     port = free_port()
     sink = subprocess.Popen(
-        [sys.executable, "-c", SINK, str(port)],
+        [sys.executable, "-c", SINK if args.channel == "email" else FAKE_EXPO, str(port)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
     psql(f"DROP DATABASE IF EXISTS {DB_NAME}")
     psql(f"CREATE DATABASE {DB_NAME}")
+    time.sleep(0.5)  # the sink binds its port
     try:
-        setup_env(port)
+        setup_env(port, args.channel)
         import django
 
         django.setup()
@@ -236,7 +294,7 @@ def main() -> int:
 
         now = dt.datetime(2026, 3, 10, 20, 5, tzinfo=domain_zone()).astimezone(dt.UTC)
         started = time.perf_counter()
-        tenant = seed(args.users, now)
+        tenant = seed(args.users, now, args.channel)
         print(f"seeded {args.users} users in {time.perf_counter() - started:.1f} s")
         # With a broker, the sweep only records messages and a worker sends them; here (no
         # broker) the dispatch it enqueues after commit would send inline and blur the two.
@@ -265,8 +323,8 @@ def main() -> int:
             send_s = time.perf_counter() - started
         received = sink_count(sink)
         print(
-            f"delivery: {sent} sent over SMTP in {send_s:.2f} s = {sent / send_s:,.0f} messages/s "
-            f"({args.senders} sending threads, chunks of 100, one connection per chunk)"
+            f"delivery: {sent} sent by {args.channel} in {send_s:.2f} s = "
+            f"{sent / send_s:,.0f} messages/s ({args.senders} sending threads, chunks of 100)"
         )
         statuses = dict(Message.objects.values_list("status").annotate(n=Count("id")))
         ok = recorded == args.users and received == args.users and statuses == {"sent": args.users}

@@ -56,6 +56,7 @@ class RecordedRequest:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the provider clients expect
+    disable_nagle_algorithm = True  # headers and body go out in two writes
     timeout = 5  # idle keep-alive connections do not outlive a test run by much
     server: "_Server"
 
