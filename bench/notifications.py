@@ -195,11 +195,10 @@ def domain_zone() -> Any:
 
 
 def time_selection(tenant: Any, now: dt.datetime) -> float:
-    from apps.notifications.scheduling import _reachable
-    from apps.users.models import EndUser
-
     from apps.notifications.domain import REMINDER_LEAD
+    from apps.notifications.scheduling import _reachable
     from apps.streaks.models import StreakState
+    from apps.users.models import EndUser
 
     started = time.perf_counter()
     count = len(
