@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("apps.points.admin_urls")),
     path("", include("apps.leaderboards.admin_urls")),
     path("", include("apps.notifications.admin_urls")),
+    path("", include("apps.webhooks.admin_urls")),
     path("", include("apps.users.admin_urls")),
     path("", include("apps.accounts.admin_urls")),
 ]

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "apps.points",
     "apps.leaderboards",
     "apps.notifications",
+    "apps.webhooks",
     "apps.pipeline",
 ]
 
@@ -162,6 +163,10 @@ SPECTACULAR_SETTINGS = {
         "AdminLeaderboardStatusEnum": "apps.leaderboards.choices.Status",
         "AdminLeaderboardRunUnitEnum": "apps.leaderboards.choices.RunUnit",
         "NotificationTypeEnum": "apps.notifications.choices.NotificationType",
+        "PushKindEnum": "apps.notifications.choices.PushKind",
+        "WebhookEventTypeEnum": "apps.webhooks.choices.EventType",
+        "WebhookEndpointStatusEnum": "apps.webhooks.choices.EndpointStatus",
+        "WebhookDeliveryStatusEnum": "apps.webhooks.choices.DeliveryStatus",
     },
     # Drops the legacy /api/ mount (a second copy of the application API) from root-urlconf
     # schemas, such as the one `manage.py check --deploy` generates.
@@ -190,6 +195,7 @@ CELERY_TASK_QUEUES = [
     Queue("celery"),
     Queue("notifications"),  # achievement emails: transactional, never behind a bulk run
     Queue("notifications-bulk"),  # reminders, reactivation, recaps
+    Queue("webhooks"),  # I/O-bound deliveries: a worker with many threads suits them
 ]
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 
@@ -236,6 +242,15 @@ PUSH_RATE_LIMITS = {"expo": env_int("PUSH_EXPO_RATE_LIMIT", 600)}
 # when unset); keys in ENCRYPTION_KEY_FALLBACKS still decrypt during a rotation.
 ENCRYPTION_KEY = env_str("ENCRYPTION_KEY", "")
 ENCRYPTION_KEY_FALLBACKS = env_list("ENCRYPTION_KEY_FALLBACKS", [])
+
+# Webhooks (apps.webhooks). Endpoint URLs must be https unless WEBHOOK_ALLOW_HTTP; resolved
+# addresses must be public unless inside WEBHOOK_ALLOWED_NETWORKS (CIDRs, for internal
+# receivers and tests). Deliveries time out after WEBHOOK_TIMEOUT seconds (at most Trophy's 60)
+# and their log is kept WEBHOOK_LOG_RETENTION_DAYS.
+WEBHOOK_ALLOW_HTTP = env_bool("WEBHOOK_ALLOW_HTTP", default=False)
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", [])
+WEBHOOK_TIMEOUT = min(60, max(1, env_int("WEBHOOK_TIMEOUT", 30)))
+WEBHOOK_LOG_RETENTION_DAYS = max(1, env_int("WEBHOOK_LOG_RETENTION_DAYS", 7))
 
 LOGGING = {
     "version": 1,

@@ -46,6 +46,7 @@ class PointsChanged:
     system_key: str
     added: int
     total: int
+    award_ids: tuple[str, ...] = ()  # public ids of the awards that made the change
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from apps.pipeline.services import queued_batches_stale
 from apps.pipeline.steps import completion_facts
 from apps.pipeline.tasks import queued_events_process_task
 from apps.users.models import EndUser
+from apps.webhooks.services import webhooks_record
 
 # A batch of 1,000 events takes seconds; one still pending after 5 minutes lost its worker.
 STALE_AFTER = dt.timedelta(minutes=5)
@@ -25,6 +26,8 @@ def achievements_anniversaries_job(now: dt.datetime) -> int:
     notified like those of events (the pipeline orders the reactions)."""
 
     def react(user: EndUser, completed: list[Completed]) -> None:
-        notifications_record(user.tenant, user, completion_facts(user, completed), now)
+        facts = completion_facts(user, completed)
+        notifications_record(user.tenant, user, facts, now)
+        webhooks_record(user.tenant, user, facts, now)
 
     return len(achievements_anniversaries(now, react))

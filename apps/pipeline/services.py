@@ -25,6 +25,7 @@ from apps.users.services import (
     user_lock,
     user_update_fields,
 )
+from apps.webhooks.services import webhooks_record
 
 logger = logging.getLogger("gamify.pipeline")
 
@@ -126,9 +127,9 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
         achievements = steps.achievements_step(ctx, streak)
         points = steps.points_step(ctx, streak, achievements)
         leaderboards = steps.leaderboards_step(ctx, streak, points)
-        notifications_record(
-            tenant, user, steps.event_facts(ctx, streak, achievements, points, leaderboards), now
-        )
+        facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
+        notifications_record(tenant, user, facts, now)
+        webhooks_record(tenant, user, facts, now)
         body = _response(
             str(recorded.event.public_id),
             config.metric,

@@ -158,7 +158,13 @@ def event_facts(
         facts.append(StreakExtended(user_pk, streak.length, streak.started))
     facts.extend(achievements.facts)
     facts.extend(
-        PointsChanged(user_pk, key, int(body["added"]), int(body["total"]))
+        PointsChanged(
+            user_pk,
+            key,
+            int(body["added"]),
+            int(body["total"]),
+            tuple(award["id"] for award in body.get("awards", ())),
+        )
         for key, body in points.systems.items()
     )
     facts.extend(

@@ -34,6 +34,7 @@ from apps.users.services import (
     user_lock,
     user_update_fields,
 )
+from apps.webhooks.services import webhooks_record
 
 MAX_BATCH_EVENTS = 1000
 
@@ -217,12 +218,9 @@ class AchievementCompleteApi(AppApi):
             )
             if result.created:
                 first = Completed(definition, result.completion_id, result.completed_at)
-                notifications_record(
-                    scope.tenant,
-                    user,
-                    completion_facts(user, [first, *result.also_completed]),
-                    now,
-                )
+                facts = completion_facts(user, [first, *result.also_completed])
+                notifications_record(scope.tenant, user, facts, now)
+                webhooks_record(scope.tenant, user, facts, now)
         return Response(
             {
                 "completionId": result.completion_id,

@@ -1,0 +1,198 @@
+"""Delivering webhooks at least once.
+
+A delivery is claimed with a conditional update, sent with its signatures, and its outcome
+recorded with one more: a worker that dies between sending and recording leaves a claim that
+the recovery job releases, and the delivery goes out again with the same `webhook-id` (a
+duplicate the receiver can recognize), never lost. Retries follow a schedule kept in the
+database, not Celery countdowns.
+"""
+
+import datetime as dt
+import logging
+import uuid
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from apps.webhooks.choices import DeliveryStatus, EndpointStatus
+from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from apps.webhooks.services import endpoint_secrets, webhook_endpoint_disable
+from apps.webhooks.signing import signature_headers
+from apps.webhooks.transport import DeliveryResult, deliver
+
+logger = logging.getLogger("gamify.webhooks")
+
+# Trophy retries 3 times from 1 minute; gamify goes on for about a day before giving up.
+RETRY_DELAYS = (
+    dt.timedelta(minutes=1),
+    dt.timedelta(minutes=5),
+    dt.timedelta(minutes=30),
+    dt.timedelta(hours=2),
+    dt.timedelta(hours=6),
+    dt.timedelta(hours=12),
+)
+DISABLE_AFTER = dt.timedelta(days=5)  # an endpoint failing that long is disabled
+STUCK_AFTER = dt.timedelta(minutes=10)  # far beyond the 60-second timeout
+REENQUEUE_AFTER = dt.timedelta(minutes=5)
+SEND_CHUNK = 20
+
+
+def retry_at(attempts: int, now: dt.datetime, retry_after: float | None) -> dt.datetime | None:
+    """After `attempts` failed attempts: when to try again (never before Retry-After), or None
+    when the schedule is spent."""
+    if attempts > len(RETRY_DELAYS):
+        return None
+    later = now + RETRY_DELAYS[attempts - 1]
+    if retry_after:
+        later = max(later, now + dt.timedelta(seconds=min(retry_after, 86_400)))
+    return later
+
+
+def deliveries_due_claim(now: dt.datetime, limit: int = 2000) -> list[list[int]]:
+    """Mark due deliveries as handed to workers; chunks of ids for send tasks."""
+    due = Q(status=DeliveryStatus.PENDING, next_attempt_at__lte=now) & (
+        Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - REENQUEUE_AFTER)
+    )
+    with transaction.atomic():
+        ids = list(
+            WebhookDelivery.objects.select_for_update(skip_locked=True)
+            .filter(due)
+            .order_by("next_attempt_at", "id")
+            .values_list("pk", flat=True)[:limit]
+        )
+        WebhookDelivery.objects.filter(due, pk__in=ids).update(enqueued_at=now)
+    return [ids[i : i + SEND_CHUNK] for i in range(0, len(ids), SEND_CHUNK)]
+
+
+def deliveries_stuck_release(now: dt.datetime) -> int:
+    return WebhookDelivery.objects.filter(
+        status=DeliveryStatus.DELIVERING, claimed_at__lt=now - STUCK_AFTER
+    ).update(status=DeliveryStatus.PENDING, next_attempt_at=now, enqueued_at=None, claim=None)
+
+
+def _claim(ids: Sequence[int], now: dt.datetime) -> list[WebhookDelivery]:
+    token = uuid.uuid4()
+    WebhookDelivery.objects.filter(
+        pk__in=list(ids), status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+    ).update(
+        status=DeliveryStatus.DELIVERING,
+        claimed_at=now,
+        claim=token,
+        attempts=F("attempts") + 1,
+    )
+    return list(
+        WebhookDelivery.objects.filter(claim=token, status=DeliveryStatus.DELIVERING)
+        .select_related("event", "endpoint", "tenant")
+        .order_by("next_attempt_at", "pk")
+    )
+
+
+def deliveries_send(ids: Sequence[int], now: dt.datetime | None = None) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for delivery in _claim(ids, now or timezone.now()):
+        status = _send_one(delivery, now or timezone.now())
+        counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def _send_one(delivery: WebhookDelivery, now: dt.datetime) -> str:
+    endpoint = delivery.endpoint
+    if endpoint.status != EndpointStatus.ACTIVE:
+        return _finish(delivery, DeliveryStatus.FAILED, now, error="the endpoint is disabled")
+    body = delivery.event.body.encode()
+    headers = signature_headers(
+        endpoint_secrets(endpoint, now),
+        str(delivery.public_id),
+        int(now.timestamp()),
+        body,
+        delivery.tenant.customer_id,
+    )
+    result = deliver(
+        endpoint.url,
+        body,
+        headers,
+        timeout=float(settings.WEBHOOK_TIMEOUT),
+        allow_http=settings.WEBHOOK_ALLOW_HTTP,
+        allowed_networks=settings.WEBHOOK_ALLOWED_NETWORKS,
+    )
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        created=now,
+        status_code=result.status_code,
+        duration_ms=result.duration_ms,
+        response_excerpt=result.response_excerpt,
+        error=result.error,
+    )
+    return _outcome(delivery, endpoint, result, now)
+
+
+def _outcome(
+    delivery: WebhookDelivery, endpoint: WebhookEndpoint, result: DeliveryResult, now: dt.datetime
+) -> str:
+    code = result.status_code
+    if code is not None and 200 <= code < 300:
+        if endpoint.failing_since is not None:
+            WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None)
+        return _finish(delivery, DeliveryStatus.SUCCEEDED, now, code=code)
+    error = result.error or f"HTTP {code}"
+    if code == 410:
+        webhook_endpoint_disable(endpoint, "The endpoint answered 410 Gone")
+        return _finish(delivery, DeliveryStatus.FAILED, now, code=code, error=error)
+    failing_since = endpoint.failing_since or now
+    if endpoint.failing_since is None:
+        WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=True).update(
+            failing_since=now
+        )
+    if now - failing_since >= DISABLE_AFTER:
+        webhook_endpoint_disable(
+            endpoint, f"Every delivery failed for {DISABLE_AFTER.days} days (last: {error})"
+        )
+    retry = retry_at(delivery.attempts, now, result.retry_after)
+    if retry is None:
+        return _finish(delivery, DeliveryStatus.FAILED, now, code=code, error=error)
+    return _finish(delivery, DeliveryStatus.PENDING, now, code=code, error=error, retry=retry)
+
+
+def _finish(
+    delivery: WebhookDelivery,
+    status: str,
+    now: dt.datetime,
+    *,
+    code: int | None = None,
+    error: str = "",
+    retry: dt.datetime | None = None,
+) -> str:
+    fields: dict[str, object] = {
+        "status": status,
+        "claim": None,
+        "claimed_at": None,
+        "last_status_code": code,
+        "last_error": error[:2000],
+    }
+    if status == DeliveryStatus.SUCCEEDED:
+        fields["delivered_at"] = now
+    if retry is not None:
+        fields.update(next_attempt_at=retry, enqueued_at=None)
+    WebhookDelivery.objects.filter(
+        pk=delivery.pk, status=DeliveryStatus.DELIVERING, claim=delivery.claim
+    ).update(**fields)
+    if status == DeliveryStatus.FAILED:
+        logger.warning("webhook delivery=%s failed: %s", delivery.public_id, error)
+    return status
+
+
+def delivery_redeliver(delivery: WebhookDelivery, now: dt.datetime | None = None) -> None:
+    """Send a delivery again, with its webhook-id (receivers that saw it can tell)."""
+    WebhookDelivery.objects.filter(pk=delivery.pk).exclude(status=DeliveryStatus.DELIVERING).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=now or timezone.now(), enqueued_at=None
+    )
+
+
+def deliveries_redeliver_failed(endpoint: WebhookEndpoint, since: dt.datetime) -> int:
+    """Every failed delivery of the endpoint created since `since` goes out again."""
+    return WebhookDelivery.objects.filter(
+        endpoint=endpoint, status=DeliveryStatus.FAILED, created__gte=since
+    ).update(status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), enqueued_at=None)

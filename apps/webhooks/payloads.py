@@ -1,0 +1,85 @@
+"""Trophy's webhook payloads (reference §3.9): the same nested models as the API responses,
+rendered by the apps that own them."""
+
+import datetime as dt
+from typing import Any
+
+from apps.accounts.models import Tenant
+from apps.achievements.selectors import achievement_definitions
+from apps.achievements.serializers import user_achievement_render
+from apps.core.facts import AchievementCompleted, PointsChanged
+from apps.points.ledger import award_render, system_base_render
+from apps.points.models import PointsAward
+from apps.points.selectors import points_config
+from apps.streaks.selectors import streak_state_get, streak_view
+from apps.streaks.serializers import streak_base_render
+from apps.users.models import EndUser
+from apps.users.serializers import user_render
+
+
+def user(tenant: Tenant, end_user: EndUser) -> dict[str, Any]:
+    return user_render(end_user, tenant)
+
+
+def achievement_completed(
+    tenant: Tenant, end_user: EndUser, fact: AchievementCompleted
+) -> dict[str, Any] | None:
+    definition = achievement_definitions(tenant).get(fact.achievement_pk)
+    if definition is None:
+        return None
+    return {
+        "user": user(tenant, end_user),
+        "achievement": user_achievement_render(definition, fact.completed_at),
+    }
+
+
+def streak(tenant: Tenant, end_user: EndUser, now: dt.datetime) -> dict[str, Any]:
+    view = streak_view(tenant, end_user, streak_state_get(end_user), now)
+    return {"user": user(tenant, end_user), "streak": streak_base_render(view)}
+
+
+def points_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> dict[str, Any] | None:
+    system = points_config(tenant).get(fact.system_key)
+    if system is None:
+        return None
+    awards = PointsAward.objects.filter(
+        user=end_user, system_id=system.pk, public_id__in=list(fact.award_ids)
+    ).order_by("pk")
+    return {
+        "user": user(tenant, end_user),
+        "points": {
+            **system_base_render(system),
+            "total": fact.total,
+            "added": fact.added,
+            "awards": [award_render(a) for a in awards],
+        },
+    }
+
+
+def sample_achievement_completed(now: dt.datetime) -> dict[str, Any]:
+    """What the "send a test event" action sends."""
+    stamp = now.isoformat().replace("+00:00", "Z")
+    return {
+        "user": {
+            "id": "test-user",
+            "email": "test@example.com",
+            "name": "Test User",
+            "tz": "UTC",
+            "deviceTokens": [],
+            "subscribeToEmails": True,
+            "attributes": {},
+            "control": False,
+            "created": stamp,
+            "updated": stamp,
+        },
+        "achievement": {
+            "id": "00000000-0000-0000-0000-000000000000",
+            "name": "Test achievement",
+            "trigger": "api",
+            "key": "test",
+            "description": "A test event sent from gamify",
+            "badgeUrl": None,
+            "userAttributes": [],
+            "achievedAt": stamp,
+        },
+    }

@@ -1,0 +1,249 @@
+"""Writes of webhooks: endpoints, and the outbox events that the pipeline's facts become.
+
+`webhooks_record` runs inside the transaction of the change that caused the events: an event
+that rolls back never leaves. Delivery is enqueued after commit (apps.webhooks.delivery).
+"""
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.accounts.services import tenant_config_changed
+from apps.core.api.renderers import json_dumps
+from apps.core.effects import enqueue_after_commit
+from apps.core.errors import ValidationError
+from apps.core.facts import AchievementCompleted, Fact, PointsChanged, StreakExtended, StreakLost
+from apps.core.secrets import decrypt_json, encrypt_json
+from apps.users.models import EndUser
+from apps.webhooks import payloads
+from apps.webhooks.choices import EndpointStatus, EventType
+from apps.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookThrottle
+from apps.webhooks.selectors import endpoints_active
+from apps.webhooks.signing import new_secret
+from apps.webhooks.transport import check_url
+
+# The HKDF label under which apps.core.secrets encrypts these secrets (a label, not a secret).
+SECRET_PURPOSE = "webhook secrets"  # noqa: S105
+ROTATION_OVERLAP = dt.timedelta(hours=24)
+# Trophy's throttle: at most one such event per key per 15 minutes, carrying the latest state.
+THROTTLE = dt.timedelta(minutes=15)
+THROTTLED = frozenset(
+    {EventType.POINTS_CHANGED, EventType.LEADERBOARD_CHANGED, EventType.LEADERBOARD_RANK_CHANGED}
+)
+
+# --- endpoints -------------------------------------------------------------------------------
+
+
+def url_check(url: str) -> None:
+    reason = check_url(
+        url,
+        allow_http=settings.WEBHOOK_ALLOW_HTTP,
+        allowed_networks=settings.WEBHOOK_ALLOWED_NETWORKS,
+    )
+    if reason is not None:
+        raise ValidationError(f"url: {reason}")
+
+
+def endpoint_secrets(endpoint: WebhookEndpoint, now: dt.datetime) -> list[str]:
+    """The secrets that sign a delivery now: the current one, and the previous one for 24
+    hours after a rotation."""
+    secrets = [decrypt_json(endpoint.secret, SECRET_PURPOSE)]
+    expires = endpoint.previous_secret_expires_at
+    if endpoint.previous_secret and expires is not None and now < expires:
+        secrets.append(decrypt_json(endpoint.previous_secret, SECRET_PURPOSE))
+    return secrets
+
+
+def webhook_endpoint_create(
+    tenant: Tenant,
+    *,
+    url: str,
+    description: str = "",
+    events: list[str] | None = None,
+    status: str = EndpointStatus.ACTIVE,
+) -> tuple[WebhookEndpoint, str]:
+    """The endpoint and its signing secret, in clear: shown once, in the creation response."""
+    url_check(url)
+    secret = new_secret()
+    endpoint = WebhookEndpoint.objects.create(
+        tenant=tenant,
+        url=url,
+        description=description,
+        events=sorted(set(events or [])),
+        status=status,
+        secret=encrypt_json(secret, SECRET_PURPOSE),
+    )
+    tenant_config_changed(tenant)
+    return endpoint, secret
+
+
+def webhook_endpoint_update(
+    endpoint: WebhookEndpoint,
+    *,
+    url: str | None = None,
+    description: str | None = None,
+    events: list[str] | None = None,
+    status: str | None = None,
+) -> WebhookEndpoint:
+    if url is not None:
+        url_check(url)
+        endpoint.url = url
+    if description is not None:
+        endpoint.description = description
+    if events is not None:
+        endpoint.events = sorted(set(events))
+    if status is not None:
+        if status == EndpointStatus.ACTIVE:
+            endpoint.disabled_reason, endpoint.failing_since = "", None
+        elif endpoint.status != status:
+            endpoint.disabled_reason = "Disabled through the API or the dashboard"
+        endpoint.status = status
+    endpoint.save()
+    tenant_config_changed(endpoint.tenant)
+    return endpoint
+
+
+def webhook_endpoint_delete(endpoint: WebhookEndpoint) -> None:
+    tenant = endpoint.tenant
+    endpoint.delete()
+    tenant_config_changed(tenant)
+
+
+def webhook_endpoint_rotate_secret(
+    endpoint: WebhookEndpoint, now: dt.datetime | None = None
+) -> str:
+    """A new secret (returned in clear, once); the old one keeps signing for 24 hours."""
+    now = now or timezone.now()
+    secret = new_secret()
+    endpoint.previous_secret = endpoint.secret
+    endpoint.previous_secret_expires_at = now + ROTATION_OVERLAP
+    endpoint.secret = encrypt_json(secret, SECRET_PURPOSE)
+    endpoint.save()
+    return secret
+
+
+def webhook_endpoint_disable(endpoint: WebhookEndpoint, reason: str) -> None:
+    WebhookEndpoint.objects.filter(pk=endpoint.pk, status=EndpointStatus.ACTIVE).update(
+        status=EndpointStatus.DISABLED, disabled_reason=reason
+    )
+    tenant_config_changed(endpoint.tenant)
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+def _serialized(type: str, payload: dict[str, Any]) -> str:
+    # The API's own JSON rendering: decimals as exact numbers, datetimes in UTC with Z.
+    return json_dumps({"type": type, **payload}).decode()
+
+
+def event_publish(
+    tenant: Tenant,
+    type: str,
+    payload: dict[str, Any],
+    now: dt.datetime,
+    *,
+    endpoints: list[WebhookEndpoint] | None = None,
+    due_at: dt.datetime | None = None,
+    force: bool = False,
+) -> WebhookEvent | None:
+    """Write an event and one delivery per subscribed endpoint (every one of `endpoints` with
+    `force`); None when nobody listens."""
+    candidates = endpoints if endpoints is not None else endpoints_active(tenant)
+    targets = [e for e in candidates if force or e.subscribed(type)]
+    if not targets:
+        return None
+    due_at = due_at or now
+    event = WebhookEvent.objects.create(
+        tenant=tenant, type=type, body=_serialized(type, payload), created=now, due_at=due_at
+    )
+    WebhookDelivery.objects.bulk_create(
+        [
+            WebhookDelivery(
+                tenant=tenant, event=event, endpoint=e, next_attempt_at=due_at, created=now
+            )
+            for e in targets
+        ]
+    )
+    if due_at <= now:
+        from apps.webhooks.tasks import webhooks_dispatch_task
+
+        enqueue_after_commit(webhooks_dispatch_task)
+    return event
+
+
+def event_publish_throttled(
+    tenant: Tenant, type: str, key: str, payload: dict[str, Any], now: dt.datetime
+) -> WebhookEvent | None:
+    """Throttled types: the first change of a window goes out at once; later changes inside
+    the window are folded into one event sent at the window's end, carrying the latest state
+    (which opens the next window)."""
+    if not any(e.subscribed(type) for e in endpoints_active(tenant)):
+        return None
+    with transaction.atomic():
+        throttle, _ = WebhookThrottle.objects.select_for_update().get_or_create(
+            tenant=tenant, key=f"{type}:{key}", defaults={"window_ends_at": now}
+        )
+        if throttle.window_ends_at <= now:
+            throttle.window_ends_at, throttle.pending_event = now + THROTTLE, None
+            throttle.save()
+            return event_publish(tenant, type, payload, now)
+        pending = throttle.pending_event
+        if pending is not None and pending.due_at > now:
+            pending.body = _serialized(type, payload)
+            pending.save(update_fields=["body"])
+            return pending
+        event = event_publish(tenant, type, payload, now, due_at=throttle.window_ends_at)
+        throttle.pending_event = event
+        throttle.window_ends_at += THROTTLE
+        throttle.save()
+        return event
+
+
+def webhooks_record(
+    tenant: Tenant, user: EndUser, facts: Iterable[Fact], now: dt.datetime | None = None
+) -> None:
+    """Turn an event's facts into outbox events, inside its transaction. Costs one cached
+    check when the tenant has no endpoint."""
+    endpoints = endpoints_active(tenant)
+    if not endpoints:
+        return
+    now = now or timezone.now()
+    for fact in facts:
+        if isinstance(fact, AchievementCompleted) and not fact.backdated:
+            body = payloads.achievement_completed(tenant, user, fact)
+            if body is not None:
+                event_publish(tenant, EventType.ACHIEVEMENT_COMPLETED, body, now)
+        elif isinstance(fact, StreakExtended):
+            type = EventType.STREAK_STARTED if fact.started else EventType.STREAK_EXTENDED
+            if any(e.subscribed(type) for e in endpoints):
+                event_publish(tenant, type, payloads.streak(tenant, user, now), now)
+        elif isinstance(fact, StreakLost):
+            body = {"user": payloads.user(tenant, user), "length": fact.length}
+            event_publish(tenant, EventType.STREAK_LOST, body, now)
+        elif isinstance(fact, PointsChanged):
+            body = payloads.points_changed(tenant, user, fact)
+            if body is not None:
+                key = f"{user.pk}:{fact.system_key}"
+                event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
+
+
+def webhook_test_send(endpoint: WebhookEndpoint, now: dt.datetime | None = None) -> WebhookEvent:
+    """A test event to this endpoint only, whatever its event filter: an
+    achievement.completed with sample data."""
+    now = now or timezone.now()
+    event = event_publish(
+        endpoint.tenant,
+        EventType.ACHIEVEMENT_COMPLETED,
+        payloads.sample_achievement_completed(now),
+        now,
+        endpoints=[endpoint],
+        force=True,
+    )
+    assert event is not None  # noqa: S101 - forced to its one endpoint
+    return event

@@ -1,0 +1,330 @@
+"""Webhooks end to end: endpoints through the admin API, events from the pipeline, deliveries
+to a local receiver (allowed through WEBHOOK_ALLOWED_NETWORKS), retries, throttles."""
+
+import base64
+import datetime as dt
+import hashlib
+import hmac
+from collections.abc import Iterator
+
+import pytest
+import time_machine
+from django.test import TestCase
+from standardwebhooks.webhooks import Webhook
+from trophy.types import (
+    WebhooksAchievementCompletedPayload,
+    WebhooksPointsChangedPayload,
+    WebhooksStreakExtendedPayload,
+    WebhooksStreakStartedPayload,
+)
+
+from apps.webhooks.choices import DeliveryStatus, EndpointStatus
+from apps.webhooks.jobs import webhooks_dispatch, webhooks_recover
+from apps.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from tests.webhooks.receiver import Receiver
+
+UTC = dt.UTC
+HOOKS = "/admin/v1/webhooks"
+
+
+def at(day: str, hour: int = 12, minute: int = 0) -> dt.datetime:
+    return dt.datetime.fromisoformat(day).replace(hour=hour, minute=minute, tzinfo=UTC)
+
+
+def committed():
+    return TestCase.captureOnCommitCallbacks(execute=True)
+
+
+@pytest.fixture
+def receiver(settings) -> Iterator[Receiver]:
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    with Receiver() as receiver:
+        yield receiver
+
+
+def endpoint(client, url, **fields):
+    response = client.post(HOOKS, [{"url": url, **fields}])
+    assert response.status_code == 201, response.content
+    assert response.json()["issues"] == []
+    return response.json()["created"][0]
+
+
+def event(client, when, user="u1", value=1, key="words", headers=None):
+    with time_machine.travel(when, tick=False), committed():
+        response = client.post(
+            f"/v1/metrics/{key}/event",
+            {"user": {"id": user, "tz": "UTC"}, "value": value},
+            **(headers or {}),
+        )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def verify(secret, request):
+    """The independent Standard Webhooks verifier, at the delivery's own time (it refuses
+    timestamps more than 5 minutes away from its clock)."""
+    sent = dt.datetime.fromtimestamp(int(request.headers["webhook-timestamp"]), UTC)
+    with time_machine.travel(sent, tick=False):
+        Webhook(secret).verify(request.body, request.headers)  # raises when it does not verify
+
+
+def run(when):
+    with time_machine.travel(when, tick=False), committed():
+        webhooks_recover(when)
+        webhooks_dispatch(when)
+
+
+@pytest.fixture
+def streaks(api_client, metric):
+    api_client.patch(
+        "/admin/v1/streaks/settings",
+        {"frequency": "daily", "metrics": [{"key": "words", "threshold": 1}]},
+    )
+    return api_client
+
+
+def test_the_secret_is_shown_once_and_signatures_verify(streaks, receiver, tenant):
+    created = endpoint(streaks, receiver.url)
+    secret = created["secret"]
+    assert secret.startswith("whsec_")
+    assert len(base64.b64decode(secret.removeprefix("whsec_"))) == 32
+    assert "secret" not in streaks.get(f"{HOOKS}/{created['id']}").json()
+    assert secret not in WebhookEndpoint.objects.get().secret  # encrypted at rest
+    event(streaks, at("2026-03-10"))
+    [request] = receiver.wait_for(1)
+    expected = base64.b64encode(hmac.new(secret.encode(), request.body, hashlib.sha256).digest())
+    assert request.headers["x-trophy-signature"] == expected.decode()
+    verify(secret, request)
+    payload = WebhooksStreakStartedPayload.model_validate_json(request.body)
+    assert payload.streak.length == 1
+    assert payload.user.id == "u1"
+
+
+def test_streak_extended_and_achievement_completed_payloads(streaks, receiver, metric):
+    endpoint(streaks, receiver.url)
+    streaks.post(
+        "/admin/v1/achievements",
+        [
+            {
+                "name": "Two words",
+                "trigger": "metric",
+                "metricId": str(metric.public_id),
+                "metricValue": 2,
+                "status": "active",
+            }
+        ],
+    )
+    event(streaks, at("2026-03-10"))
+    event(streaks, at("2026-03-11"))
+    requests = receiver.wait_for(3)
+    types = [r.json["type"] for r in requests]
+    assert types == ["streak.started", "streak.extended", "achievement.completed"]
+    extended = WebhooksStreakExtendedPayload.model_validate_json(requests[1].body)
+    assert extended.streak.length == 2
+    completed = WebhooksAchievementCompletedPayload.model_validate_json(requests[2].body)
+    assert completed.achievement.name == "Two words"
+
+
+def test_event_filters_and_two_endpoints(streaks, receiver):
+    with Receiver() as second:
+        endpoint(streaks, receiver.url, events=["streak.extended"])
+        endpoint(streaks, second.url)
+        event(streaks, at("2026-03-10"))
+        second.wait_for(1)
+        assert receiver.requests == []
+        event(streaks, at("2026-03-11"))
+        assert [r.json["type"] for r in receiver.wait_for(1)] == ["streak.extended"]
+        assert [r.json["type"] for r in second.wait_for(2)] == ["streak.started", "streak.extended"]
+
+
+def test_another_tenants_events_never_reach_an_endpoint(streaks, receiver, other_tenant_client):
+    endpoint(streaks, receiver.url)
+    other_tenant_client.post("/admin/v1/metrics", [{"name": "Words", "key": "words"}])
+    other_tenant_client.patch(
+        "/admin/v1/streaks/settings", {"metrics": [{"key": "words", "threshold": 1}]}
+    )
+    event(other_tenant_client, at("2026-03-10"))
+    assert WebhookEvent.objects.count() == 0
+    assert receiver.requests == []
+
+
+def test_500_500_200_is_three_attempts_with_one_webhook_id(streaks, receiver):
+    endpoint(streaks, receiver.url)
+    receiver.respond(500).respond(500, headers={"Retry-After": "240"})
+    event(streaks, at("2026-03-10"))
+    [delivery] = WebhookDelivery.objects.all()
+    assert delivery.next_attempt_at == at("2026-03-10", 12, 1)
+    run(at("2026-03-10", 12, 1))
+    delivery.refresh_from_db()
+    # The second retry would be 5 minutes later; Retry-After asked for 4 minutes, so 5 it is.
+    assert delivery.next_attempt_at == at("2026-03-10", 12, 6)
+    run(at("2026-03-10", 12, 3))  # not due yet
+    run(at("2026-03-10", 12, 6))
+    requests = receiver.wait_for(3)
+    assert len({r.headers["webhook-id"] for r in requests}) == 1
+    assert len({r.body for r in requests}) == 1
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts) == (DeliveryStatus.SUCCEEDED, 3)
+    log = streaks.get(f"{HOOKS}/{WebhookEndpoint.objects.get().public_id}/deliveries").json()
+    assert [a["statusCode"] for a in log[0]["log"]] == [500, 500, 200]
+
+
+def test_410_disables_the_endpoint(streaks, receiver):
+    created = endpoint(streaks, receiver.url)
+    receiver.respond(410)
+    event(streaks, at("2026-03-10"))
+    body = streaks.get(f"{HOOKS}/{created['id']}").json()
+    assert body["status"] == "disabled"
+    assert "410" in body["disabledReason"]
+    assert WebhookDelivery.objects.get().status == DeliveryStatus.FAILED
+
+
+def test_an_endpoint_failing_for_five_days_is_disabled(streaks, receiver):
+    endpoint(streaks, receiver.url)
+    receiver.default = receiver.default.__class__(status=503)
+    event(streaks, at("2026-03-10"))
+    event(streaks, at("2026-03-15", 12, 30))
+    assert WebhookEndpoint.objects.get().status == EndpointStatus.DISABLED
+    assert "5 days" in WebhookEndpoint.objects.get().disabled_reason
+
+
+def test_a_timeout_is_retried(streaks, receiver, settings):
+    settings.WEBHOOK_TIMEOUT = 1
+    endpoint(streaks, receiver.url)
+    receiver.respond(200, delay=2)
+    event(streaks, at("2026-03-10"))
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == DeliveryStatus.PENDING
+    assert "Timeout" in delivery.last_error or "timed out" in delivery.last_error.lower()
+
+
+def test_a_rolled_back_event_sends_nothing(streaks, receiver):
+    endpoint(streaks, receiver.url)
+    response = streaks.post(
+        "/v1/metrics/words/event", {"user": {"id": "u1", "tz": "Not/AZone"}, "value": 1}
+    )
+    assert response.status_code == 422
+    assert WebhookEvent.objects.count() == 0
+
+
+def test_a_crash_between_sending_and_recording_sends_again_with_the_same_id(streaks, receiver):
+    endpoint(streaks, receiver.url)
+    with time_machine.travel(at("2026-03-10"), tick=False):
+        streaks.post("/v1/metrics/words/event", {"user": {"id": "u1"}, "value": 1})
+    # A worker claimed it, sent it, and died before recording the outcome.
+    WebhookDelivery.objects.update(
+        status=DeliveryStatus.DELIVERING, claimed_at=at("2026-03-10"), attempts=1
+    )
+    run(at("2026-03-10", 12, 5))
+    assert receiver.requests == []  # the claim is not old enough
+    run(at("2026-03-10", 12, 11))
+    [request] = receiver.wait_for(1)
+    assert request.headers["webhook-id"] == str(WebhookDelivery.objects.get().public_id)
+
+
+def test_points_changed_is_throttled_to_one_per_15_minutes(api_client, metric, receiver):
+    system = api_client.post("/admin/v1/points", [{"name": "XP", "key": "xp"}]).json()
+    system_id = system["created"][0]["id"]
+    api_client.post(
+        f"/admin/v1/points/{system_id}/triggers",
+        [
+            {
+                "type": "metric",
+                "points": 10,
+                "metricId": str(metric.public_id),
+                "metricThreshold": 1,
+                "status": "active",
+            }
+        ],
+    )
+    endpoint(api_client, receiver.url, events=["points.changed"])
+    event(api_client, at("2026-03-10", 12, 0))  # sent at once
+    event(api_client, at("2026-03-10", 12, 5))  # folded ...
+    event(api_client, at("2026-03-10", 12, 9))  # ... into one at 12:15 with the latest total
+    assert len(receiver.wait_for(1)) == 1
+    run(at("2026-03-10", 12, 14))
+    assert len(receiver.requests) == 1
+    run(at("2026-03-10", 12, 15))
+    requests = receiver.wait_for(2)
+    totals = [
+        WebhooksPointsChangedPayload.model_validate_json(r.body).points.total for r in requests
+    ]
+    assert totals == [10, 30]
+    event(api_client, at("2026-03-10", 12, 20))  # inside the window the 12:15 send opened
+    run(at("2026-03-10", 12, 29))
+    assert len(receiver.requests) == 2
+    run(at("2026-03-10", 12, 30))
+    assert len(receiver.wait_for(3)) == 3
+
+
+def test_rotation_signs_with_both_secrets_for_a_day(streaks, receiver):
+    created = endpoint(streaks, receiver.url)
+    with time_machine.travel(at("2026-03-10", 11), tick=False):
+        rotated = streaks.post(f"{HOOKS}/{created['id']}/rotate-secret").json()["secret"]
+    event(streaks, at("2026-03-10"))
+    [request] = receiver.wait_for(1)
+    assert len(request.headers["webhook-signature"].split()) == 2
+    verify(created["secret"], request)
+    verify(rotated, request)
+    event(streaks, at("2026-03-11", 12))
+    later = receiver.wait_for(2)[1]
+    assert len(later.headers["webhook-signature"].split()) == 1
+
+
+def test_test_event_and_redelivery(streaks, receiver):
+    created = endpoint(streaks, receiver.url, events=["streak.lost"])
+    with committed():
+        response = streaks.post(f"{HOOKS}/{created['id']}/test")
+    assert response.status_code == 202
+    [request] = receiver.wait_for(1)
+    WebhooksAchievementCompletedPayload.model_validate_json(request.body)
+    delivery_id = request.headers["webhook-id"]
+    with committed():
+        streaks.post(f"{HOOKS}/{created['id']}/deliveries/{delivery_id}/redeliver")
+        webhooks_dispatch(dt.datetime.now(UTC))
+    again = receiver.wait_for(2)[1]
+    assert again.headers["webhook-id"] == delivery_id
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/hook",  # plain http without WEBHOOK_ALLOW_HTTP
+        "https://10.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::ffff:127.0.0.1]/hook",
+        "ftp://example.com/hook",
+    ],
+)
+def test_urls_that_are_not_public_https_are_refused(api_client, url):
+    response = api_client.post(HOOKS, [{"url": url}])
+    assert response.json()["created"] == []
+    assert response.json()["issues"][0]["message"].startswith("url:")
+
+
+def test_webhooks_cost_the_event_path_a_bounded_number_of_statements(streaks, receiver):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def count(user, day):
+        # The request alone: deliveries go out after commit, outside the event path.
+        with time_machine.travel(at(day), tick=False), CaptureQueriesContext(connection) as ctx:
+            response = streaks.post("/v1/metrics/words/event", {"user": {"id": user}, "value": 1})
+        assert response.status_code == 201
+        return len(ctx.captured_queries)
+
+    event(streaks, at("2026-03-09"), "warm")
+    event(streaks, at("2026-03-09"), "u1")
+    event(streaks, at("2026-03-09"), "u2")
+    without = count("u1", "2026-03-10")
+    endpoint(streaks, receiver.url, events=["streak.lost"])  # subscribed to nothing sent here
+    event(streaks, at("2026-03-09"), "warm")
+    assert count("u2", "2026-03-10") == without  # no delivery: no statement
+    for _ in range(2):
+        endpoint(streaks, receiver.url)
+    event(streaks, at("2026-03-10"), "warm")
+    two = count("u1", "2026-03-11")
+    endpoint(streaks, receiver.url)
+    event(streaks, at("2026-03-11"), "warm")
+    assert count("u2", "2026-03-11") == two  # the same with three endpoints
