@@ -7,12 +7,15 @@ from typing import Any
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.achievements.serializers import user_achievement_render
-from apps.core.facts import AchievementCompleted, PointsChanged
+from apps.core.facts import AchievementCompleted, PointsChanged, RankChanged
+from apps.leaderboards.selectors import board_definitions, group_of, run_entries
+from apps.leaderboards.services import board_render
 from apps.points.ledger import award_render, system_base_render
 from apps.points.models import PointsAward
 from apps.points.selectors import points_config
 from apps.streaks.selectors import streak_state_get, streak_view
 from apps.streaks.serializers import streak_base_render
+from apps.users.domain import zone
 from apps.users.models import EndUser
 from apps.users.serializers import user_render
 
@@ -52,6 +55,30 @@ def points_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> di
             "total": fact.total,
             "added": fact.added,
             "awards": [award_render(a) for a in awards],
+        },
+    }
+
+
+def rank_changed(
+    tenant: Tenant, end_user: EndUser, fact: RankChanged, now: dt.datetime
+) -> dict[str, Any] | None:
+    """WebhookUserLeaderboardResponse: the board, the user's rank and value now, and the rank
+    before the event."""
+    board = board_definitions(tenant).get(fact.leaderboard_key)
+    if board is None:
+        return None
+    run_start = board.run_for(now.astimezone(zone(end_user.tz)).date())
+    group = group_of(board, end_user.attributes)
+    if run_start is None or group is None:
+        return None
+    entry = run_entries(board.pk, run_start, group).filter(user=end_user).first()
+    return {
+        "user": user(tenant, end_user),
+        "leaderboard": {
+            **board_render(board, run_start),
+            "rank": fact.rank,
+            "value": entry.value if entry is not None else None,
+            "previousRank": fact.previous_rank,
         },
     }
 

@@ -17,7 +17,14 @@ from apps.accounts.services import tenant_config_changed
 from apps.core.api.renderers import json_dumps
 from apps.core.effects import enqueue_after_commit
 from apps.core.errors import ValidationError
-from apps.core.facts import AchievementCompleted, Fact, PointsChanged, StreakExtended, StreakLost
+from apps.core.facts import (
+    AchievementCompleted,
+    Fact,
+    PointsChanged,
+    RankChanged,
+    StreakExtended,
+    StreakLost,
+)
 from apps.core.secrets import decrypt_json, encrypt_json
 from apps.users.models import EndUser
 from apps.webhooks import payloads
@@ -231,6 +238,13 @@ def webhooks_record(
             if body is not None:
                 key = f"{user.pk}:{fact.system_key}"
                 event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
+        elif isinstance(fact, RankChanged) and fact.rank != fact.previous_rank:
+            type = EventType.LEADERBOARD_RANK_CHANGED
+            if any(e.subscribed(type) for e in endpoints):
+                body = payloads.rank_changed(tenant, user, fact, now)
+                if body is not None:
+                    key = f"{user.pk}:{fact.leaderboard_key}"
+                    event_publish_throttled(tenant, type, key, body, now)
 
 
 def webhook_test_send(endpoint: WebhookEndpoint, now: dt.datetime | None = None) -> WebhookEvent:

@@ -328,3 +328,37 @@ def test_webhooks_cost_the_event_path_a_bounded_number_of_statements(streaks, re
     endpoint(streaks, receiver.url)
     event(streaks, at("2026-03-11"), "warm")
     assert count("u2", "2026-03-11") == two  # the same with three endpoints
+
+
+def test_leaderboard_rank_changed_carries_the_board_and_the_ranks(api_client, metric, receiver):
+    from trophy.types import WebhooksLeaderboardRankChangedPayload
+
+    response = api_client.post(
+        "/admin/v1/leaderboards",
+        [
+            {
+                "name": "Words",
+                "key": "words-board",
+                "rankBy": "metric",
+                "metricId": str(metric.public_id),
+                "status": "active",
+                "start": "2026-01-01",
+            }
+        ],
+    )
+    assert response.status_code == 201, response.content
+    endpoint(api_client, receiver.url, events=["leaderboard.rank_changed"])
+    event(api_client, at("2026-03-10", 12), "ada", value=5)
+    event(api_client, at("2026-03-10", 12, 1), "bob", value=3)
+    event(api_client, at("2026-03-10", 12, 2), "bob", value=10)  # bob overtakes ada ...
+    assert len(receiver.wait_for(2)) == 2
+    run(at("2026-03-10", 12, 16))  # ... told at the end of bob's 15-minute window
+    requests = receiver.wait_for(3)
+    payloads = [WebhooksLeaderboardRankChangedPayload.model_validate_json(r.body) for r in requests]
+    assert [(p.user.id, p.leaderboard.rank, p.leaderboard.previous_rank) for p in payloads] == [
+        ("ada", 1, None),
+        ("bob", 2, None),
+        ("bob", 1, 2),
+    ]
+    assert payloads[2].leaderboard.key == "words-board"
+    assert payloads[2].leaderboard.value == 13
