@@ -41,6 +41,16 @@ class StreakLost:
 
 
 @dataclass(frozen=True)
+class StreakFreezesChanged:
+    """Freezes consumed (a missed period bridged) or earned (auto-earn), and those left."""
+
+    user_pk: int
+    consumed: int
+    earned: int
+    freezes: int
+
+
+@dataclass(frozen=True)
 class PointsChanged:
     user_pk: int
     system_key: str
@@ -57,4 +67,12 @@ class RankChanged:
     previous_rank: int | None
 
 
-Fact = UserActive | AchievementCompleted | StreakExtended | StreakLost | PointsChanged | RankChanged
+Fact = (
+    UserActive
+    | AchievementCompleted
+    | StreakExtended
+    | StreakLost
+    | StreakFreezesChanged
+    | PointsChanged
+    | RankChanged
+)

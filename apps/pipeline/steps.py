@@ -19,6 +19,7 @@ from apps.core.facts import (
     PointsChanged,
     RankChanged,
     StreakExtended,
+    StreakFreezesChanged,
     StreakLost,
     UserActive,
 )
@@ -154,6 +155,9 @@ def event_facts(
     facts: list[Fact] = [UserActive(user_pk, ctx.now)]
     if streak.lost:
         facts.append(StreakLost(user_pk, streak.lost))
+    if streak.freezes_consumed:
+        left = int(streak.streak.get("freezes", 0))
+        facts.append(StreakFreezesChanged(user_pk, streak.freezes_consumed, 0, left))
     if streak.extended:
         facts.append(StreakExtended(user_pk, streak.length, streak.started))
     facts.extend(achievements.facts)

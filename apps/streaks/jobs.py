@@ -1,6 +1,9 @@
 """Periodic streak jobs: settle streaks at the users' local midnight (consume freezes, lose
 streaks) and auto-earn freezes. Both are idempotent: settling a settled streak and earning
-freezes already earned change nothing. Reads and events never wait for them."""
+freezes already earned change nothing. Reads and events never wait for them.
+
+The jobs are registered by apps.pipeline.jobs, which hands what they did to the apps that
+react (webhooks) through `react`, inside each user's transaction."""
 
 import datetime as dt
 import logging
@@ -9,7 +12,6 @@ from collections.abc import Callable
 from django.db import transaction
 from django.db.models import F, Q
 
-from apps.core.periodic import periodic_job
 from apps.streaks.models import StreakSettings, StreakState
 from apps.streaks.services import (
     StreakJobOutcome,
@@ -24,8 +26,14 @@ BATCH = 500
 MAX_PER_RUN = 20_000
 
 
+React = Callable[[EndUser, list[StreakJobOutcome]], None]
+
+
 def _for_each_locked(
-    user_pks: list[int], now: dt.datetime, act: Callable[..., list[StreakJobOutcome]]
+    user_pks: list[int],
+    now: dt.datetime,
+    act: Callable[..., list[StreakJobOutcome]],
+    react: React | None = None,
 ) -> list[StreakJobOutcome]:
     outcomes: list[StreakJobOutcome] = []
     for user_pk in user_pks:
@@ -39,12 +47,14 @@ def _for_each_locked(
                 .first()
             )
             if user is not None:
-                outcomes.extend(act(user.tenant, user, now))
+                done = act(user.tenant, user, now)
+                if react is not None and done:
+                    react(user, done)
+                outcomes.extend(done)
     return outcomes
 
 
-@periodic_job("streaks-settle", every=dt.timedelta(minutes=5))
-def streaks_settle_due(now: dt.datetime) -> list[StreakJobOutcome]:
+def streaks_settle_due(now: dt.datetime, react: React | None = None) -> list[StreakJobOutcome]:
     outcomes: list[StreakJobOutcome] = []
     done = 0
     while done < MAX_PER_RUN:
@@ -55,7 +65,7 @@ def streaks_settle_due(now: dt.datetime) -> list[StreakJobOutcome]:
         )
         if not user_pks:
             break
-        outcomes.extend(_for_each_locked(user_pks, now, streak_settle_locked))
+        outcomes.extend(_for_each_locked(user_pks, now, streak_settle_locked, react))
         done += len(user_pks)
         if len(user_pks) < BATCH:
             break
@@ -64,8 +74,7 @@ def streaks_settle_due(now: dt.datetime) -> list[StreakJobOutcome]:
     return outcomes
 
 
-@periodic_job("streaks-freezes-earn", every=dt.timedelta(minutes=10))
-def streaks_freezes_earn(now: dt.datetime) -> list[StreakJobOutcome]:
+def streaks_freezes_earn(now: dt.datetime, react: React | None = None) -> list[StreakJobOutcome]:
     outcomes: list[StreakJobOutcome] = []
     tenants = StreakSettings.objects.filter(
         freezes_enabled=True,
@@ -81,5 +90,5 @@ def streaks_freezes_earn(now: dt.datetime) -> list[StreakJobOutcome]:
             freezes__lt=F("tenant__streak_settings__freeze_max_count"),
         )
         user_pks = list(candidates.values_list("user_id", flat=True)[:MAX_PER_RUN])
-        outcomes.extend(_for_each_locked(user_pks, now, streak_freezes_earn_locked))
+        outcomes.extend(_for_each_locked(user_pks, now, streak_freezes_earn_locked, react))
     return outcomes

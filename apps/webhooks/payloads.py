@@ -10,7 +10,8 @@ from apps.achievements.serializers import user_achievement_render
 from apps.core.facts import AchievementCompleted, PointsChanged, RankChanged
 from apps.leaderboards.selectors import board_definitions, group_of, run_entries
 from apps.leaderboards.services import board_render
-from apps.points.ledger import award_render, system_base_render
+from apps.points.domain import level_for
+from apps.points.ledger import award_render, level_render, system_base_render
 from apps.points.models import PointsAward
 from apps.points.selectors import points_config
 from apps.streaks.selectors import streak_state_get, streak_view
@@ -80,6 +81,25 @@ def rank_changed(
             "value": entry.value if entry is not None else None,
             "previousRank": fact.previous_rank,
         },
+    }
+
+
+def level_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> dict[str, Any] | None:
+    """points.level_changed, when the change moved the user across a level threshold (the
+    levels before and after are derived from the totals, as reads derive them)."""
+    system = points_config(tenant).get(fact.system_key)
+    if system is None or not system.levels:
+        return None
+    before = level_for(fact.total - fact.added, system.level_points)
+    after = level_for(fact.total, system.level_points)
+    if (before and before.pk) == (after and after.pk):
+        return None
+    rows = {level.pk: level for level in system.levels}
+    return {
+        "user": user(tenant, end_user),
+        "points": {**system_base_render(system), "total": fact.total},
+        "previousLevel": level_render(rows[before.pk]) if before else None,
+        "newLevel": level_render(rows[after.pk]) if after else None,
     }
 
 

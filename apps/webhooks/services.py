@@ -23,6 +23,7 @@ from apps.core.facts import (
     PointsChanged,
     RankChanged,
     StreakExtended,
+    StreakFreezesChanged,
     StreakLost,
 )
 from apps.core.secrets import decrypt_json, encrypt_json
@@ -233,11 +234,10 @@ def webhooks_record(
         elif isinstance(fact, StreakLost):
             body = {"user": payloads.user(tenant, user), "length": fact.length}
             event_publish(tenant, EventType.STREAK_LOST, body, now)
+        elif isinstance(fact, StreakFreezesChanged):
+            _freezes(tenant, user, fact, now)
         elif isinstance(fact, PointsChanged):
-            body = payloads.points_changed(tenant, user, fact)
-            if body is not None:
-                key = f"{user.pk}:{fact.system_key}"
-                event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
+            _points(tenant, user, fact, endpoints, now)
         elif isinstance(fact, RankChanged) and fact.rank != fact.previous_rank:
             type = EventType.LEADERBOARD_RANK_CHANGED
             if any(e.subscribed(type) for e in endpoints):
@@ -245,6 +245,34 @@ def webhooks_record(
                 if body is not None:
                     key = f"{user.pk}:{fact.leaderboard_key}"
                     event_publish_throttled(tenant, type, key, body, now)
+
+
+def _points(
+    tenant: Tenant,
+    user: EndUser,
+    fact: PointsChanged,
+    endpoints: list[WebhookEndpoint],
+    now: dt.datetime,
+) -> None:
+    if any(e.subscribed(EventType.POINTS_CHANGED) for e in endpoints):
+        body = payloads.points_changed(tenant, user, fact)
+        if body is not None:
+            key = f"{user.pk}:{fact.system_key}"
+            event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
+    if any(e.subscribed(EventType.POINTS_LEVEL_CHANGED) for e in endpoints):
+        level = payloads.level_changed(tenant, user, fact)
+        if level is not None:
+            event_publish(tenant, EventType.POINTS_LEVEL_CHANGED, level, now)
+
+
+def _freezes(tenant: Tenant, user: EndUser, fact: StreakFreezesChanged, now: dt.datetime) -> None:
+    who = payloads.user(tenant, user)
+    if fact.consumed:
+        body = {"user": who, "consumed": fact.consumed, "freezes": fact.freezes}
+        event_publish(tenant, EventType.STREAK_FREEZE_CONSUMED, body, now)
+    if fact.earned:
+        body = {"user": who, "earned": fact.earned, "freezes": fact.freezes}
+        event_publish(tenant, EventType.STREAK_FREEZE_EARNED, body, now)
 
 
 def webhook_test_send(endpoint: WebhookEndpoint, now: dt.datetime | None = None) -> WebhookEvent:

@@ -362,3 +362,86 @@ def test_leaderboard_rank_changed_carries_the_board_and_the_ranks(api_client, me
     ]
     assert payloads[2].leaderboard.key == "words-board"
     assert payloads[2].leaderboard.value == 13
+
+
+def _types(receiver, count):
+    return [r.json["type"] for r in receiver.wait_for(count)]
+
+
+def test_freezes_and_losses_found_by_events_and_by_the_nightly_jobs(api_client, metric, receiver):
+    from trophy.types import (
+        WebhooksStreakFreezeConsumedPayload,
+        WebhooksStreakFreezeEarnedPayload,
+        WebhooksStreakLostPayload,
+    )
+
+    from apps.pipeline.jobs import streaks_freezes_earn_job, streaks_settle_job
+
+    api_client.patch(
+        "/admin/v1/streaks/settings",
+        {
+            "metrics": [{"key": "words", "threshold": 1}],
+            "freezes": {"startCount": 1, "maxCount": 2, "autoEarnInterval": 7, "autoEarnAmount": 1},
+        },
+    )
+    endpoint(
+        api_client,
+        receiver.url,
+        events=["streak.freeze_consumed", "streak.freeze_earned", "streak.lost"],
+    )
+    event(api_client, at("2026-03-01"))
+    # The 2nd passes without activity: the settle job spends the freeze at local midnight.
+    with time_machine.travel(at("2026-03-03", 0, 5), tick=False), committed():
+        streaks_settle_job(at("2026-03-03", 0, 5))
+    consumed = WebhooksStreakFreezeConsumedPayload.model_validate_json(receiver.wait_for(1)[0].body)
+    assert (consumed.consumed, consumed.freezes) == (1, 0)
+    # Nothing on the 3rd either, and no freeze left: the job finds the streak lost.
+    with time_machine.travel(at("2026-03-04", 0, 5), tick=False), committed():
+        streaks_settle_job(at("2026-03-04", 0, 5))
+    lost = WebhooksStreakLostPayload.model_validate_json(receiver.wait_for(2)[1].body)
+    assert lost.length == 1
+    with time_machine.travel(at("2026-03-08", 1), tick=False), committed():
+        streaks_freezes_earn_job(at("2026-03-08", 1))
+    earned = WebhooksStreakFreezeEarnedPayload.model_validate_json(receiver.wait_for(3)[2].body)
+    assert (earned.earned, earned.freezes) == (1, 1)
+
+
+def test_points_level_changed_tells_the_levels_before_and_after(api_client, metric, receiver):
+    from trophy.types import WebhooksPointsLevelChangedPayload
+
+    system = api_client.post(
+        "/admin/v1/points",
+        [
+            {
+                "name": "XP",
+                "key": "xp",
+                "levels": [
+                    {"name": "Bronze", "key": "bronze", "points": 10},
+                    {"name": "Silver", "key": "silver", "points": 50},
+                ],
+            }
+        ],
+    ).json()["created"][0]
+    api_client.post(
+        f"/admin/v1/points/{system['id']}/triggers",
+        [
+            {
+                "type": "metric",
+                "points": 10,
+                "metricId": str(metric.public_id),
+                "metricThreshold": 1,
+                "status": "active",
+            }
+        ],
+    )
+    endpoint(api_client, receiver.url, events=["points.level_changed"])
+    event(api_client, at("2026-03-10", 12, 0))  # 10 points: Bronze
+    event(api_client, at("2026-03-10", 12, 1), value=2)  # 30: still Bronze, nothing sent
+    event(api_client, at("2026-03-10", 12, 2), value=3)  # 60: Silver
+    requests = receiver.wait_for(2)
+    payloads = [WebhooksPointsLevelChangedPayload.model_validate_json(r.body) for r in requests]
+    assert [(p.previous_level and p.previous_level.key, p.new_level.key) for p in payloads] == [
+        (None, "bronze"),
+        ("bronze", "silver"),
+    ]
+    assert payloads[1].points.total == 60
