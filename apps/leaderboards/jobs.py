@@ -3,6 +3,7 @@ every time zone completes), daily rank snapshots, and streak boards following st
 broke without a new event. All idempotent: a repeated run rewrites the same values."""
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.db import transaction
@@ -16,9 +17,12 @@ from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardS
 from apps.leaderboards.selectors import board_definitions, ordered
 from apps.streaks.selectors import streak_state_get, streak_view
 
+# Told of each status change a run of the lifecycle job makes, in the change's transaction
+# (apps.pipeline.jobs registers the job and hands the changes to webhooks).
+React = Callable[[Leaderboard, str], None]
 
-@periodic_job("leaderboards-lifecycle", every=dt.timedelta(minutes=10))
-def leaderboards_lifecycle(now: dt.datetime) -> int:
+
+def leaderboards_lifecycle(now: dt.datetime, react: React | None = None) -> int:
     changed = 0
     for board in Leaderboard.objects.filter(
         Q(status=Status.SCHEDULED, start__lte=now.date())
@@ -31,9 +35,12 @@ def leaderboards_lifecycle(now: dt.datetime) -> int:
         else:
             continue
         # Conditional update: two schedulers never both move it.
-        if Leaderboard.objects.filter(pk=board.pk, status=board.status).update(status=new):
-            tenant_config_changed(board.tenant)
-            changed += 1
+        with transaction.atomic():
+            if Leaderboard.objects.filter(pk=board.pk, status=board.status).update(status=new):
+                tenant_config_changed(board.tenant)
+                changed += 1
+                if react is not None:
+                    react(board, new)
     return changed
 
 

@@ -3,6 +3,7 @@
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.db.models import Q, QuerySet
 
@@ -145,3 +146,21 @@ def history(
             leaderboard_id=board_pk, run_start=run_start, user_id=user_pk
         ).order_by("-date")[:days]
     )
+
+
+def rankings_page(
+    board: BoardDef, run: dt.date, group: str, offset: int, limit: int
+) -> list[dict[str, Any]]:
+    """A page of a run's rankings, best first, as the API renders them. A lowered
+    maxParticipants shows only the top of the entries kept before."""
+    limit = max(0, min(limit, board.max_participants - offset))
+    rows = list(ordered(board.pk, run, group).select_related("user")[offset : offset + limit])
+    return [
+        {
+            "userId": e.user.external_id,
+            "userName": e.user.name,
+            "rank": offset + i + 1,
+            "value": int(e.value),
+        }
+        for i, e in enumerate(rows)
+    ]

@@ -148,18 +148,7 @@ class LeaderboardApi(AppApi):
                     {**services.board_render(board, run), "status": board.status, "rankings": []}
                 )
             offset = max(0, selectors.rank_of(entry) - 1 + offset)
-        # A lowered maxParticipants shows only the top of the entries kept before.
-        limit = max(0, min(limit, board.max_participants - offset))
-        rows = list(ordered[offset : offset + limit])
-        rankings = [
-            {
-                "userId": e.user.external_id,
-                "userName": e.user.name,
-                "rank": offset + i + 1,
-                "value": int(e.value),
-            }
-            for i, e in enumerate(rows)
-        ]
+        rankings = selectors.rankings_page(board, run, group, offset, limit)
         return Response(
             {**services.board_render(board, run), "status": board.status, "rankings": rankings}
         )

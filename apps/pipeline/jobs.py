@@ -5,6 +5,8 @@ from apps.achievements.jobs import achievements_anniversaries
 from apps.achievements.services import Completed
 from apps.core.facts import Fact, StreakFreezesChanged, StreakLost
 from apps.core.periodic import periodic_job
+from apps.leaderboards.jobs import leaderboards_lifecycle
+from apps.leaderboards.models import Leaderboard
 from apps.notifications.services import notifications_record
 from apps.pipeline.services import queued_batches_stale
 from apps.pipeline.steps import completion_facts
@@ -12,7 +14,7 @@ from apps.pipeline.tasks import queued_events_process_task
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser
-from apps.webhooks.services import webhooks_record
+from apps.webhooks.services import webhooks_leaderboard_status, webhooks_record
 
 # A batch of 1,000 events takes seconds; one still pending after 5 minutes lost its worker.
 STALE_AFTER = dt.timedelta(minutes=5)
@@ -65,3 +67,13 @@ def streaks_settle_job(now: dt.datetime) -> int:
 @periodic_job("streaks-freezes-earn", every=dt.timedelta(minutes=10))
 def streaks_freezes_earn_job(now: dt.datetime) -> int:
     return len(streaks_freezes_earn(now, _streak_reaction(now)))
+
+
+@periodic_job("leaderboards-lifecycle", every=dt.timedelta(minutes=10))
+def leaderboards_lifecycle_job(now: dt.datetime) -> int:
+    """Boards go live and finish; webhooks are told in the same transaction."""
+
+    def react(board: Leaderboard, status: str) -> None:
+        webhooks_leaderboard_status(board.tenant, board.key, status, now)
+
+    return leaderboards_lifecycle(now, react)

@@ -8,7 +8,12 @@ from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.achievements.serializers import user_achievement_render
 from apps.core.facts import AchievementCompleted, PointsChanged, RankChanged
-from apps.leaderboards.selectors import board_definitions, group_of, run_entries
+from apps.leaderboards.selectors import (
+    board_definitions,
+    group_of,
+    rankings_page,
+    run_entries,
+)
 from apps.leaderboards.services import board_render
 from apps.points.domain import level_for
 from apps.points.ledger import award_render, level_render, system_base_render
@@ -101,6 +106,23 @@ def level_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> dic
         "previousLevel": level_render(rows[before.pk]) if before else None,
         "newLevel": level_render(rows[after.pk]) if after else None,
     }
+
+
+RANKINGS = 10  # leaderboard.* payloads carry the top 10, as Trophy's leaderboard.finished
+
+
+def leaderboard_with_rankings(
+    tenant: Tenant, key: str, status: str, now: dt.datetime
+) -> dict[str, Any] | None:
+    """LeaderboardResponseWithRankings for the run that holds `now` (UTC date); boards with
+    breakdown groups carry no single ranking, so their rankings are empty."""
+    board = board_definitions(tenant).get(key)
+    if board is None:
+        return None
+    day = min(now.date(), board.end) if board.end else now.date()
+    run = board.run_for(day) or board.start
+    rankings = rankings_page(board, run, "", 0, RANKINGS) if not board.breakdown_keys else []
+    return {"leaderboard": {**board_render(board, run), "status": status, "rankings": rankings}}
 
 
 def sample_achievement_completed(now: dt.datetime) -> dict[str, Any]:

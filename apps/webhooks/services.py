@@ -239,12 +239,7 @@ def webhooks_record(
         elif isinstance(fact, PointsChanged):
             _points(tenant, user, fact, endpoints, now)
         elif isinstance(fact, RankChanged) and fact.rank != fact.previous_rank:
-            type = EventType.LEADERBOARD_RANK_CHANGED
-            if any(e.subscribed(type) for e in endpoints):
-                body = payloads.rank_changed(tenant, user, fact, now)
-                if body is not None:
-                    key = f"{user.pk}:{fact.leaderboard_key}"
-                    event_publish_throttled(tenant, type, key, body, now)
+            _ranks(tenant, user, fact, endpoints, now)
 
 
 def _points(
@@ -263,6 +258,40 @@ def _points(
         level = payloads.level_changed(tenant, user, fact)
         if level is not None:
             event_publish(tenant, EventType.POINTS_LEVEL_CHANGED, level, now)
+
+
+def _ranks(
+    tenant: Tenant,
+    user: EndUser,
+    fact: RankChanged,
+    endpoints: list[WebhookEndpoint],
+    now: dt.datetime,
+) -> None:
+    """The user's rank changed (per user and board), and so did the board (per board); both
+    throttled."""
+    type = EventType.LEADERBOARD_RANK_CHANGED
+    if any(e.subscribed(type) for e in endpoints):
+        body = payloads.rank_changed(tenant, user, fact, now)
+        if body is not None:
+            key = f"{user.pk}:{fact.leaderboard_key}"
+            event_publish_throttled(tenant, type, key, body, now)
+    if any(e.subscribed(EventType.LEADERBOARD_CHANGED) for e in endpoints):
+        board = payloads.leaderboard_with_rankings(tenant, fact.leaderboard_key, "active", now)
+        if board is not None:
+            event_publish_throttled(
+                tenant, EventType.LEADERBOARD_CHANGED, fact.leaderboard_key, board, now
+            )
+
+
+def webhooks_leaderboard_status(tenant: Tenant, key: str, status: str, now: dt.datetime) -> None:
+    """A board went live (leaderboard.started) or finished (leaderboard.finished), as the
+    lifecycle job observed it."""
+    type = {"active": EventType.LEADERBOARD_STARTED, "finished": EventType.LEADERBOARD_FINISHED}
+    if status not in type or not endpoints_active(tenant):
+        return
+    body = payloads.leaderboard_with_rankings(tenant, key, status, now)
+    if body is not None:
+        event_publish(tenant, type[status], body, now)
 
 
 def _freezes(tenant: Tenant, user: EndUser, fact: StreakFreezesChanged, now: dt.datetime) -> None:

@@ -445,3 +445,54 @@ def test_points_level_changed_tells_the_levels_before_and_after(api_client, metr
         ("bronze", "silver"),
     ]
     assert payloads[1].points.total == 60
+
+
+def test_leaderboard_started_changed_and_finished(api_client, metric, receiver):
+    from trophy.types import (
+        WebhooksLeaderboardChangedPayload,
+        WebhooksLeaderboardFinishedPayload,
+        WebhooksLeaderboardStartedPayload,
+    )
+
+    from apps.pipeline.jobs import leaderboards_lifecycle_job
+
+    endpoint(
+        api_client,
+        receiver.url,
+        events=["leaderboard.started", "leaderboard.changed", "leaderboard.finished"],
+    )
+    with time_machine.travel(at("2026-03-09"), tick=False):
+        response = api_client.post(
+            "/admin/v1/leaderboards",
+            [
+                {
+                    "name": "Words",
+                    "key": "sprint",
+                    "rankBy": "metric",
+                    "metricId": str(metric.public_id),
+                    "status": "active",
+                    "start": "2026-03-10",
+                    "end": "2026-03-12",
+                }
+            ],
+        )
+    assert response.json()["created"][0]["status"] == "scheduled", response.content
+    with time_machine.travel(at("2026-03-10", 0, 5), tick=False), committed():
+        leaderboards_lifecycle_job(at("2026-03-10", 0, 5))
+    started = WebhooksLeaderboardStartedPayload.model_validate_json(receiver.wait_for(1)[0].body)
+    assert (started.leaderboard.key, started.leaderboard.status) == ("sprint", "active")
+    event(api_client, at("2026-03-10", 12), "ada", value=5)
+    event(api_client, at("2026-03-10", 12, 1), "bob", value=7)  # same board: folded
+    changed = WebhooksLeaderboardChangedPayload.model_validate_json(receiver.wait_for(2)[1].body)
+    assert [r.user_id for r in changed.leaderboard.rankings] == ["ada"]
+    run(at("2026-03-10", 12, 15))
+    latest = WebhooksLeaderboardChangedPayload.model_validate_json(receiver.wait_for(3)[2].body)
+    assert [r.user_id for r in latest.leaderboard.rankings] == ["bob", "ada"]
+    with time_machine.travel(at("2026-03-13", 12, 5), tick=False), committed():
+        leaderboards_lifecycle_job(at("2026-03-13", 12, 5))
+    finished = WebhooksLeaderboardFinishedPayload.model_validate_json(receiver.wait_for(4)[3].body)
+    assert finished.leaderboard.status == "finished"
+    assert [(r.user_id, r.rank, r.value) for r in finished.leaderboard.rankings] == [
+        ("bob", 1, 7),
+        ("ada", 2, 5),
+    ]

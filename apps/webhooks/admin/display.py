@@ -1,0 +1,51 @@
+"""Pieces shared by the webhook pages: status badges, event type choices, short errors."""
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.text import Truncator
+
+from apps.webhooks.choices import DeliveryStatus, EndpointStatus, EventType
+
+# Errors are long (a connection failure, "refused: ..."); lists show their start.
+ERROR_COLUMN_CHARS = 80
+
+# Event types grouped by their prefix, for the checkbox list of an endpoint's form.
+_GROUPS = {
+    "achievement": "Achievements",
+    "streak": "Streaks",
+    "points": "Points",
+    "leaderboard": "Leaderboards",
+    "emails": "Emails due (for sending them yourself)",
+}
+EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
+    (label, [(t.value, t.value) for t in EventType if t.value.partition(".")[0] == prefix])
+    for prefix, label in _GROUPS.items()
+]
+
+# Badge classes are styled in templates/admin/webhooks/styles.html.
+_BADGES = {
+    EndpointStatus.ACTIVE: "ok",
+    EndpointStatus.DISABLED: "bad",
+    DeliveryStatus.PENDING: "wait",
+    DeliveryStatus.DELIVERING: "busy",
+    DeliveryStatus.SUCCEEDED: "ok",
+    DeliveryStatus.FAILED: "bad",
+}
+
+
+def status_badge(status: str) -> SafeString:
+    return format_html(
+        '<span class="webhook-badge webhook-badge-{}">{}</span>', _BADGES.get(status, "wait"), status
+    )
+
+
+def short_error(error: str) -> SafeString | str:
+    """The start of an error; the full text is its tooltip."""
+    if not error:
+        return "-"
+    short = Truncator(error).chars(ERROR_COLUMN_CHARS)
+    return format_html('<span title="{}">{}</span>', error, short)
+
+
+def events_label(events: list[str]) -> str:
+    return ", ".join(events) if events else "all"
