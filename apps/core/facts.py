@@ -67,6 +67,20 @@ class RankChanged:
     previous_rank: int | None
 
 
+@dataclass(frozen=True)
+class NotificationDue:
+    """A notification became due for a user who may receive it (not in the control group, the
+    type not turned off), whether or not any channel will send it: Trophy's emails.*_due
+    webhooks. `key` names the thing (one per completion, streak period, spell or recap
+    period); `payload` holds plain values (ids, periods, numbers)."""
+
+    user_pk: int
+    type: str  # a notification type: achievement_completed, recap, reactivation, ...
+    key: str
+    payload: dict[str, object]
+    due_at: dt.datetime
+
+
 Fact = (
     UserActive
     | AchievementCompleted
@@ -75,4 +89,5 @@ Fact = (
     | StreakFreezesChanged
     | PointsChanged
     | RankChanged
+    | NotificationDue
 )

@@ -1,6 +1,7 @@
 """Periodic notification jobs (registered with apps.core.periodic: beat, cron or `serve`).
 Each is idempotent: schedules are deduplicated by unique keys, and delivery claims rows with
-conditional updates."""
+conditional updates. The scheduling sweeps (reminders, reactivation, recaps) are registered
+by apps.pipeline.jobs, which also tells webhooks what became due."""
 
 import datetime as dt
 
@@ -10,11 +11,6 @@ from apps.core.periodic import periodic_job
 from apps.notifications.delivery import messages_stuck_release
 from apps.notifications.models import ExpoTicket, Message, SlotRun
 from apps.notifications.push.receipts import expo_receipts_check
-from apps.notifications.scheduling import (
-    reactivations_schedule,
-    recaps_schedule,
-    streak_reminders_schedule,
-)
 from apps.notifications.tasks import messages_dispatch_task
 
 # Slots are hours apart; a run every five minutes sends within five minutes of 17:00 local.
@@ -25,21 +21,6 @@ SWEEP_EVERY = dt.timedelta(minutes=5)
 def notifications_dispatch(now: dt.datetime) -> int:
     """Messages whose send time came (17:00 local, a retry) go to the workers."""
     return messages_dispatch_task()
-
-
-@periodic_job("notifications-streak-reminders", every=SWEEP_EVERY)
-def notifications_streak_reminders(now: dt.datetime) -> int:
-    return streak_reminders_schedule(now)
-
-
-@periodic_job("notifications-reactivation", every=SWEEP_EVERY)
-def notifications_reactivation(now: dt.datetime) -> int:
-    return reactivations_schedule(now)
-
-
-@periodic_job("notifications-recaps", every=SWEEP_EVERY)
-def notifications_recaps(now: dt.datetime) -> int:
-    return recaps_schedule(now)
 
 
 @periodic_job("notifications-recover", every=dt.timedelta(minutes=5))

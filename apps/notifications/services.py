@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.effects import enqueue_after_commit
-from apps.core.facts import AchievementCompleted, Fact, UserActive
+from apps.core.facts import AchievementCompleted, Fact, NotificationDue, UserActive
 from apps.notifications import domain
 from apps.notifications.choices import Channel, NotificationType, TemplateStatus
 from apps.notifications.models import EmailTemplate, Message, NotificationSettings
@@ -222,27 +222,37 @@ def messages_save(messages: Sequence[Message], now: dt.datetime) -> int:
     return len(messages)
 
 
+def due_fact(
+    user: EndUser, type: str, key: str, payload: dict[str, Any], due_at: dt.datetime
+) -> NotificationDue | None:
+    """What the emails.*_due webhooks are told: due whether or not a template will send it,
+    but never for the control group or a user who turned this type's emails off."""
+    if user.control or not domain.channel_allowed(user.notification_preferences, type, "email"):
+        return None
+    return NotificationDue(user.pk, type, key, payload, due_at)
+
+
 def notifications_record(
     tenant: Tenant, user: EndUser, facts: Iterable[Fact], now: dt.datetime | None = None
-) -> None:
-    """React to what an event (or the completion API) did, inside its transaction. Costs no
-    query unless something is due or the user's first activity of the day is recorded."""
+) -> list[NotificationDue]:
+    """React to what an event (or the completion API) did, inside its transaction; returns
+    the notifications that became due (for webhooks). Costs no query unless something is due
+    or the user's first activity of the day is recorded."""
     now = now or timezone.now()
     config = notification_config(tenant)
-    due: list[Message] = []
+    messages: list[Message] = []
+    due: list[NotificationDue] = []
     for fact in facts:
         if isinstance(fact, UserActive):
             user_activity_mark(user, fact.at, fact.at.astimezone(domain.send_zone(user.tz)).date())
         elif isinstance(fact, AchievementCompleted) and not fact.backdated:
             type = NotificationType.ACHIEVEMENT_COMPLETED
-            if not config.enabled(type):
-                continue
-            due += messages_due(
-                config,
-                user,
-                type,
-                domain.achievement_key(fact.completion_id),
-                domain.achievement_send_at(fact.completed_at, user.tz),
-                {"achievementId": fact.achievement_pk, "completionId": fact.completion_id},
-            )
-    messages_save(due, now)
+            key = domain.achievement_key(fact.completion_id)
+            send_at = domain.achievement_send_at(fact.completed_at, user.tz)
+            payload = {"achievementId": fact.achievement_pk, "completionId": fact.completion_id}
+            if (fact_due := due_fact(user, type, key, payload, send_at)) is not None:
+                due.append(fact_due)
+            if config.enabled(type):
+                messages += messages_due(config, user, type, key, send_at, payload)
+    messages_save(messages, now)
+    return due

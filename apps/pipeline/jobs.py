@@ -1,12 +1,21 @@
 import datetime as dt
 from collections.abc import Callable
 
+from apps.accounts.models import Tenant
 from apps.achievements.jobs import achievements_anniversaries
 from apps.achievements.services import Completed
-from apps.core.facts import Fact, StreakFreezesChanged, StreakLost
+from apps.core.facts import Fact, NotificationDue, StreakFreezesChanged, StreakLost
 from apps.core.periodic import periodic_job
 from apps.leaderboards.jobs import leaderboards_lifecycle
 from apps.leaderboards.models import Leaderboard
+from apps.notifications.choices import NotificationType
+from apps.notifications.scheduling import (
+    HookFactory,
+    Hooks,
+    reactivations_schedule,
+    recaps_schedule,
+    streak_reminders_schedule,
+)
 from apps.notifications.services import notifications_record
 from apps.pipeline.services import queued_batches_stale
 from apps.pipeline.steps import completion_facts
@@ -14,6 +23,8 @@ from apps.pipeline.tasks import queued_events_process_task
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser
+from apps.webhooks.choices import EventType
+from apps.webhooks.selectors import tenants_listening
 from apps.webhooks.services import webhooks_leaderboard_status, webhooks_record
 
 # A batch of 1,000 events takes seconds; one still pending after 5 minutes lost its worker.
@@ -32,8 +43,8 @@ def achievements_anniversaries_job(now: dt.datetime) -> int:
     notified like those of events (the pipeline orders the reactions)."""
 
     def react(user: EndUser, completed: list[Completed]) -> None:
-        facts = completion_facts(user, completed)
-        notifications_record(user.tenant, user, facts, now)
+        facts: list[Fact] = list(completion_facts(user, completed))
+        facts += notifications_record(user.tenant, user, facts, now)
         webhooks_record(user.tenant, user, facts, now)
 
     return len(achievements_anniversaries(now, react))
@@ -77,3 +88,45 @@ def leaderboards_lifecycle_job(now: dt.datetime) -> int:
         webhooks_leaderboard_status(board.tenant, board.key, status, now)
 
     return leaderboards_lifecycle(now, react)
+
+
+# Notification types -> the webhook event telling that one became due.
+_DUE_EVENTS: dict[str, str] = {
+    NotificationType.STREAK_REMINDER: EventType.EMAILS_STREAK_REMINDER_DUE,
+    NotificationType.REACTIVATION: EventType.EMAILS_REACTIVATION_DUE,
+    NotificationType.RECAP: EventType.EMAILS_RECAP_DUE,
+}
+
+
+def _due_hooks(now: dt.datetime) -> HookFactory:
+    """Tell webhooks of the notifications that became due, for tenants that listen."""
+    tenants: dict[int, Tenant] = {}
+
+    def hooks_for(type: str) -> Hooks:
+        def react(user: EndUser, fact: NotificationDue) -> None:
+            if user.tenant_id not in tenants:
+                tenants[user.tenant_id] = Tenant.objects.get(pk=user.tenant_id)
+            webhooks_record(tenants[user.tenant_id], user, [fact], now)
+
+        return Hooks(tenants=frozenset(tenants_listening(_DUE_EVENTS[type])), react=react)
+
+    return hooks_for
+
+
+# Slots are hours apart; a run every five minutes sends within five minutes of 17:00 local.
+SWEEP_EVERY = dt.timedelta(minutes=5)
+
+
+@periodic_job("notifications-streak-reminders", every=SWEEP_EVERY)
+def notifications_streak_reminders(now: dt.datetime) -> int:
+    return streak_reminders_schedule(now, _due_hooks(now))
+
+
+@periodic_job("notifications-reactivation", every=SWEEP_EVERY)
+def notifications_reactivation(now: dt.datetime) -> int:
+    return reactivations_schedule(now, _due_hooks(now))
+
+
+@periodic_job("notifications-recaps", every=SWEEP_EVERY)
+def notifications_recaps(now: dt.datetime) -> int:
+    return recaps_schedule(now, _due_hooks(now))

@@ -128,7 +128,8 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
         points = steps.points_step(ctx, streak, achievements)
         leaderboards = steps.leaderboards_step(ctx, streak, points)
         facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
-        notifications_record(tenant, user, facts, now)
+        # Notifications tell which of them became due: webhooks hear of those too.
+        facts += notifications_record(tenant, user, facts, now)
         webhooks_record(tenant, user, facts, now)
         body = _response(
             str(recorded.event.public_id),

@@ -18,6 +18,7 @@ from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ApplicationError, ValidationError
+from apps.core.facts import Fact
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
@@ -218,8 +219,8 @@ class AchievementCompleteApi(AppApi):
             )
             if result.created:
                 first = Completed(definition, result.completion_id, result.completed_at)
-                facts = completion_facts(user, [first, *result.also_completed])
-                notifications_record(scope.tenant, user, facts, now)
+                facts: list[Fact] = list(completion_facts(user, [first, *result.also_completed]))
+                facts += notifications_record(scope.tenant, user, facts, now)
                 webhooks_record(scope.tenant, user, facts, now)
         return Response(
             {

@@ -178,3 +178,15 @@ def settings_render(config: StreakConfig) -> dict[str, Any]:
         if config.freezes_enabled
         else None,
     }
+
+
+def streak_response_render(
+    view: StreakView, history: list[HistoryItem], pauses: list[domain.Pause]
+) -> dict[str, Any]:
+    """StreakResponse: the streak, its recent history (oldest first) and its upcoming pauses."""
+    return {
+        **streak_base_render(view),
+        "extended": view.extended_at,
+        "streakHistory": [history_render(item, view.config.freezes_enabled) for item in history],
+        "pauses": [pause_render(p) for p in pauses],
+    }

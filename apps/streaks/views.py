@@ -56,17 +56,7 @@ class UserStreakApi(AppApi):
         view = selectors.streak_view(scope.tenant, user, selectors.streak_state_get(user), now)
         history = selectors.streak_history(user, view, periods)
         upcoming = selectors.pauses_of(user, local_date(now, user.tz))
-        return Response(
-            {
-                **serializers.streak_base_render(view),
-                "extended": view.extended_at,
-                "streakHistory": [
-                    serializers.history_render(item, view.config.freezes_enabled)
-                    for item in history
-                ],
-                "pauses": [serializers.pause_render(p) for p in upcoming],
-            }
-        )
+        return Response(serializers.streak_response_render(view, history, upcoming))
 
 
 class StreakListApi(AppApi):

@@ -5,6 +5,7 @@ import datetime as dt
 from django.conf import settings
 
 from apps.core.periodic import periodic_job
+from apps.webhooks.boosts import boost_notices_send
 from apps.webhooks.delivery import deliveries_stuck_release
 from apps.webhooks.models import WebhookEvent, WebhookThrottle
 from apps.webhooks.tasks import webhooks_dispatch_task
@@ -29,3 +30,9 @@ def webhooks_purge(now: dt.datetime) -> int:
     WebhookThrottle.objects.filter(window_ends_at__lt=now - dt.timedelta(days=1)).delete()
     deleted, _ = WebhookEvent.objects.filter(created__lt=cutoff).delete()
     return deleted
+
+
+@periodic_job("webhooks-boosts", every=dt.timedelta(minutes=10))
+def webhooks_boosts(now: dt.datetime) -> int:
+    """points.boost_started / boost_finished when their time comes."""
+    return boost_notices_send(now)

@@ -129,3 +129,37 @@ class WebhookThrottle(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class BoostNotice(models.Model):
+    """points.boost_started / boost_finished told once per boost: the unique pair is what
+    makes a repeated or concurrent job run harmless."""
+
+    boost = models.ForeignKey("points.PointsBoost", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8)  # "started" or "finished"
+    sent_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["boost", "kind"], name="boost_notice_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.boost_id} {self.kind}"
+
+
+class WebhookOnce(models.Model):
+    """Events told once per thing (a due notification per user and key): the unique key makes
+    a repeated or racing job run harmless."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=300)
+    created = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "key"], name="webhook_once_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.key

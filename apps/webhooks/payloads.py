@@ -5,9 +5,9 @@ import datetime as dt
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.achievements.selectors import achievement_definitions
+from apps.achievements.selectors import achievement_definitions, user_completions
 from apps.achievements.serializers import user_achievement_render
-from apps.core.facts import AchievementCompleted, PointsChanged, RankChanged
+from apps.core.facts import AchievementCompleted, NotificationDue, PointsChanged, RankChanged
 from apps.leaderboards.selectors import (
     board_definitions,
     group_of,
@@ -19,8 +19,8 @@ from apps.points.domain import level_for
 from apps.points.ledger import award_render, level_render, system_base_render
 from apps.points.models import PointsAward
 from apps.points.selectors import points_config
-from apps.streaks.selectors import streak_state_get, streak_view
-from apps.streaks.serializers import streak_base_render
+from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
+from apps.streaks.serializers import streak_base_render, streak_response_render
 from apps.users.domain import zone
 from apps.users.models import EndUser
 from apps.users.serializers import user_render
@@ -123,6 +123,38 @@ def leaderboard_with_rankings(
     run = board.run_for(day) or board.start
     rankings = rankings_page(board, run, "", 0, RANKINGS) if not board.breakdown_keys else []
     return {"leaderboard": {**board_render(board, run), "status": status, "rankings": rankings}}
+
+
+def notification_due(
+    tenant: Tenant, end_user: EndUser, fact: NotificationDue
+) -> tuple[str, dict[str, Any]] | None:
+    """The emails.*_due event for a due notification: (type, payload)."""
+    body: dict[str, Any] = {"timestamp": fact.due_at, "user": user(tenant, end_user)}
+    payload = fact.payload
+    if fact.type == "achievement_completed":
+        definition = achievement_definitions(tenant).get(int(str(payload["achievementId"])))
+        if definition is None:
+            return None
+        completed = user_completions(end_user).get(definition.pk)
+        body["achievement"] = user_achievement_render(definition, completed)
+        return "emails.achievement_due", body
+    if fact.type == "recap":
+        body["recap"] = {"periodStart": payload["periodStart"], "periodEnd": payload["periodEnd"]}
+        return "emails.recap_due", body
+    if fact.type == "reactivation":
+        body["reactivation"] = {
+            "messageNumber": payload["messageNumber"],
+            "daysSinceLastActive": payload["daysSinceLastActive"],
+        }
+        return "emails.reactivation_due", body
+    if fact.type == "streak_reminder":
+        now = fact.due_at
+        view = streak_view(tenant, end_user, streak_state_get(end_user), now)
+        history = streak_history(end_user, view, 7)
+        upcoming = pauses_of(end_user, now.astimezone(zone(end_user.tz)).date())
+        body["streak"] = streak_response_render(view, history, upcoming)
+        return "emails.streak_reminder_due", body
+    return None
 
 
 def sample_achievement_completed(now: dt.datetime) -> dict[str, Any]:

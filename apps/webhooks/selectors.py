@@ -39,3 +39,11 @@ def deliveries_list(endpoint: WebhookEndpoint, limit: int, skip: int) -> Sequenc
         .prefetch_related("log")
         .order_by("-created", "-id")[skip : skip + limit]
     )
+
+
+def tenants_listening(type: str) -> set[int]:
+    """Tenants with an active endpoint subscribed to this event type (or to every type)."""
+    rows = WebhookEndpoint.objects.filter(status=EndpointStatus.ACTIVE).values_list(
+        "tenant_id", "events"
+    )
+    return {tenant_pk for tenant_pk, events in rows if not events or type in events}

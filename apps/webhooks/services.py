@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -20,6 +20,7 @@ from apps.core.errors import ValidationError
 from apps.core.facts import (
     AchievementCompleted,
     Fact,
+    NotificationDue,
     PointsChanged,
     RankChanged,
     StreakExtended,
@@ -30,7 +31,13 @@ from apps.core.secrets import decrypt_json, encrypt_json
 from apps.users.models import EndUser
 from apps.webhooks import payloads
 from apps.webhooks.choices import EndpointStatus, EventType
-from apps.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookThrottle
+from apps.webhooks.models import (
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+    WebhookOnce,
+    WebhookThrottle,
+)
 from apps.webhooks.selectors import endpoints_active
 from apps.webhooks.signing import new_secret
 from apps.webhooks.transport import check_url
@@ -236,6 +243,8 @@ def webhooks_record(
             event_publish(tenant, EventType.STREAK_LOST, body, now)
         elif isinstance(fact, StreakFreezesChanged):
             _freezes(tenant, user, fact, now)
+        elif isinstance(fact, NotificationDue):
+            _notification_due(tenant, user, fact, endpoints, now)
         elif isinstance(fact, PointsChanged):
             _points(tenant, user, fact, endpoints, now)
         elif isinstance(fact, RankChanged) and fact.rank != fact.previous_rank:
@@ -292,6 +301,30 @@ def webhooks_leaderboard_status(tenant: Tenant, key: str, status: str, now: dt.d
     body = payloads.leaderboard_with_rankings(tenant, key, status, now)
     if body is not None:
         event_publish(tenant, type[status], body, now)
+
+
+def _notification_due(
+    tenant: Tenant,
+    user: EndUser,
+    fact: NotificationDue,
+    endpoints: list[WebhookEndpoint],
+    now: dt.datetime,
+) -> None:
+    """emails.*_due, once per user and thing, delivered at the time the notification is due
+    (an achievement completed at 10:00 is due at 17:00 local)."""
+    type = f"emails.{fact.type.removesuffix('_completed')}_due"
+    if not any(e.subscribed(type) for e in endpoints):
+        return
+    try:
+        with transaction.atomic():
+            WebhookOnce.objects.create(
+                tenant=tenant, key=f"due:{user.pk}:{fact.key}"[:300], created=now
+            )
+    except IntegrityError:
+        return  # told already
+    found = payloads.notification_due(tenant, user, fact)
+    if found is not None:
+        event_publish(tenant, found[0], found[1], now, due_at=max(now, fact.due_at))
 
 
 def _freezes(tenant: Tenant, user: EndUser, fact: StreakFreezesChanged, now: dt.datetime) -> None:

@@ -11,6 +11,7 @@ from django.test import TestCase
 
 from apps.notifications import jobs
 from apps.notifications.models import Message
+from apps.pipeline import jobs as pipeline_jobs
 
 UTC = dt.UTC
 
@@ -82,9 +83,9 @@ def send_event(
 def run_jobs(when: dt.datetime) -> None:
     """Every notification sweep, then the dispatcher, as beat would run them at `when`."""
     with time_machine.travel(when, tick=False), committed():
-        jobs.notifications_streak_reminders(when)
-        jobs.notifications_reactivation(when)
-        jobs.notifications_recaps(when)
+        pipeline_jobs.notifications_streak_reminders(when)
+        pipeline_jobs.notifications_reactivation(when)
+        pipeline_jobs.notifications_recaps(when)
         jobs.notifications_dispatch(when)
 
 

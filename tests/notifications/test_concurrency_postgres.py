@@ -12,6 +12,7 @@ from django.db import connection
 from apps.notifications import jobs
 from apps.notifications.delivery import messages_send
 from apps.notifications.models import Message
+from apps.pipeline import jobs as pipeline_jobs
 from tests.concurrency import run_all
 from tests.conftest import Client
 from tests.factories import MetricFactory, OrganizationWithKey, bump
@@ -55,7 +56,7 @@ def test_two_sweeps_and_dispatchers_at_once_send_each_message_once(inactive_user
 
     def sweep_and_send() -> None:
         with time_machine.travel(when, tick=False):
-            jobs.notifications_reactivation(when)
+            pipeline_jobs.notifications_reactivation(when)
             jobs.notifications_dispatch(when)
 
     results = run_all([sweep_and_send, sweep_and_send])
@@ -72,7 +73,7 @@ def test_two_sweeps_and_dispatchers_at_once_send_each_message_once(inactive_user
 def test_two_workers_given_the_same_chunk_send_each_message_once(inactive_users):
     when = at("2026-03-04", 17, 1, tz="America/New_York")
     with time_machine.travel(when, tick=False):
-        jobs.notifications_reactivation(when)
+        pipeline_jobs.notifications_reactivation(when)
         # Undo what eager dispatch sent, to hand the same rows to two workers by hand.
     Message.objects.update(status="queued", sent_at=None, attempts=0, enqueued_at=None)
     mail.outbox = []

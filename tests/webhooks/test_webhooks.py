@@ -5,6 +5,7 @@ import base64
 import datetime as dt
 import hashlib
 import hmac
+import zoneinfo
 from collections.abc import Iterator
 
 import pytest
@@ -496,3 +497,135 @@ def test_leaderboard_started_changed_and_finished(api_client, metric, receiver):
         ("bob", 1, 7),
         ("ada", 2, 5),
     ]
+
+
+def test_boost_started_and_finished_follow_trophys_timing(api_client, receiver):
+    from trophy.types import WebhooksPointsBoostFinishedPayload, WebhooksPointsBoostStartedPayload
+
+    from apps.webhooks.jobs import webhooks_boosts
+
+    system = api_client.post("/admin/v1/points", [{"name": "XP", "key": "xp"}]).json()
+    system_id = system["created"][0]["id"]
+    response = api_client.post(
+        f"/admin/v1/points/{system_id}/boosts",
+        [{"name": "Double XP", "start": "2026-03-10", "end": "2026-03-12", "multiplier": 2}],
+    )
+    assert response.status_code == 201, response.content
+    endpoint(api_client, receiver.url, events=["points.boost_started", "points.boost_finished"])
+
+    def jobs(when):
+        with time_machine.travel(when, tick=False), committed():
+            return webhooks_boosts(when)
+
+    assert jobs(at("2026-03-09", 9, 59)) == 0
+    assert jobs(at("2026-03-09", 10, 0)) == 1  # 10:00 UTC the day before the start
+    assert jobs(at("2026-03-09", 10, 10)) == 0  # told once
+    started = WebhooksPointsBoostStartedPayload.model_validate_json(receiver.wait_for(1)[0].body)
+    assert (started.boost.name, started.boost.status, started.boost.points_system_key) == (
+        "Double XP",
+        "active",
+        "xp",
+    )
+    assert jobs(at("2026-03-13", 12, 59)) == 0
+    assert jobs(at("2026-03-13", 13, 0)) == 1  # 13:00 UTC the day after the end
+    finished = WebhooksPointsBoostFinishedPayload.model_validate_json(receiver.wait_for(2)[1].body)
+    assert finished.boost.status == "finished"
+
+
+def test_email_due_events_fire_without_templates_but_respect_preferences(
+    api_client, metric, receiver, tenant
+):
+    from trophy.types import (
+        WebhooksEmailsAchievementDuePayload,
+        WebhooksEmailsReactivationDuePayload,
+        WebhooksEmailsRecapDuePayload,
+        WebhooksEmailsStreakReminderDuePayload,
+    )
+
+    from apps.pipeline.jobs import (
+        notifications_reactivation,
+        notifications_recaps,
+        notifications_streak_reminders,
+    )
+
+    def local(day, hour, minute=0):
+        return dt.datetime.fromisoformat(day).replace(
+            hour=hour, minute=minute, tzinfo=zoneinfo.ZoneInfo("America/New_York")
+        )
+
+    def jobs(when):
+        with time_machine.travel(when, tick=False), committed():
+            notifications_streak_reminders(when)
+            notifications_reactivation(when)
+            notifications_recaps(when)
+            webhooks_dispatch(when)
+
+    api_client.patch(
+        "/admin/v1/streaks/settings",
+        {"frequency": "daily", "metrics": [{"key": "words", "threshold": 1}]},
+    )
+    api_client.post(
+        "/admin/v1/achievements",
+        [
+            {
+                "name": "First",
+                "trigger": "metric",
+                "metricId": str(metric.public_id),
+                "metricValue": 1,
+                "status": "active",
+            }
+        ],
+    )
+    endpoint(
+        api_client,
+        receiver.url,
+        events=[
+            "emails.achievement_due",
+            "emails.streak_reminder_due",
+            "emails.reactivation_due",
+            "emails.recap_due",
+        ],
+    )
+    # No email template is active, the users have no email: the events fire all the same.
+    event(api_client, at("2026-03-04", 9), "ada")  # a Wednesday, 09:00 UTC
+    event(api_client, at("2026-03-04", 9), "off")
+    api_client.patch(
+        "/v1/users/off/preferences",
+        {
+            "notifications": {
+                t: [] for t in ("achievement_completed", "streak_reminder", "recap", "reactivation")
+            }
+        },
+    )
+    jobs(local("2026-03-04", 17))  # achievement due at 17:00 (no tz: New York)
+    achievement = WebhooksEmailsAchievementDuePayload.model_validate_json(
+        receiver.wait_for(1)[0].body
+    )
+    assert achievement.achievement.name == "First"
+    assert achievement.user.id == "ada"  # "off" was scheduled before turning emails off: see below
+    jobs(at("2026-03-05", 20, 1))  # streak reminder: not extended on Thursday (UTC streaks)
+    jobs(local("2026-03-07", 17, 1))  # reactivation, 3 days
+    jobs(local("2026-03-09", 9, 1))  # weekly recap on Monday
+    jobs(local("2026-03-09", 9, 31))  # a repeated run tells nothing new
+    requests = receiver.requests
+    by_type = {}
+    for r in requests:
+        by_type.setdefault(r.json["type"], []).append(r.json["user"]["id"])
+    assert by_type["emails.streak_reminder_due"] == ["ada"]
+    assert by_type["emails.reactivation_due"] == ["ada"]
+    assert by_type["emails.recap_due"] == ["ada"]
+    reminder = next(r for r in requests if r.json["type"] == "emails.streak_reminder_due")
+    assert (
+        WebhooksEmailsStreakReminderDuePayload.model_validate_json(reminder.body).streak.length == 1
+    )
+    reactivation = next(r for r in requests if r.json["type"] == "emails.reactivation_due")
+    parsed = WebhooksEmailsReactivationDuePayload.model_validate_json(reactivation.body)
+    assert (parsed.reactivation.message_number, parsed.reactivation.days_since_last_active) == (
+        1,
+        3,
+    )
+    recap = next(r for r in requests if r.json["type"] == "emails.recap_due")
+    assert (
+        WebhooksEmailsRecapDuePayload.model_validate_json(recap.body).recap.period_start
+        == "2026-03-02"
+    )
