@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-notifications mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-notifications bench-webhooks mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench: $(STAMP)
 # A streak-reminder run for 10,000 users through a local SMTP sink (bench/README.md).
 bench-notifications: $(STAMP)
 	$(BIN)/python bench/notifications.py
+
+# Webhooks: the event path's cost with two endpoints, and deliveries per second.
+bench-webhooks: $(STAMP)
+	$(BIN)/python bench/webhooks.py
 
 # A local SMTP server that prints every message it receives (EMAIL_HOST=127.0.0.1
 # EMAIL_PORT=1025 make serve sends to it).
