@@ -20,8 +20,6 @@ Nothing here is part of `make test`.
 import argparse
 import datetime as dt
 import os
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -30,6 +28,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.support import CountingService, database_recreate, psql  # noqa: E402
+
 DB_NAME = "gamify_bench_notify"
 ZONE = "Europe/Paris"
 
@@ -82,20 +83,6 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 for line in sys.stdin:
     print(count, flush=True)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def psql(sql: str) -> None:
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-qc", sql],
-        check=True,
-        capture_output=True,
-    )
 
 
 def setup_env(port: int, channel: str) -> None:
@@ -252,14 +239,6 @@ def send_all(now: dt.datetime, senders: int) -> int:
     return sent[0]
 
 
-def sink_count(sink: subprocess.Popen[str]) -> int:
-    if sink.stdin is None or sink.stdout is None:
-        raise RuntimeError("the sink was started without pipes")
-    sink.stdin.write("count\n")
-    sink.stdin.flush()
-    return int(sink.stdout.readline())
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--users", type=int, default=10_000)
@@ -270,15 +249,9 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    port = free_port()
-    sink = subprocess.Popen(
-        [sys.executable, "-c", SINK if args.channel == "email" else FAKE_EXPO, str(port)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    psql(f"DROP DATABASE IF EXISTS {DB_NAME}")
-    psql(f"CREATE DATABASE {DB_NAME}")
+    sink = CountingService(SINK if args.channel == "email" else FAKE_EXPO)
+    port = sink.port
+    database_recreate(DB_NAME)
     time.sleep(0.5)  # the sink binds its port
     try:
         setup_env(port, args.channel)
@@ -320,7 +293,7 @@ def main() -> int:
             else:
                 sent = send_all(now, args.senders)
             send_s = time.perf_counter() - started
-        received = sink_count(sink)
+        received = sink.count()
         print(
             f"delivery: {sent} sent by {args.channel} in {send_s:.2f} s = "
             f"{sent / send_s:,.0f} messages/s ({args.senders} sending threads, chunks of 100)"
@@ -337,7 +310,7 @@ def main() -> int:
         )
         return 0 if ok else 1
     finally:
-        sink.terminate()
+        sink.stop()
         from django.db import connections
 
         connections.close_all()

@@ -17,8 +17,6 @@ What one run does:
 import argparse
 import datetime as dt
 import os
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -28,6 +26,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.support import CountingService, database_recreate, psql  # noqa: E402
+
 DB_NAME = "gamify_bench_webhooks"
 
 RECEIVER = """
@@ -57,20 +58,6 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 for line in sys.stdin:
     print(count, flush=True)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def psql(sql: str) -> None:
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-qc", sql],
-        check=True,
-        capture_output=True,
-    )
 
 
 def setup_env() -> None:
@@ -160,15 +147,9 @@ def main() -> int:
     parser.add_argument("--senders", type=int, default=4, help="delivering threads")
     args = parser.parse_args()
 
-    port = free_port()
-    receiver = subprocess.Popen(
-        [sys.executable, "-c", RECEIVER, str(port)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    psql(f"DROP DATABASE IF EXISTS {DB_NAME}")
-    psql(f"CREATE DATABASE {DB_NAME}")
+    receiver = CountingService(RECEIVER)
+    port = receiver.port
+    database_recreate(DB_NAME)
     try:
         setup_env()
         import django
@@ -196,11 +177,7 @@ def main() -> int:
         started = time.perf_counter()
         delivered = deliver_all(args.senders)
         seconds = time.perf_counter() - started
-        if receiver.stdin is None or receiver.stdout is None:
-            raise RuntimeError("the receiver has no pipes")
-        receiver.stdin.write("count\n")
-        receiver.stdin.flush()
-        received = int(receiver.stdout.readline())
+        received = receiver.count()
         print(
             f"deliveries: {delivered} in {seconds:.2f} s = {delivered / seconds:,.0f}/s "
             f"({args.senders} threads, signed, pinned connections)"
@@ -211,7 +188,7 @@ def main() -> int:
         print(f"checks: received={received} statuses={statuses}: " + ("ok" if ok else "FAILED"))
         return 0 if ok else 1
     finally:
-        receiver.terminate()
+        receiver.stop()
         from django.db import connections
 
         connections.close_all()

@@ -6,7 +6,7 @@ commit. Nothing here touches the network.
 """
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -48,20 +48,27 @@ def notification_unsubscribe(user: EndUser, type: str, channel: str = Channel.EM
 # --- templates -----------------------------------------------------------------------------
 
 
-def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
-    """Give the tenant the built-in default template of each type, inactive, once. The
-    conditional update is the claim: of two concurrent first reads only one seeds, and a
-    default the tenant deleted does not come back."""
+def defaults_seed_once(
+    tenant: Tenant, marker: str, make: Callable[[], None], now: dt.datetime | None = None
+) -> None:
+    """Run `make` (creating a tenant's built-in templates) once per tenant. The conditional
+    update of the `marker` timestamp is the claim: of two concurrent first reads only one
+    seeds, and a default the tenant deleted does not come back."""
     settings, _ = NotificationSettings.objects.get_or_create(tenant=tenant)
-    if settings.defaults_seeded_at is not None:
+    if getattr(settings, marker) is not None:
         return
-    now = now or timezone.now()
     with transaction.atomic():
         claimed = NotificationSettings.objects.filter(
-            pk=settings.pk, defaults_seeded_at__isnull=True
-        ).update(defaults_seeded_at=now)
-        if not claimed:
-            return
+            pk=settings.pk, **{f"{marker}__isnull": True}
+        ).update(**{marker: now or timezone.now()})
+        if claimed:
+            make()
+
+
+def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
+    """Give the tenant the built-in default email template of each type, inactive, once."""
+
+    def make() -> None:
         EmailTemplate.objects.bulk_create(
             [
                 EmailTemplate(
@@ -76,6 +83,8 @@ def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None
                 for default in [default_email_template(type)]
             ]
         )
+
+    defaults_seed_once(tenant, "defaults_seeded_at", make, now)
 
 
 def _check_parts(subject: str, html: str, text: str) -> None:

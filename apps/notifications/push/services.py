@@ -3,17 +3,15 @@
 import datetime as dt
 from typing import Any
 
-from django.db import transaction
-from django.utils import timezone
-
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.errors import ValidationError
 from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
-from apps.notifications.models import NotificationSettings, PushChannel, PushTemplate
+from apps.notifications.models import PushChannel, PushTemplate
 from apps.notifications.push.credentials import SECRETS, SETTINGS, credentials_check
 from apps.notifications.push.secrets import secrets_decrypt, secrets_encrypt
 from apps.notifications.rendering import default_push_template, push_template_check
+from apps.notifications.services import defaults_seed_once
 from apps.users.services import attribute_refs_check
 
 MAX_DATA_KEYS = 20
@@ -95,15 +93,8 @@ def _check(title: str, body: str, url: str, data: dict[str, str]) -> None:
 
 def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
     """Give the tenant the built-in push template of each type, inactive, once."""
-    settings, _ = NotificationSettings.objects.get_or_create(tenant=tenant)
-    if settings.push_defaults_seeded_at is not None:
-        return
-    with transaction.atomic():
-        claimed = NotificationSettings.objects.filter(
-            pk=settings.pk, push_defaults_seeded_at__isnull=True
-        ).update(push_defaults_seeded_at=now or timezone.now())
-        if not claimed:
-            return
+
+    def make() -> None:
         PushTemplate.objects.bulk_create(
             [
                 PushTemplate(
@@ -117,6 +108,8 @@ def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
                 for default in [default_push_template(type)]
             ]
         )
+
+    defaults_seed_once(tenant, "push_defaults_seeded_at", make, now)
 
 
 def push_template_create(
