@@ -1,20 +1,22 @@
 """Application API: a user's preferences. Admin API (gamify extensions, with the usual bulk
 envelopes): email and push templates and their previews, push channels."""
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from django.db import transaction
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.accounts.models import Tenant
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import Collection, validated
 from apps.core.openapi import ADMIN_WRITE_ERRORS, errors
 from apps.core.scope import Scope
 from apps.notifications import openapi, selectors, serializers, services
-from apps.notifications.models import EmailTemplate, PushChannel, PushTemplate
+from apps.notifications.models import PushChannel
 from apps.notifications.previews import push_template_preview, template_preview
 from apps.notifications.push import services as push_services
 from apps.streaks.selectors import streak_config, streak_state_get
@@ -91,49 +93,74 @@ class UserPreferencesApi(AppApi):
         return body
 
 
-class EmailTemplateCollection(Collection):
+@dataclass(frozen=True)
+class TemplateKind:
+    """What differs between email and push templates for the admin collection."""
+
+    content_fields: tuple[str, ...]
+    seed: Callable[[Tenant], None]
+    rows: Callable[[Tenant, int, int], Sequence[Any]]
+    row: Callable[[Tenant, str], Any]
+    create: Callable[..., Any]
+    update: Callable[..., Any]
+    delete: Callable[[Any], None]
+    render: Callable[[Any], dict[str, Any]]
+
+
+class _TemplateCollection(Collection):
+    """Email and push templates: the same envelope, the tenant's built-in defaults given on
+    first sight, and each kind's content fields (subject/html/text or title/body/url/data)."""
+
+    kind: ClassVar[TemplateKind]
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]:
+        self.kind.seed(scope.tenant)
+        return self.kind.rows(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> Any:
+        self.kind.seed(scope.tenant)
+        return self.kind.row(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
+        self.kind.seed(scope.tenant)
+        return self.kind.create(
+            scope.tenant,
+            type=data["type"],
+            name=data["name"],
+            status=data.get("status", "inactive"),
+            user_attributes=data.get("userAttributes"),
+            priority=data.get("priority", 0),
+            **{f: data[f] for f in self.kind.content_fields if f in data},
+        )
+
+    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
+        fields = ("name", "status", "priority", *self.kind.content_fields)
+        changes: dict[str, Any] = {f: data[f] for f in fields if f in data}
+        return self.kind.update(obj, user_attributes=data.get("userAttributes"), **changes)
+
+    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
+        self.kind.delete(obj)
+
+    def render(self, obj: Any) -> dict[str, Any]:
+        return self.kind.render(obj)
+
+
+class EmailTemplateCollection(_TemplateCollection):
     noun = "Email template"
     create_serializer = serializers.EmailTemplateCreateSerializer
     update_serializer = serializers.EmailTemplateUpdateSerializer
     output_schema = openapi.EmailTemplate
     schema_prefix = "email-templates"
-
-    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[EmailTemplate]:
-        services.email_templates_seed(scope.tenant)
-        return selectors.email_templates_list(scope.tenant, limit, skip)
-
-    def get(self, scope: Scope, parent: Any, object_id: str) -> EmailTemplate | None:
-        services.email_templates_seed(scope.tenant)
-        return selectors.email_template_get(scope.tenant, object_id)
-
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> EmailTemplate:
-        services.email_templates_seed(scope.tenant)
-        return services.email_template_create(
-            scope.tenant,
-            type=data["type"],
-            name=data["name"],
-            subject=data.get("subject"),
-            html=data.get("html"),
-            text=data.get("text"),
-            status=data.get("status", "inactive"),
-            user_attributes=data.get("userAttributes"),
-            priority=data.get("priority", 0),
-        )
-
-    def update(
-        self, scope: Scope, parent: Any, obj: EmailTemplate, data: dict[str, Any]
-    ) -> EmailTemplate:
-        fields = ("name", "subject", "html", "text", "status", "priority")
-        changes: dict[str, Any] = {f: data[f] for f in fields if f in data}
-        return services.email_template_update(
-            obj, user_attributes=data.get("userAttributes"), **changes
-        )
-
-    def delete(self, scope: Scope, parent: Any, obj: EmailTemplate) -> None:
-        services.email_template_delete(obj)
-
-    def render(self, obj: EmailTemplate) -> dict[str, Any]:
-        return serializers.email_template_render(obj)
+    kind = TemplateKind(
+        content_fields=("subject", "html", "text"),
+        seed=services.email_templates_seed,
+        rows=selectors.email_templates_list,
+        row=selectors.email_template_get,
+        create=services.email_template_create,
+        update=services.email_template_update,
+        delete=services.email_template_delete,
+        render=serializers.email_template_render,
+    )
 
 
 class EmailTemplatePreviewApi(AdminApi):
@@ -194,50 +221,22 @@ class PushChannelCollection(Collection):
         return serializers.push_channel_render(obj)
 
 
-class PushTemplateCollection(Collection):
+class PushTemplateCollection(_TemplateCollection):
     noun = "Push template"
     create_serializer = serializers.PushTemplateCreateSerializer
     update_serializer = serializers.PushTemplateUpdateSerializer
     output_schema = openapi.PushTemplate
     schema_prefix = "push-templates"
-
-    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[PushTemplate]:
-        push_services.push_templates_seed(scope.tenant)
-        return selectors.push_templates_list(scope.tenant, limit, skip)
-
-    def get(self, scope: Scope, parent: Any, object_id: str) -> PushTemplate | None:
-        push_services.push_templates_seed(scope.tenant)
-        return selectors.push_template_get(scope.tenant, object_id)
-
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> PushTemplate:
-        push_services.push_templates_seed(scope.tenant)
-        return push_services.push_template_create(
-            scope.tenant,
-            type=data["type"],
-            name=data["name"],
-            title=data.get("title"),
-            body=data.get("body"),
-            url=data.get("url") or "",
-            data=data.get("data") or {},
-            status=data.get("status", "inactive"),
-            user_attributes=data.get("userAttributes"),
-            priority=data.get("priority", 0),
-        )
-
-    def update(
-        self, scope: Scope, parent: Any, obj: PushTemplate, data: dict[str, Any]
-    ) -> PushTemplate:
-        fields = ("name", "title", "body", "url", "data", "status", "priority")
-        changes: dict[str, Any] = {f: data[f] for f in fields if f in data}
-        return push_services.push_template_update(
-            obj, user_attributes=data.get("userAttributes"), **changes
-        )
-
-    def delete(self, scope: Scope, parent: Any, obj: PushTemplate) -> None:
-        push_services.push_template_delete(obj)
-
-    def render(self, obj: PushTemplate) -> dict[str, Any]:
-        return serializers.push_template_render(obj)
+    kind = TemplateKind(
+        content_fields=("title", "body", "url", "data"),
+        seed=push_services.push_templates_seed,
+        rows=selectors.push_templates_list,
+        row=selectors.push_template_get,
+        create=push_services.push_template_create,
+        update=push_services.push_template_update,
+        delete=push_services.push_template_delete,
+        render=serializers.push_template_render,
+    )
 
 
 class PushTemplatePreviewApi(AdminApi):

@@ -119,7 +119,7 @@ def push_template_create(
     name: str,
     title: str | None = None,
     body: str | None = None,
-    url: str = "",
+    url: str | None = "",
     data: dict[str, str] | None = None,
     status: str = TemplateStatus.INACTIVE,
     user_attributes: list[dict[str, str]] | None = None,
@@ -127,6 +127,7 @@ def push_template_create(
 ) -> PushTemplate:
     """A new template; title and body default to the built-in template of the type."""
     default = default_push_template(type)
+    url = url or ""
     title = default.title if title is None else title
     body = default.body if body is None else body
     _check(title, body, url, data or {})
