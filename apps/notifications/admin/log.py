@@ -1,9 +1,10 @@
 """The delivery log (read-only) and the notifications section of the end-user page."""
 
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -16,7 +17,8 @@ from apps.accounts.admin.base import (
     TenantColumnMixin,
     TenantFilter,
 )
-from apps.notifications.models import Message
+from apps.notifications.choices import Channel, PushKind
+from apps.notifications.models import Message, PushAttempt
 from apps.notifications.selectors import messages_for_user
 from apps.users.admin import end_user_section, html_table
 from apps.users.models import EndUser
@@ -25,9 +27,18 @@ from apps.users.models import EndUser
 RECENT_MESSAGES = 20
 # Errors are long (an SMTP reply, a template line); the list shows their start.
 ERROR_COLUMN_CHARS = 80
+# A message is tried on each of the user's device tokens, and again on each retry: the detail
+# page shows at most this many of its attempts, the latest, so that a page stays small.
+ATTEMPTS_SHOWN = 100
+PROVIDER_NAMES: dict[str, str] = {PushKind.APNS: "APNs", PushKind.FCM: "FCM", PushKind.EXPO: "Expo"}
 
 # Every field of a message, its relations as links and labels.
-_COLUMNS = {"tenant": "tenant_column", "user": "user_link", "template": "template_link"}
+_COLUMNS = {
+    "tenant": "tenant_column",
+    "user": "user_link",
+    "template": "template_link",
+    "push_template": "push_template_link",
+}
 MESSAGE_FIELDS: tuple[str, ...] = tuple(
     _COLUMNS.get(f.name, f.name) for f in Message._meta.fields if f.name != "id"
 )
@@ -54,10 +65,20 @@ class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
     # index serves the newest-first list without sorting the whole log.
     ordering = ("-pk",)
     show_full_result_count = False
-    fields = readonly_fields = MESSAGE_FIELDS
+    fields = MESSAGE_FIELDS
+    readonly_fields = (*MESSAGE_FIELDS, "push_attempts_table")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Message]:
-        return super().get_queryset(request).select_related("user", "template", TENANT_RELATED)
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("user", "template", "push_template", TENANT_RELATED)
+        )
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        if obj is not None and obj.channel == Channel.PUSH:
+            return (*MESSAGE_FIELDS, "push_attempts_table")
+        return MESSAGE_FIELDS
 
     @admin.display(description="user", ordering="user__external_id")
     def user_link(self, obj: Message) -> SafeString:
@@ -78,17 +99,70 @@ class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
         url = reverse("admin:notifications_emailtemplate_change", args=[obj.template_id])
         return format_html('<a href="{}">{}</a>', url, obj.template)
 
+    @admin.display(description="push template")
+    def push_template_link(self, obj: Message) -> SafeString | str:
+        if obj.push_template is None:
+            return "-"
+        url = reverse("admin:notifications_pushtemplate_change", args=[obj.push_template_id])
+        return format_html('<a href="{}">{}</a>', url, obj.push_template)
+
+    @admin.display(description="push attempts")
+    def push_attempts_table(self, obj: Message) -> SafeString:
+        """One row per device token per attempt; tokens appear only as their hash."""
+        latest = list(obj.push_attempts.order_by("-created", "-pk")[: ATTEMPTS_SHOWN + 1])
+        attempts = latest[:ATTEMPTS_SHOWN][::-1]  # oldest first: retries read in order
+        table = html_table(
+            ("time", "provider", "token hash", "ok", "status code", "reason"),
+            [
+                (
+                    a.created,
+                    PROVIDER_NAMES.get(a.provider, a.provider),
+                    a.token_hash,
+                    "yes" if a.ok else "no",
+                    a.status_code,
+                    a.reason or None,
+                )
+                for a in attempts
+            ],
+        )
+        if len(latest) > ATTEMPTS_SHOWN:
+            return format_html("{}<p>The latest {} attempts.</p>", table, ATTEMPTS_SHOWN)
+        return table
+
 
 @end_user_section
 @admin.display(description="notifications")
 def end_user_notifications(user: EndUser) -> SafeString:
     rows = messages_for_user(user, limit=RECENT_MESSAGES)
+    attempts = _push_attempt_counts([m.pk for m in rows if m.channel == Channel.PUSH])
     table = html_table(
-        ("created", "type", "status", "subject", "error"),
+        ("created", "channel", "type", "status", "subject", "error", "push attempts"),
         [
-            (m.created, m.get_type_display(), m.status, m.subject or None, m.error or None)
+            (
+                m.created,
+                m.channel,
+                m.get_type_display(),
+                m.status,
+                m.subject or None,
+                m.error or None,
+                attempts.get(m.pk, "0") if m.channel == Channel.PUSH else None,
+            )
             for m in rows
         ],
     )
     url = reverse("admin:notifications_message_changelist") + "?" + urlencode({"user": user.pk})
     return format_html('{}<p><a href="{}">All messages of this user</a></p>', table, url)
+
+
+def _push_attempt_counts(message_ids: list[int]) -> dict[int, str]:
+    """Per push message, its attempts as "3 (2 ok)": one query for the whole section. The ids
+    are of messages already read through messages_for_user, so the read stays in one user."""
+    if not message_ids:
+        return {}
+    counts = (
+        PushAttempt.objects.filter(message_id__in=message_ids)
+        .values("message_id")
+        .annotate(total=Count("pk"), ok=Count("pk", filter=Q(ok=True)))
+        .order_by()
+    )
+    return {row["message_id"]: f"{row['total']} ({row['ok']} ok)" for row in counts}

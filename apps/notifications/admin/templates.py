@@ -27,6 +27,7 @@ from apps.accounts.admin.base import (
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
 from apps.notifications import serializers, services
+from apps.notifications.admin.forms import with_field_errors
 from apps.notifications.choices import NotificationType, TemplateStatus
 from apps.notifications.delivery import email_test_send
 from apps.notifications.errors import TemplateRenderError
@@ -121,22 +122,9 @@ class EmailTemplateForm(ConfigForm):
         return body
 
 
-def _with_part_errors(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
-    """ServiceAdmin shows a refusal above the form; a TemplateRenderError names the part that
-    failed ("html: line 3: ..."), so it goes next to that input instead."""
-
-    class PartErrorForm(form):  # type: ignore[valid-type,misc]
-        def clean(self) -> dict[str, Any]:
-            try:
-                return cast(dict[str, Any], super().clean())
-            except forms.ValidationError as exc:
-                part = exc.messages[0].partition(":")[0] if len(exc.messages) == 1 else ""
-                if part not in _PARTS or part not in self.fields:
-                    raise
-                self.add_error(part, exc)
-                return self.cleaned_data
-
-    return PartErrorForm
+def _part_of(message: str, form: forms.ModelForm) -> str | None:
+    part = message.partition(":")[0]
+    return part if part in _PARTS else None
 
 
 @admin.register(EmailTemplate)
@@ -186,7 +174,7 @@ class EmailTemplateAdmin(TenantColumnMixin, ServiceAdmin):
     ) -> type[forms.ModelForm]:
         # Only the tenant is the row's; the rest is the API body for the services.
         kwargs["fields"] = ("tenant",) if obj is None else ()
-        return _with_part_errors(super().get_form(request, obj, change, **kwargs))
+        return with_field_errors(super().get_form(request, obj, change, **kwargs), _part_of)
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> EmailTemplate:
         tenant, data = form.cleaned_data["tenant"], cast(EmailTemplateForm, form).api_data

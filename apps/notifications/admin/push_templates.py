@@ -1,0 +1,327 @@
+"""Dashboard pages for push templates, with a preview; written by the push services."""
+
+import json
+import re
+from typing import Any, cast
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    ServiceAdmin,
+    TenantColumnMixin,
+    TenantFilter,
+)
+from apps.accounts.choices import TenantStatus
+from apps.accounts.models import Tenant
+from apps.notifications import serializers
+from apps.notifications.admin.forms import with_field_errors
+from apps.notifications.choices import (
+    NotificationType,
+    TemplateStatus,
+)
+from apps.notifications.context import app_context
+from apps.notifications.errors import TemplateRenderError
+from apps.notifications.models import PushTemplate
+from apps.notifications.previews import push_template_preview
+from apps.notifications.push import services
+from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
+from apps.users.choices import AttributeType
+from apps.users.errors import UserNotFoundError
+from apps.users.models import EndUser
+from apps.users.selectors import user_get
+
+_CODE = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
+_SECRET = {**_CODE, "autocomplete": "off", "rows": 6}
+
+
+# Template part (as the API and render errors name it) -> form field.
+_PARTS = {"title": "title", "body": "body_text", "url": "url", "data": "data"}
+VARIABLES_HELP = "admin/notifications/pushtemplate/variables.html"
+
+
+class PushDataField(forms.CharField):
+    """The custom data of a notification as staff type it: one `key: value` per line, or a JSON
+    object for keys with a colon or values over several lines."""
+
+    widget = forms.Textarea(attrs={**_CODE, "rows": 4})
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, strip=False, **kwargs)
+
+    def to_python(self, value: Any) -> dict[str, str]:  # type: ignore[override]
+        text = str(super().to_python(value)).strip()
+        if text.startswith("{"):
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                raise forms.ValidationError(f"is not valid JSON: {exc}") from exc
+            if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+                raise forms.ValidationError("must be a JSON object of strings")
+            return data
+        data = {}
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            key, sep, item = line.partition(":")
+            key = key.strip()
+            if not sep or not key:
+                raise forms.ValidationError(f"“{line.strip()}”: write each entry as key: value")
+            if key in data:
+                raise forms.ValidationError(f"“{key}” appears twice")
+            data[key] = item.strip()
+        return data
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        try:
+            return bool(self.to_python(initial) != self.to_python(data))
+        except forms.ValidationError:
+            return True
+
+
+def data_text(data: dict[str, str]) -> str:
+    """The data as the form shows it: lines when they say it exactly, JSON otherwise."""
+    if all(":" not in k and "\n" not in k + v and v == v.strip() for k, v in data.items()):
+        return "\n".join(f"{key}: {value}" for key, value in data.items())
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+class PushTemplateForm(ConfigForm):
+    type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
+    name = forms.CharField(max_length=255)
+    status = forms.ChoiceField(
+        choices=TemplateStatus.choices,
+        initial=TemplateStatus.INACTIVE,
+        help_text="Only active templates are sent.",
+    )
+    priority = forms.IntegerField(
+        initial=0,
+        help_text="Of the active templates of a type whose filters match a user, the highest "
+        "priority is sent.",
+    )
+    title = forms.CharField(
+        required=False, widget=forms.TextInput(attrs={**_CODE, "maxlength": 1000})
+    )
+    # Not "body": ConfigForm.body builds the API body.
+    body_text = forms.CharField(
+        required=False,
+        strip=False,
+        label="Body",
+        widget=forms.Textarea(attrs={**_CODE, "rows": 5}),
+    )
+    url = forms.CharField(
+        required=False,
+        label="URL",
+        widget=forms.TextInput(attrs=_CODE),
+        help_text="A link the app opens when the notification is tapped, e.g. "
+        "“myapp://achievements/{{ achievement.key }}”. Empty: none.",
+    )
+    data = PushDataField(  # type: ignore[assignment]  # a field, moved by the form's metaclass
+        help_text="Custom data for the app, one entry per line as key: value, e.g. "
+        "“screen: streak”; values are templates. Keys with a colon or values over several "
+        "lines: write a JSON object instead. Empty: none.",
+    )
+    user_attributes = AttributeFilterField(
+        help_text="Sent only to users with all of these attributes: one per line, as "
+        "key:value, e.g. “plan:pro”. Empty: everyone.",
+    )
+
+    create_serializer = serializers.PushTemplateCreateSerializer
+    update_serializer = serializers.PushTemplateUpdateSerializer
+    api_keys = {
+        **{name: name for name in ("type", "name", "status", "priority")},
+        **{field: part for part, field in _PARTS.items()},
+        "user_attributes": "userAttributes",
+    }
+    create_only = ("type",)
+
+    class Meta:
+        model = PushTemplate
+        fields = ("tenant",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["title"].required = self.fields["body_text"].required = True
+        else:
+            for name in ("title", "body_text"):
+                self.fields[name].help_text = "Empty: the built-in template of the type."
+
+    def config_tenant(self) -> Tenant | None:
+        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+
+    def initial_from(self, obj: PushTemplate) -> dict[str, Any]:
+        return {
+            **{name: getattr(obj, name) for name in ("name", "status", "priority", "title", "url")},
+            "body_text": obj.body,
+            "data": data_text(obj.data),
+            "user_attributes": _filters_text(obj.tenant, obj.user_attributes, AttributeType.USER),
+        }
+
+    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
+        body = super().body(cleaned, tenant)
+        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
+        if not self.instance.pk:
+            # A title or body left empty is not sent: the service takes the built-in one.
+            body = {k: v for k, v in body.items() if k not in ("title", "body") or v}
+        return body
+
+
+# "title: line 1: ...", "data.screen: ...", "data holds at most 20 keys": the part comes first.
+_PART = re.compile(r"(title|body|url|data)\b")
+
+
+def _part_field(message: str, form: forms.ModelForm) -> str | None:
+    match = _PART.match(message)
+    return _PARTS[match.group(1)] if match else None
+
+
+@admin.register(PushTemplate)
+class PushTemplateAdmin(TenantColumnMixin, ServiceAdmin):
+    form = PushTemplateForm
+    list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
+    list_select_related = (TENANT_RELATED,)
+    list_filter = ("type", "status", ("tenant", TenantFilter))
+    search_fields = ("name", "title")
+    ordering = ("tenant_id", "type", "-priority", "name")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PushTemplate]:
+        return super().get_queryset(request).select_related(TENANT_RELATED)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if self.has_view_or_change_permission(request):
+            # As on the email-template page: tenants get their built-in templates on first
+            # sight, found by one query that is empty once every tenant has them.
+            unseeded = Tenant.objects.filter(status=TenantStatus.ACTIVE).filter(
+                Q(notification_settings__isnull=True)
+                | Q(notification_settings__push_defaults_seeded_at__isnull=True)
+            )
+            for tenant in unseeded:
+                services.push_templates_seed(tenant)
+        return super().changelist_view(request, extra_context)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+        if obj is None:
+            head: tuple[str, ...] = ("tenant", "type")
+        else:
+            head = ("tenant_column", "type", "public_id", "created", "updated")
+        return [
+            (None, {"fields": (*head, "name", "status", "priority")}),
+            (
+                "Content",
+                {"fields": tuple(_PARTS.values()), "description": render_to_string(VARIABLES_HELP)},
+            ),
+            ("Audience", {"fields": ("user_attributes",)}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return () if obj is None else ("tenant_column", "type", "public_id", "created", "updated")
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        kwargs["fields"] = ("tenant",) if obj is None else ()
+        return with_field_errors(super().get_form(request, obj, change, **kwargs), _part_field)
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushTemplate:
+        tenant, data = form.cleaned_data["tenant"], cast(PushTemplateForm, form).api_data
+        # As the admin API does: a tenant's first template never stands in for its defaults.
+        services.push_templates_seed(tenant)
+        return services.push_template_create(
+            tenant,
+            type=data["type"],
+            name=data["name"],
+            title=data.get("title"),
+            body=data.get("body"),
+            url=data.get("url") or "",
+            data=data.get("data") or {},
+            status=data.get("status", TemplateStatus.INACTIVE),
+            user_attributes=data.get("userAttributes"),
+            priority=data.get("priority", 0),
+        )
+
+    def service_update(
+        self, request: HttpRequest, current: PushTemplate, form: forms.ModelForm
+    ) -> None:
+        data = cast(PushTemplateForm, form).api_data
+        fields = ("name", "title", "body", "url", "data", "status", "priority")
+        changes = {field: data[field] for field in fields if field in data}
+        services.push_template_update(
+            current, user_attributes=data.get("userAttributes"), **changes
+        )
+
+    def service_delete(self, request: HttpRequest, obj: PushTemplate) -> None:
+        services.push_template_delete(obj)
+
+    @admin.display(description="preview")
+    def preview(self, obj: PushTemplate) -> SafeString:
+        return format_html('<a href="{}">Preview</a>', self.preview_url(obj))
+
+    def get_urls(self) -> list[URLPattern]:
+        name = f"{self.opts.app_label}_{self.opts.model_name}_preview"
+        # Before Django's own: its "<object_id>/" catch-all would swallow it.
+        view = self.admin_site.admin_view(self.preview_view)
+        return [path("<path:object_id>/preview/", view, name=name), *super().get_urls()]
+
+    def preview_url(self, obj: PushTemplate, user_id: str = "") -> str:
+        opts = self.opts
+        url = reverse(
+            f"admin:{opts.app_label}_{opts.model_name}_preview",
+            args=[obj.pk],
+            current_app=self.admin_site.name,
+        )
+        return f"{url}?{urlencode({'user': user_id})}" if user_id else url
+
+    def _end_user(self, request: HttpRequest, tenant: Tenant, user_id: str) -> EndUser | None:
+        if not user_id:
+            return None
+        try:
+            return user_get(tenant, user_id)
+        except UserNotFoundError:
+            self.message_user(
+                request, f"No end-user “{user_id}” in this template's tenant.", messages.ERROR
+            )
+            return None
+
+    def preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        template = cast(PushTemplate | None, self.get_object(request, unquote(object_id)))
+        if template is None:
+            raise Http404("No such push template")
+        if not self.has_view_or_change_permission(request, template):
+            raise PermissionDenied
+        user_id = request.GET.get("user", "").strip()
+        end_user = self._end_user(request, template.tenant, user_id)
+        rendered = None
+        try:
+            rendered = push_template_preview(template, end_user)
+        except TemplateRenderError as exc:
+            self.message_user(
+                request, f"The template does not render: {exc.message}", messages.ERROR
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Preview of {template.name}",
+            "original": template,
+            "user_id": user_id,
+            "end_user": end_user,
+            "rendered": rendered,
+            # Pairs, not the dict: the template language would read a key named "items" as
+            # the dict's method.
+            "data_rows": list(rendered.data.items()) if rendered else [],
+            "app_name": app_context(template.tenant)["name"],
+        }
+        return TemplateResponse(request, "admin/notifications/pushtemplate/preview.html", context)
