@@ -540,7 +540,7 @@ def test_editing_a_push_template(staff_client: Any, push_template: PushTemplate)
     assert page.status_code == 200
     assert admin_url(PushTemplate, "preview", push_template.pk).encode() in page.content
     assert "type" not in page.context["adminform"].form.fields  # read-only once created
-    assert page.context["adminform"].form.initial["data"] == "screen: recap\nitems: {{ user.id }}"
+    assert page.context["adminform"].form.initial["data"] == "items: {{ user.id }}\nscreen: recap"
 
     edit = push_edit_form(push_template, status="active", title="Hi {{ user.name }}", data="")
     assert staff_client.post(url, edit).status_code == 302

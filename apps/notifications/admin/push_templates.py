@@ -91,10 +91,11 @@ class PushDataField(forms.CharField):
 
 
 def data_text(data: dict[str, str]) -> str:
-    """The data as the form shows it: lines when they say it exactly, JSON otherwise."""
+    """The data as the form shows it, keys sorted (PostgreSQL's jsonb keeps no order): lines
+    when they say it exactly, JSON otherwise."""
     if all(":" not in k and "\n" not in k + v and v == v.strip() for k, v in data.items()):
-        return "\n".join(f"{key}: {value}" for key, value in data.items())
-    return json.dumps(data, ensure_ascii=False, indent=2)
+        return "\n".join(f"{key}: {data[key]}" for key in sorted(data))
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
 
 
 class PushTemplateForm(ConfigForm):
