@@ -1,6 +1,6 @@
 """Pieces shared by the webhook pages: status badges, event type choices, short errors."""
 
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
@@ -15,7 +15,7 @@ _GROUPS = {
     "streak": "Streaks",
     "points": "Points",
     "leaderboard": "Leaderboards",
-    "emails": "Emails due (for sending them yourself)",
+    "emails": "Emails due",
 }
 EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
     (label, [(t.value, t.value) for t in EventType if t.value.partition(".")[0] == prefix])
@@ -23,7 +23,7 @@ EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 # Badge classes are styled in templates/admin/webhooks/styles.html.
-_BADGES = {
+_BADGES: dict[str, str] = {
     EndpointStatus.ACTIVE: "ok",
     EndpointStatus.DISABLED: "bad",
     DeliveryStatus.PENDING: "wait",
@@ -35,7 +35,9 @@ _BADGES = {
 
 def status_badge(status: str) -> SafeString:
     return format_html(
-        '<span class="webhook-badge webhook-badge-{}">{}</span>', _BADGES.get(status, "wait"), status
+        '<span class="webhook-badge webhook-badge-{}">{}</span>',
+        _BADGES.get(status, "wait"),
+        status,
     )
 
 
@@ -49,3 +51,17 @@ def short_error(error: str) -> SafeString | str:
 
 def events_label(events: list[str]) -> str:
     return ", ".join(events) if events else "all"
+
+
+def url_label(url: str, chars: int = 70, *, scheme: bool = True) -> SafeString:
+    """A URL that may wrap in a narrow column after any "/" of its path, not mid-name; without
+    its scheme where space is short (the full URL goes in a tooltip)."""
+    prefix, sep, rest = url.partition("://")
+    if not sep:
+        prefix, rest = "", url
+    head, *path = Truncator(rest).chars(chars).split("/")
+    parts = [f"{prefix}{sep}{head}" if scheme else head, *path]
+    return format_html(
+        '<span class="webhook-url">{}</span>',
+        format_html_join(SafeString("/<wbr>"), "{}", ((part,) for part in parts)),
+    )

@@ -29,7 +29,9 @@ class NewSecret:
     rotated: bool
 
 
-def secret_keep(request: HttpRequest, endpoint: WebhookEndpoint, secret: str, rotated: bool) -> None:
+def secret_keep(
+    request: HttpRequest, endpoint: WebhookEndpoint, secret: str, rotated: bool
+) -> None:
     if settings.SESSION_ENGINE.endswith("signed_cookies"):
         # That engine is the session *in* a cookie: fail (and roll the write back) rather
         # than send the secret to the browser in it.
