@@ -9,24 +9,15 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
-from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import (
-    TENANT_RELATED,
-    ServiceAdmin,
-    TenantColumnMixin,
-    TenantFilter,
-)
-from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
 from apps.notifications import serializers
-from apps.notifications.admin.forms import with_field_errors
+from apps.notifications.admin.forms import TemplateAdminBase, with_field_errors
 from apps.notifications.choices import (
     NotificationType,
     TemplateStatus,
@@ -189,44 +180,13 @@ def _part_field(message: str, form: forms.ModelForm) -> str | None:
 
 
 @admin.register(PushTemplate)
-class PushTemplateAdmin(TenantColumnMixin, ServiceAdmin):
+class PushTemplateAdmin(TemplateAdminBase):
     form = PushTemplateForm
-    list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
-    list_select_related = (TENANT_RELATED,)
-    list_filter = ("type", "status", ("tenant", TenantFilter))
     search_fields = ("name", "title")
-    ordering = ("tenant_id", "type", "-priority", "name")
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PushTemplate]:
-        return super().get_queryset(request).select_related(TENANT_RELATED)
-
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        if self.has_view_or_change_permission(request):
-            # As on the email-template page: tenants get their built-in templates on first
-            # sight, found by one query that is empty once every tenant has them.
-            unseeded = Tenant.objects.filter(status=TenantStatus.ACTIVE).filter(
-                Q(notification_settings__isnull=True)
-                | Q(notification_settings__push_defaults_seeded_at__isnull=True)
-            )
-            for tenant in unseeded:
-                services.push_templates_seed(tenant)
-        return super().changelist_view(request, extra_context)
-
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        if obj is None:
-            head: tuple[str, ...] = ("tenant", "type")
-        else:
-            head = ("tenant_column", "type", "public_id", "created", "updated")
-        return [
-            (None, {"fields": (*head, "name", "status", "priority")}),
-            (
-                "Content",
-                {"fields": tuple(_PARTS.values()), "description": render_to_string(VARIABLES_HELP)},
-            ),
-            ("Audience", {"fields": ("user_attributes",)}),
-        ]
+    content_fields = tuple(_PARTS.values())
+    variables_help = VARIABLES_HELP
+    seeded_marker = "push_defaults_seeded_at"
+    seed = staticmethod(services.push_templates_seed)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return () if obj is None else ("tenant_column", "type", "public_id", "created", "updated")
