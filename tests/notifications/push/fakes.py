@@ -148,7 +148,8 @@ class FakeServer:
                 return Answer(500, {"fake_error": traceback.format_exc()})
 
     def respond(self, request: RecordedRequest) -> Answer:
-        raise NotImplementedError
+        """Each provider's fake answers its own paths; this bare server knows none."""
+        return Answer(404, {"error": "no such endpoint"})
 
     def _queued(self) -> Answer | None:
         return self._queue.popleft() if self._queue else None
