@@ -3,6 +3,7 @@ from collections.abc import Callable
 from django.contrib import admin
 from django.http import HttpResponseBase
 from django.urls import include, path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 
@@ -46,7 +47,9 @@ urlpatterns = [
     path("notifications/", include("apps.notifications.page_urls")),
     path("", RedirectView.as_view(url="/dashboard/")),
     # Unknown API routes answer JSON even with DEBUG on (Django's debug 404 page is HTML).
-    re_path(r"^(?:v1|api|admin/v1)/", json_not_found),
+    # CSRF-exempt: an unknown API route answers the JSON 404 to every method, not Django's
+    # HTML CSRF page (API clients send no CSRF token; nothing here reads cookies).
+    re_path(r"^(?:v1|api|admin/v1)/", csrf_exempt(json_not_found)),
 ]
 
 handler400 = "apps.core.api.errors.json_bad_request"

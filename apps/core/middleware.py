@@ -1,10 +1,11 @@
-"""One structured log line per request."""
+"""One structured log line per request, and requests no view should see."""
 
 import logging
+import re
 import time
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
 logger = logging.getLogger("gamify.request")
 
@@ -19,10 +20,36 @@ class RequestLogMiddleware:
         elapsed_ms = (time.monotonic() - started) * 1000
         logger.info(
             "method=%s path=%s status=%s ms=%.1f tenant=%s",
-            request.method,
-            request.path,
+            _loggable(request.method or "-"),
+            _loggable(request.path),
             response.status_code,
             elapsed_ms,
-            request.headers.get("Tenant-ID", "-"),
+            _loggable(request.headers.get("Tenant-ID", "-")),
         )
         return response
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _loggable(value: str) -> str:
+    """What a client sent, safe in a log line: a decoded `%0a` in a URL must not start a line
+    of its own (forged entries), so control characters are written as escapes."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+
+
+class NulByteMiddleware:
+    """A NUL character in the path or the query string is refused here, once, for every
+    route: PostgreSQL cannot store or even compare text containing it, so a lookup by such
+    an id would fail with a database error instead of a clean answer."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        query = request.GET
+        if "\x00" in request.path or any(
+            "\x00" in key or any("\x00" in v for v in query.getlist(key)) for key in query
+        ):
+            return JsonResponse({"error": "NUL characters are not allowed in URLs"}, status=400)
+        return self.get_response(request)

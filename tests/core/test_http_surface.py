@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from django.test import override_settings
 
 
@@ -78,3 +79,46 @@ def test_openapi_documents_list_both_apis(anon_client, db):
 def test_docs_pages_render(anon_client, db):
     assert anon_client.get("/v1/docs").status_code == 200
     assert anon_client.get("/admin/v1/docs").status_code == 200
+
+
+def test_writes_to_unknown_api_routes_are_json_404_not_a_csrf_page(org):
+    from django.test import Client
+
+    browser_like = Client(enforce_csrf_checks=True)
+    for method in ("post", "patch", "delete", "put"):
+        for path in ("/v1/nope", "/api/nope", "/admin/v1/nope"):
+            response = getattr(browser_like, method)(
+                path, "{}", content_type="application/json", HTTP_X_API_KEY=org.admin_key
+            )
+            assert response.status_code == 404, (method, path)
+            assert response["Content-Type"] == "application/json"
+            assert set(response.json()) == {"error"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/users/a%00b",
+        "/v1/users/a%00b/metrics",
+        "/v1/streaks?userIds=a%00b",
+        "/v1/leaderboards/board?userId=a%00b",
+        "/admin/v1/metrics?ids=a%00b",
+        "/v1/users/u1?x%00=1",
+    ],
+)
+def test_a_nul_byte_in_the_url_is_a_400_everywhere(api_client, path):
+    response = api_client.get(path)
+    assert response.status_code == 400
+    assert response.json() == {"error": "NUL characters are not allowed in URLs"}
+
+
+def test_the_request_log_escapes_control_characters(api_client, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="gamify.request"):
+        api_client.get("/v1/users/x%0aforged=1%0d", HTTP_TENANT_ID="t\nforged")
+    [line] = [r.getMessage() for r in caplog.records if r.name == "gamify.request"]
+    assert "\n" not in line
+    assert "\r" not in line
+    assert "path=/v1/users/x\\x0aforged=1\\x0d" in line
+    assert "tenant=t\\x0aforged" in line
