@@ -182,6 +182,8 @@ SPECTACULAR_SETTINGS = {
 # Celery: with no broker configured, tasks run inline (in the web process, after commit), which
 # keeps local development and the unit tests free of a worker.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+# Processed rows of batch events (POST /admin/v1/metrics/events) hold user fields: purged after.
+QUEUED_EVENTS_RETENTION_DAYS = max(1, env_int("QUEUED_EVENTS_RETENTION_DAYS", 7))
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True

@@ -6,12 +6,17 @@ anyway, so a stale entry is detected without any extra query, in every process.
 """
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_entries: dict[tuple[int, str], tuple[int, Any]] = {}
+# Least recently used entries go first: a process serving thousands of tenants keeps the
+# configuration of those it serves now, not of every tenant it ever saw.
+MAX_ENTRIES = 4096
+
+_entries: OrderedDict[tuple[int, str], tuple[int, Any]] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -19,10 +24,16 @@ def tenant_cached(tenant: Any, name: str, loader: Callable[[], T]) -> T:
     key = (tenant.pk, name)
     entry = _entries.get(key)
     if entry is not None and entry[0] == tenant.config_version:
+        with _lock:
+            if key in _entries:
+                _entries.move_to_end(key)
         return entry[1]
     value = loader()
     with _lock:
         _entries[key] = (tenant.config_version, value)
+        _entries.move_to_end(key)
+        while len(_entries) > MAX_ENTRIES:
+            _entries.popitem(last=False)
     return value
 
 

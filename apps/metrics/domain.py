@@ -23,7 +23,9 @@ def value_parse(raw: object) -> Decimal:
         raise MetricValueInvalidError("value must be a finite number") from None
     if not value.is_finite():
         raise MetricValueInvalidError("value must be a finite number")
-    if abs(value) > MAX_ABS_VALUE:
+    # adjusted() reads the exponent without arithmetic: abs() of 1e999999999 would overflow
+    # the decimal context before any comparison.
+    if value.adjusted() > MAX_ABS_VALUE.adjusted() or abs(value) > MAX_ABS_VALUE:
         raise MetricValueInvalidError("value must be between -1000000000000 and 1000000000000")
     return value.quantize(VALUE_QUANTUM, rounding=ROUND_HALF_EVEN)
 
@@ -62,6 +64,23 @@ def summary_range_check(start: dt.date, end: dt.date) -> None:
 
 
 def summary_buckets(
+    start: dt.date,
+    end: dt.date,
+    aggregation: str,
+    total_before: Decimal,
+    daily_changes: Iterable[tuple[dt.date, Decimal]],
+) -> list[SummaryBucket]:
+    """See _summary_buckets; a bucket that would start before year 1 or end after 9999 (a
+    week holding 0001-01-01, a month or day at the end of 9999) is a validation error."""
+    try:
+        return _summary_buckets(start, end, aggregation, total_before, daily_changes)
+    except OverflowError:
+        raise SummaryRangeInvalidError(
+            "startDate and endDate must leave their whole buckets within years 1 to 9999"
+        ) from None
+
+
+def _summary_buckets(
     start: dt.date,
     end: dt.date,
     aggregation: str,

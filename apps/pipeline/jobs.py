@@ -1,6 +1,8 @@
 import datetime as dt
 from collections.abc import Callable
 
+from django.conf import settings
+
 from apps.accounts.models import Tenant
 from apps.achievements.jobs import achievements_anniversaries
 from apps.achievements.services import Completed
@@ -17,7 +19,7 @@ from apps.notifications.scheduling import (
     streak_reminders_schedule,
 )
 from apps.notifications.services import notifications_record
-from apps.pipeline.services import queued_batches_stale
+from apps.pipeline.services import queued_batches_stale, queued_events_purge_processed
 from apps.pipeline.steps import completion_facts
 from apps.pipeline.tasks import queued_events_process_task
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
@@ -35,6 +37,15 @@ STALE_AFTER = dt.timedelta(minutes=5)
 def queued_events_recover(now: dt.datetime) -> None:
     for batch_id in queued_batches_stale(now - STALE_AFTER):
         queued_events_process_task.delay(batch_id)
+
+
+@periodic_job("queued-events-purge", every=dt.timedelta(hours=6))
+def queued_events_purge(now: dt.datetime) -> int:
+    """Processed batch rows (they hold user fields) are kept QUEUED_EVENTS_RETENTION_DAYS;
+    pending ones are never purged."""
+    return queued_events_purge_processed(
+        now - dt.timedelta(days=settings.QUEUED_EVENTS_RETENTION_DAYS)
+    )
 
 
 @periodic_job("achievements-anniversaries", every=dt.timedelta(hours=1))

@@ -245,3 +245,12 @@ def queued_batches_stale(older_than: dt.datetime) -> list[str]:
         .values_list("batch_id", flat=True)
         .distinct()
     ]
+
+
+def queued_events_purge_processed(older_than: dt.datetime) -> int:
+    """Delete processed (done or failed) batch rows accepted before `older_than`."""
+    deleted, _ = QueuedEvent.objects.filter(
+        accepted_at__lt=older_than,
+        status__in=[QueuedEventStatus.DONE, QueuedEventStatus.FAILED],
+    ).delete()
+    return deleted

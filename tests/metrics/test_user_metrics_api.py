@@ -125,3 +125,31 @@ class TestEventSummary:
             other_tenant_client, aggregation="daily", startDate="2026-01-01", endDate="2026-01-02"
         )
         assert response.status_code == 404
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "aggregation=weekly&startDate=0001-01-01&endDate=0001-01-10",
+        "aggregation=daily&startDate=9999-12-30&endDate=9999-12-31",
+        "aggregation=monthly&startDate=9999-12-01&endDate=9999-12-31",
+    ],
+)
+def test_summaries_at_the_calendar_limits_are_422_not_500(api_client, metric, query):
+    api_client.post("/v1/metrics/words/event", {"user": {"id": "u1"}, "value": 1})
+    response = api_client.get(f"/v1/users/u1/metrics/words/event-summary?{query}")
+    assert response.status_code == 422
+    assert "years 1 to 9999" in response.json()["error"]
+
+
+def test_an_astronomically_large_value_is_422(api_client, metric):
+    for path, body in (
+        ("/v1/metrics/words/event", '{"user": {"id": "u1"}, "value": 1e999999999}'),
+        (
+            "/admin/v1/metrics/events",
+            '[{"key": "words", "user": {"id": "u1"}, "value": 1e999999999}]',
+        ),
+    ):
+        response = api_client.post(path, body, content_type="application/json", format=None)
+        assert response.status_code == 422, path
+        assert "value: must be between" in response.json()["error"]
