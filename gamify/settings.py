@@ -264,8 +264,12 @@ LOGGING = {
     "loggers": {"django.server": {"level": "WARNING"}},
 }
 
-if not DEBUG:
+# X-Forwarded-Proto says whether the client's connection was HTTPS, but any client can send it:
+# only a reverse proxy that sets it (and strips the client's) may be believed.
+if env_bool("TRUST_PROXY_HEADERS", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True

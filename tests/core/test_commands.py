@@ -128,3 +128,22 @@ def test_check_deploy_is_clean_with_production_settings():
         SECURE_HSTS_PRELOAD="true",
     )
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+def _proxy_header(**env):
+    result = _manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.SECURE_PROXY_SSL_HEADER)",
+        DEBUG="false",
+        SECRET_KEY="x" * 60,
+        ALLOWED_HOSTS="gamify.example.com",
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_proxy_headers_are_trusted_only_when_the_operator_says_so():
+    assert _proxy_header() == "None"
+    assert _proxy_header(TRUST_PROXY_HEADERS="true") == "('HTTP_X_FORWARDED_PROTO', 'https')"
