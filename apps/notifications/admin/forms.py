@@ -12,6 +12,9 @@ from django.template.loader import render_to_string
 from apps.accounts.admin.base import TENANT_RELATED, ServiceAdmin, TenantColumnMixin, TenantFilter
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
+from apps.notifications.choices import NotificationType, TemplateStatus
+from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
+from apps.users.choices import AttributeType
 
 
 def with_field_errors(
@@ -33,6 +36,58 @@ def with_field_errors(
                 return self.cleaned_data
 
     return FieldErrorForm
+
+
+class TemplateFormBase(ConfigForm):
+    """The fields every notification template has, around each kind's content fields: the
+    body of the admin API's create or update call, validated by its serializer; the template
+    services then check that the template renders."""
+
+    type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
+    name = forms.CharField(max_length=255)
+    status = forms.ChoiceField(
+        choices=TemplateStatus.choices,
+        initial=TemplateStatus.INACTIVE,
+        help_text="Only active templates are sent.",
+    )
+    priority = forms.IntegerField(
+        initial=0,
+        help_text="Of the active templates of a type whose filters match a user, the highest "
+        "priority is sent.",
+    )
+    user_attributes = AttributeFilterField(
+        help_text="Sent only to users with all of these attributes: one per line, as "
+        "key:value, e.g. “plan:pro”. Empty: everyone.",
+    )
+    create_only = ("type",)
+    # The content inputs a saved template must have; on creation, left empty, the service
+    # fills them (their API keys in `defaulted`) from the built-in template of the type.
+    required_on_edit: ClassVar[tuple[str, ...]]
+    defaulted: ClassVar[tuple[str, ...]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in self.required_on_edit:
+            if self.instance.pk:
+                self.fields[name].required = True
+            else:
+                self.fields[name].help_text = "Empty: the built-in template of the type."
+
+    def config_tenant(self) -> Tenant | None:
+        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+
+    def initial_from(self, obj: Any) -> dict[str, Any]:
+        return {
+            **{name: getattr(obj, name) for name in ("name", "status", "priority")},
+            "user_attributes": _filters_text(obj.tenant, obj.user_attributes, AttributeType.USER),
+        }
+
+    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
+        body = super().body(cleaned, tenant)
+        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
+        if not self.instance.pk:
+            body = {k: v for k, v in body.items() if k not in self.defaulted or v}
+        return body
 
 
 class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):

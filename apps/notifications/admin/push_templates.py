@@ -17,9 +17,8 @@ from django.utils.safestring import SafeString
 
 from apps.accounts.models import Tenant
 from apps.notifications import serializers
-from apps.notifications.admin.forms import TemplateAdminBase, with_field_errors
+from apps.notifications.admin.forms import TemplateAdminBase, TemplateFormBase, with_field_errors
 from apps.notifications.choices import (
-    NotificationType,
     TemplateStatus,
 )
 from apps.notifications.context import app_context
@@ -27,8 +26,6 @@ from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import PushTemplate
 from apps.notifications.previews import push_template_preview
 from apps.notifications.push import services
-from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
-from apps.users.choices import AttributeType
 from apps.users.errors import UserNotFoundError
 from apps.users.models import EndUser
 from apps.users.selectors import user_get
@@ -89,19 +86,7 @@ def data_text(data: dict[str, str]) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
 
 
-class PushTemplateForm(ConfigForm):
-    type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
-    name = forms.CharField(max_length=255)
-    status = forms.ChoiceField(
-        choices=TemplateStatus.choices,
-        initial=TemplateStatus.INACTIVE,
-        help_text="Only active templates are sent.",
-    )
-    priority = forms.IntegerField(
-        initial=0,
-        help_text="Of the active templates of a type whose filters match a user, the highest "
-        "priority is sent.",
-    )
+class PushTemplateForm(TemplateFormBase):
     title = forms.CharField(
         required=False, widget=forms.TextInput(attrs={**_CODE, "maxlength": 1000})
     )
@@ -124,11 +109,6 @@ class PushTemplateForm(ConfigForm):
         "“screen: streak”; values are templates. Keys with a colon or values over several "
         "lines: write a JSON object instead. Empty: none.",
     )
-    user_attributes = AttributeFilterField(
-        help_text="Sent only to users with all of these attributes: one per line, as "
-        "key:value, e.g. “plan:pro”. Empty: everyone.",
-    )
-
     create_serializer = serializers.PushTemplateCreateSerializer
     update_serializer = serializers.PushTemplateUpdateSerializer
     api_keys = {
@@ -136,38 +116,20 @@ class PushTemplateForm(ConfigForm):
         **{field: part for part, field in _PARTS.items()},
         "user_attributes": "userAttributes",
     }
-    create_only = ("type",)
+    required_on_edit = ("title", "body_text")
+    defaulted = ("title", "body")
 
     class Meta:
         model = PushTemplate
         fields = ("tenant",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.fields["title"].required = self.fields["body_text"].required = True
-        else:
-            for name in ("title", "body_text"):
-                self.fields[name].help_text = "Empty: the built-in template of the type."
-
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
-
     def initial_from(self, obj: PushTemplate) -> dict[str, Any]:
         return {
-            **{name: getattr(obj, name) for name in ("name", "status", "priority", "title", "url")},
+            **super().initial_from(obj),
+            **{name: getattr(obj, name) for name in ("title", "url")},
             "body_text": obj.body,
             "data": data_text(obj.data),
-            "user_attributes": _filters_text(obj.tenant, obj.user_attributes, AttributeType.USER),
         }
-
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-        body = super().body(cleaned, tenant)
-        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
-        if not self.instance.pk:
-            # A title or body left empty is not sent: the service takes the built-in one.
-            body = {k: v for k, v in body.items() if k not in ("title", "body") or v}
-        return body
 
 
 # "title: line 1: ...", "data.screen: ...", "data holds at most 20 keys": the part comes first.

@@ -18,14 +18,11 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import Tenant
 from apps.notifications import serializers, services
-from apps.notifications.admin.forms import TemplateAdminBase, with_field_errors
-from apps.notifications.choices import NotificationType, TemplateStatus
+from apps.notifications.admin.forms import TemplateAdminBase, TemplateFormBase, with_field_errors
 from apps.notifications.delivery import email_test_send
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate
 from apps.notifications.previews import template_preview
-from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
-from apps.users.choices import AttributeType
 from apps.users.errors import UserNotFoundError
 from apps.users.models import EndUser
 from apps.users.selectors import user_get
@@ -39,22 +36,7 @@ VARIABLES_HELP = "admin/notifications/emailtemplate/variables.html"
 _CODE = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
 
 
-class EmailTemplateForm(ConfigForm):
-    """The body of the admin API's create or update call, validated by its serializer; the
-    template services then check that the template renders."""
-
-    type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
-    name = forms.CharField(max_length=255)
-    status = forms.ChoiceField(
-        choices=TemplateStatus.choices,
-        initial=TemplateStatus.INACTIVE,
-        help_text="Only active templates are sent.",
-    )
-    priority = forms.IntegerField(
-        initial=0,
-        help_text="Of the active templates of a type whose filters match a user, the highest "
-        "priority is sent.",
-    )
+class EmailTemplateForm(TemplateFormBase):
     subject = forms.CharField(
         required=False, widget=forms.TextInput(attrs={**_CODE, "maxlength": 1000})
     )
@@ -70,47 +52,21 @@ class EmailTemplateForm(ConfigForm):
         widget=forms.Textarea(attrs={**_CODE, "rows": 10}),
         help_text="Empty: derived from the HTML.",
     )
-    user_attributes = AttributeFilterField(
-        help_text="Sent only to users with all of these attributes: one per line, as "
-        "key:value, e.g. “plan:pro”. Empty: everyone.",
-    )
-
     create_serializer = serializers.EmailTemplateCreateSerializer
     update_serializer = serializers.EmailTemplateUpdateSerializer
     api_keys = {
         **{name: name for name in ("type", "name", "status", "priority", *_PARTS)},
         "user_attributes": "userAttributes",
     }
-    create_only = ("type",)
+    required_on_edit = ("subject", "html")
+    defaulted = _PARTS
 
     class Meta:
         model = EmailTemplate
         fields = ("tenant",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.fields["subject"].required = self.fields["html"].required = True
-        else:
-            for name in ("subject", "html"):
-                self.fields[name].help_text = "Empty: the built-in template of the type."
-
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
-
     def initial_from(self, obj: EmailTemplate) -> dict[str, Any]:
-        return {
-            **{name: getattr(obj, name) for name in ("name", "status", "priority", *_PARTS)},
-            "user_attributes": _filters_text(obj.tenant, obj.user_attributes, AttributeType.USER),
-        }
-
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-        body = super().body(cleaned, tenant)
-        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
-        if not self.instance.pk:
-            # Parts left empty are not sent: the service fills them from the built-in template.
-            body = {k: v for k, v in body.items() if k not in _PARTS or v}
-        return body
+        return {**super().initial_from(obj), **{name: getattr(obj, name) for name in _PARTS}}
 
 
 def _part_of(message: str, form: forms.ModelForm) -> str | None:
