@@ -14,4 +14,5 @@ urlpatterns = [
     path("", include("apps.webhooks.admin_urls")),
     path("", include("apps.users.admin_urls")),
     path("", include("apps.accounts.admin_urls")),
+    path("", include("apps.analytics.admin_urls")),
 ]

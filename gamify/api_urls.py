@@ -11,4 +11,5 @@ urlpatterns = [
     path("", include("apps.points.urls")),
     path("", include("apps.leaderboards.urls")),
     path("", include("apps.notifications.urls")),
+    path("", include("apps.analytics.urls")),
 ]

@@ -21,7 +21,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "gamify.admin_config.DashboardAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "apps.notifications",
     "apps.webhooks",
     "apps.pipeline",
+    "apps.analytics",
 ]
 
 MIDDLEWARE = [

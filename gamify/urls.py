@@ -18,10 +18,6 @@ def _schema(urlconf: str, prefix: str, title: str) -> Callable[..., HttpResponse
     )
 
 
-admin.site.site_header = "gamify dashboard"
-admin.site.site_title = "gamify"
-admin.site.index_title = "Configuration and end-users"
-
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path(

@@ -1,5 +1,6 @@
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -12,6 +13,10 @@ class Organization(TimestampedModel):
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     name = models.CharField(max_length=255)
+    # Dashboard users who may see and configure this organization's tenants (superusers see all).
+    staff = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="organizations"
+    )
 
     def __str__(self) -> str:
         return self.name

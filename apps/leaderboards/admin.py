@@ -278,6 +278,7 @@ def _api_data(form: forms.ModelForm) -> dict[str, Any]:
 
 @admin.register(LeaderboardEntry)
 class LeaderboardEntryAdmin(UserLinkMixin, ReadOnlyAdmin):
+    tenant_lookup = "leaderboard__tenant"
     list_display = ("board_column", "run_start", "group", "user_link", "value", "reached_at")
     list_display_links = ("value",)
     list_select_related = (BOARD_RELATED, "user")
@@ -296,6 +297,7 @@ class LeaderboardEntryAdmin(UserLinkMixin, ReadOnlyAdmin):
 
 @admin.register(LeaderboardSnapshot)
 class LeaderboardSnapshotAdmin(UserLinkMixin, ReadOnlyAdmin):
+    tenant_lookup = "leaderboard__tenant"
     list_display = ("board_column", "run_start", "user_link", "date", "rank", "value")
     list_display_links = ("date",)
     list_select_related = (BOARD_RELATED, "user")

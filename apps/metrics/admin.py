@@ -8,8 +8,8 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -17,10 +17,12 @@ from apps.accounts.admin.base import (
     ServiceAdmin,
     TenantColumnMixin,
     TenantFilter,
+    admin_links,
+    dependents,
     key_field,
-    tenant_label,
+    scoped,
 )
-from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
+from apps.metrics.models import Metric, MetricEvent, MetricTotal
 from apps.metrics.services import metric_create, metric_delete, metric_update
 from apps.users.admin import end_user_section, html_table
 from apps.users.models import EndUser
@@ -31,11 +33,11 @@ RECENT_EVENTS = 50
 
 
 class MetricFilter(admin.RelatedFieldListFilter):
-    """Metric keys repeat across tenants, so each choice names its tenant; one query."""
+    """The selected tenant's metrics; one query."""
 
     def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
-        metrics = Metric.objects.select_related(TENANT_RELATED).order_by("tenant_id", "key")
-        return [(m.pk, f"{m.key} ({tenant_label(m.tenant)})") for m in metrics]
+        metrics = scoped(Metric.objects.order_by("key"), request, "tenant")
+        return [(m.pk, f"{m.name} ({m.key})") for m in metrics]
 
 
 class MetricForm(forms.ModelForm):
@@ -57,13 +59,13 @@ class MetricAdmin(TenantColumnMixin, ServiceAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         if obj is None:
             return MetricForm.Meta.fields
-        return (*MetricForm.Meta.fields, "public_id", "created", "updated")
+        return (*MetricForm.Meta.fields, "used_by", "public_id", "created", "updated")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         # API calls name a metric by its key, and its events belong to its tenant.
         if obj is None:
             return ()
-        return ("tenant", "key", "public_id", "created", "updated")
+        return ("tenant", "key", "used_by", "public_id", "created", "updated")
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Metric:
         data = form.cleaned_data
@@ -88,12 +90,18 @@ class MetricAdmin(TenantColumnMixin, ServiceAdmin):
     def service_delete(self, request: HttpRequest, obj: Metric) -> None:
         metric_delete(obj.tenant, obj)
 
-    def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
-        return {
-            "metric events": MetricEvent.objects.filter(metric__in=objs).count(),
-            "metric totals": MetricTotal.objects.filter(metric__in=objs).count(),
-            "daily rollups": MetricDailyChange.objects.filter(metric__in=objs).count(),
-        }
+    @admin.display(description="Used by")
+    def used_by(self, obj: Metric) -> SafeString:
+        """The configuration that counts this metric: achievements, leaderboards, points
+        triggers, streak conditions (deleting the metric deletes them)."""
+        rows = [
+            format_html("{}: {}", dependent.label.capitalize(), admin_links(dependent.named))
+            for dependent in dependents([obj])
+            if dependent.named
+        ]
+        if not rows:
+            return format_html("{}", "Nothing yet")
+        return format_html_join(mark_safe("<br>"), "{}", ((row,) for row in rows))
 
 
 @admin.register(MetricEvent)

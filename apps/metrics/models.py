@@ -101,6 +101,8 @@ class MetricDailyChange(models.Model):
                 fields=["user", "metric", "date"], name="metric_daily_change_unique"
             ),
         ]
+        # Tenant-wide series by day (dashboard analytics, home page).
+        indexes = [models.Index(fields=["tenant", "date"], name="metric_daily_tenant_date_idx")]
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.metric_id}@{self.date}={self.change}"

@@ -608,6 +608,8 @@ class SystemPartAdmin(ServiceAdmin):
     """Levels, boosts and triggers: written by the configuration functions of their system's
     tenant; parts of an archived system are read-only, as the admin API no longer reaches them."""
 
+    tenant_lookup = "system__tenant"
+
     list_select_related: ClassVar[tuple[str, ...]] = (SYSTEM_RELATED,)
     list_filter: ClassVar[tuple[Any, ...]] = (("system", SystemFilter),)
     head: ClassVar[tuple[str, ...]] = ("system_column", "public_id")

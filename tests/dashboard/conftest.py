@@ -24,6 +24,19 @@ def staff_client(db: Any) -> Client:
     return client
 
 
+def org_staff(org: Any, **fields: Any) -> Any:
+    """A staff member of `org` (not a superuser): sees its tenants, with no permissions yet."""
+    user = get_user_model().objects.create_user(is_staff=True, **fields)
+    org.organization.staff.add(user)
+    return user
+
+
+def switch_tenant(client: Client, tenant: Tenant) -> None:
+    """Picks a tenant in the header's switcher: every page then shows that tenant only."""
+    response = client.post(reverse("admin:tenant-switch"), {"tenant": tenant.pk})
+    assert response.status_code == 302
+
+
 def admin_url(model: type, view: str = "changelist", *args: Any) -> str:
     opts = model._meta
     return reverse(f"admin:{opts.app_label}_{opts.model_name}_{view}", args=args)

@@ -10,9 +10,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
+from apps.achievements.models import Achievement
 from apps.metrics.models import Metric, MetricEvent
 from apps.metrics.selectors import metric_definitions
-from tests.dashboard.conftest import admin_url, message_texts, record_events
+from tests.dashboard.conftest import admin_url, message_texts, record_events, switch_tenant
 from tests.factories import EndUserFactory, MetricFactory, OrganizationWithKey
 
 
@@ -63,6 +64,7 @@ def test_a_duplicate_metric_key_is_an_error_not_a_500(
 def test_the_same_key_in_another_tenant_is_fine(
     staff_client: Any, other_tenant: Tenant, metric: Metric
 ) -> None:
+    switch_tenant(staff_client, other_tenant)
     response = staff_client.post(
         admin_url(Metric, "add"), metric_form(other_tenant, key=metric.key)
     )
@@ -136,14 +138,38 @@ def test_deleting_a_metric_counts_what_goes_with_it(
     version = Tenant.objects.get(pk=tenant.pk).config_version
     url = admin_url(Metric, "delete", metric.pk)
 
+    Achievement.objects.create(
+        tenant=tenant, name="Novelist", trigger="metric", metric=metric, metric_value=1000
+    )
+
     confirm = staff_client.get(url)
     assert confirm.status_code == 200
-    assert ("metric events", 7) in confirm.context["model_count"]
+    counts = dict(confirm.context["model_count"])
+    assert counts["metric events (deleted with it)"] == 7
+    assert counts["achievements (deleted with it)"] == 1
+    # Configuration that goes with the metric is named, with a link to it.
+    page = confirm.content.decode()
+    assert "Achievement (deleted with it):" in page
+    assert "Novelist" in page
 
     assert staff_client.post(url, {"post": "yes"}).status_code == 302
     assert not Metric.objects.exists()
     assert not MetricEvent.objects.exists()
+    assert not Achievement.objects.exists()
     assert Tenant.objects.get(pk=tenant.pk).config_version > version
+
+
+def test_the_metric_page_says_where_the_metric_is_used(
+    staff_client: Any, tenant: Tenant, metric: Metric
+) -> None:
+    page = staff_client.get(admin_url(Metric, "change", metric.pk)).content.decode()
+    assert "Nothing yet" in page
+    Achievement.objects.create(
+        tenant=tenant, name="Novelist", trigger="metric", metric=metric, metric_value=1000
+    )
+    page = staff_client.get(admin_url(Metric, "change", metric.pk)).content.decode()
+    assert "Achievements: " in page
+    assert "Novelist" in page
 
 
 def test_bulk_deleting_metrics_goes_through_the_service(staff_client: Any, tenant: Tenant) -> None:

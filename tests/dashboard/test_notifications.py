@@ -20,7 +20,7 @@ from apps.notifications.models import EmailTemplate, Message
 from apps.notifications.services import email_template_create
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
-from tests.dashboard.conftest import admin_url, message_texts
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, OrganizationWithKey
 
 DEFAULT_TYPES = sorted(NotificationType.values)
@@ -374,14 +374,18 @@ def test_the_delivery_log_lists_and_filters_messages(
         assert response.status_code == 200
         return len(response.context["cl"].result_list)
 
-    assert shown("") == 6
+    # Each tenant's log shows its own messages only.
+    assert shown("") == 4
     assert shown("?status__exact=failed") == 1
-    assert shown("?type__exact=streak_reminder") == 2
-    assert shown("?channel__exact=email") == 6
-    assert shown(f"?tenant__id__exact={other_tenant.pk}") == 2
+    assert shown("?channel__exact=email") == 4
     assert shown(f"?user={alice.pk}") == 4
     assert shown("?q=alice") == 4
+    assert shown("?q=bob@example.com") == 0
+    switch_tenant(staff_client, other_tenant)
+    assert shown("") == 2
+    assert shown("?type__exact=streak_reminder") == 2
     assert shown("?q=bob@example.com") == 2
+    switch_tenant(staff_client, tenant)
     page = staff_client.get(admin_url(Message)).content.decode()
     assert admin_url(EndUser, "change", alice.pk) in page
     # The list shows the start of an error; the full text is its tooltip.
@@ -440,10 +444,8 @@ def test_the_end_user_page_shows_their_latest_messages(
 
 
 @pytest.fixture
-def plain_staff(db: Any) -> Any:
-    return get_user_model().objects.create_user(
-        username="plain", is_staff=True, email="plain@example.com"
-    )
+def plain_staff(org: OrganizationWithKey) -> Any:
+    return org_staff(org, username="plain", email="plain@example.com")
 
 
 def test_staff_without_permissions_cannot_reach_the_pages(

@@ -5,7 +5,6 @@ import json
 from typing import Any, cast
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
@@ -25,7 +24,7 @@ from apps.notifications.push.services import (
 )
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
-from tests.dashboard.conftest import admin_url, message_texts
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, OrganizationWithKey
 from tests.notifications.push.keys import apns_signing_key, fcm_private_key, service_account
 
@@ -143,6 +142,7 @@ def test_an_expo_channel_needs_no_token_but_may_have_one(
     bare = {"tenant": tenant.pk, "kind": "expo", "status": "inactive"}
     assert staff_client.post(admin_url(PushChannel, "add"), bare).status_code == 302
     with_token = {**bare, "tenant": other_tenant.pk, "access_token": EXPO_TOKEN}
+    switch_tenant(staff_client, other_tenant)
     assert staff_client.post(admin_url(PushChannel, "add"), with_token).status_code == 302
 
     first, second = PushChannel.objects.order_by("pk")
@@ -785,8 +785,8 @@ def test_the_end_user_section_queries_do_not_grow_with_push_messages(
 
 
 @pytest.fixture
-def plain_staff(db: Any) -> Any:
-    return get_user_model().objects.create_user(username="plain", is_staff=True)
+def plain_staff(org: OrganizationWithKey) -> Any:
+    return org_staff(org, username="plain")
 
 
 def test_staff_without_permissions_cannot_reach_the_push_pages(

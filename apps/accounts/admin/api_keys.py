@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
+from django.forms.models import ModelChoiceField
 from django.http import HttpRequest
 
 from apps.accounts.admin.base import (
@@ -14,15 +15,17 @@ from apps.accounts.admin.base import (
     ServiceAdmin,
     TenantColumnMixin,
     delete_selected,
+    tenant_label,
 )
 from apps.accounts.choices import ApiKeyKind
-from apps.accounts.models import ApiKey
+from apps.accounts.models import ApiKey, Tenant
 from apps.accounts.services import (
     api_key_create_admin,
     api_key_delete,
     api_key_revoke,
     application_key_create,
 )
+from apps.accounts.staff import selected_tenant, visible_tenants
 
 
 def key_show_once(request: HttpRequest, api_key: ApiKey, full_key: str) -> None:
@@ -68,6 +71,7 @@ class ApiKeyAdmin(TenantColumnMixin, ServiceAdmin):
     """Keys are created and revoked here, never edited; the secret hash is never shown."""
 
     add_form = ApiKeyCreateForm
+    tenant_column_shown = True
     list_display = (
         "prefix",
         "kind",
@@ -100,6 +104,25 @@ class ApiKeyAdmin(TenantColumnMixin, ServiceAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return self.fields if obj is not None else ApiKeyCreateForm.Meta.fields
+
+    def scope(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        # Keys belong to an environment: those of the selected tenant's environment.
+        tenant = selected_tenant(request)
+        if tenant is None:
+            return queryset.none()
+        return queryset.filter(environment_id=tenant.environment_id)
+
+    def formfield_for_foreignkey(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField | None:
+        if db_field.related_model is Tenant:
+            # Optional here (admin keys have none): any tenant the staff member can see.
+            field = forms.ModelChoiceField(
+                visible_tenants(request.user), required=False, label="tenant"
+            )
+            field.label_from_instance = tenant_label  # type: ignore[assignment]
+            return field
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return self.readonly_fields if obj is not None else ()

@@ -5,6 +5,7 @@ accounts is the lowest app with dashboard pages, so every other app's admin may 
 without breaking the layers of ARCHITECTURE.md §2.
 """
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -13,14 +14,17 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import actions as django_actions
 from django.db import models, transaction
-from django.db.models import QuerySet
+from django.db.models import ForeignObjectRel, QuerySet
 from django.forms.models import ModelChoiceField
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Tenant
+from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
 from apps.core.api.fields import KEY_PATTERN
 from apps.core.errors import ApplicationError
 
@@ -41,11 +45,6 @@ def key_field(max_length: int) -> forms.RegexField:
         strip=False,
         error_messages={"invalid": "must contain only letters, digits, - and _"},
     )
-
-
-def tenant_label(tenant: Tenant) -> str:
-    """Customer ids are unique only within one environment, so the dashboard names the path."""
-    return f"{tenant.environment} / {tenant.customer_id or 'default tenant'}"
 
 
 def tenant_choices() -> QuerySet[Tenant]:
@@ -78,19 +77,142 @@ class TenantColumnMixin:
         return tenant_label(obj.tenant) if obj.tenant_id else "-"
 
 
+def scoped(queryset: QuerySet, request: HttpRequest, lookup: str | None) -> QuerySet:
+    """Rows of the tenant selected in the dashboard header: `lookup` leads from the model to its
+    tenant ("tenant", "system__tenant"). Nothing when the staff member can see no tenant."""
+    if lookup is None:
+        return queryset
+    tenant = selected_tenant(request)
+    if tenant is None:
+        return queryset.none()
+    return queryset.filter(**{lookup: tenant})
+
+
+@dataclasses.dataclass(frozen=True)
+class Dependent:
+    """Rows of one kind that point at the objects being deleted."""
+
+    label: str
+    count: int
+    effect: str  # "deleted with it", "kept, link removed", "blocks the delete"
+    # Configuration rows (with a name or key) are named, so staff see which ones go.
+    named: list[Any]
+
+
+_EFFECTS = {
+    models.CASCADE: "deleted with it",
+    models.SET_NULL: "kept, link removed",
+    models.SET_DEFAULT: "kept, link reset",
+    models.PROTECT: "blocks the delete",
+    models.RESTRICT: "blocks the delete",
+}
+# Configuration rows are few; beyond this many the page shows the count only.
+NAMED_LIMIT = 20
+
+
+def dependents(objs: list[models.Model]) -> list[Dependent]:
+    """Every kind of row that points at `objs` (foreign keys, including those without a
+    reverse accessor), counted without loading them: the base of delete confirmations and of
+    "used by" lists."""
+    if not objs:
+        return []
+    found = []
+    for relation in objs[0]._meta.get_fields(include_hidden=True):
+        if not isinstance(relation, ForeignObjectRel) or relation.many_to_many:
+            continue
+        model: Any = relation.related_model
+        rows = model._base_manager.filter(**{f"{relation.field.name}__in": objs})
+        count = rows.count()
+        if not count:
+            continue
+        names = {field.name for field in model._meta.get_fields()}
+        named = []
+        if names & {"name", "key"} and count <= NAMED_LIMIT:
+            named = list(rows)
+        found.append(
+            Dependent(
+                label=str(model._meta.verbose_name_plural),
+                count=count,
+                effect=_EFFECTS.get(relation.on_delete, "changed"),  # type: ignore[arg-type]
+                named=named,
+            )
+        )
+    return found
+
+
+def admin_link(obj: models.Model) -> SafeString:
+    """A link to the object's dashboard page, or its name when it has none."""
+    opts = obj._meta
+    try:
+        url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
+    except NoReverseMatch:
+        return conditional_escape(str(obj))
+    return format_html('<a href="{}">{}</a>', url, str(obj))
+
+
+def admin_links(objs: Iterable[models.Model]) -> SafeString:
+    return format_html_join(", ", "{}", ((admin_link(obj),) for obj in objs))
+
+
+def _tenant_lookup(model: type[models.Model]) -> str | None:
+    names = {field.name for field in model._meta.get_fields()}
+    return "tenant" if "tenant" in names else None
+
+
 class DashboardAdmin(admin.ModelAdmin):
-    """Foreign-key dropdowns show full tenant and environment labels without N+1 queries, and
-    only active tenants can be chosen for new configuration."""
+    """Every page shows the tenant selected in the header only (scope.py); forms offer that
+    tenant's objects and fill in the tenant itself, so no add form asks for it."""
+
+    # The path from this page's model to its tenant; pages of models without a `tenant` field
+    # name theirs ("system__tenant") or scope their queryset themselves (organizations, keys).
+    tenant_lookup: str | None = None
+    # Pages listing rows of several tenants at once (API keys of an environment) keep the column.
+    tenant_column_shown = False
+
+    def get_tenant_lookup(self) -> str | None:
+        return self.tenant_lookup or _tenant_lookup(self.model)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return self.scope(super().get_queryset(request), request)
+
+    def scope(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        return scoped(queryset, request, self.get_tenant_lookup())
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        # One tenant is shown at a time: a tenant column would repeat it on every row.
+        columns = super().get_list_display(request)
+        if self.tenant_column_shown:
+            return columns
+        return [name for name in columns if name != "tenant_column"]
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        return [
+            item
+            for item in super().get_list_filter(request)
+            if not (isinstance(item, tuple) and item[0] == "tenant")
+        ]
 
     def formfield_for_foreignkey(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
     ) -> ModelChoiceField | None:
-        if db_field.related_model is Tenant:
-            kwargs["queryset"] = tenant_choices().filter(status=TenantStatus.ACTIVE)
-        elif db_field.related_model is Environment:
-            kwargs["queryset"] = Environment.objects.select_related("organization")
+        related = db_field.related_model
+        tenant = selected_tenant(request)
+        if related is Tenant:
+            # The selected tenant, filled in and hidden: configuration is created where the
+            # staff member is looking.
+            kwargs["queryset"] = Tenant.objects.filter(
+                pk__in=[tenant.pk] if tenant else [], status=TenantStatus.ACTIVE
+            )
+            kwargs["initial"] = tenant
+            kwargs["widget"] = forms.HiddenInput
+        elif related is Environment:
+            kwargs["queryset"] = Environment.objects.select_related("organization").filter(
+                organization__in=visible_organizations(request.user)
+            )
+        elif _tenant_lookup(related) is not None and "queryset" not in kwargs:
+            kwargs["queryset"] = scoped(related._default_manager.all(), request, "tenant")
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
-        if field is not None and db_field.related_model is Tenant:
+        if field is not None and related is Tenant:
             field.label_from_instance = tenant_label  # type: ignore[assignment]
         return field
 
@@ -131,8 +253,12 @@ class ServiceAdmin(DashboardAdmin):
         raise ApplicationError(f"{self.model._meta.verbose_name} cannot be deleted here")
 
     def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
-        """Rows that deleting `objs` removes with them, per kind, for the confirmation page."""
-        return {}
+        """Rows that deleting `objs` removes or changes with them, per kind, for the confirmation
+        page: by default every kind of row that points at them (one query per kind)."""
+        return {
+            f"{dependent.label} ({dependent.effect})": dependent.count
+            for dependent in dependents(objs)
+        }
 
     def changeform_view(
         self,
@@ -215,7 +341,13 @@ class ServiceAdmin(DashboardAdmin):
         those of this page only: the service, not the cascade, decides what goes."""
         objs = list(objs)
         name = str(self.opts.verbose_name).capitalize()
-        to_delete = [f"{name}: {obj}" for obj in objs]
+        to_delete: list[Any] = [f"{name}: {obj}" for obj in objs]
+        for dependent in dependents(objs):
+            for row in dependent.named:
+                kind = str(row._meta.verbose_name).capitalize()
+                to_delete.append(
+                    format_html("{} ({}): {}", kind, dependent.effect, admin_link(row))
+                )
         counts = {str(self.opts.verbose_name_plural): len(objs), **self.deletion_counts(objs)}
         return to_delete, counts, set(), []
 

@@ -4,6 +4,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.admin.api_keys import key_show_once
@@ -15,6 +16,7 @@ from apps.accounts.services import (
     organization_create,
     organization_update,
 )
+from apps.accounts.staff import visible_organizations
 
 
 class EnvironmentInline(admin.TabularInline):
@@ -42,6 +44,9 @@ class OrganizationAdmin(ServiceAdmin):
 
     def get_inlines(self, request: HttpRequest, obj: Any) -> list:
         return self.inlines if obj is not None else []
+
+    def scope(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        return queryset.filter(pk__in=visible_organizations(request.user))
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return self.fields if obj is not None else ("name",)
@@ -76,6 +81,9 @@ class EnvironmentAdmin(ServiceAdmin):
     list_select_related = ("organization",)
     search_fields = ("name", "key", "organization__name")
     fields = ("organization", "name", "key", "priority", "public_id", "created")
+
+    def scope(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        return queryset.filter(organization__in=visible_organizations(request.user))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         # Clients and the admin API know an environment by its key.

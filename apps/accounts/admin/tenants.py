@@ -5,6 +5,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.admin.base import EnvironmentFilter, ServiceAdmin, tenant_label
@@ -17,6 +18,7 @@ from apps.accounts.services import (
     tenant_create,
     tenant_update,
 )
+from apps.accounts.staff import visible_tenants
 
 # Tenant settings fields -> their place in a PATCH /settings body.
 _EXPERIMENTATION = {
@@ -138,6 +140,10 @@ class TenantAdmin(ServiceAdmin):
     @admin.display(description="tenant", ordering="environment")
     def label(self, obj: Tenant) -> str:
         return tenant_label(obj)
+
+    def scope(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        # Every tenant the staff member may switch to, not only the selected one.
+        return queryset.filter(pk__in=visible_tenants(request.user))
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list:
         if obj is None:

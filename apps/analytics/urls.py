@@ -1,0 +1,3 @@
+"""Application API routes of analytics: a user's year in review."""
+
+urlpatterns: list = []

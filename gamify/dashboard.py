@@ -1,0 +1,110 @@
+"""The staff dashboard's site: home page, tenant switcher, navigation order, analytics pages.
+
+Pages themselves live in each app's admin module; this module only assembles them. It sits in
+the project package because it shows numbers from analytics, the top layer.
+"""
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import URLPattern, URLResolver, include, path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from apps.accounts.staff import select_tenant, selected_tenant, tenant_label, visible_tenants
+
+# The order of sections in the navigation: what staff come for first.
+APP_ORDER = [
+    "users",
+    "metrics",
+    "streaks",
+    "points",
+    "achievements",
+    "leaderboards",
+    "notifications",
+    "webhooks",
+    "pipeline",
+    "accounts",
+    "auth",
+]
+# Tables the pipeline keeps for itself; reachable from the pages that explain them (a user's
+# streak calendar, a leaderboard's rankings), not worth a place in the navigation.
+HIDDEN_MODELS = {
+    "pipeline.queuedevent",
+    "streaks.streakperiod",
+    "leaderboards.leaderboardentry",
+    "leaderboards.leaderboardsnapshot",
+}
+
+
+class DashboardSite(admin.AdminSite):
+    site_header = "gamify dashboard"
+    site_title = "gamify"
+    index_title = "Home"
+    index_template = "admin/dashboard_home.html"
+
+    def get_urls(self) -> list[URLResolver | URLPattern]:
+        own: list[URLResolver | URLPattern] = [
+            path("tenant/", self.admin_view(tenant_switch), name="tenant-switch"),
+            path("analytics/", include("apps.analytics.dashboard_urls")),
+        ]
+        return own + super().get_urls()
+
+    def each_context(self, request: HttpRequest) -> dict[str, Any]:
+        context = super().each_context(request)
+        if request.user.is_active and getattr(request.user, "is_staff", False):
+            tenant = selected_tenant(request)
+            context["dashboard_tenant"] = tenant
+            context["dashboard_tenant_label"] = tenant_label(tenant) if tenant else ""
+            context["dashboard_tenants"] = [
+                (choice.pk, tenant_label(choice)) for choice in visible_tenants(request.user)
+            ]
+        return context
+
+    def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict]:
+        apps = super().get_app_list(request, app_label)
+        for app in apps:
+            app["models"] = [
+                model
+                for model in app["models"]
+                if f"{app['app_label']}.{model['object_name'].lower()}" not in HIDDEN_MODELS
+            ]
+        position = {label: index for index, label in enumerate(APP_ORDER)}
+        return sorted(
+            (app for app in apps if app["models"]),
+            key=lambda app: position.get(app["app_label"], len(position)),
+        )
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        from apps.analytics.home import home_context  # the top layer; loaded on first use
+
+        tenant = selected_tenant(request)
+        context = home_context(tenant) if tenant is not None else {}
+        return super().index(request, {**context, **(extra_context or {})})
+
+
+@require_POST
+def tenant_switch(request: HttpRequest) -> HttpResponse:
+    """The header's tenant switcher; returns to the page it was used on."""
+    try:
+        tenant_id = int(request.POST.get("tenant", ""))
+    except ValueError:
+        tenant_id = 0
+    if select_tenant(request, tenant_id) is None:
+        messages.error(request, "That tenant does not exist or is not yours.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("admin:index")
+    # A change page of the previous tenant's object would be a 404: go to its list instead.
+    return HttpResponseRedirect(_list_of(target))
+
+
+def _list_of(target: str) -> str:
+    parts = target.split("?")[0].rstrip("/").split("/")
+    # /dashboard/<app>/<model>/<id>/change -> /dashboard/<app>/<model>/
+    if len(parts) >= 5 and parts[-1] in {"change", "delete", "history"}:
+        return "/".join(parts[:-2]) + "/"
+    return target
