@@ -1,5 +1,6 @@
 """Writes for organizations, environments, tenants, API keys and settings."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,11 @@ def organization_update(organization: Organization, *, name: str) -> Organizatio
     organization.name = name
     organization.save(update_fields=["name", "updated"])
     return organization
+
+
+def organization_staff_set(organization: Organization, users: Iterable[Any]) -> None:
+    """The dashboard users who may see the organization's tenants (superusers see all)."""
+    organization.staff.set(list(users))
 
 
 def environment_update(

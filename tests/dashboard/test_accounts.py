@@ -10,14 +10,19 @@ from apps.accounts.models import ApiKey, Environment, Organization, Tenant
 from tests.dashboard.conftest import admin_url, message_texts
 from tests.factories import OrganizationWithKey
 
-_FULL_KEY = re.compile(r"API key (\S+): (\S+\.\S+) - copy it now")
+_FULL_KEY = re.compile(r'<code id="api-key">(\S+\.\S+)</code>')
 
 
 def shown_key(response: Any) -> str:
-    """The full key from the page's success message."""
+    """The full key from the page that shows it once, after the redirect of an add."""
     found = _FULL_KEY.search(response.content.decode())
     assert found is not None, message_texts(response)
-    return found.group(2)
+    full_key = found.group(1)
+    # Never in a cookie (the messages framework's default storage) nor in a message.
+    for cookie in response.client.cookies.values():
+        assert full_key.split(".")[1] not in cookie.value
+    assert not any(full_key in text for text in message_texts(response))
+    return full_key
 
 
 def assert_stored_only_as_hash(full_key: str) -> ApiKey:
@@ -47,7 +52,8 @@ def test_creating_an_organization_shows_its_key_once_and_stores_only_a_hash(
     assert environment.key == "production"
     assert environment.tenants.get().is_default
 
-    again = staff_client.get(admin_url(Organization))
+    assert response.redirect_chain[-1][0] == admin_url(Organization, "change", organization.pk)
+    again = staff_client.get(admin_url(Organization, "change", organization.pk))
     assert full_key.encode() not in again.content
     detail = staff_client.get(admin_url(ApiKey, "change", api_key.pk))
     assert full_key.split(".")[1].encode() not in detail.content
@@ -113,7 +119,8 @@ def test_creating_an_admin_key_shows_it_once(staff_client: Any, org: Organizatio
     api_key = assert_stored_only_as_hash(full_key)
     assert (api_key.kind, api_key.name, api_key.environment) == ("admin", "CI", org.environment)
 
-    again = staff_client.get(admin_url(ApiKey))
+    again = staff_client.get(admin_url(ApiKey, "change", api_key.pk))
+    assert again.status_code == 200
     assert full_key.encode() not in again.content
     # The new key works against the admin API.
     listed = staff_client.get("/admin/v1/metrics", HTTP_X_API_KEY=full_key)

@@ -140,3 +140,40 @@ def test_a_new_tenant_appears_in_the_switcher(staff_client: Client, org: Any) ->
     page = staff_client.get(reverse("admin:index")).content.decode()
     assert "customer-c" in page
     switch_tenant(staff_client, added)
+
+
+def test_a_superuser_adds_staff_to_an_organization(
+    staff_client: Client, org: OrganizationWithKey
+) -> None:
+    member = get_user_model().objects.create_user(username="member", is_staff=True)
+    inline = {
+        "environments-TOTAL_FORMS": 1,
+        "environments-INITIAL_FORMS": 1,
+        "environments-0-id": org.environment.pk,
+        "environments-0-organization": org.organization.pk,
+    }
+    url = admin_url(Organization, "change", org.organization.pk)
+    response = staff_client.post(url, {"name": "Acme", "staff": [member.pk], **inline})
+    assert response.status_code == 302
+    assert list(org.organization.staff.all()) == [member]
+
+
+def test_staff_cannot_change_who_belongs_to_their_organization(
+    org: OrganizationWithKey,
+) -> None:
+    member = org_staff(org, username="member")
+    grant(member, "view_organization", "change_organization")
+    other = get_user_model().objects.create_user(username="other", is_staff=True)
+    client = logged_in(member)
+    inline = {
+        "environments-TOTAL_FORMS": 1,
+        "environments-INITIAL_FORMS": 1,
+        "environments-0-id": org.environment.pk,
+        "environments-0-organization": org.organization.pk,
+    }
+    url = admin_url(Organization, "change", org.organization.pk)
+    response = client.post(url, {"name": "Acme 2", "staff": [other.pk], **inline})
+    assert response.status_code == 302
+    org.organization.refresh_from_db()
+    assert org.organization.name == "Acme 2"
+    assert list(org.organization.staff.all()) == [member]

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.webhooks.admin.secret_once import SECRET_PAGE_TTL
+from apps.core.show_once import SHOW_ONCE_TTL
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus, EventType
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from apps.webhooks.services import endpoint_secrets, webhook_endpoint_create
@@ -173,7 +173,7 @@ def test_a_secret_whose_page_was_never_opened_expires(staff_client: Any, tenant:
     response = staff_client.post(admin_url(WebhookEndpoint, "add"), endpoint_form(tenant))
     assert "webhooks.new_secret" in staff_client.session
 
-    with time_machine.travel(timezone.now() + SECRET_PAGE_TTL + dt.timedelta(seconds=1)):
+    with time_machine.travel(timezone.now() + SHOW_ONCE_TTL + dt.timedelta(seconds=1)):
         page = staff_client.get(response["Location"])
 
     assert page.context["new"] is None

@@ -4,10 +4,13 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import IS_POPUP_VAR
+from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -26,14 +29,48 @@ from apps.accounts.services import (
     application_key_create,
 )
 from apps.accounts.staff import selected_tenant, visible_tenants
+from apps.core.show_once import once_keep, once_take
+
+# A new key waits in the server-side session for the page that shows it once (core/show_once).
+_NEW_KEY = "accounts.new_key"
 
 
-def key_show_once(request: HttpRequest, api_key: ApiKey, full_key: str) -> None:
-    messages.success(
-        request,
-        f"API key {api_key.prefix}: {full_key} - copy it now. Only a hash of it is stored, "
-        "so it cannot be shown again.",
-    )
+def key_show_once(request: HttpRequest, page: Any, api_key: ApiKey, full_key: str) -> None:
+    """Keeps the new key for the next view of `page` (the key's or its organization's)."""
+    once_keep(request, _NEW_KEY, str(page.public_id), {"prefix": api_key.prefix, "key": full_key})
+
+
+def key_take(request: HttpRequest, page: Any) -> dict[str, Any] | None:
+    return once_take(request, _NEW_KEY, str(page.public_id))
+
+
+class ShowsNewKey(admin.ModelAdmin):
+    """After an add, the new object's page shows the key made with it, once, with a Copy
+    button (templates/admin/accounts/new_key.html)."""
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        obj = self.get_object(request, unquote(object_id))
+        new_key = key_take(request, obj) if obj is not None else None
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "new_key": new_key}
+        )
+
+    def response_add(
+        self, request: HttpRequest, obj: Any, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        response = super().response_add(request, obj, post_url_continue)
+        if IS_POPUP_VAR in request.POST:
+            return response
+        opts = self.opts
+        return HttpResponseRedirect(
+            reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
+        )
 
 
 class ApiKeyCreateForm(forms.ModelForm):
@@ -67,7 +104,7 @@ class ApiKeyCreateForm(forms.ModelForm):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(TenantColumnMixin, ServiceAdmin):
+class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
     """Keys are created and revoked here, never edited; the secret hash is never shown."""
 
     add_form = ApiKeyCreateForm
@@ -154,7 +191,7 @@ class ApiKeyAdmin(TenantColumnMixin, ServiceAdmin):
             api_key, full_key = api_key_create_admin(data["environment"], data["name"])
         else:
             api_key, full_key = application_key_create(data["tenant"], data["user_id"])
-        key_show_once(request, api_key, full_key)
+        key_show_once(request, api_key, api_key, full_key)
         return api_key
 
     def service_delete(self, request: HttpRequest, obj: ApiKey) -> None:
