@@ -128,6 +128,7 @@ class ApiKey(TimestampedModel):
                 name="api_key_binding_matches_kind",
             ),
         ]
+        verbose_name = "API key"
 
     def __str__(self) -> str:
         return f"{self.prefix} ({self.kind})"
