@@ -152,14 +152,14 @@ def one_request_per_connection(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def staff(
     chromium: webdriver.Chrome,
-    server: LiveServer,
     transactional_db: Any,
     one_request_per_connection: None,
     request: Any,
 ) -> Iterator[Staff]:
     """A superuser logged in through the login page."""
+    live: LiveServer = request.getfixturevalue("server")
     get_user_model().objects.create_superuser("admin", "admin@example.com", PASSWORD)
-    browser = Staff(chromium, server.url, request.node.name.replace("test_", "", 1))
+    browser = Staff(chromium, live.url, request.node.name.replace("test_", "", 1))
     chromium.delete_all_cookies()
     browser.go("/dashboard/login/")
     browser.fill("username", "admin")
