@@ -36,7 +36,7 @@ fmt: $(STAMP)
 
 # Unit, API and contract tests. DATABASE_URL selects the database (SQLite when unset).
 unit: $(STAMP)
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 -rs
 
 test: lint unit
 
