@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.admin.base import EnvironmentFilter, ServiceAdmin, tenant_label
-from apps.accounts.choices import TenantStatus
+from apps.accounts.choices import FontFamily, TenantStatus
 from apps.accounts.models import Tenant
 from apps.accounts.serializers import SettingsUpdateSerializer
 from apps.accounts.services import (
@@ -25,7 +25,7 @@ _EXPERIMENTATION = {
     "control_ratio": "controlRatio",
     "user_activation_window": "userActivationWindow",
 }
-_SETTINGS_FIELD = {"aggregationPeriod": "aggregation_period", "branding": "branding"} | {
+_SETTINGS_FIELD = {"aggregationPeriod": "aggregation_period"} | {
     wire: field for field, wire in _EXPERIMENTATION.items()
 }
 
@@ -41,9 +41,51 @@ def _error_messages(errors: Any, prefix: str = "") -> Iterator[str]:
         yield f"{prefix}{errors}"
 
 
+# Branding form fields -> their key in the settings' branding object. Logo and app icon are
+# badges ({"url": ...}) on the wire and a URL in the form.
+BRANDING_FIELDS = {
+    "app_name": "appName",
+    "app_url": "appUrl",
+    "brand_color": "brandColor",
+    "font": "font",
+    "logo": "logo",
+    "app_icon": "appIcon",
+}
+_BADGES = {"logo", "appIcon"}
+
+
 class TenantForm(forms.ModelForm):
     """Settings are validated by the admin API's settings serializer, so the dashboard cannot
-    store what PATCH /settings would refuse."""
+    store what PATCH /settings would refuse. Branding is one input per setting."""
+
+    app_name = forms.CharField(label="App name", required=False, max_length=255)
+    app_url = forms.URLField(
+        label="App URL", required=False, max_length=2000, assume_scheme="https"
+    )
+    brand_color = forms.CharField(
+        label="Brand color",
+        required=False,
+        max_length=64,
+        help_text="#RGB, #RRGGBB, rgb() or rgba(); used in emails.",
+        widget=forms.TextInput(attrs={"placeholder": "#1F6FEB", "size": 12}),
+    )
+    font = forms.ChoiceField(
+        label="Font", required=False, choices=[("", "Default"), *FontFamily.choices]
+    )
+    logo = forms.URLField(
+        label="Logo URL",
+        required=False,
+        max_length=2000,
+        help_text="Shown in emails.",
+        assume_scheme="https",
+    )
+    app_icon = forms.URLField(
+        label="App icon URL",
+        required=False,
+        max_length=2000,
+        help_text="Shown in push previews.",
+        assume_scheme="https",
+    )
 
     class Meta:
         model = Tenant
@@ -54,27 +96,38 @@ class TenantForm(forms.ModelForm):
             "control_ratio",
             "user_activation_window",
             "aggregation_period",
-            "branding",
         )
+        labels = {
+            "customer_id": "Customer ID",
+            "control_ratio": "Control group (%)",
+            "user_activation_window": "User activation window (days)",
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.validated_settings: dict[str, Any] = {}
         if "customer_id" in self.fields:
             self.fields["customer_id"].required = True
+        branding = self.instance.branding if self.instance.pk else {}
+        for field, wire in BRANDING_FIELDS.items():
+            value = branding.get(wire)
+            self.initial[field] = value["url"] if wire in _BADGES and value else value
+
+    def branding(self) -> dict[str, Any]:
+        cleaned = self.cleaned_data
+        branding: dict[str, Any] = {}
+        for field, wire in BRANDING_FIELDS.items():
+            value = cleaned.get(field)
+            if value:
+                branding[wire] = {"url": value} if wire in _BADGES else value
+        return branding
 
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
-        if "branding" not in self.fields:
+        if "app_name" not in self.fields or self.instance.pk is None:
             return cleaned
-        branding = cleaned.get("branding")
-        if branding is None:
-            cleaned["branding"] = branding = {}
-        if not isinstance(branding, dict):
-            self.add_error("branding", "must be a JSON object")
-            return cleaned
-        body: dict[str, Any] = {"branding": branding, "experimentation": {}}
+        body: dict[str, Any] = {"branding": self.branding(), "experimentation": {}}
         for field, wire in _EXPERIMENTATION.items():
             if cleaned.get(field) is not None:
                 body["experimentation"][wire] = cleaned[field]
@@ -85,15 +138,18 @@ class TenantForm(forms.ModelForm):
             self.validated_settings = serializer.validated_data
             return cleaned
         for group, errors in serializer.errors.items():
-            if isinstance(errors, dict) and group == "experimentation":
+            if isinstance(errors, dict) and group in ("experimentation", "branding"):
                 for wire, inner in errors.items():
-                    target = _SETTINGS_FIELD.get(wire)
+                    target = _SETTINGS_FIELD.get(wire, _BRANDING_FIELD.get(wire))
                     for message in _error_messages(inner):
                         self.add_error(target, message)
             else:
                 for message in _error_messages(errors):
                     self.add_error(_SETTINGS_FIELD.get(group), message)
         return cleaned
+
+
+_BRANDING_FIELD = {wire: field for field, wire in BRANDING_FIELDS.items()}
 
 
 def settings_changes(tenant: Tenant, validated: dict[str, Any]) -> dict[str, Any]:
@@ -155,12 +211,12 @@ class TenantAdmin(ServiceAdmin):
             "control_ratio",
             "user_activation_window",
             "aggregation_period",
-            "branding",
             "config_version",
         )
         return [
             (None, {"fields": identity}),
             ("Settings", {"fields": settings}),
+            ("Branding", {"fields": tuple(BRANDING_FIELDS)}),
             ("History", {"fields": ("created", "updated")}),
         ]
 
