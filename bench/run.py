@@ -248,6 +248,8 @@ class Server:
         self.log_path = log_path
         self.command = [
             str(BIN / "gunicorn"),
+            # Production's settings, including a control socket of this instance's own.
+            "--config=python:gamify.gunicorn_conf",
             "gamify.wsgi",
             f"--bind={HOST}:{self.port}",
             "--worker-class=gthread",

@@ -6,8 +6,10 @@ the project package because it shows numbers from analytics, the top layer.
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, URLResolver, include, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -108,3 +110,19 @@ def _list_of(target: str) -> str:
     if len(parts) >= 5 and parts[-1] in {"change", "delete", "history"}:
         return "/".join(parts[:-2]) + "/"
     return target
+
+
+def login_locked_out(
+    request: HttpRequest, response: HttpResponse | None, credentials: dict | None
+) -> HttpResponse:
+    """The page django-axes shows instead of the login form after repeated failures: 429, how
+    long the block lasts, and how an administrator lifts it."""
+    minutes = max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
+    locked = TemplateResponse(
+        request,
+        "admin/locked_out.html",
+        {**admin.site.each_context(request), "title": "Login blocked", "minutes": minutes},
+        status=429,
+    )
+    locked["Retry-After"] = str(minutes * 60)
+    return locked.render()

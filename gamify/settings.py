@@ -1,5 +1,6 @@
 """Settings for gamify. Every deployment knob comes from the environment (see README)."""
 
+import datetime as dt
 from pathlib import Path
 
 import dj_database_url
@@ -27,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -54,7 +56,25 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Dashboard login: after LOGIN_FAILURE_LIMIT wrong passwords for one username, or from one
+# address, further attempts are refused for LOGIN_LOCKOUT_MINUTES (README, "Dashboard login";
+# `manage.py axes_reset_username NAME` unlocks at once).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = max(1, env_int("LOGIN_FAILURE_LIMIT", 5))
+AXES_COOLOFF_TIME = dt.timedelta(minutes=max(1, env_int("LOGIN_LOCKOUT_MINUTES", 15)))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "apps.core.middleware.client_ip"
+AXES_LOCKOUT_CALLABLE = "gamify.dashboard.login_locked_out"
+# Failed attempts are logged by axes; successful logins need no extra table rows.
+AXES_DISABLE_ACCESS_LOG = True
 
 ROOT_URLCONF = "gamify.urls"
 WSGI_APPLICATION = "gamify.wsgi.application"
@@ -267,7 +287,9 @@ LOGGING = {
 
 # X-Forwarded-Proto says whether the client's connection was HTTPS, but any client can send it:
 # only a reverse proxy that sets it (and strips the client's) may be believed.
-if env_bool("TRUST_PROXY_HEADERS", default=False):
+# The same for X-Forwarded-For (the client address of login lockouts and rate limits).
+TRUST_PROXY_HEADERS = env_bool("TRUST_PROXY_HEADERS", default=False)
+if TRUST_PROXY_HEADERS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 if not DEBUG:

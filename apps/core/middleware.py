@@ -5,9 +5,22 @@ import re
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 logger = logging.getLogger("gamify.request")
+
+
+def client_ip(request: HttpRequest) -> str | None:
+    """The client's address: the connection's peer, or with TRUST_PROXY_HEADERS the address our
+    reverse proxy appended last to X-Forwarded-For (earlier entries are the client's own say)."""
+    if settings.TRUST_PROXY_HEADERS:
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last
+    address: str | None = request.META.get("REMOTE_ADDR")
+    return address
 
 
 class RequestLogMiddleware:

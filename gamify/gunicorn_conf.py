@@ -1,0 +1,29 @@
+"""gunicorn settings for gamify: `gunicorn -c python:gamify.gunicorn_conf gamify.wsgi ...`.
+
+Command-line options still apply on top (bind, workers, threads).
+"""
+
+import os
+import tempfile
+from typing import Any
+
+# The same limit as Django's (settings.DATA_UPLOAD_MAX_MEMORY_SIZE), read the same way.
+MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", 5 * 1024 * 1024))
+
+# Every instance its own control socket (gunicorn's default is one path per user, so a second
+# gunicorn on the host, e.g. `make bench` beside a running server, would take over the first's).
+# The master loads this file, so its pid names the socket; GUNICORN_CONTROL_SOCKET sets a path.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or os.path.join(
+    os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir(), f"gamify-gunicorn-{os.getpid()}.ctl"
+)
+
+
+def pre_request(worker: Any, req: Any) -> None:
+    """A body over MAX_REQUEST_BYTES is refused (413) without being read; the connection is then
+    closed, and the response says so (`Connection: close`), rather than left with the unread
+    body on it, where the client's next request would fail."""
+    for name, value in req.headers:
+        if name == "CONTENT-LENGTH":
+            if value.isdigit() and int(value) > MAX_REQUEST_BYTES:
+                req.must_close = True
+            return
