@@ -134,6 +134,11 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Requests per second per organization (apps/core/api/ratelimit.py, README "Rate limits"):
+# tier 1 = events, achievement completions and the admin API; tier 2 = the rest. 0: no limit.
+RATE_LIMIT_TIER1 = max(0, env_int("RATE_LIMIT_TIER1", 1000))
+RATE_LIMIT_TIER2 = max(0, env_int("RATE_LIMIT_TIER2", 5000))
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["apps.accounts.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": [],

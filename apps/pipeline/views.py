@@ -41,6 +41,8 @@ MAX_BATCH_EVENTS = 1000
 
 
 class MetricEventCreateApi(AppApi):
+    rate_tier = 1
+
     @extend_schema(
         operation_id="metrics_event",
         summary="Send a metric event",
@@ -154,6 +156,8 @@ class BatchEventsApi(AdminApi):
 
 
 class AchievementCompleteApi(AppApi):
+    rate_tier = 1
+
     """POST /achievements/{key}/complete: 201 with the new completion; completing again
     answers 200 with the first completion and changes nothing."""
 

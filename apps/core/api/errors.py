@@ -3,11 +3,13 @@
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from apps.core.api.ratelimit import TIER_SETTINGS, WAIT_ATTR, retry_after_headers
 from apps.core.errors import ApplicationError
 
 logger = logging.getLogger("gamify.api")
@@ -58,14 +60,20 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return error_response(405, f"Method {context['request'].method} not allowed")
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
         return error_response(401, str(exc.detail))
-    if isinstance(exc, drf.Throttled):
-        wait = int(getattr(exc, "wait", None) or 1)
-        return error_response(429, "Rate limit exceeded", headers={"Retry-After": str(wait)})
     if isinstance(exc, drf.PermissionDenied | PermissionDenied):
         detail = getattr(exc, "detail", None) or "Forbidden"
         return error_response(403, str(detail))
     if isinstance(exc, drf.NotFound | Http404):
         return error_response(404, "Not found")
+    if isinstance(exc, drf.Throttled):
+        tier = getattr(context.get("view"), "rate_tier", 2)
+        return error_response(
+            429,
+            f"Rate limit exceeded: tier {tier} allows "
+            f"{getattr(settings, TIER_SETTINGS[tier])} requests per second per organization",
+            # DRF rounds the wait up to seconds; the throttle kept it exact on the request.
+            headers=retry_after_headers(getattr(context.get("request"), WAIT_ATTR, 1.0)),
+        )
     if isinstance(exc, RequestDataTooBig):
         return error_response(413, "Request body too large")
     if isinstance(exc, drf.APIException):

@@ -6,6 +6,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from apps.core.api.ratelimit import TierRateLimit
 from apps.core.scope import Scope
 
 
@@ -25,6 +26,10 @@ class HasAdminKey(BasePermission):
 
 class ScopedApi(APIView):
     """An API view whose request carries a Scope in `request.auth` after authentication."""
+
+    throttle_classes = [TierRateLimit]
+    # Rate-limit tier (ratelimit.py): 1 for events, completions and the admin API, else 2.
+    rate_tier = 2
 
     def scope(self, request: Request) -> Scope:
         auth = request.auth
@@ -52,3 +57,4 @@ class AdminApi(ScopedApi):
     """Administrative API: admin keys only."""
 
     permission_classes = [HasAdminKey]
+    rate_tier = 1

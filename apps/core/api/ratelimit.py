@@ -1,0 +1,94 @@
+"""Rate limits per organization and endpoint tier, as Trophy has them (reference §4.10).
+
+Tier 1: events, achievement completions and every admin endpoint; tier 2: the rest of the
+application API. RATE_LIMIT_TIER1 / RATE_LIMIT_TIER2 are requests per second (0: no limit).
+Fixed one-second windows, counted in Redis when REDIS_URL is set (one round trip: INCR and
+EXPIRE in a pipeline), so every process shares them; per process otherwise.
+"""
+
+import math
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.cache.backends.redis import RedisCache
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+from apps.core.scope import Scope
+
+TIER_SETTINGS = {1: "RATE_LIMIT_TIER1", 2: "RATE_LIMIT_TIER2"}
+WAIT_ATTR = "_rate_limit_wait"
+
+_local_lock = threading.Lock()
+_local_counts: dict[str, int] = {}
+_local_window = 0
+
+
+def _count_local(name: str, window: int) -> int:
+    global _local_window
+    with _local_lock:
+        if window != _local_window:  # a new second: the old windows are done with
+            _local_counts.clear()
+            _local_window = window
+        _local_counts[name] = _local_counts.get(name, 0) + 1
+        return _local_counts[name]
+
+
+def _count_redis(backend: RedisCache, name: str) -> int:
+    key = backend.make_key(name)
+    client = backend._cache.get_client(key, write=True)
+    pipeline = client.pipeline(transaction=False)
+    pipeline.incr(key)
+    pipeline.expire(key, 2)
+    used, _ = pipeline.execute()
+    return int(used)
+
+
+def rate_take(subject: str, per_second: int) -> float | None:
+    """Counts one request of `subject` in the current second; None when it is within the limit,
+    else the seconds until the next window."""
+    now = time.time()
+    window = int(now)
+    name = f"rate:{subject}:{window}"
+    if isinstance(cache, RedisCache):
+        used = _count_redis(cache, name)
+    else:
+        used = _count_local(name, window)
+    if used <= per_second:
+        return None
+    return window + 1 - now
+
+
+class TierRateLimit(BaseThrottle):
+    """The limit of the view's tier (`rate_tier` on the view), per organization."""
+
+    def __init__(self) -> None:
+        self.wait_seconds: float | None = None
+        self.limit = 0
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        scope = request.auth
+        tier = getattr(view, "rate_tier", 2)
+        self.limit = int(getattr(settings, TIER_SETTINGS[tier], 0))
+        if self.limit <= 0 or not isinstance(scope, Scope):
+            return True
+        organization = scope.environment.organization_id
+        self.wait_seconds = rate_take(f"{organization}:{tier}", self.limit)
+        if self.wait_seconds is None:
+            return True
+        setattr(request, WAIT_ATTR, self.wait_seconds)
+        return False
+
+    def wait(self) -> float | None:
+        return self.wait_seconds
+
+
+def retry_after_headers(wait: float | None) -> dict[str, str]:
+    seconds = max(wait or 0.0, 0.001)
+    return {
+        "Retry-After": str(math.ceil(seconds)),
+        "Retry-After-Ms": str(math.ceil(seconds * 1000)),
+    }
