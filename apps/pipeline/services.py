@@ -19,11 +19,14 @@ from apps.pipeline import steps
 from apps.pipeline.config import event_config
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
 from apps.pipeline.outcomes import StreakOutcome
+from apps.points.services import points_for_achievements
 from apps.users.services import (
+    UserUpsertResult,
     attribute_values_check,
     user_create_or_lock,
     user_lock,
     user_update_fields,
+    user_upsert,
 )
 from apps.webhooks.services import webhooks_record
 
@@ -143,6 +146,31 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
             replayed=False,
         )
     return EventResult(body=body, replayed=False)
+
+
+def user_identify(
+    tenant: Tenant,
+    user_id: str,
+    fields: dict[str, Any],
+    *,
+    create: bool,
+    now: dt.datetime | None = None,
+) -> UserUpsertResult:
+    """POST /users, PUT and PATCH /users/{id}: the user's fields; a user created here gets the
+    user_creation points at once, as Trophy pays them (a balance read right after identify shows
+    them), reported to notifications and webhooks like any points change. The caller's
+    transaction covers it all."""
+    result = user_upsert(tenant, user_id, fields, create=create, now=now)
+    if not result.created:
+        return result
+    now = now or timezone.now()
+    # The new row is this transaction's own: no one else can hold or take its lock before commit.
+    points = points_for_achievements(tenant, result.user, (), now)
+    if points:
+        facts = steps.points_facts(result.user.pk, points)
+        facts += notifications_record(tenant, result.user, facts, now)
+        webhooks_record(tenant, result.user, facts, now)
+    return result
 
 
 def event_input_from_payload(payload: dict[str, Any]) -> EventInput:

@@ -9,6 +9,7 @@ frozen outcome.
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.achievements.serializers import user_achievement_render
@@ -143,6 +144,20 @@ def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOut
     return StreakOutcome(streak=streak_base_render(view))
 
 
+def points_facts(user_pk: int, systems: dict[str, dict[str, Any]]) -> list[Fact]:
+    """What awarding points did (the `points` map of a response), as facts."""
+    return [
+        PointsChanged(
+            user_pk,
+            key,
+            int(body["added"]),
+            int(body["total"]),
+            tuple(award["id"] for award in body.get("awards", ())),
+        )
+        for key, body in systems.items()
+    ]
+
+
 def event_facts(
     ctx: EventContext,
     streak: StreakOutcome,
@@ -161,16 +176,7 @@ def event_facts(
     if streak.extended:
         facts.append(StreakExtended(user_pk, streak.length, streak.started))
     facts.extend(achievements.facts)
-    facts.extend(
-        PointsChanged(
-            user_pk,
-            key,
-            int(body["added"]),
-            int(body["total"]),
-            tuple(award["id"] for award in body.get("awards", ())),
-        )
-        for key, body in points.systems.items()
-    )
+    facts.extend(points_facts(user_pk, points.systems))
     facts.extend(
         RankChanged(user_pk, key, body.get("rank"), body.get("previousRank"))
         for key, body in leaderboards.boards.items()

@@ -20,16 +20,19 @@ from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ApplicationError, ValidationError
 from apps.core.facts import Fact
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
+from apps.core.scope import Scope
 from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
 from apps.notifications.services import notifications_record
 from apps.pipeline import openapi, serializers
-from apps.pipeline.services import EventInput, event_process, events_enqueue
-from apps.pipeline.steps import completion_facts
+from apps.pipeline.services import EventInput, event_process, events_enqueue, user_identify
+from apps.pipeline.steps import completion_facts, points_facts
 from apps.points.services import points_for_achievements
+from apps.users import views as users_views
 from apps.users.selectors import users_with_email
 from apps.users.serializers import user_fields
 from apps.users.services import (
+    UserUpsertResult,
     attribute_values_check,
     user_create_or_lock,
     user_lock,
@@ -156,10 +159,10 @@ class BatchEventsApi(AdminApi):
 
 
 class AchievementCompleteApi(AppApi):
-    rate_tier = 1
-
     """POST /achievements/{key}/complete: 201 with the new completion; completing again
     answers 200 with the first completion and changes nothing."""
+
+    rate_tier = 1
 
     @extend_schema(
         operation_id="achievements_complete",
@@ -224,6 +227,7 @@ class AchievementCompleteApi(AppApi):
             if result.created:
                 first = Completed(definition, result.completion_id, result.completed_at)
                 facts: list[Fact] = list(completion_facts(user, [first, *result.also_completed]))
+                facts += points_facts(user.pk, points)
                 facts += notifications_record(scope.tenant, user, facts, now)
                 webhooks_record(scope.tenant, user, facts, now)
         return Response(
@@ -234,3 +238,20 @@ class AchievementCompleteApi(AppApi):
             },
             status=201 if result.created else 200,
         )
+
+
+class UserWritesWithPoints(users_views.UserWrites):
+    """Identify and update through the pipeline: creating a user pays user_creation points."""
+
+    def upsert(
+        self, scope: Scope, user_id: str, fields: dict[str, Any], create: bool
+    ) -> UserUpsertResult:
+        return user_identify(scope.tenant, user_id, fields, create=create)
+
+
+class UserCreateApi(UserWritesWithPoints, users_views.UserCreateApi):
+    """POST /users (apps.users.views), with user_creation points."""
+
+
+class UserApi(UserWritesWithPoints, users_views.UserApi):
+    """GET, PUT, PATCH /users/{id} (apps.users.views), with user_creation points."""

@@ -19,7 +19,18 @@ from apps.users.models import Attribute
 MAX_USER_ID = 255
 
 
-class UserCreateApi(AppApi):
+class UserWrites(AppApi):
+    """Identify and update go through `upsert`, which the pipeline overrides (pipeline/urls.py
+    serves these views): creating a user can award user_creation points, which this app,
+    below points, cannot do."""
+
+    def upsert(
+        self, scope: Scope, user_id: str, fields: dict[str, Any], create: bool
+    ) -> services.UserUpsertResult:
+        return services.user_upsert(scope.tenant, user_id, fields, create=create)
+
+
+class UserCreateApi(UserWrites):
     """POST /users: creates (201), or updates the supplied fields of an existing user (200)."""
 
     @extend_schema(
@@ -39,14 +50,14 @@ class UserCreateApi(AppApi):
         data = validated(serializers.UpsertedUserSerializer, request.data)
         scope.ensure_user_access(data["id"])
         with transaction.atomic():
-            result = services.user_upsert(scope.tenant, data["id"], serializers.user_fields(data))
+            result = self.upsert(scope, data["id"], serializers.user_fields(data), True)
         return Response(
             serializers.user_render(result.user, scope.tenant),
             status=201 if result.created else 200,
         )
 
 
-class UserApi(AppApi):
+class UserApi(UserWrites):
     @extend_schema(
         operation_id="users_get",
         summary="Get a user",
@@ -97,7 +108,7 @@ class UserApi(AppApi):
             raise ValidationError(f"id must be at most {MAX_USER_ID} characters")
         fields = validated(serializers.UserFieldsSerializer, request.data)
         with transaction.atomic():
-            result = services.user_upsert(scope.tenant, user_id, fields, create=create)
+            result = self.upsert(scope, user_id, fields, create)
         return Response(serializers.user_render(result.user, scope.tenant))
 
 

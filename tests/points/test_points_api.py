@@ -1010,6 +1010,36 @@ class TestUserCreationTrigger:
             event(api_client, user=user)
         assert [balance(u) for u in ("a", "b", "c")] == [100, 100, 100]
 
+    @pytest.mark.parametrize(
+        ("method", "path", "body"),
+        [("post", "/v1/users", {"id": "u1"}), ("put", "/v1/users/u1", {})],
+    )
+    def test_paid_when_identify_creates_the_user(
+        self, admin, api_client, xp, metric, method, path, body
+    ):
+        """As Trophy: a balance read right after identify shows the user_creation points."""
+        admin.trigger(xp, type="user_creation", points=100)
+        response = getattr(api_client, method)(path, body)
+        assert response.status_code in (200, 201), response.content
+        assert user_points(api_client)["total"] == 100
+        # Identifying again, and the first events, pay nothing more.
+        assert getattr(api_client, method)(path, body).status_code == 200
+        assert event(api_client)["points"] == {}
+        assert ledger() == [100]
+
+    def test_identify_honours_the_triggers_attribute_filters(
+        self, admin, api_client, xp, metric, plan
+    ):
+        admin.trigger(xp, type="user_creation", points=100, userAttributes=[ref(plan, "pro")])
+        api_client.put("/v1/users/free", {"attributes": {"plan": "free"}})
+        api_client.put("/v1/users/pro", {"attributes": {"plan": "pro"}})
+        assert (balance("free"), balance("pro")) == (0, 100)
+
+    def test_an_update_of_an_unknown_user_creates_nothing(self, admin, api_client, xp):
+        admin.trigger(xp, type="user_creation", points=100)
+        assert api_client.patch("/v1/users/ghost", {"name": "G"}).status_code == 404
+        assert not PointsAward.objects.exists()
+
     def test_a_deduction_at_creation(self, admin, api_client, xp, metric):
         admin.trigger(xp, type="user_creation", points=-10)
         assert added(event(api_client)) == -10

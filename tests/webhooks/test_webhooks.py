@@ -629,3 +629,18 @@ def test_email_due_events_fire_without_templates_but_respect_preferences(
         WebhooksEmailsRecapDuePayload.model_validate_json(recap.body).recap.period_start
         == "2026-03-02"
     )
+
+
+def test_points_paid_when_identify_creates_a_user_are_reported(api_client, metric, receiver):
+    system = api_client.post("/admin/v1/points", [{"name": "XP", "key": "xp"}]).json()
+    system_id = system["created"][0]["id"]
+    api_client.post(
+        f"/admin/v1/points/{system_id}/triggers",
+        [{"type": "user_creation", "points": 50, "status": "active"}],
+    )
+    endpoint(api_client, receiver.url, events=["points.changed"])
+    with time_machine.travel(at("2026-03-10"), tick=False), committed():
+        assert api_client.put("/v1/users/newcomer", {}).status_code == 200
+    [request] = receiver.wait_for(1)
+    payload = WebhooksPointsChangedPayload.model_validate_json(request.body)
+    assert (payload.user.id, payload.points.total) == ("newcomer", 50)
