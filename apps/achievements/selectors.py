@@ -4,14 +4,18 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Sum
 
 from apps.accounts.models import Tenant
 from apps.achievements.choices import Status, Trigger
-from apps.achievements.domain import attributes_match
+from apps.achievements.domain import anniversary_date, attributes_match
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.config_cache import tenant_cached
+from apps.metrics.models import MetricEvent, MetricTotal
+from apps.streaks.models import StreakPeriod
+from apps.streaks.selectors import streak_config
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_filters_resolve
 
@@ -147,3 +151,122 @@ def metric_achievements(tenant: Tenant, metric_pk: int) -> list[AchievementDef]:
         for d in achievement_definitions(tenant).values()
         if d.trigger == Trigger.METRIC and d.metric_pk == metric_pk
     ]
+
+
+# --- dashboard reads ---------------------------------------------------------------------------
+
+# Counting the users backdating has not reached yet stops here: the dashboard shows "10,000+"
+# rather than scanning a huge tenant on every view of the page.
+BACKDATE_PENDING_CAP = 10_000
+
+
+def rarity_users(tenant: Tenant) -> int:
+    """The number of users that rarity is a percentage of (domain.rarity)."""
+    return EndUser.objects.filter(tenant=tenant).count()
+
+
+def achievement_completions_latest(
+    tenant: Tenant, achievement_pk: int, limit: int
+) -> list[AchievementCompletion]:
+    """The newest completions first, with their users. Completions are inserted as they happen
+    (backdated ones too, with the time of backdating), so the primary key follows time."""
+    return list(
+        AchievementCompletion.objects.filter(tenant=tenant, achievement_id=achievement_pk)
+        .select_related("user")
+        .order_by("-pk")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class BackdateProgress:
+    """How far backdating of an active achievement has come: users completed by it so far, and
+    users who qualify but have no completion yet (at most BACKDATE_PENDING_CAP)."""
+
+    backdated: int
+    pending: int
+
+    @property
+    def finished(self) -> bool:
+        return self.pending == 0
+
+    @property
+    def pending_capped(self) -> bool:
+        return self.pending >= BACKDATE_PENDING_CAP
+
+    @property
+    def percent(self) -> int:
+        total = self.backdated + self.pending
+        return 100 if total == 0 else self.backdated * 100 // total
+
+
+def _qualifying(definition: AchievementDef, tenant: Tenant, today: dt.date) -> Any:
+    """Pks of the tenant's users who meet the achievement's condition today, before user
+    attribute filters: the condition services.achievement_backdate applies."""
+    users = EndUser.objects.filter(tenant=tenant)
+    if definition.trigger == Trigger.METRIC and definition.metric_pk is not None:
+        if definition.event_filters is None:
+            return users.none().values("pk")
+        if definition.event_filters:
+            events = MetricEvent.objects.filter(
+                metric_id=definition.metric_pk,
+                **{f"attributes__{k}": v for k, v in definition.event_filters.items()},
+            )
+            return (
+                events.values("user_id")
+                .annotate(total=Sum("value"))
+                .filter(total__gte=definition.metric_value)
+                .values("user_id")
+            )
+        return MetricTotal.objects.filter(
+            metric_id=definition.metric_pk, total__gte=definition.metric_value
+        ).values("user_id")
+    if definition.trigger == Trigger.STREAK:
+        return StreakPeriod.objects.filter(
+            tenant=tenant,
+            frequency=streak_config(tenant).frequency,
+            length__gte=definition.streak_length,
+        ).values("user_id")
+    if definition.trigger == Trigger.ANNIVERSARY:
+        # Due everywhere on Earth (a day behind UTC at most): users whose local anniversary is
+        # still ahead of them are not counted as waiting for backdating.
+        latest = anniversary_date(
+            today - dt.timedelta(days=1), -(definition.anniversary_years or 0)
+        )
+        return users.filter(sign_up_date__lte=latest).values("pk")
+    if definition.trigger == Trigger.ACHIEVEMENT and definition.prerequisites:
+        return (
+            AchievementCompletion.objects.filter(achievement_id__in=definition.prerequisites)
+            .values("user_id")
+            .annotate(n=Count("achievement_id", distinct=True))
+            .filter(n=len(definition.prerequisites))
+            .values("user_id")
+        )
+    return users.none().values("pk")
+
+
+def achievement_backdate_progress(
+    tenant: Tenant, achievement_pk: int, today: dt.date
+) -> BackdateProgress | None:
+    """None unless the achievement is active (only active ones are backdated). Pending users are
+    those backdating would still complete: they qualify, match the user attribute filters and
+    have no completion; it falls to 0 when backdating has finished."""
+    definition = achievement_definitions(tenant).get(achievement_pk)
+    if definition is None or not definition.completable:
+        return None
+    backdated = AchievementCompletion.objects.filter(
+        tenant=tenant, achievement_id=achievement_pk, backdated=True
+    ).count()
+    if definition.user_filters is None:
+        return BackdateProgress(backdated=backdated, pending=0)
+    candidates = EndUser.objects.filter(
+        tenant=tenant, pk__in=_qualifying(definition, tenant, today)
+    ).exclude(achievements__achievement_id=achievement_pk)
+    for key, value in definition.user_filters.items():
+        candidates = candidates.filter(**{f"attributes__{key}": value})
+    pending = candidates.values("pk")[:BACKDATE_PENDING_CAP].count()
+    return BackdateProgress(backdated=backdated, pending=pending)
+
+
+def user_completion_rows(user: EndUser) -> list[AchievementCompletion]:
+    """The user's completions, oldest first, with how each came (backdated or not)."""
+    return list(AchievementCompletion.objects.filter(user=user).order_by("completed_at", "pk"))

@@ -1,0 +1,357 @@
+"""The achievement form: what staff fill in, turned into the body of the admin API's create or
+update call, validated by the API's own serializer and saved by the same service
+(services.achievement_save). Which fields belong to which kind, and which are required, come from
+the service's tables, so the form keeps no second copy of the rules."""
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from django import forms
+from django.forms.utils import pretty_name
+from rest_framework.settings import api_settings
+
+from apps.accounts.admin.base import key_field
+from apps.accounts.models import Tenant
+from apps.achievements import services
+from apps.achievements.admin.fields import (
+    AttributeRowsField,
+    BadgeUrlWidget,
+    PrerequisitesWidget,
+)
+from apps.achievements.choices import Status, Trigger
+from apps.achievements.models import Achievement
+from apps.achievements.serializers import (
+    AchievementCreateSerializer,
+    AchievementUpdateSerializer,
+    admin_render,
+)
+from apps.metrics.models import Metric
+from apps.streaks.choices import Frequency
+from apps.streaks.selectors import streak_config
+from apps.users.choices import AttributeType
+from apps.users.selectors import attribute_definitions
+
+KIND_CHOICES = [
+    (Trigger.METRIC, "Metric: a user's total of a metric reaches a threshold"),
+    (Trigger.STREAK, "Streak: a user's streak reaches a length"),
+    (Trigger.API, "API: your backend completes it for a user"),
+    (Trigger.ACHIEVEMENT, "Composite: a user has completed all of its prerequisites"),
+    (Trigger.ANNIVERSARY, "Anniversary: a number of years since the user signed up"),
+]
+STATUS_CHOICES = [
+    (Status.INACTIVE, "Inactive: a draft; nobody sees it and nobody can complete it"),
+    (
+        Status.ACTIVE,
+        "Active: users complete it; activating it also completes it for every user who "
+        "already qualifies (backdating, without notifications)",
+    ),
+    (Status.LOCKED, "Locked: no new completions; shown only to the users who completed it"),
+]
+
+# Form field -> admin API key: the body of the call and where the API's messages belong.
+API_KEYS = {
+    "trigger": "trigger",
+    "name": "name",
+    "description": "description",
+    "status": "status",
+    "badge_url": "badge",
+    "key": "key",
+    "metric": "metricId",
+    "metric_value": "metricValue",
+    "event_attributes": "eventAttributes",
+    "streak_length": "streakLength",
+    "anniversary_years": "anniversaryYears",
+    "prerequisites": "achievementIds",
+    "user_attributes": "userAttributes",
+}
+FIELD_OF = {key: name for name, key in API_KEYS.items()}
+# The settings of each kind, from the service's own table.
+KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    str(kind): tuple(FIELD_OF[key] for key in keys)
+    for kind, keys in services.TRIGGER_FIELDS.items()
+}
+REQUIRED: dict[str, tuple[str, ...]] = {
+    str(kind): tuple(FIELD_OF[key] for key in keys)
+    for kind, keys in services.REQUIRED_FIELDS.items()
+}
+KIND_LABELS = {
+    Trigger.METRIC: "Metric",
+    Trigger.STREAK: "Streak",
+    Trigger.API: "API",
+    Trigger.ACHIEVEMENT: "Composite",
+    Trigger.ANNIVERSARY: "Anniversary",
+}
+PERIODS: dict[str, str] = {
+    Frequency.DAILY: "days",
+    Frequency.WEEKLY: "weeks",
+    Frequency.MONTHLY: "months",
+}
+
+
+def _decimal(value: Decimal | None) -> str | None:
+    # Amounts are stored with 6 decimal places; 1000 reads better than 1000.000000 (or 1E+3).
+    return None if value is None else format(value.normalize(), "f")
+
+
+class AchievementForm(forms.ModelForm):
+    trigger = forms.ChoiceField(
+        choices=KIND_CHOICES,
+        initial=Trigger.METRIC,
+        label="Kind",
+        widget=forms.RadioSelect(attrs={"class": "radiolist"}),
+        help_text="What completes the achievement. Only the settings of this kind are saved.",
+    )
+    name = forms.CharField(widget=forms.TextInput(attrs={"class": "vTextField"}))
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    status = forms.ChoiceField(
+        choices=STATUS_CHOICES,
+        initial=Status.INACTIVE,
+        widget=forms.RadioSelect(attrs={"class": "radiolist"}),
+    )
+    badge_url = forms.CharField(required=False, label="Badge URL", widget=BadgeUrlWidget())
+    key = key_field(100)
+    metric = forms.ModelChoiceField(queryset=Metric.objects.none(), required=False)
+    metric_value = forms.DecimalField(
+        required=False,
+        label="Metric threshold",
+        help_text="Completed when the user's total of the metric reaches this value.",
+    )
+    event_attributes = AttributeRowsField(
+        label="Event attribute filters",
+        help_text="Only events carrying all these values count towards the threshold. "
+        "None: every event of the metric.",
+    )
+    streak_length = forms.IntegerField(required=False, label="Streak length")
+    anniversary_years = forms.IntegerField(
+        required=False,
+        label="Years since sign-up",
+        help_text="Completed on this anniversary of the user's sign-up date, in their time zone; "
+        "users without a sign-up date never complete it.",
+    )
+    prerequisites = forms.ModelMultipleChoiceField(
+        queryset=Achievement.objects.none(),
+        required=False,
+        widget=PrerequisitesWidget(),
+        help_text="Completed as soon as a user has completed all of these.",
+    )
+    user_attributes = AttributeRowsField(
+        label="User attribute filters",
+        help_text="Only users with all these attribute values can complete it. None: everyone.",
+    )
+
+    # The tenant a new achievement is created in (the page sets it: the selected tenant).
+    new_tenant: ClassVar[Tenant | None] = None
+
+    class Meta:
+        model = Achievement
+        fields = ("tenant",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.api_data: dict[str, Any] = {}
+        self.fields["key"].required = False
+        self.fields[
+            "key"
+        ].help_text = (
+            "Your backend completes the achievement with POST /achievements/{key}/complete."
+        )
+        tenant = self.config_tenant()
+        if tenant is not None:
+            self._offer_tenant_choices(tenant)
+        if self.instance.pk:
+            self.initial = {**self.initial_from(self.instance), **self.initial}
+
+    def config_tenant(self) -> Tenant | None:
+        return self.instance.tenant if self.instance.pk else type(self).new_tenant
+
+    def _offer_tenant_choices(self, tenant: Tenant) -> None:
+        """Only this tenant's metrics, achievements and attributes can be chosen."""
+        metric: Any = self.fields["metric"]
+        metric.queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
+        metric.label_from_instance = lambda m: f"{m.name} ({m.key})"
+        prerequisites: Any = self.fields["prerequisites"]
+        prerequisites.queryset = (
+            Achievement.objects.filter(tenant=tenant).exclude(pk=self.instance.pk).order_by("name")
+        )
+        definitions = attribute_definitions(tenant).ids_by_type_key
+        for name, kind in (
+            ("user_attributes", AttributeType.USER),
+            ("event_attributes", AttributeType.EVENT),
+        ):
+            rows: Any = self.fields[name]
+            choices = [(pid, key) for (t, key), pid in definitions.items() if t == kind]
+            rows.set_attributes(sorted(choices, key=_by_key))
+        period = PERIODS.get(streak_config(tenant).frequency, "periods")
+        self.fields["streak_length"].help_text = (
+            f"Completed when a user's streak reaches this many {period} in a row (the streak "
+            "frequency of the tenant's streak settings)."
+        )
+
+    def initial_from(self, obj: Achievement) -> dict[str, Any]:
+        return {
+            "trigger": obj.trigger,
+            "name": obj.name,
+            "description": obj.description or "",
+            "status": obj.status,
+            "badge_url": obj.badge_url or "",
+            "key": obj.key or "",
+            "metric": obj.metric_id,
+            "metric_value": _decimal(obj.metric_value),
+            "event_attributes": _rows(obj.event_attributes),
+            "streak_length": obj.streak_length,
+            "anniversary_years": obj.anniversary_years,
+            "prerequisites": [p.pk for p in obj.prerequisites.all()],
+            "user_attributes": _rows(obj.user_attributes),
+        }
+
+    # --- the admin API's body ------------------------------------------------------------------
+
+    def body(self, cleaned: dict[str, Any]) -> dict[str, Any]:
+        """The create or update item the admin API would receive: the common fields and those of
+        the chosen kind only (what is left in another kind's fields is not part of it)."""
+        kind = cleaned["trigger"]
+        values = {
+            "trigger": kind,
+            "name": cleaned["name"],
+            "description": cleaned["description"] or None,
+            "status": cleaned["status"],
+            "badge_url": {"url": cleaned["badge_url"]} if cleaned["badge_url"] else None,
+            "user_attributes": _refs(cleaned["user_attributes"]),
+            "key": cleaned["key"] or None,
+            "metric": str(cleaned["metric"].public_id) if cleaned["metric"] else None,
+            "metric_value": cleaned["metric_value"],
+            "event_attributes": _refs(cleaned["event_attributes"]),
+            "streak_length": cleaned["streak_length"],
+            "anniversary_years": cleaned["anniversary_years"],
+            "prerequisites": [str(a.public_id) for a in cleaned["prerequisites"]],
+        }
+        other_kinds = {name for names in KIND_FIELDS.values() for name in names}
+        own = set(KIND_FIELDS[kind])
+        return {
+            API_KEYS[name]: value
+            for name, value in values.items()
+            if name not in other_kinds or name in own
+        }
+
+    def _check_required(self, kind: str) -> None:
+        """The service refuses a new kind without its fields, and keeps the stored value when one
+        is sent empty; an achievement of a kind always has them, so the form asks for them."""
+        label = _in_sentence(KIND_LABELS[Trigger(kind)])
+        for name in REQUIRED[kind]:
+            value = self.cleaned_data.get(name)
+            if value is None or value == "" or (name == "prerequisites" and not value):
+                self.add_error(name, f"Required for {label} achievements.")
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        tenant = self.config_tenant()
+        if self.errors or tenant is None:
+            return cleaned
+        self._check_required(cleaned["trigger"])
+        if self.errors:
+            return cleaned
+        body = self.body(cleaned)
+        if self.instance.pk:
+            item = {"id": str(self.instance.public_id), **_changes(body, self.instance)}
+            serializer: Any = AchievementUpdateSerializer(data=item)
+        else:
+            serializer = AchievementCreateSerializer(data=body)
+        if serializer.is_valid():
+            self.api_data = dict(serializer.validated_data)
+        else:
+            for key, message in _errors(serializer.errors):
+                self.add_error(FIELD_OF.get(key or ""), message)
+        return cleaned
+
+    def add_error(self, field: str | None, error: Any) -> None:
+        """Messages of the service (shown by ServiceAdmin as errors of the whole form) go next to
+        the field they are about, with its label instead of the API's field name."""
+        if (
+            field is not None
+            or hasattr(error, "error_dict")
+            or not isinstance(error, forms.ValidationError | str)
+        ):
+            super().add_error(field, error)
+            return
+        messages = error.messages if isinstance(error, forms.ValidationError) else [error]
+        for message in messages:
+            target, text = self._place(message)
+            super().add_error(target, text)
+
+    def _place(self, message: str) -> tuple[str | None, str]:
+        key, sep, rest = message.partition(": ")
+        if sep and key in FIELD_OF and FIELD_OF[key] in self.fields:
+            return FIELD_OF[key], _humane(rest, self)
+        if message.startswith("Key already in use"):
+            return "key", message
+        for name, kind in (("user_attributes", "user"), ("event_attributes", "event")):
+            if message.startswith(f"{kind} attributes not found"):
+                return name, "An attribute of a filter no longer exists: clear its row."
+        return None, _humane(message, self)
+
+
+def _in_sentence(label: str) -> str:
+    return label if label.isupper() else label.lower()
+
+
+def _by_key(choice: tuple[str, str]) -> str:
+    return choice[1]
+
+
+def _rows(refs: list[dict[str, str]]) -> list[tuple[str, str]]:
+    return [(ref["attributeId"], ref["attributeValue"]) for ref in refs]
+
+
+def _refs(rows: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"attributeId": attribute, "attributeValue": value} for attribute, value in rows]
+
+
+def _changes(body: dict[str, Any], achievement: Achievement) -> dict[str, Any]:
+    """What differs from the stored achievement. Every qualification field sent to the service,
+    even unchanged, backdates the achievement again (a scan of the tenant's users), so an edit
+    of the description must not send the threshold. A new kind sends all of its fields: the
+    service requires them."""
+    stored = admin_render(achievement)
+    if body["trigger"] != stored["trigger"]:
+        return body
+    return {key: value for key, value in body.items() if not _same(key, value, stored.get(key))}
+
+
+def _same(key: str, value: Any, stored: Any) -> bool:
+    if key == "achievementIds":
+        return sorted(value or []) == sorted(stored or [])
+    return bool(value == stored)
+
+
+def _errors(detail: Any, prefix: str = "") -> Iterator[tuple[str | None, str]]:
+    """DRF's error detail as (top-level API key, message) pairs; a nested key (a filter row,
+    the badge's url) stays in the message as a row number or not at all."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            if not prefix:
+                top = None if key == api_settings.NON_FIELD_ERRORS_KEY else str(key)
+                yield from _errors(value, top or "")
+            else:
+                yield from _errors(value, prefix)
+    elif isinstance(detail, list):
+        nested = any(isinstance(item, dict) for item in detail)
+        for index, value in enumerate(detail):
+            for key, message in _errors(value, prefix):
+                yield key, f"Row {index + 1}: {message}" if nested and value else message
+    else:
+        yield prefix or None, str(detail)
+
+
+def _humane(message: str, form: forms.BaseForm) -> str:
+    """Names the form's fields by their labels rather than by the admin API's camelCase keys
+    ("key" or "name" in a sentence are words, and stay)."""
+    labels = {
+        key: str(form.fields[name].label or pretty_name(name))
+        for name, key in API_KEYS.items()
+        if key != key.lower()
+    }
+    keys = "|".join(re.escape(k) for k in sorted(labels, key=len, reverse=True))
+    return re.sub(rf"\b({keys})\b", lambda m: labels[m[1]], message)
