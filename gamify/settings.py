@@ -134,6 +134,10 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Application keys (held by end-users' devices) may set their own user's attributes unless
+# this is off; attributes then come only from the customer's backend (README "API keys").
+APPLICATION_KEYS_CHANGE_ATTRIBUTES = env_bool("APPLICATION_KEYS_CHANGE_ATTRIBUTES", default=True)
+
 # Requests per second per organization (apps/core/api/ratelimit.py, README "Rate limits"):
 # tier 1 = events, achievement completions and the admin API; tier 2 = the rest. 0: no limit.
 RATE_LIMIT_TIER1 = max(0, env_int("RATE_LIMIT_TIER1", 1000))

@@ -66,6 +66,7 @@ class MetricEventCreateApi(AppApi):
         scope = self.scope(request)
         data = validated(serializers.MetricEventSerializer, request.data)
         scope.ensure_user_access(data["user"]["id"])
+        scope.ensure_user_fields_allowed(data["user"])
         idempotency_key = request.headers.get("Idempotency-Key")
         if idempotency_key is not None and not 1 <= len(idempotency_key) <= 255:
             raise ValidationError("Idempotency-Key must be 1 to 255 characters")
@@ -204,6 +205,7 @@ class AchievementCompleteApi(AppApi):
         data = validated(AchievementCompleteSerializer, request.data)
         user_id = data["user"]["id"]
         scope.ensure_user_access(user_id)
+        scope.ensure_user_fields_allowed(data["user"])
         definition = achievement_by_key(scope.tenant, key)
         if definition is None or definition.trigger != Trigger.API:
             raise AchievementNotFoundError(key)

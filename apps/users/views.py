@@ -49,8 +49,10 @@ class UserCreateApi(UserWrites):
         scope = self.scope(request)
         data = validated(serializers.UpsertedUserSerializer, request.data)
         scope.ensure_user_access(data["id"])
+        fields = serializers.user_fields(data)
+        scope.ensure_user_fields_allowed(fields)
         with transaction.atomic():
-            result = self.upsert(scope, data["id"], serializers.user_fields(data), True)
+            result = self.upsert(scope, data["id"], fields, True)
         return Response(
             serializers.user_render(result.user, scope.tenant),
             status=201 if result.created else 200,
@@ -107,6 +109,7 @@ class UserApi(UserWrites):
         if len(user_id) > MAX_USER_ID:
             raise ValidationError(f"id must be at most {MAX_USER_ID} characters")
         fields = validated(serializers.UserFieldsSerializer, request.data)
+        scope.ensure_user_fields_allowed(fields)
         with transaction.atomic():
             result = self.upsert(scope, user_id, fields, create)
         return Response(serializers.user_render(result.user, scope.tenant))

@@ -8,6 +8,8 @@ from rest_framework.test import APIClient
 
 from apps.accounts.choices import ApiKeyKind
 from apps.accounts.models import ApiKey
+from apps.users.models import EndUser
+from tests.conftest import Client
 from tests.factories import event_body
 
 URL = "/admin/v1/application-api-keys"
@@ -301,3 +303,40 @@ def test_admin_application_key_delete_without_ids_is_422(api_client):
 
     assert response.status_code == 422
     assert set(response.json()) == {"error"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("put", "/v1/users/alice", {"attributes": {"plan": "pro"}}),
+        ("patch", "/v1/users/alice", {"attributes": {"plan": "pro"}}),
+        ("post", "/v1/users", {"id": "alice", "attributes": {"plan": "pro"}}),
+        (
+            "post",
+            "/v1/metrics/words/event",
+            {"user": {"id": "alice", "attributes": {"plan": "pro"}}, "value": 1},
+        ),
+    ],
+)
+def test_application_keys_may_be_stopped_from_changing_attributes(
+    settings, org, api_client, metric, method, path, body
+):
+    api_client.post("/admin/v1/attributes", [{"key": "plan", "name": "Plan", "type": "user"}])
+    api_client.put("/v1/users/alice", {"attributes": {"plan": "free"}})
+    device = Client()
+    device.credentials(HTTP_X_API_KEY=org.application_key("alice"))
+
+    settings.APPLICATION_KEYS_CHANGE_ATTRIBUTES = False
+    refused = getattr(device, method)(path, body)
+    assert refused.status_code == 403
+    assert "attributes" in refused.json()["error"]
+    assert EndUser.objects.get(external_id="alice").attributes == {"plan": "free"}
+    # Without attributes the same call works, and admin keys may still set them.
+    plain = {k: v for k, v in body.items() if k != "attributes"}
+    if "user" in plain:
+        plain = {**plain, "user": {"id": "alice"}}
+    assert getattr(device, method)(path, plain).status_code in (200, 201)
+    assert api_client.put("/v1/users/alice", {"attributes": {"plan": "pro"}}).status_code == 200
+
+    settings.APPLICATION_KEYS_CHANGE_ATTRIBUTES = True  # the default
+    assert getattr(device, method)(path, body).status_code in (200, 201)
