@@ -37,6 +37,10 @@ HIDDEN_MODELS = {
     "streaks.streakperiod",
     "leaderboards.leaderboardentry",
     "leaderboards.leaderboardsnapshot",
+    # Edited inline on their points system's page.
+    "points.pointslevel",
+    "points.pointsboost",
+    "points.pointstrigger",
 }
 
 

@@ -1,5 +1,7 @@
-"""Streak settings are edited through the settings service with the admin API's validation;
-streak state, periods and pauses are shown, and changed only by actions that call services."""
+"""The selected tenant's streak settings are edited through the settings service with the admin
+API's body (conditions as rows, days off as checkboxes; a change of frequency is confirmed with
+the number of streaks that restart); streak state, periods and pauses are shown, and changed
+only by actions and forms that call the services (a reset is confirmed with counts)."""
 
 import datetime as dt
 from collections.abc import Iterator
@@ -27,8 +29,8 @@ from apps.streaks.models import (
 from apps.streaks.selectors import streak_config
 from apps.streaks.services import streak_pause_create, streak_settings_update
 from apps.users.models import EndUser
-from tests.dashboard.conftest import admin_url, message_texts
-from tests.factories import EndUserFactory, MetricFactory, OrganizationWithKey
+from tests.dashboard.conftest import admin_url, message_texts, switch_tenant
+from tests.factories import EndUserFactory, MetricFactory
 
 # Dashboard requests run at this instant too: the staff session, made on the real clock,
 # is still valid at an earlier one.
@@ -70,14 +72,21 @@ def lengths(tenant: Tenant) -> dict[str, int]:
     return {s.user.external_id: s.length for s in states}
 
 
-def run_action(client: Any, model: type, action: str, objs: list[Any]) -> list[str]:
+def run_action(client: Any, model: type, action: str, objs: list[Any], **confirm: str) -> list[str]:
+    """Runs an action; `post="yes"` is the answer of its confirmation page, if it has one."""
     response = client.post(
         admin_url(model),
-        {"action": action, "_selected_action": [o.pk for o in objs]},
+        {"action": action, "_selected_action": [o.pk for o in objs], **confirm},
         follow=True,
     )
     assert response.status_code == 200
     return message_texts(response)
+
+
+def listed(client: Any, model: type) -> list[Any]:
+    response = client.get(admin_url(model))
+    assert response.status_code == 200
+    return list(response.context["cl"].result_list)
 
 
 # Pages
@@ -92,11 +101,11 @@ def test_streak_pages_render(staff_client: Any, tenant: Tenant, streaks: dict) -
         StreakPause: StreakPause.objects.get(),
     }
     for model, obj in objects.items():
-        assert staff_client.get(admin_url(model)).status_code == 200, model
+        assert staff_client.get(admin_url(model)).status_code in (200, 302), model
         assert staff_client.get(admin_url(model, "change", obj.pk)).status_code == 200, model
-    assert staff_client.get(admin_url(StreakSettings, "add")).status_code == 200
+    assert staff_client.get(admin_url(StreakPause, "add")).status_code == 200
     index = staff_client.get("/dashboard/")
-    for model in objects:
+    for model in (StreakSettings, StreakState, StreakPause):
         assert admin_url(model).encode() in index.content
 
 
@@ -106,7 +115,8 @@ def test_recorded_streaks_are_read_only(
 ) -> None:
     streak_pause_create(tenant, streaks["alice"], TODAY.date(), TODAY.date())
     obj = model.objects.first()
-    assert staff_client.get(admin_url(model, "add")).status_code == 403
+    if model is not StreakPause:  # pauses are added from the dashboard (see below)
+        assert staff_client.get(admin_url(model, "add")).status_code == 403
     assert staff_client.post(admin_url(model, "change", obj.pk), {}).status_code == 403
     assert staff_client.get(admin_url(model, "delete", obj.pk)).status_code == 403
     page = staff_client.get(admin_url(model, "change", obj.pk))
@@ -127,12 +137,15 @@ def test_streak_states_are_searched_by_exact_user_id(staff_client: Any, streaks:
 # Settings
 
 
-def settings_form(**changes: Any) -> dict[str, Any]:
+def settings_form(conditions: list[tuple[str, str]] | None = None, **changes: Any) -> dict:
+    """The page as posted: conditions are rows of metric and threshold."""
+    rows = [("words", "500")] if conditions is None else conditions
     data: dict[str, Any] = {
         "frequency": "daily",
         "evaluation_mode": "AND",
         "days_off": ["0", "6"],
-        "conditions": "words:500",
+        "conditions-metric": [key for key, _ in rows],
+        "conditions-threshold": [threshold for _, threshold in rows],
         "freezes_enabled": "on",
         "freeze_start_count": "1",
         "freeze_max_count": "3",
@@ -147,9 +160,16 @@ def version_of(tenant: Tenant) -> int:
     return Tenant.objects.get(pk=tenant.pk).config_version
 
 
+def settings_url(tenant: Tenant) -> str:
+    return admin_url(StreakSettings, "change", StreakSettings.objects.get(tenant=tenant).pk)
+
+
 def test_adding_settings_goes_through_the_service(
     staff_client: Any, api_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
+    # A tenant without settings is sent to the add page.
+    response = staff_client.get(admin_url(StreakSettings))
+    assert response["Location"] == admin_url(StreakSettings, "add")
     version = version_of(tenant)
 
     response = staff_client.post(admin_url(StreakSettings, "add"), settings_form(tenant=tenant.pk))
@@ -167,34 +187,58 @@ def test_adding_settings_goes_through_the_service(
     }
 
 
+def test_the_settings_page_shows_conditions_as_rows_and_days_off_as_checkboxes(
+    staff_client: Any, tenant: Tenant, metric: Metric
+) -> None:
+    MetricFactory(tenant=tenant, key="pages")
+    streak_settings_update(tenant, {**DAILY_WITH_FREEZES, "daysOff": [0, 3]})
+    # The list opens the selected tenant's settings.
+    assert staff_client.get(admin_url(StreakSettings))["Location"] == settings_url(tenant)
+
+    page = staff_client.get(settings_url(tenant))
+
+    initial = page.context["adminform"].form.initial
+    assert (initial["conditions"], initial["days_off"]) == ([("words", "1")], [0, 3])
+    content = page.content.decode()
+    assert '<select name="conditions-metric" aria-label="Metric">' in content
+    assert '<option value="words" selected>words</option>' in content
+    assert '<option value="pages">pages</option>' in content
+    assert 'name="conditions-threshold" value="1"' in content
+    assert "Add a condition" in content
+    assert "streaks/settings.js" in content
+    # The week from Monday, as checkboxes carrying the API's numbers (0 is Sunday).
+    boxes = [
+        line.split('value="')[1].split('"')[0]
+        for line in content.split("<input")
+        if 'name="days_off"' in line
+    ]
+    assert boxes == ["1", "2", "3", "4", "5", "6", "0"]
+    assert 'type="checkbox" name="days_off" value="3"' in content
+    assert 'value="3" class="streak-days-off" id="id_days_off_2" checked' in content
+
+
 def test_editing_settings_goes_through_the_service(
     staff_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
     pages = MetricFactory(tenant=tenant, key="pages")
     streak_settings_update(tenant, DAILY_WITH_FREEZES)
-    settings = StreakSettings.objects.get()
-    url = admin_url(StreakSettings, "change", settings.pk)
     version = version_of(tenant)
 
-    page = staff_client.get(url)
-    assert page.status_code == 200
-    initial = page.context["adminform"].form.initial
-    assert (initial["conditions"], initial["freeze_max_count"]) == ("words:1", 2)
-
     changes = settings_form(
-        frequency="weekly",
+        conditions=[("words", "10"), ("", ""), ("pages", " 3 ")],
         evaluation_mode="OR",
         customization_enabled="on",
-        days_off=None,
-        conditions=" words:10 , pages:3, ",
+        days_off=["1"],
         freezes_enabled=None,
     )
-    response = staff_client.post(url, changes)
+    response = staff_client.post(settings_url(tenant), changes, follow=True)
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 200
+    assert "(daily)</a>” was changed successfully." in message_texts(response)[0]
     assert version_of(tenant) > version
     config = streak_config(Tenant.objects.get(pk=tenant.pk))
-    assert (config.frequency, config.mode, config.customization_enabled) == ("weekly", "OR", True)
+    assert (config.frequency, config.mode, config.customization_enabled) == ("daily", "OR", True)
+    assert config.days_off == {1}
     assert config.thresholds == {metric.pk: Decimal(10), pages.pk: Decimal(3)}
     assert not config.freezes_enabled
     assert StreakSettings.objects.count() == 1
@@ -206,19 +250,33 @@ def test_editing_settings_goes_through_the_service(
         (
             {"freeze_start_count": "4", "freeze_max_count": "3"},
             "freezes_enabled",
-            "maxCount must be at least startCount",
+            "“Maximum freezes” must be at least “Freezes at start”",
         ),
         ({"freeze_start_count": ""}, "freeze_start_count", "This field is required."),
         ({"freeze_max_count": "101"}, "freeze_max_count", "less than or equal to 100"),
-        ({"freeze_auto_earn_amount": ""}, "freezes_enabled", "set both autoEarnInterval"),
-        ({"conditions": "words500"}, "conditions", "write each condition as key:threshold"),
-        ({"conditions": "words:0"}, "conditions", "words: Ensure this value is greater"),
-        ({"conditions": "words:1.5"}, "conditions", "words: A valid integer is required."),
-        ({"conditions": "words:1, words:2"}, "conditions", "metric keys must be unique"),
+        (
+            {"freeze_auto_earn_amount": ""},
+            "freezes_enabled",
+            "Set both “Earn freezes every” and “Freezes earned each time”, or neither",
+        ),
+        ({"conditions": [("", "5")]}, "conditions", "Choose the metric of the threshold 5."),
+        ({"conditions": [("words", "")]}, "conditions", "Give the threshold of words."),
+        ({"conditions": [("words", "0")]}, "conditions", "Words: Ensure this value is greater"),
+        ({"conditions": [("words", "1.5")]}, "conditions", "Words: A valid integer is required."),
+        (
+            {"conditions": [("words", "1"), ("words", "2")]},
+            "conditions",
+            "Metric keys must be unique",
+        ),
         ({"days_off": [str(d) for d in range(7)]}, "days_off", "no more than 6"),
         ({"frequency": "yearly"}, "frequency", "Select a valid choice"),
-        ({"conditions": "nope:5"}, None, "metrics: unknown metric keys: nope"),
-        ({"frequency": "weekly"}, None, "daysOff is only allowed with daily frequency"),
+        # The service's rules, in the page's words.
+        ({"conditions": [("nope", "5")]}, None, "“Conditions”: unknown metric keys: nope"),
+        (
+            {"frequency": "weekly", "_confirm_frequency": "1"},
+            None,
+            "“Days off” is only allowed with daily frequency",
+        ),
     ],
 )
 def test_invalid_settings_are_a_form_error_and_change_nothing(
@@ -233,9 +291,7 @@ def test_invalid_settings_are_a_form_error_and_change_nothing(
     settings = StreakSettings.objects.get()
     version = version_of(tenant)
 
-    response = staff_client.post(
-        admin_url(StreakSettings, "change", settings.pk), settings_form(**changes)
-    )
+    response = staff_client.post(settings_url(tenant), settings_form(**changes))
 
     assert response.status_code == 200
     form = response.context["adminform"].form
@@ -250,19 +306,20 @@ def test_invalid_settings_are_a_form_error_and_change_nothing(
     ]
 
 
-def test_a_configured_tenant_is_not_added_twice(
+def test_settings_of_a_configured_tenant_are_edited_not_added_again(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, metric: Metric
 ) -> None:
     streak_settings_update(tenant, {"frequency": "weekly"})
-    page = staff_client.get(admin_url(StreakSettings, "add"))
-    choices = [value for value, _ in page.context["adminform"].form.fields["tenant"].choices]
-    assert other_tenant.pk in choices
-    assert tenant.pk not in choices
 
+    assert staff_client.get(admin_url(StreakSettings, "add")).status_code == 403
     response = staff_client.post(admin_url(StreakSettings, "add"), settings_form(tenant=tenant.pk))
-    assert response.status_code == 200
-    assert "tenant" in response.context["adminform"].form.errors
+    assert response.status_code == 403
     assert StreakSettings.objects.get().frequency == "weekly"
+
+    # Another tenant without settings adds its own.
+    switch_tenant(staff_client, other_tenant)
+    page = staff_client.get(admin_url(StreakSettings, "add"))
+    assert page.context["adminform"].form["tenant"].value() == other_tenant.pk
 
 
 def test_settings_are_not_deleted_from_the_dashboard(staff_client: Any, tenant: Tenant) -> None:
@@ -273,35 +330,146 @@ def test_settings_are_not_deleted_from_the_dashboard(staff_client: Any, tenant: 
     assert StreakSettings.objects.exists()
 
 
-def test_settings_list_shows_each_tenants_conditions(
-    staff_client: Any, tenant: Tenant, other_tenant: Tenant, metric: Metric
+def test_another_tenants_streaks_are_out_of_reach(
+    staff_client: Any, tenant: Tenant, other_tenant: Tenant, streaks: dict
 ) -> None:
     MetricFactory(tenant=other_tenant, key="logins")
-    streak_settings_update(tenant, DAILY_WITH_FREEZES)
     streak_settings_update(other_tenant, {"metrics": [{"key": "logins", "threshold": 2}]})
+    carol = EndUserFactory(tenant=other_tenant, external_id="carol")
+    theirs = StreakState.objects.create(
+        tenant=other_tenant, user=carol, frequency="daily", length=9
+    )
+    their_settings = StreakSettings.objects.get(tenant=other_tenant)
 
-    response = staff_client.get(admin_url(StreakSettings))
+    response = staff_client.get(admin_url(StreakSettings, "change", their_settings.pk))
+    assert response.status_code == 302
+    response = staff_client.post(
+        admin_url(StreakSettings, "change", their_settings.pk), settings_form(frequency="weekly")
+    )
+    assert response.status_code == 302
+    assert staff_client.get(admin_url(StreakState, "change", theirs.pk)).status_code == 302
+    assert lengths(other_tenant) == {"carol": 9}
+    # An action on a selection naming their streak leaves it alone.
+    run_action(staff_client, StreakState, "reset_streaks", [theirs], post="yes")
+    assert lengths(other_tenant) == {"carol": 9}
+    assert StreakSettings.objects.get(tenant=other_tenant).frequency == "daily"
+    page = staff_client.get(settings_url(tenant))
+    assert "logins" not in page.content.decode()
+
+    switch_tenant(staff_client, other_tenant)
+    assert staff_client.get(admin_url(StreakSettings))["Location"] == settings_url(other_tenant)
+    assert [s.user.external_id for s in listed(staff_client, StreakState)] == ["carol"]
+
+
+# Changing the frequency
+
+
+def test_changing_the_frequency_is_confirmed_with_the_streaks_that_restart(
+    staff_client: Any, api_client: Any, tenant: Tenant, metric: Metric, streaks: dict
+) -> None:
+    # A streak of 0 and one kept for another frequency do not restart: they are 0 already.
+    carol = EndUserFactory(tenant=tenant, external_id="carol")
+    StreakState.objects.create(tenant=tenant, user=carol, frequency="daily", length=0)
+    dave = EndUserFactory(tenant=tenant, external_id="dave")
+    StreakState.objects.create(tenant=tenant, user=dave, frequency="weekly", length=4)
+    version = version_of(tenant)
+    form = settings_form(conditions=[("words", "1")], frequency="weekly", days_off=None)
+
+    page = staff_client.post(settings_url(tenant), form)
+
+    assert page.status_code == 200
+    assert page.context["restarting"] == 2
+    content = page.content.decode()
+    assert "<strong>2</strong> active streaks will restart (the longest is 2 periods)" in content
+    assert "from <strong>daily</strong> to <strong>weekly</strong>" in content
+    assert 'value="Yes, change to weekly and restart 2 streaks"' in content
+    assert 'name="_confirm_frequency"' in content
+    # Nothing changed yet.
+    assert version_of(tenant) == version
+    assert StreakSettings.objects.get().frequency == "daily"
+    assert api_client.get("/v1/users/alice/streak").json()["length"] == 2
+
+    # The confirmation posts the same input back, with the confirmation.
+    posted = {}
+    for name, value in page.context["posted"]:
+        posted.setdefault(name, []).append(value)
+    response = staff_client.post(
+        settings_url(tenant), {**posted, "_confirm_frequency": "1"}, follow=True
+    )
 
     assert response.status_code == 200
-    content = response.content.decode()
-    assert "words:1" in content
-    assert "logins:2" in content
-    assert "start 0, max 2" in content
+    restarted, changed = message_texts(response)
+    assert restarted == "Streaks are now weekly: 2 active streaks restarted from 0."
+    assert "(weekly)</a>” was changed successfully." in changed
+    config = streak_config(Tenant.objects.get(pk=tenant.pk))
+    assert (config.frequency, config.thresholds, config.freeze_max_count) == (
+        "weekly",
+        {metric.pk: Decimal(1)},
+        3,
+    )
+    alice = api_client.get("/v1/users/alice/streak").json()
+    assert (alice["length"], alice["frequency"]) == (0, "weekly")
+
+
+def test_saving_the_same_frequency_needs_no_confirmation(
+    staff_client: Any, tenant: Tenant, streaks: dict
+) -> None:
+    response = staff_client.post(settings_url(tenant), settings_form(conditions=[("words", "2")]))
+    assert response.status_code == 302
+    assert lengths(tenant) == {"alice": 2, "bob": 2}
+
+
+def test_a_frequency_change_with_invalid_input_shows_the_errors_first(
+    staff_client: Any, tenant: Tenant, streaks: dict
+) -> None:
+    response = staff_client.post(
+        settings_url(tenant), settings_form(frequency="monthly", freeze_max_count="0")
+    )
+    assert response.status_code == 200
+    assert "adminform" in response.context
+    assert StreakSettings.objects.get().frequency == "daily"
 
 
 # Actions
+
+
+def test_resetting_streaks_is_confirmed_with_counts(
+    staff_client: Any, api_client: Any, tenant: Tenant, streaks: dict
+) -> None:
+    carol = EndUserFactory(tenant=tenant, external_id="carol")
+    StreakState.objects.create(tenant=tenant, user=carol, frequency="daily", length=0)
+    states = list(StreakState.objects.all())
+
+    page = staff_client.post(
+        admin_url(StreakState),
+        {"action": "reset_streaks", "_selected_action": [s.pk for s in states]},
+    )
+
+    assert page.status_code == 200
+    assert (page.context["count"], page.context["live"], page.context["periods"]) == (3, 2, 4)
+    content = page.content.decode()
+    assert "<strong>3</strong> streaks selected: <strong>2</strong> are longer than 0" in content
+    assert "4 periods in all" in content
+    assert "<td>alice</td><td>2</td>" in content
+    assert 'value="Yes, reset 3 streaks"' in content
+    assert lengths(tenant) == {"alice": 2, "bob": 2, "carol": 0}
+
+    messages = run_action(staff_client, StreakState, "reset_streaks", states, post="yes")
+
+    assert messages == ["Reset 3 streaks."]
+    assert lengths(tenant) == {"alice": 0, "bob": 0, "carol": 0}
+    reset = api_client.get("/v1/users/alice/streak").json()
+    assert reset["length"] == 0
+    assert reset["streakHistory"][-1]["resetAt"]
 
 
 def test_resetting_and_restoring_streaks(
     staff_client: Any, api_client: Any, tenant: Tenant, streaks: dict
 ) -> None:
     states = list(StreakState.objects.all())
-
-    assert run_action(staff_client, StreakState, "reset_streaks", states) == ["Reset 2 streaks."]
-    assert lengths(tenant) == {"alice": 0, "bob": 0}
-    reset = api_client.get("/v1/users/alice/streak").json()
-    assert reset["length"] == 0
-    assert reset["streakHistory"][-1]["resetAt"]
+    assert run_action(staff_client, StreakState, "reset_streaks", states, post="yes") == [
+        "Reset 2 streaks."
+    ]
 
     messages = run_action(staff_client, StreakState, "restore_streaks", states[:1])
     assert messages == ["Restored 1 streak."]
@@ -316,24 +484,28 @@ def test_resetting_and_restoring_streaks(
 def test_granting_freezes_stops_at_the_maximum(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, streaks: dict
 ) -> None:
-    # carol's tenant has no freezes: the admin API's rule refuses her grant.
-    carol = EndUserFactory(tenant=other_tenant, external_id="carol")
-    StreakState.objects.create(tenant=other_tenant, user=carol, frequency="daily")
     states = list(StreakState.objects.all())
 
     def grant() -> list[str]:
         return run_action(staff_client, StreakState, "grant_freeze", states)
 
-    refused = "Streak freezes are not enabled for this tenant (1 user)"
-    assert grant() == ["Granted a freeze to 2 users.", refused]
-    assert grant()[0] == "Granted a freeze to 2 users."
+    assert grant() == ["Granted a freeze to 2 users."]
+    assert grant() == ["Granted a freeze to 2 users."]
     assert grant() == [
         "Granted a freeze to 0 users.",
         "2 users already had the maximum number of freezes.",
-        refused,
     ]
     freezes = dict(StreakState.objects.values_list("user__external_id", "freezes"))
-    assert freezes == {"alice": 2, "bob": 2, "carol": 0}
+    assert freezes == {"alice": 2, "bob": 2}
+
+    # carol's tenant has no freezes: the admin API's rule refuses her grant.
+    carol = EndUserFactory(tenant=other_tenant, external_id="carol")
+    theirs = StreakState.objects.create(tenant=other_tenant, user=carol, frequency="daily")
+    switch_tenant(staff_client, other_tenant)
+    assert run_action(staff_client, StreakState, "grant_freeze", [theirs]) == [
+        "Granted a freeze to 0 users.",
+        "Streak freezes are not enabled for this tenant (1 user)",
+    ]
 
 
 def test_actions_need_the_change_permission(
@@ -341,14 +513,63 @@ def test_actions_need_the_change_permission(
 ) -> None:
     viewer = get_user_model().objects.create_user(username="viewer", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_streakstate"))
+    tenant.environment.organization.staff.add(viewer)
     client.force_login(viewer)
     states = list(StreakState.objects.all())
 
     page = client.get(admin_url(StreakState))
     assert page.status_code == 200
     assert b"reset_streaks" not in page.content
-    run_action(client, StreakState, "reset_streaks", states)
+    run_action(client, StreakState, "reset_streaks", states, post="yes")
     assert lengths(tenant) == {"alice": 2, "bob": 2}
+
+
+# Pauses
+
+
+def test_adding_a_pause_goes_through_the_service(
+    staff_client: Any, api_client: Any, tenant: Tenant, streaks: dict
+) -> None:
+    page = staff_client.get(admin_url(StreakPause, "add"))
+    content = page.content.decode()
+    assert 'class="vDateField"' in content
+    assert "admin/js/calendar.js" in content
+    data = {"tenant": tenant.pk, "user_id": "alice", "start": "2026-03-13", "end": "2026-03-15"}
+
+    response = staff_client.post(admin_url(StreakPause, "add"), data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    pauses = api_client.get("/v1/users/alice/streak").json()["pauses"]
+    assert [(p["start"], p["end"]) for p in pauses] == [("2026-03-13", "2026-03-15")]
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"end": "2026-03-12"}, None, "End must not be before start"),
+        ({"start": "2026-03-11"}, None, "Start must not be before today in the user's time zone"),
+        ({"user_id": "nobody"}, None, 'User not found: "nobody"'),
+        ({"end": "2027-06-01"}, None, "A pause lasts at most 366 days"),
+        ({"start": "soon"}, "start", "Enter a valid date."),
+    ],
+)
+def test_invalid_pauses_are_a_form_error(
+    staff_client: Any,
+    tenant: Tenant,
+    streaks: dict,
+    changes: dict[str, str],
+    field: str | None,
+    message: str,
+) -> None:
+    data = {"tenant": tenant.pk, "user_id": "alice", "start": "2026-03-13", "end": "2026-03-15"}
+
+    response = staff_client.post(admin_url(StreakPause, "add"), {**data, **changes})
+
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    errors = form.non_field_errors() if field is None else form.errors.get(field, [])
+    assert message in " ".join(errors), form.errors
+    assert not StreakPause.objects.exists()
 
 
 def test_archiving_pauses(staff_client: Any, tenant: Tenant, streaks: dict) -> None:
@@ -429,34 +650,31 @@ def test_end_user_page_queries_do_not_grow_with_streak_history(
 
 
 def test_streak_state_list_queries_do_not_grow_with_rows(
-    staff_client: Any, django_assert_max_num_queries: Any
+    staff_client: Any, tenant: Tenant, django_assert_max_num_queries: Any
 ) -> None:
-    # Several organizations: a default tenant's label reads its environment and organization.
-    def populate(names: list[str], states_each: int) -> None:
-        for name in names:
-            org = OrganizationWithKey(name)
-            StreakState.objects.bulk_create(
-                StreakState(
-                    tenant=org.tenant,
-                    user=user,
-                    frequency="daily",
-                    length=3,
-                    started=TODAY.date() - 2 * DAY,
-                    settled_through=TODAY.date(),
-                    freezes=1,
-                )
-                for user in EndUserFactory.create_batch(states_each, tenant=org.tenant)
+    def populate(count: int) -> None:
+        StreakState.objects.bulk_create(
+            StreakState(
+                tenant=tenant,
+                user=user,
+                frequency="daily",
+                length=3,
+                started=TODAY.date() - 2 * DAY,
+                settled_through=TODAY.date(),
+                freezes=1,
             )
+            for user in EndUserFactory.create_batch(count, tenant=tenant)
+        )
 
-    populate(["A"], 2)
+    populate(2)
     url = admin_url(StreakState)
     staff_client.get(url)  # warm per-process caches (content types, session)
     with CaptureQueriesContext(connection) as few:
         staff_client.get(url)
-    populate(["B", "C", "D", "E"], 10)
+    populate(40)
     with CaptureQueriesContext(connection) as many:
         response = staff_client.get(url)
     assert len(response.context["cl"].result_list) == 42
     assert len(many) == len(few)
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(10):
         staff_client.get(url + "?q=user-1")

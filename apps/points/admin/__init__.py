@@ -1,0 +1,29 @@
+"""Dashboard pages for points: a system's page holds its settings and, as inline rows, its
+triggers, levels and boosts, each written by the configuration function the admin API uses;
+the award ledger and totals are read-only.
+
+Other apps' configuration forms build on ConfigForm and the attribute filter fields here.
+"""
+
+from apps.points.admin import ledger, part_pages, parts, systems
+from apps.points.admin.forms import (
+    AttributeFilterField,
+    AttributePairsField,
+    ConfigForm,
+    _filters_text,
+    filter_pairs,
+)
+from apps.points.admin.ledger import RECENT_AWARDS
+
+__all__ = [
+    "RECENT_AWARDS",
+    "AttributeFilterField",
+    "AttributePairsField",
+    "ConfigForm",
+    "_filters_text",
+    "filter_pairs",
+    "ledger",
+    "part_pages",
+    "parts",
+    "systems",
+]

@@ -1,0 +1,310 @@
+"""Configuration forms as admin API bodies (ConfigForm), and attribute filters as staff type
+them: rows of attribute and value on the points pages, `key:value` lines on the pages of other
+apps that still use AttributeFilterField."""
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+from django import forms
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from rest_framework import serializers as drf
+from rest_framework.settings import api_settings
+
+from apps.accounts.models import Tenant
+from apps.users.selectors import attribute_definitions
+
+# Admin API keys inside messages ("metric triggers need metricThreshold") are written as the
+# dashboard labels them; a key is one camelCase word.
+_API_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b")
+
+
+def humanize(message: str, labels: Mapping[str, str]) -> str:
+    """A service's or serializer's message in the words of the form: API keys become the labels
+    staff see (“Threshold”), and the sentence starts with a capital."""
+
+    def label(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return f"“{labels[word]}”" if word in labels else word
+
+    text = _API_WORD.sub(label, message)
+    return text[:1].upper() + text[1:]
+
+
+def _errors(detail: Any, prefix: str = "") -> Iterator[tuple[str | None, str]]:
+    """DRF's error detail as (top-level API key, message) pairs; nested keys (a filter's
+    attributeValue, the badge's url) stay in the message."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            if prefix:
+                for _, message in _errors(value):
+                    yield prefix, f"{key}: {message}"
+            else:
+                yield from _errors(value, str(key))
+    elif isinstance(detail, list):
+        for value in detail:
+            yield from _errors(value, prefix)
+    else:
+        yield prefix or None, str(detail)
+
+
+class AttributeFilterField(forms.CharField):
+    """Attribute filters as one `key:value` per line; the form turns keys into the attribute ids
+    the admin API speaks. (Points pages use AttributePairsField.)"""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "help_text", "One filter per line, as key:value, e.g. “plan:pro”. Empty: everyone."
+        )
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value: Any) -> list[tuple[str, str]]:  # type: ignore[override]
+        pairs = []
+        for line in str(super().to_python(value)).splitlines():
+            if not line.strip():
+                continue
+            # Keys cannot contain a colon, so the first one ends the key; values may hold more.
+            key, sep, attribute_value = line.partition(":")
+            if not sep:
+                raise forms.ValidationError(f"“{line.strip()}”: write each filter as key:value")
+            pairs.append((key.strip(), attribute_value.strip()))
+        return pairs
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        try:
+            return bool(self.to_python(initial) != self.to_python(data))
+        except forms.ValidationError:
+            return True
+
+
+def filter_pairs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[tuple[str, str]]:
+    """Stored filters (attribute ids) as (key, value) pairs. A deleted attribute shows as its
+    id: the filter no longer matches anyone and must go."""
+    keys = {
+        pid: key
+        for (t, key), pid in attribute_definitions(tenant).ids_by_type_key.items()
+        if t == kind
+    }
+    return [
+        (keys.get(ref["attributeId"], ref["attributeId"]), ref["attributeValue"]) for ref in refs
+    ]
+
+
+def _filters_text(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> str:
+    return "\n".join(f"{key}:{value}" for key, value in filter_pairs(tenant, refs, kind))
+
+
+def _rows_value(data: Any, name: str) -> list[list[str]]:
+    if hasattr(data, "getlist"):
+        return [data.getlist(f"{name}-key"), data.getlist(f"{name}-value")]
+    return [list(data.get(f"{name}-key", [])), list(data.get(f"{name}-value", []))]
+
+
+class AttributePairsWidget(forms.Widget):
+    """Filters as rows of (attribute, value) with buttons to add and remove rows
+    (points/attribute-pairs.js). Without JavaScript the page still works: it always shows one
+    blank row, so staff add one filter per save. The hidden template row is disabled, so it is
+    never sent; Django's inline script renumbers its names with the rest of a new inline row."""
+
+    noun: ClassVar[str] = "filter"
+
+    class Media:
+        js = ("points/attribute-pairs.js",)
+        css: ClassVar[dict[str, tuple[str, ...]]] = {"all": ("points/points.css",)}
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs)
+        self.keys: list[str] = []
+        self.key_label = "Attribute"
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[tuple[str, str]]:
+        keys, values = _rows_value(data, name)
+        return list(zip(keys, values, strict=False))
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return f"{name}-key" not in data
+
+    def _select(self, name: str, chosen: str, disabled: bool) -> SafeString:
+        options = [("", "---------"), *((key, key) for key in self.keys)]
+        if chosen and chosen not in self.keys:
+            options.append((chosen, f"{chosen} (deleted attribute)"))
+        return format_html(
+            '<select name="{}-key" aria-label="{}"{}>{}</select>',
+            name,
+            self.key_label,
+            " disabled" if disabled else "",
+            format_html_join(
+                "",
+                '<option value="{}"{}>{}</option>',
+                (
+                    (value, " selected" if value == chosen else "", label)
+                    for value, label in options
+                ),
+            ),
+        )
+
+    def _row(self, name: str, key: str, value: str, marker: str = "") -> SafeString:
+        template = marker == "data-row-template"
+        return format_html(
+            '<tr data-row{}><td>{}</td><td><input type="text" name="{}-value" value="{}" '
+            'aria-label="Value" maxlength="255"{}></td><td><button type="button" '
+            'class="rows-remove" data-remove-row title="Remove this {}">Remove</button></td></tr>',
+            format_html(" {}{}", marker, " hidden" if template else "") if marker else "",
+            self._select(name, key, template),
+            name,
+            value,
+            " disabled" if template else "",
+            self.noun,
+        )
+
+    def render(
+        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
+    ) -> SafeString:
+        pairs = [(str(k), str(v)) for k, v in value] if isinstance(value, list | tuple) else []
+        pairs = [(k, v) for k, v in pairs if k or v]
+        if not self.keys and not pairs:
+            return format_html(
+                '<p class="rows-empty">No {}s are defined for this tenant, so there is nothing '
+                "to filter on.</p>",
+                self.key_label.lower(),
+            )
+        rows = format_html_join("", "{}", ((self._row(name, k, v),) for k, v in pairs))
+        # One blank row: without JavaScript, a filter can still be added (the script drops it
+        # and offers "Add" instead).
+        blank = self._row(name, "", "", "data-row-blank")
+        return format_html(
+            '<div class="rows" data-rows><table class="rows-table"><thead><tr><th>{}</th>'
+            "<th>Value</th><th></th></tr></thead><tbody>{}{}{}</tbody></table>"
+            '<button type="button" class="rows-add" data-add-row>Add a {}</button></div>',
+            self.key_label,
+            rows,
+            blank,
+            self._row(name, "", "", "data-row-template"),
+            self.noun,
+        )
+
+
+class AttributePairsField(forms.Field):
+    """Attribute filters as (key, value) pairs; ConfigForm.attribute_refs turns the keys into
+    attribute ids."""
+
+    widget = AttributePairsWidget
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("help_text", "Empty: everyone.")
+        super().__init__(required=False, **kwargs)
+
+    def set_keys(self, keys: list[str], label: str) -> None:
+        widget: Any = self.widget
+        widget.keys = keys
+        widget.key_label = label
+
+    def to_python(self, value: Any) -> list[tuple[str, str]]:
+        if isinstance(value, str):  # initial data written as text
+            value = [line.partition(":")[::2] for line in value.splitlines() if line.strip()]
+        pairs = []
+        for key, attribute_value in value or []:
+            key, attribute_value = str(key).strip(), str(attribute_value).strip()
+            if not key and not attribute_value:
+                continue
+            if not key:
+                raise forms.ValidationError(
+                    f"Choose the attribute of the value “{attribute_value}”."
+                )
+            if not attribute_value:
+                raise forms.ValidationError(f"Give a value for {key}.")
+            pairs.append((key, attribute_value))
+        return pairs
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        try:
+            return bool(self.to_python(initial) != self.to_python(data))
+        except forms.ValidationError:
+            return True
+
+
+class ConfigForm(forms.ModelForm):
+    """A configuration page as the body of the admin API's create or update call. Only the
+    owner (tenant or system) is a model field, and only when adding (see the pages' get_form):
+    the rest is validated by the API's serializer and written by a configuration function, never
+    copied onto the row by the form, so the model's own messages never replace the API's."""
+
+    create_serializer: ClassVar[type[drf.Serializer]]
+    update_serializer: ClassVar[type[drf.Serializer]]
+    # Form field -> admin API key, for the body and for placing the serializer's errors.
+    api_keys: ClassVar[dict[str, str]]
+    create_only: ClassVar[tuple[str, ...]] = ("key",)
+    # Messages that name API keys are rewritten with the form's labels (see `message`).
+    humanize_errors: ClassVar[bool] = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.api_data: dict[str, Any] = {}
+        if self.instance.pk:
+            for name in self.create_only:
+                self.fields.pop(name, None)
+            self.initial = {**self.initial_from(self.instance), **self.initial}
+
+    def config_tenant(self) -> Tenant | None:
+        """The tenant whose configuration the form edits (each form names its own)."""
+        return getattr(self.instance, "tenant", None)
+
+    def initial_from(self, obj: Any) -> dict[str, Any]:
+        """Form values for an existing object in the admin API's terms (forms override)."""
+        return {}
+
+    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
+        return {key: cleaned[name] for name, key in self.api_keys.items() if name in self.fields}
+
+    def labels(self) -> dict[str, str]:
+        """Admin API key -> the label staff see next to the field."""
+        return {
+            key: str(self.fields[name].label or name.replace("_", " ").capitalize())
+            for name, key in self.api_keys.items()
+            if name in self.fields
+        }
+
+    def message(self, text: str) -> str:
+        return humanize(text, self.labels()) if self.humanize_errors else text
+
+    def attribute_refs(self, name: str, tenant: Tenant, kind: str) -> list[dict[str, str]]:
+        ids = attribute_definitions(tenant).ids_by_type_key
+        pairs = self.cleaned_data[name]
+        unknown = sorted({key for key, _ in pairs if (kind, key) not in ids})
+        if unknown:
+            self.add_error(name, f"unknown {kind} attribute keys: {', '.join(unknown)}")
+        return [
+            {"attributeId": ids[(kind, key)], "attributeValue": value}
+            for key, value in pairs
+            if (kind, key) in ids
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        tenant = self.config_tenant()
+        if self.errors or tenant is None:
+            return cleaned
+        body = self.body(cleaned, tenant)
+        if self.errors:
+            return cleaned
+        if self.instance.pk:
+            public_id = str(getattr(self.instance, "public_id", ""))
+            serializer = self.update_serializer(data={"id": public_id, **body})
+        else:
+            serializer = self.create_serializer(data=body)
+        if serializer.is_valid():
+            self.api_data = dict(serializer.validated_data)
+            return cleaned
+        fields = {key: name for name, key in self.api_keys.items() if name in self.fields}
+        for key, message in _errors(serializer.errors):
+            if key in fields:
+                self.add_error(fields[key], self.message(message))
+            elif key in (None, api_settings.NON_FIELD_ERRORS_KEY):
+                self.add_error(None, self.message(message))
+            else:
+                self.add_error(None, self.message(f"{key}: {message}"))
+        return cleaned

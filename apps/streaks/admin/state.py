@@ -1,0 +1,311 @@
+"""Users' streaks, periods and pauses as recorded by the pipeline: read-only, changed only by
+actions and forms that call the streak services (reset and restore, freezes, pauses)."""
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.widgets import AdminDateWidget
+from django.db import transaction
+from django.db.models import QuerySet, Sum
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
+
+from apps.accounts.admin.base import ReadOnlyAdmin, ServiceAdmin
+from apps.accounts.models import Tenant
+from apps.core.errors import ApplicationError, ValidationError
+from apps.streaks import services
+from apps.streaks.admin.settings_form import humanize
+from apps.streaks.choices import PauseStatus
+from apps.streaks.models import StreakPause, StreakPeriod, StreakState
+from apps.streaks.selectors import streak_config
+from apps.streaks.serializers import PauseItemSerializer
+from apps.users.models import EndUser
+from apps.users.selectors import user_get
+
+RESET_TEMPLATE = "admin/streaks/streakstate/reset_confirmation.html"
+# The reset confirmation names the users of this many of the longest selected streaks.
+NAMED_LIMIT = 20
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+class UserLinkMixin:
+    """Needs "user" in list_select_related."""
+
+    @admin.display(description="User", ordering="user__external_id")
+    def user_link(self, obj: Any) -> str:
+        url = reverse("admin:users_enduser_change", args=[obj.user_id])
+        return format_html('<a href="{}">{}</a>', url, obj.user.external_id)
+
+
+class StreakActionsMixin:
+    """Actions on read-only pages call the streak services; running them takes the change
+    permission of the page's model, although no field is ever edited by hand."""
+
+    opts: Any
+
+    def has_manage_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
+
+
+def _per_user(
+    queryset: QuerySet[StreakState], act: Callable[[Tenant, EndUser], bool]
+) -> tuple[int, int, Counter[str]]:
+    """Run `act` for each selected streak's user: (done, declined, refusals by message)."""
+    done = declined = 0
+    refusals: Counter[str] = Counter()
+    for state in queryset.select_related("tenant", "user").order_by("pk"):
+        try:
+            # One transaction per user: the services lock the user's row, which needs one, and
+            # a refusal for one user keeps what was done for the others.
+            with transaction.atomic():
+                if act(state.tenant, state.user):
+                    done += 1
+                else:
+                    declined += 1
+        except ApplicationError as exc:
+            refusals[exc.message] += 1
+    return done, declined, refusals
+
+
+@admin.register(StreakState)
+class StreakStateAdmin(StreakActionsMixin, UserLinkMixin, ReadOnlyAdmin):
+    list_display = (
+        "user_link",
+        "length",
+        "started",
+        "settled_through",
+        "freezes",
+        "due_at",
+        "frequency",
+        "enabled",
+    )
+    list_select_related = ("user",)
+    list_filter = ("frequency", "enabled")
+    search_fields = ("=user__external_id",)
+    search_help_text = (
+        "Search by exact end-user id. Lengths are as stored: a missed period counts once the "
+        "freeze job settles it at the due time, or when the user's streak is next read."
+    )
+    ordering = ("-pk",)
+    show_full_result_count = False
+    actions = ("reset_streaks", "restore_streaks", "grant_freeze")
+    fields = (
+        "user",
+        "frequency",
+        "length",
+        "started",
+        "settled_through",
+        "extended_at",
+        "tz",
+        "due_at",
+        "freezes",
+        "freezes_earned_on",
+        "enabled",
+        "pref_mode",
+        "pref_thresholds",
+        "pref_days_off",
+        "updated",
+    )
+    readonly_fields = fields
+
+    def _report(
+        self, request: HttpRequest, done: str, declined: str | None, refusals: Counter[str]
+    ) -> None:
+        """`declined`: the message for users the service declined (None when there were none)."""
+        self.message_user(request, done, messages.SUCCESS)
+        if declined:
+            self.message_user(request, declined, messages.WARNING)
+        for message, count in sorted(refusals.items()):
+            self.message_user(request, f"{message} ({_plural(count, 'user')})", messages.ERROR)
+
+    @admin.action(description="Reset selected streaks to 0", permissions=["manage"])
+    def reset_streaks(
+        self, request: HttpRequest, queryset: QuerySet[StreakState]
+    ) -> HttpResponse | None:
+        if not request.POST.get("post"):
+            return self._reset_confirmation(request, queryset)
+
+        def reset(tenant: Tenant, user: EndUser) -> bool:
+            services.streak_reset(tenant, user)
+            return True
+
+        done, _, refusals = _per_user(queryset, reset)
+        self._report(request, f"Reset {_plural(done, 'streak')}.", None, refusals)
+        return None
+
+    def _reset_confirmation(
+        self, request: HttpRequest, queryset: QuerySet[StreakState]
+    ) -> TemplateResponse:
+        live = queryset.filter(length__gt=0)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Reset streaks?",
+            "selected": list(queryset.values_list("pk", flat=True)),
+            "live": live.count(),
+            "periods": live.aggregate(total=Sum("length"))["total"] or 0,
+            "longest": list(live.select_related("user").order_by("-length", "pk")[:NAMED_LIMIT]),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        context["count"] = len(context["selected"])
+        context["unnamed"] = context["live"] - len(context["longest"])
+        return TemplateResponse(request, RESET_TEMPLATE, context)
+
+    @admin.action(description="Restore selected streaks", permissions=["manage"])
+    def restore_streaks(self, request: HttpRequest, queryset: QuerySet[StreakState]) -> None:
+        done, declined, refusals = _per_user(queryset, services.streak_restore)
+        self._report(
+            request,
+            f"Restored {_plural(done, 'streak')}.",
+            f"{_plural(declined, 'streak')} had nothing longer to restore." if declined else None,
+            refusals,
+        )
+
+    @admin.action(description="Grant one freeze to selected users", permissions=["manage"])
+    def grant_freeze(self, request: HttpRequest, queryset: QuerySet[StreakState]) -> None:
+        def grant(tenant: Tenant, user: EndUser) -> bool:
+            # The admin API's rule (StreakFreezesApi): no grants while freezes are off.
+            if not streak_config(tenant).freezes_enabled:
+                raise ValidationError("Streak freezes are not enabled for this tenant")
+            return services.streak_freeze_grant(tenant, user)
+
+        done, declined, refusals = _per_user(queryset, grant)
+        self._report(
+            request,
+            f"Granted a freeze to {_plural(done, 'user')}.",
+            f"{_plural(declined, 'user')} already had the maximum number of freezes."
+            if declined
+            else None,
+            refusals,
+        )
+
+
+@admin.register(StreakPeriod)
+class StreakPeriodAdmin(UserLinkMixin, ReadOnlyAdmin):
+    list_display = (
+        "user_link",
+        "period_start",
+        "period_end",
+        "length",
+        "extended",
+        "used_freeze",
+        "used_pause",
+        "reset_at",
+        "frequency",
+    )
+    list_select_related = ("user",)
+    list_filter = ("frequency", "extended", "used_freeze", "used_pause")
+    search_fields = ("=user__external_id",)
+    search_help_text = "Search by exact end-user id."
+    # Periods are written as they are settled, so the primary key roughly follows time and its
+    # index serves the newest-first list without sorting the whole table.
+    ordering = ("-pk",)
+    show_full_result_count = False
+    fields = (
+        "user",
+        "frequency",
+        "period_start",
+        "period_end",
+        "length",
+        "extended",
+        "used_freeze",
+        "used_pause",
+        "reset_at",
+    )
+    readonly_fields = fields
+
+
+class PauseForm(forms.ModelForm):
+    """One item of POST /admin/v1/streaks/pauses: validated by its serializer, created by
+    streak_pause_create."""
+
+    user_id = forms.CharField(label="User id", help_text="The end-user's id in your application.")
+    start = forms.DateField(
+        label="Start", widget=AdminDateWidget, help_text="Not before today in the user's zone."
+    )
+    end = forms.DateField(label="End", widget=AdminDateWidget, help_text="Inclusive.")
+
+    class Meta:
+        model = StreakPause
+        fields = ("tenant",)
+
+    LABELS = {"userId": "User id", "start": "Start", "end": "End"}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        body = {"userId": cleaned["user_id"], "start": cleaned["start"], "end": cleaned["end"]}
+        serializer = PauseItemSerializer(data=body)
+        if serializer.is_valid():
+            self.api_data = dict(serializer.validated_data)
+            return cleaned
+        fields = {"userId": "user_id", "start": "start", "end": "end"}
+        for key, errors in serializer.errors.items():
+            for message in errors:
+                self.add_error(fields.get(key), humanize(str(message), self.LABELS))
+        return cleaned
+
+
+@admin.register(StreakPause)
+class StreakPauseAdmin(StreakActionsMixin, UserLinkMixin, ServiceAdmin):
+    form = PauseForm
+    list_display = ("user_link", "start", "end", "status", "created")
+    list_select_related = ("user",)
+    list_filter = ("status",)
+    search_fields = ("=user__external_id",)
+    search_help_text = "Search by exact end-user id."
+    ordering = ("-pk",)
+    show_full_result_count = False
+    actions = ["archive_pauses"]
+    shown = ("public_id", "user_link", "start", "end", "status", "created")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return ("tenant", "user_id", ("start", "end")) if obj is None else self.shown
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return () if obj is None else self.shown
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        kwargs["fields"] = ("tenant",) if obj is None else ()
+        return super().get_form(request, obj, change, **kwargs)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A pause is created or archived, never edited (as in the admin API).
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> StreakPause:
+        tenant = form.cleaned_data["tenant"]
+        data = form.api_data  # type: ignore[attr-defined]
+        try:
+            user = user_get(tenant, data["userId"])
+            return services.streak_pause_create(tenant, user, data["start"], data["end"])
+        except ApplicationError as exc:
+            raise ApplicationError(humanize(exc.message, PauseForm.LABELS)) from exc
+
+    @admin.action(description="Archive selected pauses", permissions=["manage"])
+    def archive_pauses(self, request: HttpRequest, queryset: QuerySet[StreakPause]) -> None:
+        active = queryset.filter(status=PauseStatus.ACTIVE).order_by("pk")
+        archived = 0
+        for pause in active:
+            services.streak_pause_archive(pause)
+            archived += 1
+        self.message_user(request, f"Archived {_plural(archived, 'pause')}.", messages.SUCCESS)
+        if skipped := queryset.count() - archived:
+            self.message_user(
+                request, f"{_plural(skipped, 'pause')} already archived.", messages.WARNING
+            )
