@@ -77,10 +77,13 @@ class DashboardSite(admin.AdminSite):
                 if f"{app['app_label']}.{model['object_name'].lower()}" not in HIDDEN_MODELS
             ]
         position = {label: index for index, label in enumerate(APP_ORDER)}
-        return sorted(
+        ordered = sorted(
             (app for app in apps if app["models"]),
             key=lambda app: position.get(app["app_label"], len(position)),
         )
+        if app_label is None and ordered:
+            ordered.insert(0, _analytics_entry())
+        return ordered
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         from apps.analytics.home import home_context  # the top layer; loaded on first use
@@ -88,6 +91,26 @@ class DashboardSite(admin.AdminSite):
         tenant = selected_tenant(request)
         context = home_context(tenant) if tenant is not None else {}
         return super().index(request, {**context, **(extra_context or {})})
+
+
+def _analytics_entry() -> dict[str, Any]:
+    """The analytics page in the navigation, beside the models' pages."""
+    url = reverse("admin:analytics")
+    page = {
+        "name": "Charts",
+        "object_name": "Analytics",
+        "admin_url": url,
+        "add_url": None,
+        "view_only": True,
+        "perms": {"view": True},
+    }
+    return {
+        "name": "Analytics",
+        "app_label": "analytics",
+        "app_url": url,
+        "has_module_perms": True,
+        "models": [page],
+    }
 
 
 @require_POST

@@ -1,16 +1,14 @@
 """The dashboard home page: the selected tenant at a glance and the tasks staff come for."""
 
-import dataclasses
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Sum
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.metrics.models import MetricDailyChange
-from apps.users.models import EndUser
+from apps.analytics.selectors import overview
 
 # (title, admin URL name, hint): the tasks a new staff member comes for, in the order of setup.
 TASKS = [
@@ -24,52 +22,26 @@ TASKS = [
     ("API keys", "admin:accounts_apikey_changelist", "connect your backend and the SDK"),
     ("Analytics", "admin:analytics", "active users, retention, streaks, points"),
 ]
-DAYS_SHOWN = 7
 
 
-@dataclasses.dataclass(frozen=True)
-class DayEvents:
+@dataclass(frozen=True)
+class DayBar:
     date: dt.date
     events: int
-    height: int  # percent of the busiest day, for the bar
-
-
-@dataclasses.dataclass(frozen=True)
-class Overview:
-    users: int
-    dau: int
-    mau: int
-    events_today: int
-    events_per_day: list[DayEvents]
-
-
-def overview(tenant: Tenant, today: dt.date) -> Overview:
-    """Users, active users (a user is active on a local day with any event) and events per day,
-    from the users table and the daily rollup: four indexed queries whatever the tenant's size."""
-    users = EndUser.objects.filter(tenant=tenant)
-    since = today - dt.timedelta(days=DAYS_SHOWN - 1)
-    per_day = dict(
-        MetricDailyChange.objects.filter(tenant=tenant, date__gte=since, date__lte=today)
-        .values("date")
-        .annotate(events=Sum("events"))
-        .values_list("date", "events")
-    )
-    busiest = max(per_day.values(), default=0) or 1
-    days = [since + dt.timedelta(days=offset) for offset in range(DAYS_SHOWN)]
-    return Overview(
-        users=users.count(),
-        dau=users.filter(last_active_on=today).count(),
-        mau=users.filter(last_active_on__gt=today - dt.timedelta(days=30)).count(),
-        events_today=per_day.get(today, 0),
-        events_per_day=[
-            DayEvents(day, per_day.get(day, 0), round(100 * per_day.get(day, 0) / busiest))
-            for day in days
-        ],
-    )
+    height: int  # percent of the busiest day shown
 
 
 def home_context(tenant: Tenant) -> dict[str, Any]:
-    return {"overview": overview(tenant, timezone.localdate()), "tasks": _tasks()}
+    """The overview of the analytics page's definitions (selectors.overview), with bars."""
+    numbers = overview(tenant, timezone.localdate())
+    busiest = max((day.count for day in numbers.events), default=0) or 1
+    bars = [DayBar(day.date, day.count, round(100 * day.count / busiest)) for day in numbers.events]
+    return {
+        "overview": numbers,
+        "events_today": numbers.events[-1].count if numbers.events else 0,
+        "event_bars": bars,
+        "tasks": _tasks(),
+    }
 
 
 def _tasks() -> list[dict[str, str]]:
