@@ -89,7 +89,11 @@ class AchievementCompletion(models.Model):
                 fields=["achievement", "user"], name="achievement_completion_once"
             ),
         ]
-        indexes = [models.Index(fields=["user", "completed_at"], name="completion_user_idx")]
+        indexes = [
+            models.Index(fields=["user", "completed_at"], name="completion_user_idx"),
+            # Completions per day across the tenant (dashboard analytics).
+            models.Index(fields=["tenant", "completed_at"], name="completion_tenant_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.achievement_id}"

@@ -159,7 +159,11 @@ class PointsAward(models.Model):
                 fields=["system", "user", "dedupe_key"], name="points_award_once"
             ),
         ]
-        indexes = [models.Index(fields=["user", "system", "created"], name="points_award_user_idx")]
+        indexes = [
+            models.Index(fields=["user", "system", "created"], name="points_award_user_idx"),
+            # Tenant-wide series by day (dashboard analytics).
+            models.Index(fields=["tenant", "local_date"], name="points_award_tenant_date_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.system_id}{self.awarded:+d}"
@@ -200,6 +204,8 @@ class PointsDailyChange(models.Model):
                 fields=["user", "system", "date"], name="points_daily_change_unique"
             ),
         ]
+        # A system's changes over a period, across users (wrapped percentiles).
+        indexes = [models.Index(fields=["system", "date"], name="points_daily_system_date_idx")]
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.system_id}@{self.date}={self.change}"

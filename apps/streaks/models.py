@@ -112,6 +112,12 @@ class StreakPeriod(models.Model):
                 fields=["user", "frequency", "period_start"], name="streak_period_unique"
             ),
         ]
+        # Active streaks over time (dashboard analytics).
+        indexes = [
+            models.Index(
+                fields=["tenant", "frequency", "period_start"], name="streak_period_tenant_idx"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id}@{self.period_start}: {self.length}"

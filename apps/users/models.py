@@ -39,6 +39,8 @@ class EndUser(TimestampedModel):
             models.Index(
                 fields=["tenant", "last_active_on", "tz"], name="end_user_last_active_idx"
             ),
+            # New users per day and retention cohorts (dashboard analytics).
+            models.Index(fields=["tenant", "created"], name="end_user_tenant_created_idx"),
         ]
         verbose_name = "end-user"
 
