@@ -232,3 +232,15 @@ def test_event_list_queries_do_not_grow_with_rows(
     assert count_queries(staff_client, admin_url(MetricEvent)) == few
     with django_assert_max_num_queries(8):
         staff_client.get(admin_url(MetricEvent))
+
+
+def test_control_characters_are_refused_in_dashboard_names(
+    staff_client: Any, tenant: Tenant
+) -> None:
+    response = staff_client.post(
+        admin_url(Metric, "add"), metric_form(tenant, key="words", name="Words\x1b[31m")
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert "must not contain control characters" in str(errors["name"])
+    assert not Metric.objects.exists()

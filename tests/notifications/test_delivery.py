@@ -10,6 +10,7 @@ from django.core import mail
 from apps.notifications.choices import MessageStatus
 from apps.notifications.delivery import messages_send, messages_stuck_release
 from apps.notifications.models import Message
+from apps.users.models import EndUser
 from tests.notifications import backends
 from tests.notifications.conftest import (
     activate,
@@ -36,7 +37,10 @@ def due_message(api_client, metric):
     """An achievement email scheduled for 17:00 UTC on 2026-03-10."""
     metric_achievement(api_client, metric, "Ten words", 10)
     activate(api_client, "achievement_completed")
-    send_event(api_client, at("2026-03-10", 9), value=10, tz="UTC", name="Ada\r\nBcc: evil@x.com")
+    send_event(api_client, at("2026-03-10", 9), value=10, tz="UTC", name="Ada")
+    # The API refuses control characters in names; a name stored before that rule (or written
+    # another way) must still not inject headers.
+    EndUser.objects.filter(external_id="u1").update(name="Ada\r\nBcc: evil@x.com")
     [message] = messages()
     return message
 

@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Tenant
 from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
-from apps.core.api.fields import KEY_PATTERN
+from apps.core.api.fields import KEY_PATTERN, control_characters_error
 from apps.core.errors import ApplicationError
 
 # Set on the request when a service refused a write; see ServiceAdmin.changeform_view.
@@ -231,6 +231,26 @@ def delete_selected(
         return None
 
 
+def refusing_control_characters(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
+    """The API's rule for display strings, in dashboard forms too: no control characters in a
+    one-line input; text areas (descriptions, templates) may hold line breaks and tabs."""
+
+    class Checked(form):  # type: ignore[valid-type,misc]
+        def clean(self) -> dict[str, Any]:
+            cleaned: dict[str, Any] = super().clean()
+            for name, value in list(cleaned.items()):  # add_error removes the entry
+                field = self.fields.get(name)
+                if not isinstance(value, str) or field is None:
+                    continue
+                free_text = isinstance(field.widget, forms.Textarea)
+                if (problem := control_characters_error(name, value, free_text)) is not None:
+                    self.add_error(name, f"This field {problem}.")
+            return cleaned
+
+    Checked.__name__ = form.__name__
+    return Checked
+
+
 class ServiceAdmin(DashboardAdmin):
     """A dashboard page whose writes go through services (STYLE.md principle 2).
 
@@ -276,7 +296,7 @@ class ServiceAdmin(DashboardAdmin):
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> type[forms.ModelForm]:
-        form = super().get_form(request, obj, change, **kwargs)
+        form = refusing_control_characters(super().get_form(request, obj, change, **kwargs))
         message: str | None = getattr(request, _SERVICE_ERROR, None)
         if message is None:
             return form

@@ -1,5 +1,6 @@
 """Serializer building blocks shared by every app's input shapes."""
 
+import re
 from typing import Any
 
 from rest_framework import serializers
@@ -31,9 +32,26 @@ def key_field() -> serializers.RegexField:
     )
 
 
+# Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: they forge
+# lines in logs and exports and hide text in the dashboard. Free text (below) may hold line breaks
+# and tabs; no string may hold the rest.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_EXCEPT_BREAKS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Fields documented as free text: descriptions, message bodies, PEM keys.
+FREE_TEXT_FIELDS = frozenset({"description", "body", "html", "text", "signingKey"})
+
+
+def control_characters_error(name: str, value: str, free_text: bool = False) -> str | None:
+    multiline = free_text or name in FREE_TEXT_FIELDS
+    pattern = _CONTROL_EXCEPT_BREAKS if multiline else _CONTROL
+    if pattern.search(value):
+        return "must not contain control characters"
+    return None
+
+
 class StrictSerializer(serializers.Serializer):
-    """Rejects unknown fields instead of silently ignoring a typo, and non-strings given for
-    string fields (email, URL, key and plain text fields alike)."""
+    """Rejects unknown fields instead of silently ignoring a typo, non-strings given for string
+    fields (email, URL, key and plain text fields alike), and control characters in them."""
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
@@ -42,12 +60,12 @@ class StrictSerializer(serializers.Serializer):
             )
             for name, field in self.fields.items():
                 value = data.get(name)
-                if (
-                    isinstance(field, serializers.CharField)
-                    and value is not None
-                    and not (isinstance(value, str))
-                ):
+                if not isinstance(field, serializers.CharField) or value is None:
+                    continue
+                if not isinstance(value, str):
                     errors[name] = "must be a string"
+                elif (problem := control_characters_error(name, value)) is not None:
+                    errors[name] = problem
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
