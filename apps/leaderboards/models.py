@@ -60,6 +60,7 @@ class LeaderboardEntry(models.Model):
     reached_at = models.DateTimeField()
 
     class Meta:
+        verbose_name_plural = "leaderboard entries"
         constraints = [
             models.UniqueConstraint(
                 fields=["leaderboard", "run_start", "group", "user"],

@@ -1,0 +1,271 @@
+"""The leaderboard page's form: the body of the admin API's create or update call, laid out as
+the board reads (what it ranks, when, who takes part). leaderboard_save validates and writes it;
+the checks here only put the commonest mistakes next to their field."""
+
+from typing import Any, ClassVar
+
+from django import forms
+from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget
+
+from apps.accounts.models import Tenant
+from apps.leaderboards.choices import RankBy, RunUnit, Status
+from apps.leaderboards.models import Leaderboard
+from apps.leaderboards.serializers import (
+    LeaderboardCreateSerializer,
+    LeaderboardUpdateSerializer,
+)
+from apps.metrics.models import Metric
+from apps.points.admin import AttributePairsField, ConfigForm, filter_pairs
+from apps.points.choices import SystemStatus
+from apps.points.models import PointsSystem
+from apps.users.choices import AttributeType
+from apps.users.selectors import attribute_definitions
+
+# Keys the service refuses to receive once a board is live, even unchanged: sent only when
+# they differ from the stored board.
+FROZEN_ONCE_LIVE = {"key": "key", "rankBy": "rank_by", "userAttributes": "user_attributes"}
+
+RANK_BY_CHOICES = [
+    (RankBy.METRIC, "Total of a metric"),
+    (RankBy.POINTS, "Total of a points system"),
+    (RankBy.STREAK, "Current streak length"),
+]
+STATUS_CHOICES = [
+    (Status.INACTIVE, "Inactive: being set up, counts nothing"),
+    (Status.ACTIVE, "Active: live, counts activity from now on"),
+    (Status.SCHEDULED, "Scheduled: goes live on its start date"),
+    (Status.FINISHED, "Finished: closed after its end date"),
+]
+RUN_UNIT_CHOICES = [
+    ("", "Never (perpetual)"),
+    (RunUnit.DAY, "days"),
+    (RunUnit.MONTH, "months"),
+    (RunUnit.YEAR, "years"),
+]
+
+
+def _metric_label(metric: Metric) -> str:
+    return f"{metric.name} ({metric.key})"
+
+
+def _system_label(system: PointsSystem) -> str:
+    return f"{system.name} ({system.key})"
+
+
+class LeaderboardForm(ConfigForm):
+    name = forms.CharField(label="Name")
+    key = forms.CharField(
+        label="Key",
+        strip=False,
+        help_text="How the API names the leaderboard. Can change only while it is inactive.",
+    )
+    status = forms.ChoiceField(
+        label="Status",
+        choices=STATUS_CHOICES,
+        initial=Status.INACTIVE,
+        help_text="Choosing Active with a future start date schedules it. Finished: only once "
+        "the end date has passed. Inactive again: back to editing; rankings are kept.",
+    )
+    description = forms.CharField(
+        label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    rank_by = forms.ChoiceField(
+        label="Rank by",
+        choices=RANK_BY_CHOICES,
+        initial=RankBy.METRIC,
+        widget=forms.RadioSelect,
+        help_text="Can change only while the leaderboard is inactive.",
+    )
+    metric = forms.ModelChoiceField(
+        label="Metric",
+        queryset=Metric.objects.none(),
+        required=False,
+        error_messages={"invalid_choice": "Choose a metric of this tenant."},
+    )
+    points_system = forms.ModelChoiceField(
+        label="Points system",
+        queryset=PointsSystem.objects.none(),
+        required=False,
+        error_messages={"invalid_choice": "Choose an active points system of this tenant."},
+    )
+    max_participants = forms.IntegerField(
+        label="Maximum participants",
+        initial=1000,
+        help_text="From 1 to 1,000, per breakdown group. When full, a newcomer must beat the "
+        "lowest value to enter.",
+    )
+    start = forms.DateField(
+        label="Start date",
+        required=False,
+        widget=AdminDateWidget,
+        help_text="Empty: today. A future date schedules the leaderboard.",
+    )
+    end = forms.DateField(
+        label="End date",
+        required=False,
+        widget=AdminDateWidget,
+        help_text="Inclusive. Empty: no end.",
+    )
+    start_time = forms.TimeField(
+        label="Counts from",
+        required=False,
+        widget=AdminTimeWidget(format="%H:%M"),
+        help_text="Time of day, in each user's own time zone. Empty: from midnight.",
+    )
+    end_time = forms.TimeField(
+        label="Counts until",
+        required=False,
+        widget=AdminTimeWidget(format="%H:%M"),
+        help_text="Empty: until midnight.",
+    )
+    run_interval = forms.IntegerField(
+        label="Restarts every",
+        required=False,
+        widget=forms.NumberInput(attrs={"class": "vIntegerField", "min": 1}),
+        help_text="Each run ranks from zero. Streak leaderboards are always perpetual.",
+    )
+    run_unit = forms.TypedChoiceField(
+        label="Unit",
+        choices=RUN_UNIT_CHOICES,
+        required=False,
+        empty_value=None,
+    )
+    user_attributes = AttributePairsField(
+        label="Participation filters",
+        help_text="Only end-users with all these attribute values take part. Empty: everyone. "
+        "Can change only while the leaderboard is inactive.",
+    )
+    breakdown_attributes = forms.MultipleChoiceField(
+        label="Breakdown attributes",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="One ranking per combination of values; end-users without a value for each "
+        "do not take part. Empty: one ranking for everyone.",
+        error_messages={"invalid_choice": "Unknown user attribute: %(value)s."},
+    )
+
+    create_serializer = LeaderboardCreateSerializer
+    update_serializer = LeaderboardUpdateSerializer
+    api_keys: ClassVar[dict[str, str]] = {
+        "name": "name",
+        "key": "key",
+        "rank_by": "rankBy",
+        "metric": "metricId",
+        "points_system": "pointsSystemId",
+        "status": "status",
+        "description": "description",
+        "max_participants": "maxParticipants",
+        "start": "start",
+        "end": "end",
+        "start_time": "startTime",
+        "end_time": "endTime",
+        "run_unit": "runUnit",
+        "run_interval": "runInterval",
+        "breakdown_attributes": "breakdownAttributes",
+        "user_attributes": "userAttributes",
+    }
+    create_only = ()
+    humanize_errors = True
+    # The tenant the page shows (set by LeaderboardAdmin.get_form): an add form offers its
+    # metrics, points systems and attributes.
+    page_tenant: ClassVar[Tenant | None] = None
+
+    class Meta:
+        model = Leaderboard
+        fields = ("tenant",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        tenant = self.instance.tenant if self.instance.pk else self.page_tenant
+        fields: Any = self.fields
+        fields["metric"].queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
+        fields["metric"].label_from_instance = _metric_label
+        fields["points_system"].queryset = PointsSystem.objects.filter(
+            tenant=tenant, status=SystemStatus.ACTIVE
+        ).order_by("name", "key")
+        fields["points_system"].label_from_instance = _system_label
+        user_keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
+        stored = list(self.initial.get("breakdown_attributes") or [])
+        # A deleted attribute stays checked under its id until staff uncheck it.
+        fields["breakdown_attributes"].choices = [
+            (key, key) for key in [*user_keys, *(k for k in stored if k not in user_keys)]
+        ]
+        fields["user_attributes"].set_keys(user_keys, "User attribute")
+
+    def config_tenant(self) -> Tenant | None:
+        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+
+    def initial_from(self, obj: Leaderboard) -> dict[str, Any]:
+        keys = {
+            pid: key for (_, key), pid in attribute_definitions(obj.tenant).ids_by_type_key.items()
+        }
+        return {
+            "name": obj.name,
+            "key": obj.key,
+            "rank_by": obj.rank_by,
+            "metric": obj.metric_id,
+            "points_system": obj.points_system_id,
+            "status": obj.status,
+            "description": obj.description or "",
+            "max_participants": obj.max_participants,
+            "start": obj.start,
+            "end": obj.end,
+            "start_time": obj.start_time,
+            "end_time": obj.end_time,
+            "run_unit": obj.run_unit,
+            "run_interval": obj.run_interval,
+            "breakdown_attributes": [keys.get(a, a) for a in obj.breakdown_attributes],
+            "user_attributes": filter_pairs(obj.tenant, obj.user_attributes, AttributeType.USER),
+        }
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = self.cleaned_data
+        # The service refuses these too; said here, the message sits next to the field.
+        rank_by = cleaned.get("rank_by")
+        if rank_by == RankBy.METRIC and cleaned.get("metric", False) is None:
+            self.add_error("metric", "Choose the metric to rank by.")
+        if rank_by == RankBy.POINTS and cleaned.get("points_system", False) is None:
+            self.add_error("points_system", "Choose the points system to rank by.")
+        unit, interval = cleaned.get("run_unit"), cleaned.get("run_interval")
+        if rank_by == RankBy.STREAK and unit is not None:
+            self.add_error("run_unit", "Streak leaderboards can only be perpetual.")
+        elif unit is not None and interval is None and "run_interval" in cleaned:
+            self.add_error("run_interval", "Give the length of a run, in the unit chosen.")
+        elif unit is None and interval is not None and "run_unit" in cleaned:
+            self.add_error("run_unit", "Choose days, months or years, or clear the length.")
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if start is not None and end is not None and end < start:
+            self.add_error("end", "The end date must not be before the start date.")
+        return super().clean()
+
+    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
+        body = super().body(cleaned, tenant)
+        for key in ("metricId", "pointsSystemId"):
+            body[key] = str(body[key].public_id) if body[key] is not None else None
+        body["description"] = body["description"] or None
+        if body["start"] is None:
+            body.pop("start")  # the service starts a new board today
+        body["breakdownAttributes"] = self._breakdown_ids(cleaned["breakdown_attributes"], tenant)
+        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
+        board = self.instance
+        if board.pk:
+            for key, attr in FROZEN_ONCE_LIVE.items():
+                if body[key] == getattr(board, attr):
+                    del body[key]
+            if body["status"] == board.status:
+                # Unchanged: not a transition (an active board past its end is not refused).
+                del body["status"]
+        return body
+
+    def _breakdown_ids(self, chosen: list[str], tenant: Tenant) -> list[str]:
+        ids = attribute_definitions(tenant).ids_by_type_key
+        unknown = [key for key in chosen if (AttributeType.USER, key) not in ids]
+        if unknown:
+            self.add_error(
+                "breakdown_attributes", f"Unknown user attributes: {', '.join(unknown)}."
+            )
+        # Groups are named by the attributes in their stored order: keeping it keeps the
+        # groups (and their entries) of a live board when another attribute is added.
+        stored = list(self.initial.get("breakdown_attributes") or [])
+        ordered = [k for k in stored if k in chosen] + [k for k in chosen if k not in stored]
+        return [ids[(AttributeType.USER, k)] for k in ordered if k not in unknown]
