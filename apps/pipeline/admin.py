@@ -1,4 +1,5 @@
-"""Dashboard page for events queued by the batch endpoint (read-only)."""
+"""Dashboard page for events queued by the batch endpoint (read-only), and the end-user page's
+cards and actions (dashboard_user), which need every feature app."""
 
 import json
 from typing import Any
@@ -7,7 +8,10 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from apps.accounts.admin.base import TENANT_RELATED, ReadOnlyAdmin, TenantColumnMixin, TenantFilter
+from apps.pipeline import dashboard_user
 from apps.pipeline.models import QueuedEvent
+
+__all__ = ["QueuedEventAdmin", "dashboard_user"]
 
 
 @admin.register(QueuedEvent)

@@ -266,3 +266,25 @@ def level_counts(tenant: Tenant, system: SystemDef) -> dict[int, int]:
         without = EndUser.objects.filter(tenant=tenant).count() - rows["with_total"]
         counts[zero_level.pk] += max(0, without)
     return counts
+
+
+# --- dashboard reads: the end-user page ------------------------------------------------------
+
+
+def user_points_totals(user: EndUser) -> list[PointsTotal]:
+    """The user's total in each system they have one in (archived systems too), with its
+    level: one query."""
+    return list(
+        PointsTotal.objects.filter(user=user)
+        .select_related("system", "level")
+        .order_by("system__created", "system_id")
+    )
+
+
+def user_awards_latest(user: EndUser, limit: int) -> list[PointsAward]:
+    """The user's latest awards in every system, newest first: one query."""
+    return list(
+        PointsAward.objects.filter(user=user)
+        .select_related("system")
+        .order_by("-created", "-id")[:limit]
+    )

@@ -292,3 +292,104 @@ def pause_get(tenant: Tenant, public_id: str) -> StreakPause | None:
 def upcoming_pauses(view: StreakView, today: dt.date) -> list[domain.Pause]:
     """Active and upcoming pauses (past ones are omitted), as the streak endpoint lists them."""
     return [p for p in view.pauses if p.end >= today]
+
+
+# --- dashboard reads: the end-user page ------------------------------------------------------
+
+# What happened in one period of a user's streak calendar (streak_calendar).
+CALENDAR_EXTENDED = "extended"  # activity met the conditions
+CALENDAR_FROZEN = "frozen"  # missed, kept by a freeze
+CALENDAR_PAUSED = "paused"  # kept by a pause
+CALENDAR_DAY_OFF = "day off"  # a day off of a daily streak
+CALENDAR_RESET = "reset"  # reset by staff or the admin API
+CALENDAR_MISSED = "missed"  # missed: the streak was lost here
+CALENDAR_INACTIVE = "inactive"  # nothing done, and no streak to lose
+CALENDAR_PENDING = "pending"  # the current period, not extended yet
+
+
+@dataclass(frozen=True)
+class CalendarPeriod:
+    start: dt.date
+    end: dt.date
+    status: str  # one of the CALENDAR_ values
+    length: int  # the streak's length at the period's end
+
+
+def _stored_status(row: StreakPeriod) -> tuple[str, int]:
+    if row.reset_at is not None:
+        return CALENDAR_RESET, 0
+    if row.extended:
+        return CALENDAR_EXTENDED, row.length
+    if row.used_freeze:
+        return CALENDAR_FROZEN, row.length
+    if row.used_pause:
+        return CALENDAR_PAUSED, row.length
+    return CALENDAR_INACTIVE, row.length
+
+
+def streak_calendar(
+    user: EndUser, view: StreakView, periods: int, pauses: Sequence[domain.Pause] | None = None
+) -> list[CalendarPeriod]:
+    """The last `periods` periods ending with the current one, oldest first, each with what
+    happened in it: stored periods say it directly; the rest are derived like the streak is
+    (a day off or a pause keeps it, freezes due now are used, else it was missed). Three
+    queries, two when the caller passes the user's active `pauses` (pauses_of)."""
+    frequency = view.config.frequency
+    first = domain.shift_periods(view.current, frequency, -(periods - 1))
+    rows = {
+        r.period_start: r
+        for r in StreakPeriod.objects.filter(
+            user=user, frequency=frequency, period_start__gte=first, period_start__lte=view.current
+        )
+    }
+    before = (
+        StreakPeriod.objects.filter(user=user, frequency=frequency, period_start__lt=first)
+        .order_by("-period_start")
+        .first()
+    )
+    previous = 0
+    if before is not None and before.period_start == domain.previous_period(first, frequency):
+        previous = _stored_status(before)[1]  # a gap before the window is not walked
+    if pauses is None:
+        pauses = pauses_of(user, first)
+    frozen_now, paused_now = set(view.settlement.frozen), set(view.settlement.paused)
+    calendar = []
+    period = first
+    for _ in range(periods):
+        row = rows.get(period)
+        if row is not None:
+            status, length = _stored_status(row)
+        elif period in frozen_now:
+            status, length = CALENDAR_FROZEN, previous
+        elif period in paused_now:
+            status, length = CALENDAR_PAUSED, previous
+        elif period == view.current:
+            status, length = CALENDAR_PENDING, view.length
+        elif view.rules.is_day_off(period):
+            status, length = CALENDAR_DAY_OFF, previous
+        elif previous > 0 and domain.is_paused(period, frequency, pauses):
+            status, length = CALENDAR_PAUSED, previous
+        else:
+            status, length = (CALENDAR_MISSED if previous > 0 else CALENDAR_INACTIVE), 0
+        end = domain.period_end(period, frequency)
+        calendar.append(CalendarPeriod(period, end, status, length))
+        previous = length
+        period = domain.next_period(period, frequency)
+    return calendar
+
+
+def streak_restore_length(user: EndUser, view: StreakView) -> int | None:
+    """The length services.streak_restore would set now: the longest one reached inside the
+    restore window, when longer than the current streak; None when there is nothing to
+    restore. The dashboard says it before staff confirm a restore."""
+    frequency = view.config.frequency
+    window = domain.period_start(domain.restore_window_start(view.current, frequency), frequency)
+    best = (
+        StreakPeriod.objects.filter(user=user, frequency=frequency, period_start__gte=window)
+        .order_by("-length", "-period_start")
+        .values_list("length", flat=True)
+        .first()
+    )
+    if best is None or best <= view.length:
+        return None
+    return best

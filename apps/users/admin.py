@@ -1,13 +1,16 @@
-"""Dashboard pages for end-users (read-only) and custom attribute definitions."""
+"""Dashboard pages for end-users (read-only, with actions contributed by higher apps) and custom
+attribute definitions."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.utils import display_for_value
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -33,6 +36,41 @@ def end_user_section(section: Callable[[EndUser], Any]) -> Callable[[EndUser], A
     return section
 
 
+@dataclass(frozen=True)
+class EndUserCard:
+    """One card of the end-user page, rendered by the app that contributes it."""
+
+    slug: str  # the card's anchor on the page: #user-<slug>
+    title: str
+    body: SafeString
+    wide: bool = False  # spans the page's two columns
+
+
+# The end-user page as higher apps compose it (apps/pipeline/dashboard_user: streak calendar,
+# points, achievements, leaderboards, notifications, with their actions). Each provider takes
+# the request (for permissions and the selected tenant) and the user, and returns its cards.
+END_USER_CARDS: list[Callable[[HttpRequest, EndUser], list[EndUserCard]]] = []
+# Views beside the page (the actions' confirmation pages): each provider takes EndUserAdmin and
+# returns URL patterns, included before Django's own so its "<object_id>/" catch-all does not
+# swallow them.
+END_USER_URLS: list[Callable[[admin.ModelAdmin], list[URLPattern]]] = []
+# Sections of END_USER_SECTIONS that a card now shows better, by function name: until their
+# apps remove them, they are kept out of the way, folded at the bottom of the page.
+END_USER_SECTIONS_SUPERSEDED: set[str] = set()
+
+
+def legacy_sections(user: EndUser) -> tuple[list[EndUserCard], list[EndUserCard]]:
+    """END_USER_SECTIONS as cards: (current, superseded)."""
+    current: list[EndUserCard] = []
+    superseded: list[EndUserCard] = []
+    for section in END_USER_SECTIONS:
+        name = getattr(section, "__name__", "")
+        title = str(getattr(section, "short_description", name.replace("_", " ")))
+        card = EndUserCard(slug=name.replace("_", "-"), title=title, body=section(user), wide=True)
+        (superseded if name in END_USER_SECTIONS_SUPERSEDED else current).append(card)
+    return current, superseded
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, Decimal):
         # Amounts are stored with 6 decimal places; 12.5 reads better than 12.500000.
@@ -53,13 +91,15 @@ def html_table(headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> SafeStr
 @admin.register(EndUser)
 class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
     """End-users are written by the API (identification is an upsert in the pipeline), so the
-    dashboard only shows them."""
+    dashboard only shows them: their page is a set of cards (END_USER_CARDS), whose actions
+    call the same services as the admin API, each after a confirmation page."""
 
+    change_form_template = "admin/users/enduser/change_form.html"
     list_display = ("external_id", "name", "email", "tenant_column", "control", "created")
     list_select_related = (TENANT_RELATED,)
     list_filter = (("tenant", TenantFilter), "control")
-    search_fields = ("external_id", "email")
-    search_help_text = "Search by end-user id or email."
+    search_fields = ("external_id", "name", "email")
+    search_help_text = "Search by end-user id, name or email."
     # Counting every end-user again for "N total" is a second full scan on large tables.
     show_full_result_count = False
     fields = (
@@ -83,11 +123,32 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
         # The tokens address the user's devices; their number is all staff need to see.
         return len(obj.device_tokens)
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[Any, ...]:
-        return (*self.fields, *END_USER_SECTIONS)
+    class Media:
+        css = {"all": ("users/user-page.css",)}
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[Any, ...]:
-        return (*self.readonly_fields, *END_USER_SECTIONS)
+    def get_urls(self) -> list[Any]:
+        extra = [pattern for provider in END_USER_URLS for pattern in provider(self)]
+        return [*extra, *super().get_urls()]
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> HttpResponse:
+        if obj is not None:
+            current, superseded = legacy_sections(obj)
+            context.update(
+                cards=[card for provider in END_USER_CARDS for card in provider(request, obj)],
+                legacy_cards=current,
+                superseded_cards=superseded,
+                attribute_items=sorted(obj.attributes.items()),
+                preference_items=sorted(obj.notification_preferences.items()),
+            )
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 class AttributeForm(forms.ModelForm):

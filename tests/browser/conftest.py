@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.servers.basehttp import ServerHandler
+from django.test.testcases import QuietWSGIRequestHandler
 from pytest_django.live_server_helper import LiveServer
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -56,6 +57,8 @@ def chromium() -> Iterator[webdriver.Chrome]:
         "--lang=en-US",
     ):
         options.add_argument(argument)
+    # No connections opened ahead of need: each would hold a live-server thread until it closes.
+    options.add_experimental_option("prefs", {"net.network_prediction_options": 2})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.implicitly_wait(0)
     yield driver
@@ -85,13 +88,39 @@ class Staff:
     def text(self, css: str = "body") -> str:
         return self.find(css).text
 
+    def field(self, name: str) -> WebElement:
+        """The input a person would type in: the first visible, enabled one of that name (forms
+        may hold hidden template rows)."""
+        self.find(f'[name="{name}"]')
+        for element in self.all(f'[name="{name}"]'):
+            if element.is_enabled() and (
+                element.is_displayed() or element.get_attribute("type") == "radio"
+            ):
+                return element
+        raise AssertionError(f"no visible, enabled input named {name}")
+
     def fill(self, name: str, value: str) -> None:
-        field = self.find(f'[name="{name}"]')
+        field = self.field(name)
         field.clear()
         field.send_keys(value)
 
     def choose(self, name: str, label: str) -> None:
         Select(self.find(f'select[name="{name}"]')).select_by_visible_text(label)
+
+    def pick(self, name: str, value: object) -> None:
+        """Sets a select or a radio group by value, as a click would (change events fire)."""
+        element = self.field(name)
+        if element.tag_name == "select":
+            select = Select(element)
+            # By value, else by what a person reads (forms name metrics by pk, key or id).
+            options = [o for o in select.options if o.get_attribute("value") == str(value)]
+            options = options or [o for o in select.options if str(value) in o.text]
+            if not options:
+                texts = [o.text for o in select.options]
+                raise AssertionError(f"{name} has no option {value}: {texts}")
+            select.select_by_value(options[0].get_attribute("value") or "")
+        else:
+            self.click(f'input[name="{name}"][value="{value}"]')
 
     def check(self, name: str, value: str | None = None) -> None:
         css = f'input[name="{name}"]' + (f'[value="{value}"]' if value is not None else "")
@@ -147,6 +176,8 @@ def one_request_per_connection(monkeypatch: pytest.MonkeyPatch) -> None:
         handler.request_handler.close_connection = True
 
     monkeypatch.setattr(ServerHandler, "cleanup_headers", cleanup_and_close)
+    # A connection Chromium opened ahead of need (and never used) ends after a second.
+    monkeypatch.setattr(QuietWSGIRequestHandler, "timeout", 1)
 
 
 @pytest.fixture
