@@ -10,8 +10,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
+from apps.achievements.selectors import AchievementDef
+from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
 from apps.core.effects import enqueue_after_commit
 from apps.core.errors import ApplicationError
+from apps.core.facts import Fact
 from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
@@ -20,6 +23,7 @@ from apps.pipeline.config import event_config
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
 from apps.pipeline.outcomes import StreakOutcome
 from apps.points.services import points_for_achievements
+from apps.users.models import EndUser
 from apps.users.services import (
     UserUpsertResult,
     attribute_values_check,
@@ -146,6 +150,34 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
             replayed=False,
         )
     return EventResult(body=body, replayed=False)
+
+
+@dataclass(frozen=True)
+class CompletionResult:
+    completion: ApiCompletion
+    points: dict[str, dict[str, Any]]  # by system key, as the API's `points`
+
+
+def achievement_complete(
+    tenant: Tenant, user: EndUser, definition: AchievementDef, now: dt.datetime | None = None
+) -> CompletionResult:
+    """Complete an api-trigger achievement for a user whose row lock the caller holds (the API's
+    POST /achievements/{key}/complete, the dashboard's user page): the completion and the
+    composites it completes, their points triggers, then the notifications and webhooks of all
+    that. Completing it again changes nothing (`completion.created` is False). Raises
+    AchievementInvalidError for a locked achievement or a user outside its filters."""
+    now = now or timezone.now()
+    result = achievement_complete_api(tenant, user, definition, now)
+    if not result.created:
+        return CompletionResult(result, {})
+    completed = (definition.pk, *(c.definition.pk for c in result.also_completed))
+    points = points_for_achievements(tenant, user, completed, now)
+    first = Completed(definition, result.completion_id, result.completed_at)
+    facts: list[Fact] = list(steps.completion_facts(user, [first, *result.also_completed]))
+    facts += steps.points_facts(user.pk, points)
+    facts += notifications_record(tenant, user, facts, now)
+    webhooks_record(tenant, user, facts, now)
+    return CompletionResult(result, points)
 
 
 def user_identify(

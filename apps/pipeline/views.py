@@ -3,7 +3,6 @@
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,21 +12,22 @@ from apps.achievements.choices import Trigger
 from apps.achievements.errors import AchievementNotFoundError
 from apps.achievements.selectors import achievement_by_key
 from apps.achievements.serializers import AchievementCompleteSerializer, user_achievement_render
-from apps.achievements.services import Completed, achievement_complete_api
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ApplicationError, ValidationError
-from apps.core.facts import Fact
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.core.scope import Scope
 from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
-from apps.notifications.services import notifications_record
 from apps.pipeline import openapi, serializers
-from apps.pipeline.services import EventInput, event_process, events_enqueue, user_identify
-from apps.pipeline.steps import completion_facts, points_facts
-from apps.points.services import points_for_achievements
+from apps.pipeline.services import (
+    EventInput,
+    achievement_complete,
+    event_process,
+    events_enqueue,
+    user_identify,
+)
 from apps.users import views as users_views
 from apps.users.selectors import users_with_email
 from apps.users.serializers import user_fields
@@ -38,7 +38,6 @@ from apps.users.services import (
     user_lock,
     user_update_fields,
 )
-from apps.webhooks.services import webhooks_record
 
 MAX_BATCH_EVENTS = 1000
 
@@ -216,29 +215,15 @@ class AchievementCompleteApi(AppApi):
                 user = user_create_or_lock(scope.tenant, user_id, fields).user
             else:
                 user_update_fields(scope.tenant, user, fields)
-            result = achievement_complete_api(scope.tenant, user, definition)
-            # Achievement points triggers fire for the completion and the composites it
-            # completed (the pipeline owns the order: achievements, then points).
-            completed = (definition.pk, *(c.definition.pk for c in result.also_completed))
-            now = timezone.now()
-            points = (
-                points_for_achievements(scope.tenant, user, completed, now)
-                if result.created
-                else {}
-            )
-            if result.created:
-                first = Completed(definition, result.completion_id, result.completed_at)
-                facts: list[Fact] = list(completion_facts(user, [first, *result.also_completed]))
-                facts += points_facts(user.pk, points)
-                facts += notifications_record(scope.tenant, user, facts, now)
-                webhooks_record(scope.tenant, user, facts, now)
+            done = achievement_complete(scope.tenant, user, definition)
+        completion = done.completion
         return Response(
             {
-                "completionId": result.completion_id,
-                "achievement": user_achievement_render(definition, result.completed_at),
-                "points": points,
+                "completionId": completion.completion_id,
+                "achievement": user_achievement_render(definition, completion.completed_at),
+                "points": done.points,
             },
-            status=201 if result.created else 200,
+            status=201 if completion.created else 200,
         )
 
 

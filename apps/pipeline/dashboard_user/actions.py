@@ -25,8 +25,8 @@ from apps.achievements.choices import Trigger
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
 from apps.core.api.errors import validation_message
 from apps.core.errors import ApplicationError
-from apps.pipeline.dashboard_user.completion import achievement_complete_for_user
 from apps.pipeline.dashboard_user.streak import unit_of
+from apps.pipeline.services import achievement_complete
 from apps.points.choices import TriggerType
 from apps.points.selectors import points_config
 from apps.streaks import services as streaks
@@ -39,7 +39,9 @@ from apps.streaks.selectors import (
 )
 from apps.streaks.serializers import PauseItemSerializer
 from apps.users.domain import local_date
+from apps.users.errors import UserNotFoundError
 from apps.users.models import EndUser
+from apps.users.services import user_lock
 
 CHANGE_PERMISSION = "users.change_enduser"
 TEMPLATE = "admin/users/enduser/action_confirm.html"
@@ -289,7 +291,12 @@ class AchievementComplete(UserAction):
 
     def perform(self, data: dict[str, Any]) -> tuple[int, str]:
         d = self.definition
-        result = achievement_complete_for_user(self.tenant, self.user, d, self.now)
+        with transaction.atomic():
+            # The pipeline's one lock point per user: an event of the same user waits.
+            user = user_lock(self.tenant, self.user.external_id)
+            if user is None:
+                raise UserNotFoundError(self.user.external_id)
+            result = achievement_complete(self.tenant, user, d, self.now)
         if not result.completion.created:
             when = f"{result.completion.completed_at:%d %b %Y %H:%M}"
             return messages.WARNING, f"{self.user} had already completed “{d.name}” ({when})."
