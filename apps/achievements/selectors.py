@@ -199,13 +199,14 @@ class BackdateProgress:
         return 100 if total == 0 else self.backdated * 100 // total
 
 
-def _qualifying(definition: AchievementDef, tenant: Tenant, today: dt.date) -> Any:
-    """Pks of the tenant's users who meet the achievement's condition today, before user
-    attribute filters: the condition services.achievement_backdate applies."""
+def qualifying_user_pks(definition: AchievementDef, tenant: Tenant, anniversary_by: dt.date) -> Any:
+    """A queryset of the pks of the tenant's users who meet the achievement's condition, before
+    user attribute filters (backdating completes them; its progress counts them). Anniversaries
+    count users whose anniversary falls on or before `anniversary_by`."""
     users = EndUser.objects.filter(tenant=tenant)
     if definition.trigger == Trigger.METRIC and definition.metric_pk is not None:
         if definition.event_filters is None:
-            return users.none().values("pk")
+            return users.none().values("pk")  # a filter names a deleted attribute
         if definition.event_filters:
             events = MetricEvent.objects.filter(
                 metric_id=definition.metric_pk,
@@ -221,17 +222,14 @@ def _qualifying(definition: AchievementDef, tenant: Tenant, today: dt.date) -> A
             metric_id=definition.metric_pk, total__gte=definition.metric_value
         ).values("user_id")
     if definition.trigger == Trigger.STREAK:
+        # Only periods of the tenant's current frequency: a 3-day streak is no 3-week one.
         return StreakPeriod.objects.filter(
             tenant=tenant,
             frequency=streak_config(tenant).frequency,
             length__gte=definition.streak_length,
         ).values("user_id")
     if definition.trigger == Trigger.ANNIVERSARY:
-        # Due everywhere on Earth (a day behind UTC at most): users whose local anniversary is
-        # still ahead of them are not counted as waiting for backdating.
-        latest = anniversary_date(
-            today - dt.timedelta(days=1), -(definition.anniversary_years or 0)
-        )
+        latest = anniversary_date(anniversary_by, -(definition.anniversary_years or 0))
         return users.filter(sign_up_date__lte=latest).values("pk")
     if definition.trigger == Trigger.ACHIEVEMENT and definition.prerequisites:
         return (
@@ -258,9 +256,12 @@ def achievement_backdate_progress(
     ).count()
     if definition.user_filters is None:
         return BackdateProgress(backdated=backdated, pending=0)
-    candidates = EndUser.objects.filter(
-        tenant=tenant, pk__in=_qualifying(definition, tenant, today)
-    ).exclude(achievements__achievement_id=achievement_pk)
+    # Anniversaries due everywhere on Earth (a day behind UTC at most): users whose local
+    # anniversary is still ahead of them are not waiting for backdating.
+    qualifying = qualifying_user_pks(definition, tenant, today - dt.timedelta(days=1))
+    candidates = EndUser.objects.filter(tenant=tenant, pk__in=qualifying).exclude(
+        achievements__achievement_id=achievement_pk
+    )
     for key, value in definition.user_filters.items():
         candidates = candidates.filter(**{f"attributes__{key}": value})
     pending = candidates.values("pk")[:BACKDATE_PENDING_CAP].count()

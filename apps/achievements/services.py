@@ -7,7 +7,6 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Sum
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -23,13 +22,12 @@ from apps.achievements.models import (
 from apps.achievements.selectors import (
     AchievementDef,
     achievement_definitions,
+    qualifying_user_pks,
     user_completions,
 )
 from apps.core.effects import enqueue_after_commit
-from apps.metrics.models import Metric, MetricEvent, MetricTotal
+from apps.metrics.models import Metric
 from apps.metrics.selectors import metric_filtered_total
-from apps.streaks.models import StreakPeriod
-from apps.streaks.selectors import streak_config
 from apps.users.choices import AttributeType
 from apps.users.domain import local_date
 from apps.users.models import EndUser
@@ -224,46 +222,9 @@ def anniversaries_complete(
 
 
 def _qualifying_user_pks(definition: AchievementDef, tenant: Tenant, now: dt.datetime) -> Any:
-    """A queryset of the pks of users who already qualify, before attribute filters."""
-    users = EndUser.objects.filter(tenant=tenant)
-    if definition.trigger == Trigger.METRIC and definition.metric_pk is not None:
-        if definition.event_filters is None:
-            return users.none().values("pk")  # a filter names a deleted attribute
-        if definition.event_filters:
-            events = MetricEvent.objects.filter(
-                metric_id=definition.metric_pk,
-                **{f"attributes__{k}": v for k, v in definition.event_filters.items()},
-            )
-            return (
-                events.values("user_id")
-                .annotate(total=Sum("value"))
-                .filter(total__gte=definition.metric_value)
-                .values("user_id")
-            )
-        return MetricTotal.objects.filter(
-            metric_id=definition.metric_pk, total__gte=definition.metric_value
-        ).values("user_id")
-    if definition.trigger == Trigger.STREAK:
-        # Only periods of the tenant's current frequency: a 3-day streak is no 3-week one.
-        return StreakPeriod.objects.filter(
-            tenant=tenant,
-            frequency=streak_config(tenant).frequency,
-            length__gte=definition.streak_length,
-        ).values("user_id")
-    if definition.trigger == Trigger.ANNIVERSARY:
-        # One day of slack for zones ahead of UTC; the exact check runs per user below.
-        horizon = now.date() + dt.timedelta(days=1)
-        latest = domain.anniversary_date(horizon, -(definition.anniversary_years or 0))
-        return users.filter(sign_up_date__lte=latest).values("pk")
-    if definition.trigger == Trigger.ACHIEVEMENT and definition.prerequisites:
-        return (
-            AchievementCompletion.objects.filter(achievement_id__in=definition.prerequisites)
-            .values("user_id")
-            .annotate(n=Count("achievement_id", distinct=True))
-            .filter(n=len(definition.prerequisites))
-            .values("user_id")
-        )
-    return users.none().values("pk")
+    """A queryset of the pks of users who already qualify, before attribute filters. One day of
+    slack for anniversaries in zones ahead of UTC; the exact check runs per user."""
+    return qualifying_user_pks(definition, tenant, now.date() + dt.timedelta(days=1))
 
 
 def achievement_backdate(achievement_pk: int, now: dt.datetime | None = None) -> int:
