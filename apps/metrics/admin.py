@@ -22,14 +22,14 @@ from apps.accounts.admin.base import (
     key_field,
     scoped,
 )
-from apps.metrics.models import Metric, MetricEvent, MetricTotal
+from apps.metrics.models import Metric, MetricEvent
 from apps.metrics.services import metric_create, metric_delete, metric_update
 from apps.users.admin import end_user_section, html_table
 from apps.users.models import EndUser
 
 # The end-user page shows this many of the user's latest events; the full history is one click
 # away in the event list, which paginates.
-RECENT_EVENTS = 50
+RECENT_EVENTS = 10
 
 
 class MetricFilter(admin.RelatedFieldListFilter):
@@ -140,16 +140,6 @@ class MetricEventAdmin(TenantColumnMixin, ReadOnlyAdmin):
         "attributes",
     )
     readonly_fields = fields
-
-
-@end_user_section
-@admin.display(description="metric totals")
-def end_user_metric_totals(user: EndUser) -> SafeString:
-    totals = MetricTotal.objects.filter(user=user).select_related("metric").order_by("metric__key")
-    return html_table(
-        ("metric", "name", "total", "updated"),
-        [(t.metric.key, t.metric.name, t.total, t.updated) for t in totals],
-    )
 
 
 @end_user_section

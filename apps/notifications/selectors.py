@@ -4,13 +4,19 @@ tenant."""
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
 from apps.notifications.choices import PushChannelStatus, TemplateStatus
-from apps.notifications.models import EmailTemplate, Message, PushChannel, PushTemplate
+from apps.notifications.models import (
+    EmailTemplate,
+    Message,
+    PushAttempt,
+    PushChannel,
+    PushTemplate,
+)
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_filters_resolve
 
@@ -140,3 +146,16 @@ def push_channel_get(tenant: Tenant, public_id: str) -> PushChannel | None:
 
 def messages_for_user(user: EndUser, limit: int = 50) -> Sequence[Message]:
     return list(Message.objects.filter(user=user).order_by("-created", "-id")[:limit])
+
+
+def push_attempt_counts(message_ids: list[int]) -> dict[int, str]:
+    """Per push message, its attempts as "3 (2 ok)": one query for all of them."""
+    if not message_ids:
+        return {}
+    counts = (
+        PushAttempt.objects.filter(message_id__in=message_ids)
+        .values("message_id")
+        .annotate(total=Count("pk"), ok=Count("pk", filter=Q(ok=True)))
+        .order_by()
+    )
+    return {row["message_id"]: f"{row['total']} ({row['ok']} ok)" for row in counts}

@@ -54,21 +54,18 @@ END_USER_CARDS: list[Callable[[HttpRequest, EndUser], list[EndUserCard]]] = []
 # returns URL patterns, included before Django's own so its "<object_id>/" catch-all does not
 # swallow them.
 END_USER_URLS: list[Callable[[admin.ModelAdmin], list[URLPattern]]] = []
-# Sections of END_USER_SECTIONS that a card now shows better, by function name: until their
-# apps remove them, they are kept out of the way, folded at the bottom of the page.
-END_USER_SECTIONS_SUPERSEDED: set[str] = set()
 
 
-def legacy_sections(user: EndUser) -> tuple[list[EndUserCard], list[EndUserCard]]:
-    """END_USER_SECTIONS as cards: (current, superseded)."""
-    current: list[EndUserCard] = []
-    superseded: list[EndUserCard] = []
+def section_cards(user: EndUser) -> list[EndUserCard]:
+    """END_USER_SECTIONS as wide cards after the others."""
+    cards = []
     for section in END_USER_SECTIONS:
         name = getattr(section, "__name__", "")
         title = str(getattr(section, "short_description", name.replace("_", " ")))
-        card = EndUserCard(slug=name.replace("_", "-"), title=title, body=section(user), wide=True)
-        (superseded if name in END_USER_SECTIONS_SUPERSEDED else current).append(card)
-    return current, superseded
+        cards.append(
+            EndUserCard(slug=name.replace("_", "-"), title=title, body=section(user), wide=True)
+        )
+    return cards
 
 
 def _cell(value: Any) -> str:
@@ -140,11 +137,9 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
         obj: Any = None,
     ) -> HttpResponse:
         if obj is not None:
-            current, superseded = legacy_sections(obj)
             context.update(
                 cards=[card for provider in END_USER_CARDS for card in provider(request, obj)],
-                legacy_cards=current,
-                superseded_cards=superseded,
+                section_cards=section_cards(obj),
                 attribute_items=sorted(obj.attributes.items()),
                 preference_items=sorted(obj.notification_preferences.items()),
             )

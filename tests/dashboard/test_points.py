@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.metrics.models import Metric
+from apps.pipeline.dashboard_user.rewards import RECENT_AWARDS
 from apps.points import configuration
-from apps.points.admin import RECENT_AWARDS, AttributePairsField
+from apps.points.admin import AttributePairsField
 from apps.points.choices import SystemStatus, TriggerStatus
 from apps.points.models import (
     PointsAward,
@@ -935,14 +936,15 @@ def test_end_user_page_shows_totals_and_the_latest_awards(
     response = staff_client.get(admin_url(EndUser, "change", alice.pk))
 
     assert response.status_code == 200
-    content = response.content.decode()
-    assert "<td>XP</td><td>1020</td><td>Silver</td>" in content
-    section = content.split(f"Last {RECENT_AWARDS} awards, newest first:")[1]
-    assert section.count("<tr><td>") == RECENT_AWARDS
-    assert "<td>xp</td><td>119</td><td>1019</td><td>metric</td>" in section
-    assert "<td>110</td>" in section  # the oldest of the ten
-    assert "<td>109</td>" not in section
-    assert f"{admin_url(PointsAward)}?user={alice.pk}" in section
+    card = response.content.decode().split('id="user-points"')[1].split("</section>")[0]
+    assert '<td class="user-num user-strong">1020</td>' in card
+    assert "<td>Silver</td>" in card
+    # The latest RECENT_AWARDS awards, newest first (totals 1019 down to 1010).
+    assert card.count('<td class="user-num">+') == RECENT_AWARDS
+    assert '<td class="user-num">1019</td>' in card
+    assert '<td class="user-num">1010</td>' in card
+    assert '<td class="user-num">1009</td>' not in card
+    assert f"{admin_url(PointsAward)}?user={alice.pk}" in card
 
 
 def test_end_user_page_queries_do_not_grow_with_awards(

@@ -314,7 +314,7 @@ def test_a_user_without_data_has_a_quiet_page(staff_client: Client, tenant: Tena
     assert action_url("streak_reset", user) not in content
 
 
-def test_sections_a_card_supersedes_are_folded(
+def test_sections_of_other_apps_are_shown_as_cards(
     staff_client: Client, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from django.contrib import admin
@@ -322,24 +322,17 @@ def test_sections_a_card_supersedes_are_folded(
 
     from apps.users import admin as users_admin
 
-    @admin.display(description="old streak")
-    def old_streak(user: EndUser) -> Any:
-        return format_html("<p>{} streak, the old way</p>", user)
-
     @admin.display(description="something new")
     def fresh(user: EndUser) -> Any:
         return format_html("<p>{} fresh</p>", user)
 
-    monkeypatch.setattr(users_admin, "END_USER_SECTIONS", [old_streak, fresh])
-    monkeypatch.setattr(users_admin, "END_USER_SECTIONS_SUPERSEDED", {"old_streak"})
+    monkeypatch.setattr(users_admin, "END_USER_SECTIONS", [fresh])
     user = EndUserFactory(tenant=tenant, external_id="zoe")
 
-    shown, folded = page(staff_client, user).split('<details class="user-superseded">')
+    shown = page(staff_client, user)
 
     assert "<p>zoe fresh</p>" in card(shown, "fresh")
     assert "<h2>Something new</h2>" in shown
-    assert "<p>zoe streak, the old way</p>" in folded
-    assert "the old way" not in shown
 
 
 def test_end_users_are_searched_by_id_name_or_email(staff_client: Client, tenant: Tenant) -> None:

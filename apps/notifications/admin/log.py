@@ -1,10 +1,9 @@
 """The delivery log (read-only) and the notifications section of the end-user page."""
 
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib import admin
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -18,10 +17,8 @@ from apps.accounts.admin.base import (
     TenantFilter,
 )
 from apps.notifications.choices import Channel, PushKind
-from apps.notifications.models import Message, PushAttempt
-from apps.notifications.selectors import messages_for_user
-from apps.users.admin import end_user_section, html_table
-from apps.users.models import EndUser
+from apps.notifications.models import Message
+from apps.users.admin import html_table
 
 # The end-user page shows this many of the user's latest messages; the log has the rest.
 RECENT_MESSAGES = 20
@@ -128,41 +125,3 @@ class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
         if len(latest) > ATTEMPTS_SHOWN:
             return format_html("{}<p>The latest {} attempts.</p>", table, ATTEMPTS_SHOWN)
         return table
-
-
-@end_user_section
-@admin.display(description="notifications")
-def end_user_notifications(user: EndUser) -> SafeString:
-    rows = messages_for_user(user, limit=RECENT_MESSAGES)
-    attempts = _push_attempt_counts([m.pk for m in rows if m.channel == Channel.PUSH])
-    table = html_table(
-        ("created", "channel", "type", "status", "subject", "error", "push attempts"),
-        [
-            (
-                m.created,
-                m.channel,
-                m.get_type_display(),
-                m.status,
-                m.subject or None,
-                m.error or None,
-                attempts.get(m.pk, "0") if m.channel == Channel.PUSH else None,
-            )
-            for m in rows
-        ],
-    )
-    url = reverse("admin:notifications_message_changelist") + "?" + urlencode({"user": user.pk})
-    return format_html('{}<p><a href="{}">All messages of this user</a></p>', table, url)
-
-
-def _push_attempt_counts(message_ids: list[int]) -> dict[int, str]:
-    """Per push message, its attempts as "3 (2 ok)": one query for the whole section. The ids
-    are of messages already read through messages_for_user, so the read stays in one user."""
-    if not message_ids:
-        return {}
-    counts = (
-        PushAttempt.objects.filter(message_id__in=message_ids)
-        .values("message_id")
-        .annotate(total=Count("pk"), ok=Count("pk", filter=Q(ok=True)))
-        .order_by()
-    )
-    return {row["message_id"]: f"{row['total']} ({row['ok']} ok)" for row in counts}

@@ -9,9 +9,8 @@ importing this package fills them (apps.pipeline.admin imports it).
 """
 
 from apps.pipeline.dashboard_user.actions import action_urls
-from apps.pipeline.dashboard_user.page import SUPERSEDED_SECTIONS, end_user_cards
-from apps.users.admin import END_USER_CARDS, END_USER_SECTIONS_SUPERSEDED, END_USER_URLS
+from apps.pipeline.dashboard_user.page import end_user_cards
+from apps.users.admin import END_USER_CARDS, END_USER_URLS
 
 END_USER_CARDS.append(end_user_cards)
 END_USER_URLS.append(action_urls)
-END_USER_SECTIONS_SUPERSEDED.update(SUPERSEDED_SECTIONS)

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from apps.accounts.staff import selected_tenant
 from apps.metrics.selectors import user_metric_totals
-from apps.notifications.selectors import messages_for_user
+from apps.notifications.choices import Channel
+from apps.notifications.selectors import messages_for_user, push_attempt_counts
 from apps.pipeline.dashboard_user import actions
 from apps.pipeline.dashboard_user.metrics import (
     BAR_WIDTH,
@@ -50,17 +51,6 @@ LEGEND = (
     (CALENDAR_RESET, "reset"),
     (CALENDAR_INACTIVE, "no activity"),
     (CALENDAR_PENDING, "in progress"),
-)
-
-# The sections of END_USER_SECTIONS (apps.users.admin) that these cards show, by function name.
-SUPERSEDED_SECTIONS = frozenset(
-    {
-        "end_user_metric_totals",
-        "end_user_streak",
-        "end_user_points",
-        "end_user_achievements",
-        "end_user_notifications",
-    }
 )
 
 
@@ -125,7 +115,14 @@ def end_user_cards(request: HttpRequest, user: EndUser) -> list[EndUserCard]:
     points = {"systems": systems, "awards": awards, "recent": RECENT_AWARDS}
     # Runs are those the API reports: of today's UTC date.
     boards = {"boards": board_rows(tenant, user, now.date())}
-    notes = {"notes": messages_for_user(user, limit=RECENT_MESSAGES), "recent": RECENT_MESSAGES}
+    messages = messages_for_user(user, limit=RECENT_MESSAGES)
+    attempts = push_attempt_counts([m.pk for m in messages if m.channel == Channel.PUSH])
+    notes = {
+        "notes": [
+            (m, attempts.get(m.pk, "0") if m.channel == Channel.PUSH else "") for m in messages
+        ],
+        "recent": RECENT_MESSAGES,
+    }
     return [
         _card(request, "metrics", "Metrics", {**common, **metrics}, wide=True),
         _streak_card(request, common, streak),

@@ -13,10 +13,8 @@ from apps.points.admin.forms import (
     _filters_text,
     filter_pairs,
 )
-from apps.points.admin.ledger import RECENT_AWARDS
 
 __all__ = [
-    "RECENT_AWARDS",
     "AttributeFilterField",
     "AttributePairsField",
     "ConfigForm",

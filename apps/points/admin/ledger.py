@@ -1,9 +1,7 @@
-"""The award ledger and the totals (read-only: only the pipeline writes them), and the points
-section of the end-user page."""
+"""The award ledger and the totals (read-only: only the pipeline writes them)."""
 
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -21,11 +19,6 @@ from apps.accounts.admin.base import (
 from apps.points.admin.part_pages import SystemFilter
 from apps.points.choices import SystemStatus
 from apps.points.models import PointsAward, PointsTotal
-from apps.users.admin import end_user_section, html_table
-from apps.users.models import EndUser
-
-# The end-user page shows this many of the user's latest awards; the award list has the rest.
-RECENT_AWARDS = 10
 
 
 def _link(obj: Any, text: Any) -> SafeString:
@@ -149,46 +142,3 @@ class PointsTotalAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
     @admin.display(description="Level", ordering="level__points")
     def level_column(self, obj: PointsTotal) -> str:
         return f"{obj.level.key} ({obj.level.name})" if obj.level is not None else "-"
-
-
-@end_user_section
-@admin.display(description="Points")
-def end_user_points(user: EndUser) -> SafeString:
-    """The user's total in each system, then their latest awards: two queries."""
-    totals = (
-        PointsTotal.objects.filter(user=user)
-        .select_related("system", "level")
-        .order_by("system__key")
-    )
-    totals_table = html_table(
-        ("Points system", "Name", "Total", "Level"),
-        [
-            (
-                _link(t, t.system.key),
-                t.system.name,
-                t.total,
-                t.level.name if t.level is not None else None,
-            )
-            for t in totals
-        ],
-    )
-    awards = (
-        PointsAward.objects.filter(user=user)
-        .select_related("system")
-        .order_by("-created", "-pk")[:RECENT_AWARDS]
-    )
-    awards_table = html_table(
-        ("Date", "Points system", "Awarded", "Total after", "Trigger type", "Boosts"),
-        [
-            (a.created, a.system.key, a.awarded, a.total_after, _trigger_type(a), _boosts(a))
-            for a in awards
-        ],
-    )
-    url = reverse("admin:points_pointsaward_changelist") + "?" + urlencode({"user": user.pk})
-    return format_html(
-        '{}<p>Last {} awards, newest first:</p>{}<p><a href="{}">All awards of this user</a></p>',
-        totals_table,
-        RECENT_AWARDS,
-        awards_table,
-        url,
-    )
