@@ -82,6 +82,14 @@ def edit_form(template: EmailTemplate, **changes: Any) -> dict[str, Any]:
     return data
 
 
+def filter_rows(*pairs: tuple[str, str]) -> dict[str, list[str]]:
+    """Attribute filter rows as the browser posts them (a select and an input per row)."""
+    return {
+        "user_attributes-key": [key for key, _ in pairs],
+        "user_attributes-value": [value for _, value in pairs],
+    }
+
+
 def preview_url(template: EmailTemplate) -> str:
     return admin_url(EmailTemplate, "preview", template.pk)
 
@@ -176,7 +184,7 @@ def test_user_attribute_filters_are_stored_as_attribute_ids(
     staff_client: Any, tenant: Tenant
 ) -> None:
     plan: Any = AttributeFactory(tenant=tenant, key="plan", type=AttributeType.USER)
-    data = template_form(tenant, user_attributes="plan: pro\n")
+    data = template_form(tenant, **filter_rows(("plan", " pro ")))
 
     assert staff_client.post(admin_url(EmailTemplate, "add"), data).status_code == 302
     created = EmailTemplate.objects.get(name="Trophy")
@@ -184,10 +192,11 @@ def test_user_attribute_filters_are_stored_as_attribute_ids(
         {"attributeId": str(plan.public_id), "attributeValue": "pro"}
     ]
     page = staff_client.get(admin_url(EmailTemplate, "change", created.pk))
-    assert page.context["adminform"].form.initial["user_attributes"] == "plan:pro"
+    assert page.context["adminform"].form.initial["user_attributes"] == [("plan", "pro")]
+    assert '<option value="plan" selected>plan</option>' in page.content.decode()
 
     refused = staff_client.post(
-        admin_url(EmailTemplate, "add"), template_form(tenant, user_attributes="tier:gold")
+        admin_url(EmailTemplate, "add"), template_form(tenant, **filter_rows(("tier", "gold")))
     )
     assert (
         "unknown user attribute keys: tier"

@@ -459,7 +459,12 @@ def test_creating_a_push_template_goes_through_the_service(
     staff_client: Any, tenant: Tenant
 ) -> None:
     plan: Any = AttributeFactory(tenant=tenant, key="plan", type=AttributeType.USER)
-    data = push_template_form(tenant, user_attributes="plan:pro", status="active", priority=5)
+    data = push_template_form(
+        tenant,
+        status="active",
+        priority=5,
+        **{"user_attributes-key": ["plan"], "user_attributes-value": ["pro"]},
+    )
 
     assert staff_client.post(admin_url(PushTemplate, "add"), data).status_code == 302
 

@@ -9,12 +9,19 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
-from apps.accounts.admin.base import TENANT_RELATED, ServiceAdmin, TenantColumnMixin, TenantFilter
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    ServiceAdmin,
+    TenantColumnMixin,
+    TenantFilter,
+    selected_tenant,
+)
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
 from apps.notifications.choices import NotificationType, TemplateStatus
-from apps.points.admin import AttributeFilterField, ConfigForm, _filters_text
+from apps.points.admin import AttributePairsField, ConfigForm, filter_pairs
 from apps.users.choices import AttributeType
+from apps.users.selectors import attribute_definitions
 
 
 def with_field_errors(
@@ -55,11 +62,14 @@ class TemplateFormBase(ConfigForm):
         help_text="Of the active templates of a type whose filters match a user, the highest "
         "priority is sent.",
     )
-    user_attributes = AttributeFilterField(
-        help_text="Sent only to users with all of these attributes: one per line, as "
-        "key:value, e.g. “plan:pro”. Empty: everyone.",
+    user_attributes = AttributePairsField(
+        label="User attributes",
+        help_text="Sent only to users with all of these attribute values. Empty: everyone.",
     )
     create_only = ("type",)
+    # The tenant the page shows (set by TemplateAdminBase.get_form): an add form offers its
+    # attributes.
+    page_tenant: ClassVar[Tenant | None] = None
     # The content inputs a saved template must have; on creation, left empty, the service
     # fills them (their API keys in `defaulted`) from the built-in template of the type.
     required_on_edit: ClassVar[tuple[str, ...]]
@@ -67,6 +77,9 @@ class TemplateFormBase(ConfigForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        tenant = self.instance.tenant if self.instance.pk else self.page_tenant
+        keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
+        cast(AttributePairsField, self.fields["user_attributes"]).set_keys(keys, "User attribute")
         for name in self.required_on_edit:
             if self.instance.pk:
                 self.fields[name].required = True
@@ -79,7 +92,7 @@ class TemplateFormBase(ConfigForm):
     def initial_from(self, obj: Any) -> dict[str, Any]:
         return {
             **{name: getattr(obj, name) for name in ("name", "status", "priority")},
-            "user_attributes": _filters_text(obj.tenant, obj.user_attributes, AttributeType.USER),
+            "user_attributes": filter_pairs(obj.tenant, obj.user_attributes, AttributeType.USER),
         }
 
     def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
@@ -102,6 +115,12 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
     variables_help: ClassVar[str]  # a template listing the variables and the syntax
     seeded_marker: ClassVar[str]  # NotificationSettings' field set once a tenant is seeded
     seed: ClassVar[Callable[..., None]]  # (tenant): give it its built-in templates
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         # The change page and the preview read the tenant and its label too.

@@ -7,18 +7,14 @@ Other apps' configuration forms build on ConfigForm and the attribute filter fie
 
 from apps.points.admin import ledger, part_pages, parts, systems
 from apps.points.admin.forms import (
-    AttributeFilterField,
     AttributePairsField,
     ConfigForm,
-    _filters_text,
     filter_pairs,
 )
 
 __all__ = [
-    "AttributeFilterField",
     "AttributePairsField",
     "ConfigForm",
-    "_filters_text",
     "filter_pairs",
     "ledger",
     "part_pages",

@@ -1,6 +1,5 @@
 """Configuration forms as admin API bodies (ConfigForm), and attribute filters as staff type
-them: rows of attribute and value on the points pages, `key:value` lines on the pages of other
-apps that still use AttributeFilterField."""
+them: rows of attribute and value (also used by the leaderboard and notification pages)."""
 
 import re
 from collections.abc import Iterator, Mapping
@@ -49,37 +48,6 @@ def _errors(detail: Any, prefix: str = "") -> Iterator[tuple[str | None, str]]:
         yield prefix or None, str(detail)
 
 
-class AttributeFilterField(forms.CharField):
-    """Attribute filters as one `key:value` per line; the form turns keys into the attribute ids
-    the admin API speaks. (Points pages use AttributePairsField.)"""
-
-    widget = forms.Textarea(attrs={"rows": 2})
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault(
-            "help_text", "One filter per line, as key:value, e.g. “plan:pro”. Empty: everyone."
-        )
-        super().__init__(required=False, **kwargs)
-
-    def to_python(self, value: Any) -> list[tuple[str, str]]:  # type: ignore[override]
-        pairs = []
-        for line in str(super().to_python(value)).splitlines():
-            if not line.strip():
-                continue
-            # Keys cannot contain a colon, so the first one ends the key; values may hold more.
-            key, sep, attribute_value = line.partition(":")
-            if not sep:
-                raise forms.ValidationError(f"“{line.strip()}”: write each filter as key:value")
-            pairs.append((key.strip(), attribute_value.strip()))
-        return pairs
-
-    def has_changed(self, initial: Any, data: Any) -> bool:
-        try:
-            return bool(self.to_python(initial) != self.to_python(data))
-        except forms.ValidationError:
-            return True
-
-
 def filter_pairs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[tuple[str, str]]:
     """Stored filters (attribute ids) as (key, value) pairs. A deleted attribute shows as its
     id: the filter no longer matches anyone and must go."""
@@ -91,10 +59,6 @@ def filter_pairs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[
     return [
         (keys.get(ref["attributeId"], ref["attributeId"]), ref["attributeValue"]) for ref in refs
     ]
-
-
-def _filters_text(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> str:
-    return "\n".join(f"{key}:{value}" for key, value in filter_pairs(tenant, refs, kind))
 
 
 def _rows_value(data: Any, name: str) -> list[list[str]]:
