@@ -68,6 +68,9 @@ class MetricResponse(serializers.Serializer):
     id = serializers.CharField()
     key = serializers.CharField()
     name = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=["active"], help_text="Always active (required by the Node SDK)."
+    )
     current = serializers.FloatField(help_text="The user's total.")
     achievements = UserAchievementResponse(
         many=True, help_text="The metric's achievements with the user's progress."

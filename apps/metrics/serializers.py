@@ -43,6 +43,8 @@ def user_metric_render(
         "id": metric.public_id,
         "key": metric.key,
         "name": metric.name,
+        # Metrics have no other status in gamify; the Node SDK requires the field.
+        "status": "active",
         "current": current,
         "achievements": achievements,
     }
