@@ -1,11 +1,33 @@
 """Side effects leave only after commit: a task enqueued inside a transaction that later rolls
-back would act on rows that never existed."""
+back would act on rows that never existed.
 
+Sending a task can fail after the commit (the broker is down). The write has happened: it must
+not become an error (the client would retry and apply it twice), so the failure is logged and
+the periodic job that covers that work picks it up (batches: queued-events-recover; email,
+push and webhook deliveries: their dispatch jobs).
+"""
+
+import logging
 from typing import Any
 
 from django.db import transaction
+from kombu.exceptions import OperationalError
+
+logger = logging.getLogger("gamify.effects")
+
+# What a broker outage raises from `delay()`: kombu's error, or the transport's own.
+BROKER_ERRORS = (OperationalError, ConnectionError, OSError, TimeoutError)
 
 
 def enqueue_after_commit(task: Any, *args: Any) -> None:
     """`task.delay(*args)` once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: task.delay(*args))
+
+    def send() -> None:
+        try:
+            task.delay(*args)
+        except BROKER_ERRORS:
+            logger.exception(
+                "could not enqueue %s%r; its periodic job will pick it up", task.name, args
+            )
+
+    transaction.on_commit(send)

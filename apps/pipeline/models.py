@@ -40,3 +40,24 @@ class QueuedEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.batch_id}#{self.seq} ({self.status})"
+
+
+class BatchRequest(models.Model):
+    """A batch sent with an Idempotency-Key header: a replay of the key answers the original
+    `accepted` and stores nothing. Purged with the batch's processed rows."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    idempotency_key = models.CharField(max_length=255)
+    batch_id = models.UUIDField()
+    accepted = models.PositiveIntegerField()
+    created = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "idempotency_key"], name="batch_request_key_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.idempotency_key} -> {self.batch_id}"

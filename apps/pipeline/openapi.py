@@ -27,6 +27,17 @@ IDEMPOTENCY_KEY = OpenApiParameter(
         "applies nothing and answers 202 with the current state and idempotentReplayed: true."
     ),
 )
+BATCH_IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        f"1 to {MAX_IDEMPOTENCY_KEY} characters. Sending a batch again with a key the tenant "
+        "used before stores nothing and answers 202 with the first batch's accepted count "
+        "(keys are kept QUEUED_EVENTS_RETENTION_DAYS)."
+    ),
+)
 
 
 class MetricValueFieldExtension(OpenApiSerializerFieldExtension):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -20,7 +20,7 @@ from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
 from apps.pipeline import steps
 from apps.pipeline.config import event_config
-from apps.pipeline.models import QueuedEvent, QueuedEventStatus
+from apps.pipeline.models import BatchRequest, QueuedEvent, QueuedEventStatus
 from apps.pipeline.outcomes import StreakOutcome
 from apps.points.services import points_for_achievements
 from apps.users.models import EndUser
@@ -217,8 +217,12 @@ def event_input_from_payload(payload: dict[str, Any]) -> EventInput:
     )
 
 
-def events_enqueue(tenant: Tenant, inputs: list[EventInput]) -> int:
-    """Record a validated batch and process it after commit (a worker, or inline without one)."""
+def events_enqueue(
+    tenant: Tenant, inputs: list[EventInput], idempotency_key: str | None = None
+) -> int:
+    """Record a validated batch, all of it or nothing, and process it after commit (a worker,
+    or inline without one). With an idempotency key already used by the tenant, store nothing
+    and answer the original batch's count."""
     from apps.pipeline.tasks import queued_events_process_task
 
     now = timezone.now()
@@ -242,9 +246,36 @@ def events_enqueue(tenant: Tenant, inputs: list[EventInput]) -> int:
     for row in rows:
         row.batch_id = batch_id
     with transaction.atomic():
+        if idempotency_key is not None:
+            replayed = _batch_replayed(tenant, idempotency_key, batch_id, len(rows), now)
+            if replayed is not None:
+                return replayed
         QueuedEvent.objects.bulk_create(rows)
         enqueue_after_commit(queued_events_process_task, str(batch_id))
     return len(rows)
+
+
+def _batch_replayed(
+    tenant: Tenant, key: str, batch_id: Any, accepted: int, now: dt.datetime
+) -> int | None:
+    """The original `accepted` of a batch sent before with this key, or None after recording
+    this batch under it. Two requests racing with one key: the unique constraint lets one
+    record it; the other waits for it and answers as a replay."""
+    existing = BatchRequest.objects.filter(tenant=tenant, idempotency_key=key).first()
+    if existing is not None:
+        return existing.accepted
+    try:
+        with transaction.atomic():
+            BatchRequest.objects.create(
+                tenant=tenant,
+                idempotency_key=key,
+                batch_id=batch_id,
+                accepted=accepted,
+                created=now,
+            )
+    except IntegrityError:
+        return BatchRequest.objects.get(tenant=tenant, idempotency_key=key).accepted
+    return None
 
 
 def _json_ready(fields: dict[str, Any]) -> dict[str, Any]:
@@ -313,4 +344,6 @@ def queued_events_purge_processed(older_than: dt.datetime) -> int:
         accepted_at__lt=older_than,
         status__in=[QueuedEventStatus.DONE, QueuedEventStatus.FAILED],
     ).delete()
+    # Keys of batches whose rows are gone: a replay that late stores the batch again.
+    BatchRequest.objects.filter(created__lt=older_than).delete()
     return deleted

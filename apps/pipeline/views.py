@@ -90,7 +90,10 @@ class BatchEventsApi(AdminApi):
         operation_id="admin_metrics_batch_events",
         summary="Send a batch of metric events",
         description=f"A JSON array of 1 to {MAX_BATCH_EVENTS} events, validated as a whole "
-        "(one invalid event rejects the batch) and then queued for processing.",
+        "(one invalid event rejects the batch) and then queued for processing. With an "
+        "`Idempotency-Key` header (1 to 255 characters), a batch sent again with the same key "
+        "stores nothing and answers the first one's `accepted`.",
+        parameters=[openapi.BATCH_IDEMPOTENCY_KEY],
         request=serializers.BatchEventSerializer(many=True),
         responses={
             202: OpenApiResponse(openapi.BatchEventsResponse, description="Queued."),
@@ -109,7 +112,10 @@ class BatchEventsApi(AdminApi):
         items = bulk_items(request.data, maximum=MAX_BATCH_EVENTS)
         inputs = [self._input(scope.tenant, index, item) for index, item in enumerate(items)]
         self._check_email_rule(scope.tenant, inputs)
-        return Response({"accepted": events_enqueue(scope.tenant, inputs)}, status=202)
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 1 <= len(key) <= 255:
+            raise ValidationError("Idempotency-Key must be 1 to 255 characters")
+        return Response({"accepted": events_enqueue(scope.tenant, inputs, key)}, status=202)
 
     @staticmethod
     def _check_email_rule(tenant: Any, inputs: list[EventInput]) -> None:

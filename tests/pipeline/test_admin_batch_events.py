@@ -71,6 +71,7 @@ def test_admin_batch_events_are_processed_into_totals(api_client, post_batch, me
         "id": str(metric.public_id),
         "key": "words",
         "name": "Words",
+        "status": "active",
         "current": 13.5,
         "achievements": [],
     }
@@ -392,3 +393,61 @@ def test_admin_batch_lands_in_the_tenant_of_the_request(
     assert api_client.get("/v1/users/u1/metrics/words").status_code == 404
     assert EndUser.objects.get(external_id="u1").tenant == other_tenant
     assert set(QueuedEvent.objects.values_list("tenant", flat=True)) == {other_tenant.pk}
+
+
+# --- a broker outage and replays never apply a batch twice -------------------------------------
+
+
+def test_a_batch_stored_while_the_broker_is_down_is_202_and_applied_once_by_the_recovery_job(
+    api_client, metric, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The SDKs retry a 500: a batch stored and then reported as failed would be applied twice."""
+    import datetime as dt
+
+    from kombu.exceptions import OperationalError
+
+    from apps.pipeline.jobs import queued_events_recover
+    from apps.pipeline.tasks import queued_events_process_task
+
+    def broker_down(*args: Any) -> None:
+        raise OperationalError("Connection refused")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(queued_events_process_task, "delay", broker_down)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = api_client.post(URL, [ev("u1", 2), ev("u2", 3)])
+    assert response.status_code == 202, response.content
+    assert response.json() == {"accepted": 2}
+    assert QueuedEvent.objects.filter(status=QueuedEventStatus.PENDING).count() == 2
+    assert not MetricEvent.objects.exists()
+
+    # The broker is back; the recovery job finds the batch once it is stale, and applies it once.
+    from django.utils import timezone
+
+    later = timezone.now() + dt.timedelta(minutes=10)
+    with django_capture_on_commit_callbacks(execute=True):
+        queued_events_recover(later)
+        queued_events_recover(later)
+    assert (total(api_client, "u1"), total(api_client, "u2")) == (2, 3)
+    assert MetricEvent.objects.count() == 2
+
+
+def test_a_batch_replayed_with_its_idempotency_key_stores_nothing(post_batch, api_client, metric):
+    headers = {"HTTP_IDEMPOTENCY_KEY": "batch-2026-11-23"}
+    first = api_client.post(URL, [ev("u1", 2), ev("u2", 3)], **headers)
+    again = api_client.post(URL, [ev("u1", 2), ev("u2", 3)], **headers)
+    # Even a different body under the same key is the same batch.
+    third = api_client.post(URL, [ev("u1", 100)], **headers)
+
+    assert [r.status_code for r in (first, again, third)] == [202, 202, 202]
+    assert [r.json()["accepted"] for r in (first, again, third)] == [2, 2, 2]
+    assert QueuedEvent.objects.count() == 2
+    # Another key, or none, is another batch.
+    assert post_batch([ev("u1", 1)]).json() == {"accepted": 1}
+    assert QueuedEvent.objects.count() == 3
+
+
+@pytest.mark.parametrize("key", ["", "k" * 256])
+def test_a_batch_idempotency_key_is_1_to_255_characters(api_client, metric, key):
+    response = api_client.post(URL, [ev("u1")], HTTP_IDEMPOTENCY_KEY=key)
+    assert_rejected(response, 422)
