@@ -214,8 +214,11 @@ class HistoryItem:
     reset_at: dt.datetime | None
 
 
-def streak_history(user: EndUser, view: StreakView, periods: int) -> list[HistoryItem]:
-    """The last `periods` periods ending with the current one, oldest first. Two queries."""
+def _periods_window(
+    user: EndUser, view: StreakView, periods: int
+) -> tuple[dt.date, dict[dt.date, StreakPeriod], StreakPeriod | None]:
+    """The first of the last `periods` periods, the stored ones among them by start, and the
+    stored one before them (what the streak stood at when the window opened). Two queries."""
     frequency = view.config.frequency
     first = domain.shift_periods(view.current, frequency, -(periods - 1))
     rows = {
@@ -229,6 +232,13 @@ def streak_history(user: EndUser, view: StreakView, periods: int) -> list[Histor
         .order_by("-period_start")
         .first()
     )
+    return first, rows, before
+
+
+def streak_history(user: EndUser, view: StreakView, periods: int) -> list[HistoryItem]:
+    """The last `periods` periods ending with the current one, oldest first. Two queries."""
+    frequency = view.config.frequency
+    first, rows, before = _periods_window(user, view, periods)
     all_pauses = pauses_of(user, first)
     frozen_now = set(view.settlement.frozen)
     previous = before.length if before is not None else 0
@@ -335,18 +345,7 @@ def streak_calendar(
     (a day off or a pause keeps it, freezes due now are used, else it was missed). Three
     queries, two when the caller passes the user's active `pauses` (pauses_of)."""
     frequency = view.config.frequency
-    first = domain.shift_periods(view.current, frequency, -(periods - 1))
-    rows = {
-        r.period_start: r
-        for r in StreakPeriod.objects.filter(
-            user=user, frequency=frequency, period_start__gte=first, period_start__lte=view.current
-        )
-    }
-    before = (
-        StreakPeriod.objects.filter(user=user, frequency=frequency, period_start__lt=first)
-        .order_by("-period_start")
-        .first()
-    )
+    first, rows, before = _periods_window(user, view, periods)
     previous = 0
     if before is not None and before.period_start == domain.previous_period(first, frequency):
         previous = _stored_status(before)[1]  # a gap before the window is not walked
