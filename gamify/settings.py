@@ -4,6 +4,7 @@ import datetime as dt
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from gamify.env import env_bool, env_int, env_list, env_required, env_str
@@ -215,6 +216,12 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 # Processed rows of batch events (POST /admin/v1/metrics/events) hold user fields: purged after.
 QUEUED_EVENTS_RETENTION_DAYS = max(1, env_int("QUEUED_EVENTS_RETENTION_DAYS", 7))
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Where work handed to workers runs: "celery" (the broker); without one "thread", the
+# in-process background worker (apps/core/background.py), after the response; "inline" runs it
+# at commit, in the request (the test suite, for determinism).
+BACKGROUND_TASKS = env_str("BACKGROUND_TASKS", "celery" if CELERY_BROKER_URL else "thread")
+if BACKGROUND_TASKS not in ("celery", "thread", "inline"):
+    raise ImproperlyConfigured("BACKGROUND_TASKS must be celery, thread or inline")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -15,4 +15,5 @@ from gamify.settings import *  # noqa: F403
 ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
+BACKGROUND_TASKS = "inline"  # tests run handed-off work at commit, deterministically
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -10,8 +10,11 @@ push and webhook deliveries: their dispatch jobs).
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from kombu.exceptions import OperationalError
+
+from apps.core.background import background_submit
 
 logger = logging.getLogger("gamify.effects")
 
@@ -20,9 +23,14 @@ BROKER_ERRORS = (OperationalError, ConnectionError, OSError, TimeoutError)
 
 
 def enqueue_after_commit(task: Any, *args: Any) -> None:
-    """`task.delay(*args)` once the current transaction commits (at once outside one)."""
+    """`task.delay(*args)` once the current transaction commits (at once outside one). Without
+    a broker (BACKGROUND_TASKS=thread) the task runs in the in-process background worker, after
+    the response; BACKGROUND_TASKS=inline runs it at commit (the test suite)."""
 
     def send() -> None:
+        if settings.BACKGROUND_TASKS == "thread":
+            background_submit(task.run, *args)
+            return
         try:
             task.delay(*args)
         except BROKER_ERRORS:

@@ -1,6 +1,7 @@
 """Admin API: POST /admin/v1/metrics/events, the batch of up to 1,000 events (reference §2.2 A6,
 §3.3 BatchMetricEvent, §4.1). Accepted batches are queued and processed after commit."""
 
+import threading
 from decimal import Decimal
 from typing import Any
 
@@ -451,3 +452,30 @@ def test_a_batch_replayed_with_its_idempotency_key_stores_nothing(post_batch, ap
 def test_a_batch_idempotency_key_is_1_to_255_characters(api_client, metric, key):
     response = api_client.post(URL, [ev("u1")], HTTP_IDEMPOTENCY_KEY=key)
     assert_rejected(response, 422)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_broker_a_batch_is_processed_after_the_response_not_in_it(
+    api_client, metric, settings, monkeypatch
+):
+    """BACKGROUND_TASKS=thread (the default without a broker): the request only stores the
+    batch; the in-process background worker applies it after the response."""
+    from apps.core import background
+    from apps.pipeline import tasks
+
+    settings.BACKGROUND_TASKS = "thread"
+    in_request: list[bool] = []
+    processed = tasks.queued_events_process
+
+    def watched(batch_id: str) -> int:
+        in_request.append(threading.current_thread() is threading.main_thread())
+        return processed(batch_id)
+
+    monkeypatch.setattr(tasks, "queued_events_process", watched)
+    response = api_client.post(URL, [ev("u1", 2), ev("u2", 3)])
+
+    assert response.status_code == 202
+    background.background_join()
+    assert in_request == [False]
+    assert (total(api_client, "u1"), total(api_client, "u2")) == (2, 3)
+    assert set(QueuedEvent.objects.values_list("status", flat=True)) == {QueuedEventStatus.DONE}
