@@ -230,8 +230,25 @@ def _qualifying_user_pks(definition: AchievementDef, tenant: Tenant, now: dt.dat
 def achievement_backdate(achievement_pk: int, now: dt.datetime | None = None) -> int:
     """Complete an active achievement, silently, for every user who already qualifies: in
     batches, each one transaction, so millions of users never sit in one. Returns the number
-    of completions created. Idempotent: the unique constraint skips users already done."""
+    of completions created. Idempotent: the unique constraint skips users already done. Once it
+    has run, the request is marked done (a request made meanwhile stays due)."""
     now = now or timezone.now()
+    started = timezone.now()
+    created = _backdate(achievement_pk, now)
+    Achievement.objects.filter(pk=achievement_pk, backdate_due_at__lte=started).update(
+        backdate_due_at=None
+    )
+    return created
+
+
+def achievements_backdate_overdue(older_than: dt.datetime) -> list[int]:
+    """Achievements whose backdating was asked for before `older_than` and has not run."""
+    return list(
+        Achievement.objects.filter(backdate_due_at__lt=older_than).values_list("pk", flat=True)
+    )
+
+
+def _backdate(achievement_pk: int, now: dt.datetime) -> int:
     achievement = Achievement.objects.select_related("tenant").filter(pk=achievement_pk).first()
     if achievement is None or achievement.status != Status.ACTIVE:
         return 0
@@ -400,6 +417,8 @@ def achievement_save(
     if target.status == Status.ACTIVE and (not was_active or qualification_changed):
         from apps.achievements.tasks import achievement_backdate_task
 
+        # Recorded in this transaction: if the task never arrives, the recovery job resends it.
+        Achievement.objects.filter(pk=target.pk).update(backdate_due_at=timezone.now())
         enqueue_after_commit(achievement_backdate_task, target.pk)
     return target
 

@@ -789,6 +789,39 @@ class TestBackdating:
         assert names(event(api_client, user="b", value=2)["achievements"]) == ["Five"]
         assert completions() == [("a", "Five", True), ("b", "Five", False)]
 
+    def test_backdating_lost_to_a_broker_outage_is_sent_again_by_the_recovery_job(
+        self, api_client, admin, metric, monkeypatch, django_capture_on_commit_callbacks
+    ):
+        """The activation is saved (no 500 for the SDK to retry into a duplicate); the
+        backdating request is recorded with it and sent again once the broker is back."""
+        from kombu.exceptions import OperationalError
+
+        from apps.achievements.jobs import achievements_backdate_recover
+        from apps.achievements.models import Achievement
+        from apps.achievements.tasks import achievement_backdate_task
+
+        for user in ("a", "b", "c"):
+            event(api_client, user=user, value=10)
+        created = admin.metric(metric, 5, name="Five", status="inactive")
+
+        def broker_down(*args):
+            raise OperationalError("Connection refused")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(achievement_backdate_task, "delay", broker_down)
+            with time_machine.travel(at("2026-03-10"), tick=False):
+                admin.update(created["id"], status="active")
+        assert completions() == []
+        assert Achievement.objects.get(name="Five").backdate_due_at is not None
+
+        with django_capture_on_commit_callbacks(execute=True):
+            assert achievements_backdate_recover(at("2026-03-10", 12, 5)) == 0  # not overdue yet
+            assert achievements_backdate_recover(at("2026-03-10", 12, 30)) == 1
+        assert completions() == [("a", "Five", True), ("b", "Five", True), ("c", "Five", True)]
+        assert Achievement.objects.get(name="Five").backdate_due_at is None
+        with django_capture_on_commit_callbacks(execute=True):
+            assert achievements_backdate_recover(at("2026-03-11")) == 0
+
     def test_creating_an_active_one_backdates(self, api_client, admin, metric):
         event(api_client, user="a", value=10)
         admin.metric(metric, 5, name="Five")
