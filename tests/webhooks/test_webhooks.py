@@ -644,3 +644,23 @@ def test_points_paid_when_identify_creates_a_user_are_reported(api_client, metri
     [request] = receiver.wait_for(1)
     payload = WebhooksPointsChangedPayload.model_validate_json(request.body)
     assert (payload.user.id, payload.points.total) == ("newcomer", 50)
+
+
+def test_a_delivery_handed_off_while_the_broker_is_down_is_sent_by_the_dispatch_job(
+    streaks, receiver, monkeypatch
+):
+    from kombu.exceptions import OperationalError
+
+    from apps.webhooks.tasks import webhooks_dispatch_task
+
+    def broker_down(*args):
+        raise OperationalError("Connection refused")
+
+    endpoint(streaks, receiver.url)
+    with monkeypatch.context() as patch:
+        patch.setattr(webhooks_dispatch_task, "delay", broker_down)
+        event(streaks, at("2026-03-10"))  # answered 201: the event is applied
+    assert receiver.requests == []
+    assert WebhookDelivery.objects.get().status == DeliveryStatus.PENDING
+    run(at("2026-03-10", 12, 1))  # the periodic dispatch, broker or not
+    assert len(receiver.wait_for(1)) == 1
