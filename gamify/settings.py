@@ -207,6 +207,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         # Documents the optional Tenant-ID header on every X-API-KEY operation.
         "apps.accounts.openapi.tenant_id_header",
+        # Unknown fields and control characters are refused: the documents say so.
+        "apps.core.openapi.request_limits",
     ],
 }
 

@@ -232,3 +232,28 @@ def exclude_api_alias(endpoints: list[tuple[Any, ...]], **kwargs: Any) -> list[t
     The served documents use their own urlconfs and never see /api/; this matters only when a
     schema is generated from the root urlconf (the deploy check)."""
     return [endpoint for endpoint in endpoints if not endpoint[0].startswith("/api/")]
+
+
+# What StrictSerializer enforces (apps/core/api/fields.py), as JSON Schema patterns (ECMAScript
+# regular expressions): no control characters; free text may hold tabs and line breaks.
+_NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
+_FREE_TEXT = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
+
+
+def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: request bodies say what the server refuses, so that a request valid
+    by the document is accepted: unknown fields (`additionalProperties: false`) and control
+    characters in strings (a pattern on every plain string property)."""
+    from apps.core.api.fields import FREE_TEXT_FIELDS
+
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if not name.endswith("Request") or schema.get("type") != "object":
+            continue
+        schema.setdefault("additionalProperties", False)
+        for field, prop in schema.get("properties", {}).items():
+            if prop.get("type") != "string" or "enum" in prop or "pattern" in prop:
+                continue
+            if prop.get("format") not in (None, "email", "uri"):
+                continue
+            prop["pattern"] = _FREE_TEXT if field in FREE_TEXT_FIELDS else _NO_CONTROL
+    return result

@@ -76,6 +76,25 @@ def test_openapi_documents_list_both_apis(anon_client, db):
     assert admin["servers"] == [{"url": "/admin/v1"}]
 
 
+def test_request_schemas_declare_what_the_server_refuses(anon_client, db):
+    """Unknown fields and control characters are refused (422): the documents say so."""
+    import re
+
+    schemas = json.loads(anon_client.get("/v1/openapi").content)["components"]["schemas"]
+    user = schemas["UpsertedUserRequest"]
+    assert user["additionalProperties"] is False
+    name = re.compile(user["properties"]["name"]["pattern"])
+    assert name.match("Zoë O'Brien")
+    assert not name.match("Ada\nLovelace")
+    assert not name.match("esc\u001b[31m")
+    admin = json.loads(anon_client.get("/admin/v1/openapi").content)["components"]["schemas"]
+    description = re.compile(
+        admin["PointsSystemCreateRequest"]["properties"]["description"]["pattern"]
+    )
+    assert description.match("Line one\nLine two\tok")
+    assert not description.match("bell\u0007")
+
+
 def test_docs_pages_render(anon_client, db):
     assert anon_client.get("/v1/docs").status_code == 200
     assert anon_client.get("/admin/v1/docs").status_code == 200
