@@ -240,11 +240,30 @@ _NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
 _FREE_TEXT = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
 
 
+# Answers any operation may give, whatever its own declarations: a NUL character anywhere in
+# the URL (NulByteMiddleware) and the organization's rate limit.
+_EVERY_OPERATION = {
+    "400": "Malformed request: a NUL character in the URL, or a body that is not UTF-8 JSON.",
+    "429": "Rate limit of the organization's tier exceeded; retry after Retry-After seconds.",
+}
+
+
 def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: request bodies say what the server refuses, so that a request valid
     by the document is accepted: unknown fields (`additionalProperties: false`) and control
-    characters in strings (a pattern on every plain string property)."""
+    characters in strings (a pattern on every plain string property); and every operation lists
+    the answers any request may get (400 for a NUL in the URL, 429)."""
     from apps.core.api.fields import FREE_TEXT_FIELDS
+
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for code, description in _EVERY_OPERATION.items():
+                operation["responses"].setdefault(
+                    code, {"description": description, "content": error}
+                )
 
     for name, schema in result.get("components", {}).get("schemas", {}).items():
         if not name.endswith("Request") or schema.get("type") != "object":

@@ -93,6 +93,9 @@ def test_request_schemas_declare_what_the_server_refuses(anon_client, db):
     )
     assert description.match("Line one\nLine two\tok")
     assert not description.match("bell\u0007")
+    # Any operation may answer 400 (a NUL in the URL) and 429 (rate limit).
+    summary = json.loads(anon_client.get("/v1/openapi").content)["paths"]["/points/{key}/summary"]
+    assert {"400", "429"} <= set(summary["get"]["responses"])
 
 
 def test_docs_pages_render(anon_client, db):
