@@ -3,6 +3,7 @@ nothing) and a POST that calls the service the admin or application API calls, t
 to the user's page with a message. Running them takes the change permission on end-users,
 although no field of the user is edited by hand."""
 
+import abc
 import datetime as dt
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -59,7 +60,7 @@ def _day(day: dt.date) -> str:
     return f"{day:%a %d %b %Y}"
 
 
-class UserAction:
+class UserAction(abc.ABC):
     """One action: `describe` says what POST would do, `blocked` why it would do nothing (the
     page then offers no button), `perform` does it through a service and says what it did."""
 
@@ -75,8 +76,9 @@ class UserAction:
     def heading(self) -> str:
         return self.title
 
+    @abc.abstractmethod
     def describe(self) -> list[str]:
-        raise NotImplementedError
+        """What POST would do, in sentences."""
 
     def blocked(self) -> str | None:
         return None
@@ -84,9 +86,9 @@ class UserAction:
     def initial(self) -> dict[str, Any]:
         return {}
 
+    @abc.abstractmethod
     def perform(self, data: dict[str, Any]) -> tuple[int, str]:
         """(message level, message); raises ApplicationError when the service refuses."""
-        raise NotImplementedError
 
 
 class StreakAction(UserAction):
