@@ -13,11 +13,8 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
 from apps.achievements.services import (
     Completed,
-    achievements_backdate_overdue,
     anniversaries_complete,
 )
-from apps.core.effects import enqueue_after_commit
-from apps.core.periodic import periodic_job
 from apps.users.models import EndUser
 
 BATCH = 500
@@ -55,19 +52,3 @@ def achievements_anniversaries(now: dt.datetime, react: React | None = None) -> 
                     if react is not None and done:
                         react(user, done)
     return completed
-
-
-# Backdating a large tenant takes minutes; a request still due after this long was lost.
-BACKDATE_OVERDUE = dt.timedelta(minutes=15)
-
-
-@periodic_job("achievements-backdate-recover", every=dt.timedelta(minutes=5))
-def achievements_backdate_recover(now: dt.datetime) -> int:
-    """Sends again the backdating requests that never ran (a broker outage, a killed worker);
-    backdating is idempotent, so one that was merely slow costs only a second pass."""
-    from apps.achievements.tasks import achievement_backdate_task
-
-    overdue = achievements_backdate_overdue(now - BACKDATE_OVERDUE)
-    for achievement_pk in overdue:
-        enqueue_after_commit(achievement_backdate_task, achievement_pk)
-    return len(overdue)

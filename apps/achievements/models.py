@@ -18,10 +18,6 @@ class Achievement(TimestampedModel):
     badge_url = models.URLField(max_length=2000, null=True, blank=True)
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.INACTIVE)
-    # Set with the write that asks for backdating, cleared when backdating has run: a request
-    # lost on its way to a worker (a broker outage, a killed worker) is sent again by the
-    # achievements-backdate-recover job.
-    backdate_due_at = models.DateTimeField(null=True, blank=True)
     key = models.CharField(max_length=100, null=True, blank=True)  # api trigger
     metric = models.ForeignKey(
         Metric, on_delete=models.CASCADE, null=True, blank=True, related_name="+"

@@ -25,7 +25,7 @@ from apps.achievements.selectors import (
     qualifying_user_pks,
     user_completions,
 )
-from apps.core.effects import enqueue_after_commit
+from apps.core.outbox import outbox_enqueue
 from apps.metrics.models import Metric
 from apps.metrics.selectors import metric_filtered_total
 from apps.users.choices import AttributeType
@@ -230,22 +230,9 @@ def _qualifying_user_pks(definition: AchievementDef, tenant: Tenant, now: dt.dat
 def achievement_backdate(achievement_pk: int, now: dt.datetime | None = None) -> int:
     """Complete an active achievement, silently, for every user who already qualifies: in
     batches, each one transaction, so millions of users never sit in one. Returns the number
-    of completions created. Idempotent: the unique constraint skips users already done. Once it
-    has run, the request is marked done (a request made meanwhile stays due)."""
-    now = now or timezone.now()
-    started = timezone.now()
-    created = _backdate(achievement_pk, now)
-    Achievement.objects.filter(pk=achievement_pk, backdate_due_at__lte=started).update(
-        backdate_due_at=None
-    )
-    return created
-
-
-def achievements_backdate_overdue(older_than: dt.datetime) -> list[int]:
-    """Achievements whose backdating was asked for before `older_than` and has not run."""
-    return list(
-        Achievement.objects.filter(backdate_due_at__lt=older_than).values_list("pk", flat=True)
-    )
+    of completions created. Idempotent: the unique constraint skips users already done, so the
+    outbox may run it again after a lost worker."""
+    return _backdate(achievement_pk, now or timezone.now())
 
 
 def _backdate(achievement_pk: int, now: dt.datetime) -> int:
@@ -417,9 +404,8 @@ def achievement_save(
     if target.status == Status.ACTIVE and (not was_active or qualification_changed):
         from apps.achievements.tasks import achievement_backdate_task
 
-        # Recorded in this transaction: if the task never arrives, the recovery job resends it.
-        Achievement.objects.filter(pk=target.pk).update(backdate_due_at=timezone.now())
-        enqueue_after_commit(achievement_backdate_task, target.pk)
+        # Recorded in this transaction: if the task never arrives, the outbox sends it again.
+        outbox_enqueue(achievement_backdate_task, target.pk)
     return target
 
 

@@ -4,8 +4,8 @@ never inside the request (a batch of 1,000 events takes seconds; four at once in
 gunicorn kill its workers).
 
 Bounded: at most QUEUE_SIZE pieces of work wait; beyond that, and whatever a process dying with
-a full queue leaves, the periodic jobs pick up (batches: queued-events-recover; deliveries:
-their dispatch jobs), as they do after a broker outage.
+a full queue leaves, the task outbox's sweep sends again (apps/core/outbox.py), as it does after
+a broker outage.
 """
 
 import logging
@@ -51,7 +51,7 @@ def background_submit(func: Callable[..., Any], *args: Any) -> bool:
     try:
         _work.put_nowait((func, args))
     except queue.Full:
-        logger.warning("background queue full: %s%r left to its periodic job", func, args)
+        logger.warning("background queue full: %s%r left to the outbox sweep", func, args)
         return False
     return True
 

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.effects import enqueue_after_commit
 from apps.core.facts import AchievementCompleted, Fact, NotificationDue, UserActive
+from apps.core.outbox import outbox_enqueue
 from apps.notifications import domain
 from apps.notifications.choices import Channel, NotificationType, TemplateStatus
 from apps.notifications.models import EmailTemplate, Message, NotificationSettings
@@ -227,7 +227,7 @@ def messages_save(messages: Sequence[Message], now: dt.datetime) -> int:
     if any(m.send_at <= now for m in messages):
         from apps.notifications.tasks import messages_dispatch_task
 
-        enqueue_after_commit(messages_dispatch_task)
+        outbox_enqueue(messages_dispatch_task)
     return len(messages)
 
 

@@ -19,24 +19,14 @@ from apps.notifications.scheduling import (
     streak_reminders_schedule,
 )
 from apps.notifications.services import notifications_record
-from apps.pipeline.services import queued_batches_stale, queued_events_purge_processed
+from apps.pipeline.services import queued_events_purge_processed
 from apps.pipeline.steps import completion_facts
-from apps.pipeline.tasks import queued_events_process_task
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser
 from apps.webhooks.choices import EventType
 from apps.webhooks.selectors import tenants_listening
 from apps.webhooks.services import webhooks_leaderboard_status, webhooks_record
-
-# A batch of 1,000 events takes seconds; one still pending after 5 minutes lost its worker.
-STALE_AFTER = dt.timedelta(minutes=5)
-
-
-@periodic_job("queued-events-recover", every=dt.timedelta(minutes=5))
-def queued_events_recover(now: dt.datetime) -> None:
-    for batch_id in queued_batches_stale(now - STALE_AFTER):
-        queued_events_process_task.delay(batch_id)
 
 
 @periodic_job("queued-events-purge", every=dt.timedelta(hours=6))

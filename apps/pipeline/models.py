@@ -34,7 +34,7 @@ class QueuedEvent(models.Model):
             models.UniqueConstraint(fields=["batch_id", "seq"], name="queued_event_seq_unique"),
         ]
         indexes = [
-            # The recovery job looks for old pending rows.
+            # The purge job looks for old processed rows.
             models.Index(fields=["status", "accepted_at"], name="queued_event_pending_idx"),
         ]
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import AchievementDef
 from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
-from apps.core.effects import enqueue_after_commit
 from apps.core.errors import ApplicationError
 from apps.core.facts import Fact
+from apps.core.outbox import outbox_enqueue
 from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
@@ -251,7 +251,7 @@ def events_enqueue(
             if replayed is not None:
                 return replayed
         QueuedEvent.objects.bulk_create(rows)
-        enqueue_after_commit(queued_events_process_task, str(batch_id))
+        outbox_enqueue(queued_events_process_task, str(batch_id))
     return len(rows)
 
 
@@ -325,17 +325,6 @@ def queued_events_process(batch_id: str) -> int:
             row.save(update_fields=["status", "error", "processed_at"])
             processed += 1
     return processed
-
-
-def queued_batches_stale(older_than: dt.datetime) -> list[str]:
-    return [
-        str(batch_id)
-        for batch_id in QueuedEvent.objects.filter(
-            status=QueuedEventStatus.PENDING, accepted_at__lt=older_than
-        )
-        .values_list("batch_id", flat=True)
-        .distinct()
-    ]
 
 
 def queued_events_purge_processed(older_than: dt.datetime) -> int:

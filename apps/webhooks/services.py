@@ -15,7 +15,6 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.api.renderers import json_dumps
-from apps.core.effects import enqueue_after_commit
 from apps.core.errors import ValidationError
 from apps.core.facts import (
     AchievementCompleted,
@@ -27,6 +26,7 @@ from apps.core.facts import (
     StreakFreezesChanged,
     StreakLost,
 )
+from apps.core.outbox import outbox_enqueue
 from apps.core.secrets import decrypt_json, encrypt_json
 from apps.users.models import EndUser
 from apps.webhooks import payloads
@@ -188,7 +188,7 @@ def event_publish(
     if due_at <= now:
         from apps.webhooks.tasks import webhooks_dispatch_task
 
-        enqueue_after_commit(webhooks_dispatch_task)
+        outbox_enqueue(webhooks_dispatch_task)
     return event
 
 

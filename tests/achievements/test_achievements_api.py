@@ -789,38 +789,39 @@ class TestBackdating:
         assert names(event(api_client, user="b", value=2)["achievements"]) == ["Five"]
         assert completions() == [("a", "Five", True), ("b", "Five", False)]
 
-    def test_backdating_lost_to_a_broker_outage_is_sent_again_by_the_recovery_job(
+    def test_backdating_lost_to_a_broker_outage_is_sent_again_by_the_outbox(
         self, api_client, admin, metric, monkeypatch, django_capture_on_commit_callbacks
     ):
         """The activation is saved (no 500 for the SDK to retry into a duplicate); the
         backdating request is recorded with it and sent again once the broker is back."""
         from kombu.exceptions import OperationalError
 
-        from apps.achievements.jobs import achievements_backdate_recover
-        from apps.achievements.models import Achievement
-        from apps.achievements.tasks import achievement_backdate_task
+        from apps.core.models import OutboxTask
+        from apps.core.outbox import outbox_sweep
+        from apps.core.tasks import outbox_run_task
 
         for user in ("a", "b", "c"):
             event(api_client, user=user, value=10)
         created = admin.metric(metric, 5, name="Five", status="inactive")
 
-        def broker_down(*args):
+        def broker_down(*args, **kwargs):
             raise OperationalError("Connection refused")
 
         with monkeypatch.context() as patch:
-            patch.setattr(achievement_backdate_task, "delay", broker_down)
+            patch.setattr(outbox_run_task, "apply_async", broker_down)
             with time_machine.travel(at("2026-03-10"), tick=False):
-                admin.update(created["id"], status="active")
+                response = admin.update(created["id"], status="active")
+        assert response["status"] == "active"
         assert completions() == []
-        assert Achievement.objects.get(name="Five").backdate_due_at is not None
+        assert OutboxTask.objects.get().task == "apps.achievements.tasks.achievement_backdate_task"
 
         with django_capture_on_commit_callbacks(execute=True):
-            assert achievements_backdate_recover(at("2026-03-10", 12, 5)) == 0  # not overdue yet
-            assert achievements_backdate_recover(at("2026-03-10", 12, 30)) == 1
+            assert outbox_sweep(at("2026-03-10", 12, 0)) == 0  # the send may still arrive
+            assert outbox_sweep(at("2026-03-10", 12, 5)) == 1
         assert completions() == [("a", "Five", True), ("b", "Five", True), ("c", "Five", True)]
-        assert Achievement.objects.get(name="Five").backdate_due_at is None
+        assert not OutboxTask.objects.exists()
         with django_capture_on_commit_callbacks(execute=True):
-            assert achievements_backdate_recover(at("2026-03-11")) == 0
+            assert outbox_sweep(at("2026-03-11")) == 0
 
     def test_creating_an_active_one_backdates(self, api_client, admin, metric):
         event(api_client, user="a", value=10)

@@ -82,7 +82,7 @@ def test_run_periodic_jobs_command(db, job_registry):
 
 
 def test_registered_jobs_include_the_batch_recovery_job():
-    assert "queued-events-recover" in {job.name for job in periodic.periodic_jobs_registered()}
+    assert "outbox-sweep" in {job.name for job in periodic.periodic_jobs_registered()}
 
 
 def _manage(*args, **env):

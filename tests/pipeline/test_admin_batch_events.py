@@ -399,38 +399,43 @@ def test_admin_batch_lands_in_the_tenant_of_the_request(
 # --- a broker outage and replays never apply a batch twice -------------------------------------
 
 
-def test_a_batch_stored_while_the_broker_is_down_is_202_and_applied_once_by_the_recovery_job(
+def test_a_batch_stored_while_the_broker_is_down_is_202_and_applied_once_by_the_outbox(
     api_client, metric, monkeypatch, django_capture_on_commit_callbacks
 ):
     """The SDKs retry a 500: a batch stored and then reported as failed would be applied twice."""
     import datetime as dt
 
+    from django.utils import timezone
     from kombu.exceptions import OperationalError
 
-    from apps.pipeline.jobs import queued_events_recover
-    from apps.pipeline.tasks import queued_events_process_task
+    from apps.core.models import OutboxTask
+    from apps.core.outbox import outbox_sweep
+    from apps.core.tasks import outbox_run_task
 
-    def broker_down(*args: Any) -> None:
+    def broker_down(*args: Any, **kwargs: Any) -> None:
         raise OperationalError("Connection refused")
 
     with monkeypatch.context() as patch:
-        patch.setattr(queued_events_process_task, "delay", broker_down)
+        patch.setattr(outbox_run_task, "apply_async", broker_down)
         with django_capture_on_commit_callbacks(execute=True):
             response = api_client.post(URL, [ev("u1", 2), ev("u2", 3)])
-    assert response.status_code == 202, response.content
-    assert response.json() == {"accepted": 2}
+        assert response.status_code == 202, response.content
+        assert response.json() == {"accepted": 2}
+        # Still down at the first sweep: the work stays recorded.
+        with django_capture_on_commit_callbacks(execute=True):
+            assert outbox_sweep(timezone.now() + dt.timedelta(minutes=2)) == 1
     assert QueuedEvent.objects.filter(status=QueuedEventStatus.PENDING).count() == 2
     assert not MetricEvent.objects.exists()
+    assert OutboxTask.objects.count() == 1
 
-    # The broker is back; the recovery job finds the batch once it is stale, and applies it once.
-    from django.utils import timezone
-
+    # The broker is back; the sweep sends the batch once it is due, and it is applied once.
     later = timezone.now() + dt.timedelta(minutes=10)
     with django_capture_on_commit_callbacks(execute=True):
-        queued_events_recover(later)
-        queued_events_recover(later)
+        assert outbox_sweep(later) == 1
+        assert outbox_sweep(later) == 0
     assert (total(api_client, "u1"), total(api_client, "u2")) == (2, 3)
     assert MetricEvent.objects.count() == 2
+    assert not OutboxTask.objects.exists()
 
 
 def test_a_batch_replayed_with_its_idempotency_key_stores_nothing(post_batch, api_client, metric):

@@ -651,14 +651,14 @@ def test_a_delivery_handed_off_while_the_broker_is_down_is_sent_by_the_dispatch_
 ):
     from kombu.exceptions import OperationalError
 
-    from apps.webhooks.tasks import webhooks_dispatch_task
+    from apps.core.tasks import outbox_run_task
 
-    def broker_down(*args):
+    def broker_down(*args, **kwargs):
         raise OperationalError("Connection refused")
 
     endpoint(streaks, receiver.url)
     with monkeypatch.context() as patch:
-        patch.setattr(webhooks_dispatch_task, "delay", broker_down)
+        patch.setattr(outbox_run_task, "apply_async", broker_down)
         event(streaks, at("2026-03-10"))  # answered 201: the event is applied
     assert receiver.requests == []
     assert WebhookDelivery.objects.get().status == DeliveryStatus.PENDING
