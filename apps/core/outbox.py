@@ -24,7 +24,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -112,6 +112,7 @@ def outbox_run(pk: int) -> bool:
         import_string(row.task).run(*row.args)
     except Exception as exc:
         logger.exception("outbox task %s failed (attempt %d)", row.key, attempts)
+        _drop_broken_connection()
         delay = min(GRACE * 2 ** min(attempts - 1, 16), BACKOFF_MAX)
         OutboxTask.objects.filter(pk__in=claimed).update(
             locked_until=None,
@@ -122,6 +123,15 @@ def outbox_run(pk: int) -> bool:
         return False
     OutboxTask.objects.filter(pk__in=claimed).delete()
     return True
+
+
+def _drop_broken_connection() -> None:
+    """After a lost database connection, open a new one for the bookkeeping (never inside a
+    transaction someone else holds: the inline runs of the test suite)."""
+    if connection.in_atomic_block or connection.connection is None:
+        return
+    if not connection.is_usable():
+        connection.close()
 
 
 @periodic_job("outbox-sweep", every=dt.timedelta(minutes=1))

@@ -1,0 +1,183 @@
+"""Batches when things go wrong, on PostgreSQL: the broker is down, the worker's database
+connection is killed mid-batch, batches for the same users arrive and run at once. Every
+scenario ends with exact totals: nothing lost, nothing applied twice."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import time_machine
+from django.db import connection
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+from rest_framework.test import APIClient
+
+from apps.core.models import OutboxTask
+from apps.core.outbox import outbox_run, outbox_sweep
+from apps.core.tasks import outbox_run_task
+from apps.metrics.models import MetricEvent, MetricTotal
+from apps.pipeline.models import QueuedEvent, QueuedEventStatus
+from apps.pipeline.services import queued_events_process
+from tests.concurrency import run_all
+from tests.factories import MetricFactory, OrganizationWithKey
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+URL = "/admin/v1/metrics/events"
+USERS = 10
+
+
+def batch(events: int, start: int = 0) -> list[dict[str, Any]]:
+    """Event i goes to user i % USERS with value i + 1: totals are easy to predict."""
+    return [
+        {"key": "words", "user": {"id": f"u{i % USERS}"}, "value": i + 1}
+        for i in range(start, start + events)
+    ]
+
+
+def expected_totals(*batches: list[dict[str, Any]]) -> dict[str, Decimal]:
+    totals: dict[str, Decimal] = {}
+    for body in batches:
+        for item in body:
+            user = item["user"]["id"]
+            totals[user] = totals.get(user, Decimal(0)) + Decimal(item["value"])
+    return totals
+
+
+def totals() -> dict[str, Decimal]:
+    return {
+        row.user.external_id: row.total for row in MetricTotal.objects.select_related("user").all()
+    }
+
+
+@pytest.fixture
+def org() -> OrganizationWithKey:
+    org = OrganizationWithKey("Batches")
+    MetricFactory(tenant=org.tenant, key="words")
+    return org
+
+
+def client_for(org: OrganizationWithKey) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=org.admin_key)
+    return client
+
+
+@pytest.fixture
+def broker_down(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("Connection refused")
+
+    monkeypatch.setattr(outbox_run_task, "apply_async", refuse)
+    return monkeypatch
+
+
+def sweep_later(minutes: int) -> int:
+    with time_machine.travel(timezone.now() + dt.timedelta(minutes=minutes)):
+        return outbox_sweep(timezone.now())
+
+
+def test_a_batch_sent_during_a_broker_outage_and_retried_is_applied_exactly_once(org, broker_down):
+    """The measurement of the issue: 100 events sent twice after an outage applied 200. Now the
+    first answer is 202 (nothing for an SDK to retry), and a retry with the batch's own
+    Idempotency-Key stores nothing."""
+    body = batch(100)
+    client = client_for(org)
+    headers = {"HTTP_IDEMPOTENCY_KEY": "nightly-import-1"}
+    first = client.post(URL, body, format="json", **headers)
+    retry = client.post(URL, body, format="json", **headers)
+    assert (first.status_code, retry.status_code) == (202, 202)
+    assert first.json() == retry.json() == {"accepted": 100}
+    assert QueuedEvent.objects.count() == 100
+    assert OutboxTask.objects.count() == 1
+    assert sweep_later(2) == 1  # still down: kept
+    assert not MetricEvent.objects.exists()
+
+    broker_down.undo()
+    assert sweep_later(5) == 1
+    assert sweep_later(10) == 0
+    assert MetricEvent.objects.count() == 100
+    assert totals() == expected_totals(body)
+    assert not OutboxTask.objects.exists()
+
+
+def test_a_worker_whose_connection_is_killed_mid_batch_loses_and_doubles_nothing(
+    org, broker_down, monkeypatch
+):
+    body = batch(100)
+    assert client_for(org).post(URL, body, format="json").status_code == 202
+    broker_down.undo()
+
+    from apps.pipeline import services
+
+    real = services.event_process
+    calls = {"n": 0}
+
+    def killed_at_the_40th(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 40:
+            with connection.cursor() as cursor:  # the server drops this worker's connection
+                cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(services, "event_process", killed_at_the_40th)
+    row = OutboxTask.objects.get()
+    assert outbox_run(row.pk) is False
+    row.refresh_from_db()
+    assert (row.attempts, row.locked_until) == (1, None)
+    assert "OperationalError" in row.last_error or "InterfaceError" in row.last_error
+    assert QueuedEvent.objects.filter(status=QueuedEventStatus.DONE).count() == 39
+    assert MetricEvent.objects.count() == 39
+
+    assert sweep_later(5) == 1  # the retry picks up where the dead connection stopped
+    assert MetricEvent.objects.count() == 100
+    assert totals() == expected_totals(body)
+    assert not OutboxTask.objects.exists()
+
+
+def test_concurrent_batches_for_the_same_users_sum_exactly(org, broker_down):
+    """Four batches for the same ten users, accepted and then processed at the same moment
+    (four workers), while two more workers run one of them a second time."""
+    bodies = [batch(50, start=50 * i) for i in range(4)]
+    accepted = run_all(
+        [lambda body=body: client_for(org).post(URL, body, format="json") for body in bodies]
+    )
+    assert [response.status_code for response in accepted] == [202] * 4
+    broker_down.undo()
+
+    batch_ids = [str(b) for b in QueuedEvent.objects.values_list("batch_id", flat=True).distinct()]
+    assert len(batch_ids) == 4
+    results = run_all(
+        [lambda batch_id=batch_id: queued_events_process(batch_id) for batch_id in batch_ids]
+        + [lambda: queued_events_process(batch_ids[0]), lambda: queued_events_process(batch_ids[0])]
+    )
+    assert not any(isinstance(result, Exception) for result in results), results
+    assert sum(results) == 200  # the repeated runs found nothing left to do
+    assert MetricEvent.objects.count() == 200
+    assert totals() == expected_totals(*bodies)
+    # Each user's events were applied one after another: running totals are all distinct.
+    for user in expected_totals(*bodies):
+        running = list(
+            MetricEvent.objects.filter(user__external_id=user).values_list("total_after", flat=True)
+        )
+        assert len(set(running)) == len(running) == 20
+
+
+def test_two_runs_of_one_outbox_row_at_once_process_the_batch_once(org, broker_down):
+    body = batch(60)
+    assert client_for(org).post(URL, body, format="json").status_code == 202
+    broker_down.undo()
+    row = OutboxTask.objects.get()
+    ran = run_all([lambda: outbox_run(row.pk), lambda: outbox_run(row.pk)])
+    assert sorted(ran) == [False, True]  # one claimed it, the other found it held
+    assert MetricEvent.objects.count() == 60
+    assert totals() == expected_totals(body)
+    assert not OutboxTask.objects.exists()
