@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-notifications bench-webhooks mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-notifications bench-webhooks fuzz mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ test: lint unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# schemathesis over both OpenAPI documents against a live server (fuzz/run.py; README).
+fuzz: $(STAMP)
+	$(BIN)/python fuzz/run.py
 
 # A streak-reminder run for 10,000 users through a local SMTP sink (bench/README.md).
 bench-notifications: $(STAMP)

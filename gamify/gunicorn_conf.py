@@ -17,6 +17,10 @@ control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or os.path.join(
     os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir(), f"gamify-gunicorn-{os.getpid()}.ctl"
 )
 
+# A request line up to 8 KB (gunicorn's most; its default is 4 KB): GET /v1/streaks may name 100
+# users in its query. Longer lines get gunicorn's 414, documented on every operation.
+limit_request_line = 8190
+
 
 def pre_request(worker: Any, req: Any) -> None:
     """A body over MAX_REQUEST_BYTES is refused (413) without being read; the connection is then

@@ -209,6 +209,8 @@ SPECTACULAR_SETTINGS = {
         "apps.accounts.openapi.tenant_id_header",
         # Unknown fields and control characters are refused: the documents say so.
         "apps.core.openapi.request_limits",
+        # The year in review goes up to the current year: said when the document is made.
+        "apps.analytics.openapi.wrapped_year_maximum",
     ],
 }
 

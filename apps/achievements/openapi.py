@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from apps.accounts.openapi import Badge
 from apps.achievements.choices import Status, Trigger
+from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.metrics.openapi import UserAchievementResponse
 
 # --- parameters ---------------------------------------------------------------------------
@@ -23,7 +24,7 @@ ACHIEVEMENT_KEY = OpenApiParameter(
 )
 USER_ATTRIBUTES = OpenApiParameter(
     "userAttributes",
-    str,
+    ATTRIBUTE_FILTER_SCHEMA,
     OpenApiParameter.QUERY,
     description=(
         "Comma-separated key:value pairs of user attributes (plan:pro,region:eu): only the "

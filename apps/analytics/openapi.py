@@ -4,6 +4,10 @@ Shapes follow the Trophy wire models (reference §3.8) and what apps.analytics.s
 emits; the user, achievement and leaderboard shapes are those of their own apps.
 """
 
+import datetime as dt
+from typing import Any
+
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
@@ -11,6 +15,19 @@ from apps.achievements.openapi import UserAchievementWithStatsResponse
 from apps.leaderboards.openapi import UserLeaderboardResponse
 from apps.streaks.choices import Frequency
 from apps.users.openapi import User
+
+
+def wrapped_year_maximum(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: `year` goes up to the current year, the user's (on 1 January in
+    Tokyo it is already the new one). The document, made now, gives the year of the zone that
+    is furthest behind (UTC-12), which no user's current year is behind."""
+    year = (timezone.now() - dt.timedelta(hours=12)).year
+    operation = result.get("paths", {}).get("/users/{user_id}/wrapped", {}).get("get", {})
+    for parameter in operation.get("parameters", []):
+        if parameter.get("name") == "year":
+            parameter["schema"]["maximum"] = year
+    return result
+
 
 YEAR = OpenApiParameter(
     "year",

@@ -9,8 +9,10 @@
 """
 
 import re
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -85,13 +87,13 @@ class AdminDeletedItem(serializers.Serializer):
 
 LIMIT = OpenApiParameter(
     "limit",
-    OpenApiTypes.INT,
+    {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
     OpenApiParameter.QUERY,
     description="Page size, 1 to 100 (default 10).",
 )
 SKIP = OpenApiParameter(
     "skip",
-    OpenApiTypes.INT,
+    {"type": "integer", "minimum": 0, "maximum": 2**31 - 1, "default": 0},
     OpenApiParameter.QUERY,
     description="Number of items to skip (default 0).",
 )
@@ -237,6 +239,10 @@ def exclude_api_alias(endpoints: list[tuple[Any, ...]], **kwargs: Any) -> list[t
 # What StrictSerializer enforces (apps/core/api/fields.py), as JSON Schema patterns (ECMAScript
 # regular expressions): no control characters; free text may hold tabs and line breaks.
 _NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
+# Django's EmailValidator, in the ASCII subset a generated client can rely on.
+_ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_EMAIL = f"^{_ATOM}(\\.{_ATOM})*@({_LABEL}\\.)+[A-Za-z]{{2,63}}$"
 _FREE_TEXT = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
 
 
@@ -248,11 +254,34 @@ _EVERY_OPERATION = {
 }
 
 
+# Answered by gunicorn, before the application, to a request line over 8 KB (gunicorn_conf).
+_URI_TOO_LONG = {
+    "description": "Request line (method, path and query) over 8,190 bytes.",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
+
+
+class PositiveDecimalFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = "apps.core.api.fields.PositiveDecimalField"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            self.target, direction, bypass_extensions=True
+        )
+        places = self.target.decimal_places
+        # The smallest value that does not round to 0; below a double's exact integers.
+        schema.update(minimum=float(Decimal(1).scaleb(-places)), maximum=1e15)
+        schema.pop("exclusiveMaximum", None)
+        schema.pop("exclusiveMinimum", None)
+        schema["description"] = f"Greater than 0; rounded to {places} decimal places."
+        return schema
+
+
 def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: request bodies say what the server refuses, so that a request valid
     by the document is accepted: unknown fields (`additionalProperties: false`) and control
     characters in strings (a pattern on every plain string property); and every operation lists
-    the answers any request may get (400 for a NUL in the URL, 429)."""
+    the answers any request may get (400 for a NUL in the URL, 414 for an overlong URL, 429)."""
     from apps.core.api.fields import FREE_TEXT_FIELDS
 
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
@@ -264,6 +293,7 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 operation["responses"].setdefault(
                     code, {"description": description, "content": error}
                 )
+            operation["responses"].setdefault("414", _URI_TOO_LONG)
 
     for name, schema in result.get("components", {}).get("schemas", {}).items():
         if not name.endswith("Request") or schema.get("type") != "object":
@@ -274,5 +304,8 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 continue
             if prop.get("format") not in (None, "email", "uri"):
                 continue
-            prop["pattern"] = _FREE_TEXT if field in FREE_TEXT_FIELDS else _NO_CONTROL
+            if prop.get("format") == "email":
+                prop["pattern"] = _EMAIL
+            else:
+                prop["pattern"] = _FREE_TEXT if field in FREE_TEXT_FIELDS else _NO_CONTROL
     return result

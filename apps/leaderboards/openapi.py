@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.achievements.openapi import AttributeRef
+from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.leaderboards.choices import RankBy, RunUnit, Status
 from apps.metrics.openapi import AttributeKeyValue
 
@@ -74,7 +75,7 @@ RANKINGS_USER_ID = OpenApiParameter(
 )
 USER_ATTRIBUTES = OpenApiParameter(
     "userAttributes",
-    str,
+    ATTRIBUTE_FILTER_SCHEMA,
     OpenApiParameter.QUERY,
     description=(
         "Breakdown leaderboards only, and then required: comma-separated key:value pairs "

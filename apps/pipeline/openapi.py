@@ -17,9 +17,17 @@ from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
 from apps.points.openapi import MetricEventPointsResponse
 from apps.streaks.choices import Frequency
 
+# What a client can send in a header and get back unchanged: visible ASCII, inner spaces (HTTP
+# strips the outer ones).
+IDEMPOTENCY_KEY_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_IDEMPOTENCY_KEY,
+    "pattern": "^[!-~]([ -~]*[!-~])?$",
+}
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    IDEMPOTENCY_KEY_SCHEMA,
     OpenApiParameter.HEADER,
     required=False,
     description=(
@@ -29,7 +37,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 )
 BATCH_IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    IDEMPOTENCY_KEY_SCHEMA,
     OpenApiParameter.HEADER,
     required=False,
     description=(

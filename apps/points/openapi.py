@@ -18,6 +18,7 @@ from rest_framework import serializers
 
 from apps.accounts.openapi import Badge
 from apps.achievements.openapi import AttributeRef
+from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.metrics.openapi import AttributeKeyValue
 from apps.points.choices import BoostStatus, Rounding, TimeUnit, TriggerStatus, TriggerType
 
@@ -51,7 +52,7 @@ INCLUDE_FINISHED = OpenApiParameter(
 )
 USER_ATTRIBUTES = OpenApiParameter(
     "userAttributes",
-    str,
+    ATTRIBUTE_FILTER_SCHEMA,
     OpenApiParameter.QUERY,
     description=(
         "Comma-separated key:value pairs of user attributes (plan:pro,region:eu): only the users "

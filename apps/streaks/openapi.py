@@ -10,6 +10,7 @@ streak operation takes {"<key>": [items]} instead of a bare array (reference §2
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
+from apps.core.api.params import LIST_ITEM_SCHEMA
 from apps.core.openapi import AdminDeletedItem, AdminIssue
 from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.serializers import (
@@ -35,7 +36,7 @@ HISTORY_PERIODS = OpenApiParameter(
 )
 USER_IDS = OpenApiParameter(
     "userIds",
-    {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_ITEMS},
+    {"type": "array", "items": LIST_ITEM_SCHEMA, "minItems": 1, "maxItems": MAX_ITEMS},
     OpenApiParameter.QUERY,
     required=True,
     style="form",

@@ -5,7 +5,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.fields import PositiveDecimalField, StrictSerializer, StringField
 from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency
 from apps.streaks.models import StreakPause
@@ -64,14 +64,7 @@ class StreakSettingsUpdateSerializer(StrictSerializer):
 
 class MetricPreferenceSerializer(StrictSerializer):
     key = StringField(max_length=100)
-    threshold = serializers.DecimalField(
-        max_digits=24, decimal_places=6, min_value=0, coerce_to_string=False
-    )
-
-    def validate_threshold(self, value: Any) -> Any:
-        if value <= 0:
-            raise serializers.ValidationError("must be greater than 0")
-        return value
+    threshold = PositiveDecimalField(max_digits=24, decimal_places=6)
 
 
 class StreakPreferencesSerializer(StrictSerializer):

@@ -13,6 +13,11 @@ def _zone_names() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones())
 
 
+def zone_names() -> list[str]:
+    """Every IANA zone this server knows, sorted (the documents list them)."""
+    return sorted(_zone_names())
+
+
 def tz_is_valid(name: str) -> bool:
     return name in _zone_names()
 

@@ -10,6 +10,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.users.choices import AttributeType
+from apps.users.domain import zone_names
 
 USER_ID = OpenApiParameter(
     "user_id",
@@ -28,6 +29,20 @@ class SignUpDateFieldExtension(OpenApiSerializerFieldExtension):
             "format": "date",
             "description": "YYYY-MM-DD; an ISO 8601 date-time is accepted and truncated to its "
             "UTC day.",
+        }
+
+
+class TimeZoneFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = "apps.users.serializers.TimeZoneField"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        names: list[str | None] = list(zone_names())
+        if self.target.allow_null:
+            names.append(None)  # OpenAPI 3.0: a nullable enum lists null
+        return {
+            "type": "string",
+            "enum": names,
+            "description": "IANA time zone, e.g. Europe/Paris.",
         }
 
 

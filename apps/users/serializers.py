@@ -38,6 +38,21 @@ class SignUpDateField(serializers.Field):
         return value.isoformat()
 
 
+class TimeZoneField(serializers.CharField):
+    """An IANA time zone name such as Europe/Paris (documented as the list this server knows)."""
+
+    default_error_messages = {"zone": "must be an IANA time zone such as Europe/Paris"}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=64, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        value = str(super().to_internal_value(data))
+        if not tz_is_valid(value):
+            self.fail("zone")
+        return value
+
+
 class StringMapField(serializers.DictField):
     """{key: string} attribute values; a null value removes the key (users only)."""
 
@@ -59,7 +74,7 @@ class UserFieldsSerializer(StrictSerializer):
 
     email = serializers.EmailField(max_length=254, required=False, allow_null=True)
     name = serializers.CharField(max_length=255, required=False, allow_null=True, allow_blank=True)
-    tz = serializers.CharField(max_length=64, required=False, allow_null=True)
+    tz = TimeZoneField(required=False, allow_null=True)
     signUpDate = SignUpDateField(required=False, allow_null=True)
     deviceTokens = serializers.ListField(
         child=StringField(max_length=4096),
@@ -69,11 +84,6 @@ class UserFieldsSerializer(StrictSerializer):
     )
     subscribeToEmails = serializers.BooleanField(required=False)
     attributes = StringMapField(allow_null_values=True, required=False)
-
-    def validate_tz(self, value: str | None) -> str | None:
-        if value is not None and not tz_is_valid(value):
-            raise serializers.ValidationError("must be an IANA time zone such as Europe/Paris")
-        return value
 
     def to_internal_value(self, data: Any) -> Any:
         # BooleanField would accept "true", 1 and "yes"; JSON has booleans, so require one.

@@ -1,6 +1,7 @@
 """Serializer building blocks shared by every app's input shapes."""
 
 import re
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from rest_framework import serializers
@@ -47,6 +48,34 @@ def control_characters_error(name: str, value: str, free_text: bool = False) -> 
     if pattern.search(value):
         return "must not contain control characters"
     return None
+
+
+class PositiveDecimalField(serializers.DecimalField):
+    """A JSON number greater than 0. JSON numbers are doubles: digits past `decimal_places` are
+    rounded (half to even, as event values are), not refused."""
+
+    default_error_messages = {"not_positive": "must be greater than 0"}
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("coerce_to_string", False)
+        # No min_value: its validator would make drf-spectacular drop exclusiveMinimum.
+        super().__init__(**kwargs)
+
+    def validate_precision(self, value: Decimal) -> Decimal:
+        places = self.decimal_places
+        if places is not None and self.max_whole_digits is not None:
+            quantum = Decimal(1).scaleb(-places)
+            if value.adjusted() < self.max_whole_digits:  # too large: refused as before
+                value = value.quantize(quantum, rounding=ROUND_HALF_EVEN)
+        return Decimal(super().validate_precision(value))
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        value = super().run_validation(data)
+        if value is not None and value < 0:
+            self.fail("min_value", min_value=0)
+        if value is not None and value == 0:
+            self.fail("not_positive")
+        return value
 
 
 class StrictSerializer(serializers.Serializer):

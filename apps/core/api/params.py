@@ -77,6 +77,25 @@ def query_date_optional(params: QueryDict, name: str) -> dt.date | None:
         raise ValidationError(f"{name} must be a date (YYYY-MM-DD)") from None
 
 
+# What parse_attribute_filter and query_list accept, for the documents (no NUL: a NUL anywhere
+# in a URL is refused first). _SPACE is what str.strip() removes, spelled out so that every
+# regex engine reads it alike.
+_SPACE = (
+    "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0"
+    "\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+_KEY = f"[^,:\\x00]*[^,:\\x00{_SPACE}][^,:\\x00]*"
+_PAIR = f"{_KEY}:[^,\\x00]*"
+# Empty (no filter), or key:value pairs separated by commas; keys not blank and without ':'.
+ATTRIBUTE_FILTER_SCHEMA = {"type": "string", "pattern": f"^([{_SPACE}]*|{_PAIR}(,{_PAIR})*)$"}
+# One item of a list parameter: commas separate items, and blank items are dropped.
+LIST_ITEM_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "pattern": f"^[^,\\x00]*[^,\\x00{_SPACE}][^,\\x00]*$",
+}
+
+
 def parse_attribute_filter(raw: str | None, name: str = "userAttributes") -> dict[str, str]:
     """`key:value,key:value` (all must match). Values may contain ':' after the first one."""
     if raw is None or raw.strip() == "":
