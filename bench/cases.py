@@ -205,9 +205,17 @@ class EventsCase(Case):
         total_events = sum(sum(w.count.values()) for w in workers)
         total_value = sum(sum(w.sent.values()) for w in workers)
         unsure = sum(sum(w.unsure.values()) for w in workers)
+        # This case's metric and users only: other cases of the run write events too.
         rows = ctx.db_query(
-            "SELECT (SELECT count(*) FROM metrics_metricevent),"
-            " (SELECT coalesce(sum(total), 0) FROM metrics_metrictotal)"
+            "SELECT (SELECT count(*) FROM metrics_metricevent e"
+            "  JOIN metrics_metric m ON m.id = e.metric_id"
+            "  JOIN users_enduser u ON u.id = e.user_id"
+            "  WHERE m.key = %s AND u.external_id LIKE 'bench-user-%%'),"
+            " (SELECT coalesce(sum(t.total), 0) FROM metrics_metrictotal t"
+            "  JOIN metrics_metric m ON m.id = t.metric_id"
+            "  JOIN users_enduser u ON u.id = t.user_id"
+            "  WHERE m.key = %s AND u.external_id LIKE 'bench-user-%%')",
+            (self.metric_key, self.metric_key),
         )
         if rows is None:
             return [Check("database totals", True, "skipped: query failed (see log)")]

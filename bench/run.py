@@ -40,6 +40,9 @@ import psycopg
 from cases import CASES, Case
 from loadgen import Phase, Target, run_load
 from psycopg import sql
+from side_by_side import COMPARE_ORDER, COMPARISON, SIDE_BY_SIDE_CASES
+
+CASES.update(SIDE_BY_SIDE_CASES)
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -67,6 +70,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=sorted(CASES),
         default=["events"],
         help="cases to run, in order",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="side by side with the raw-SQL ceiling (bench/ceiling): runs the cases of "
+        "bench/side_by_side.py and prints each gamify figure as a ratio to its ceiling's",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="measured phases per case; the table gives medians"
     )
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds per case")
     parser.add_argument("--warmup", type=float, default=5.0, help="warm-up seconds per case")
@@ -109,6 +121,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--duration and --warmup must be within 0..{MAX_DURATION} s")
     if not 1 <= args.concurrency <= MAX_CONCURRENCY:
         parser.error(f"--concurrency must be within 1..{MAX_CONCURRENCY}")
+    if args.compare:
+        args.case = list(COMPARE_ORDER)
+    if not 1 <= args.repeat <= 10:
+        parser.error("--repeat must be within 1..10")
     if args.users < 1 or args.workers < 1 or args.threads < 1 or args.verify_users < 0:
         parser.error("--users, --workers and --threads must be positive")
     return args
@@ -242,7 +258,14 @@ def _die_with_parent() -> None:
 class Server:
     """gunicorn in its own session (Ctrl-C in the terminal reaches only the benchmark)."""
 
-    def __init__(self, env: dict[str, str], args: argparse.Namespace, log_path: Path) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        args: argparse.Namespace,
+        log_path: Path,
+        app: str = "gamify.wsgi",
+        pythonpath: Path | None = None,
+    ) -> None:
         self.env = env
         self.port = free_port()
         self.log_path = log_path
@@ -250,7 +273,8 @@ class Server:
             str(BIN / "gunicorn"),
             # Production's settings, including a control socket of this instance's own.
             "--config=python:gamify.gunicorn_conf",
-            "gamify.wsgi",
+            *([f"--pythonpath={pythonpath}"] if pythonpath else []),
+            app,
             f"--bind={HOST}:{self.port}",
             "--worker-class=gthread",
             f"--workers={args.workers}",
@@ -283,18 +307,21 @@ class Server:
             )
 
     def wait_healthy(self, timeout: float = 60.0) -> None:
+        self.wait_healthy_at("/healthz", timeout)
+
+    def wait_healthy_at(self, path: str, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process is None or self.process.poll() is not None:
                 raise BenchError(f"gunicorn exited during start-up:\n{self.log_tail()}")
             try:
-                status, _ = http_json(HOST, self.port, "GET", "/healthz", timeout=2)
+                status, _ = http_json(HOST, self.port, "GET", path, timeout=2)
                 if status == 200:
                     return
             except (OSError, http.client.HTTPException):
                 pass
             time.sleep(0.2)
-        raise BenchError(f"/healthz did not answer 200 within {timeout:.0f} s:\n{self.log_tail()}")
+        raise BenchError(f"{path} did not answer 200 within {timeout:.0f} s:\n{self.log_tail()}")
 
     def stop(self) -> None:
         process, self.process = self.process, None
@@ -354,9 +381,17 @@ def http_json(
 class Context:
     """What a case may use; see bench/cases.py."""
 
-    def __init__(self, args: argparse.Namespace, server: Server, db: Database, key: str) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        server: Server,
+        db: Database,
+        key: str,
+        ceiling: Server | None = None,
+    ) -> None:
         self.args = args
         self.server = server
+        self.ceiling = ceiling
         self.db = db
         self.api_key = key
         self.metrics: set[str] = set()
@@ -378,6 +413,18 @@ class Context:
 
     def db_query(self, statement: str, params: tuple[Any, ...] = ()) -> Any:
         return self.db.query(statement, params)
+
+    def db_execute(self, statement: str, params: tuple[Any, ...] = ()) -> None:
+        """A write to the benchmark database (the ceiling's seeding); raises on failure."""
+        with self.db.connect(self.db.name) as conn:
+            conn.execute(statement, params)
+
+    def server_for(self, case: Case) -> Server:
+        if getattr(case, "target", "gamify") == "ceiling":
+            if self.ceiling is None:
+                raise BenchError(f"case {case.name} needs the ceiling: run with --compare")
+            return self.ceiling
+        return self.server
 
 
 # --- CPU accounting (Linux /proc; best effort) ------------------------------------------------
@@ -520,26 +567,43 @@ class CpuSampler:
 # --- running a case -------------------------------------------------------------------------
 
 
-def run_case(case: Case, ctx: Context, sampler: CpuSampler) -> dict[str, Any]:
+def _median(values: list[float | None]) -> float | None:
+    known = sorted(v for v in values if v is not None)
+    return known[len(known) // 2] if known else None
+
+
+def run_case(case: Case, ctx: Context) -> dict[str, Any]:
     args = ctx.args
+    server = ctx.server_for(case)
+    sampler = CpuSampler(server, ctx.db)
     print(f"\n== case {case.name}: {case.summary}")
     case.setup(ctx)
     workers = [case.worker(i) for i in range(args.concurrency)]
     print(
-        f"   warm-up {args.warmup:g} s, then {args.duration:g} s measured, "
+        f"   warm-up {args.warmup:g} s, then {args.repeat} x {args.duration:g} s measured, "
         f"concurrency {args.concurrency} ..."
     )
-    load = run_load(
-        Target(HOST, ctx.server.port, ctx.headers, args.timeout),
-        workers,
-        case.expected_status,
-        Phase(warmup=args.warmup, duration=args.duration),
-        on_measure_start=sampler.begin,
-        on_measure_end=sampler.end,
-    )
-    if load.interrupted:
-        raise KeyboardInterrupt
-    summary = load.summary()
+    repeats: list[dict[str, Any]] = []
+    for index in range(args.repeat):
+        load = run_load(
+            Target(HOST, server.port, ctx.headers, args.timeout),
+            workers,
+            case.expected_status,
+            Phase(warmup=args.warmup if index == 0 else 0.0, duration=args.duration),
+            on_measure_start=sampler.begin,
+            on_measure_end=sampler.end,
+        )
+        if load.interrupted:
+            raise KeyboardInterrupt
+        repeats.append(load.summary())
+    summary = dict(repeats[-1])
+    summary["all_error_rate"] = max(r["all_error_rate"] for r in repeats)
+    median = {
+        "ok_per_second": _median([r["ok_per_second"] for r in repeats]),
+        "p50_ms": _median([r["latency_ms"]["p50"] for r in repeats]),
+        "p99_ms": _median([r["latency_ms"]["p99"] for r in repeats]),
+        "runs": len(repeats),
+    }
     cpu = dict(sampler.result)
     if cpu and summary["ok_per_second"]:
         # CPU time per successful request, the figure that does not depend on contention.
@@ -553,11 +617,37 @@ def run_case(case: Case, ctx: Context, sampler: CpuSampler) -> dict[str, Any]:
         "case_settings": case.settings(),
         "case_stats": case.stats(workers),
         "load": summary,
+        "median": median,
         "cpu": cpu,
         "checks": [c.as_dict() for c in checks],
         "_case": case,
         "_workers": workers,
     }
+
+
+def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The side-by-side table: each gamify case with its ceiling's figures and the ratio."""
+    by_name = {r["case"]: r["median"] for r in results}
+    rows = []
+    print("\n== side by side with the raw-SQL ceiling (medians)")
+    print(f"   {'target':<44} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11}")
+    for label, case, ceiling in COMPARISON:
+        mine, top = by_name.get(case), by_name.get(ceiling)
+        if not mine or not top:
+            continue
+        ratio = (
+            mine["ok_per_second"] / top["ok_per_second"]
+            if mine["ok_per_second"] and top["ok_per_second"]
+            else None
+        )
+        for name, figures, shown in ((f"ceiling for: {label}", top, None), (label, mine, ratio)):
+            print(
+                f"   {name:<44} {figures['ok_per_second'] or 0:>8.1f} "
+                f"{_ms(figures['p50_ms']):>8} {_ms(figures['p99_ms']):>8} "
+                f"{'' if shown is None else f'{shown:.0%}':>11}"
+            )
+        rows.append({"target": label, "gamify": mine, "ceiling": top, "ratio": ratio})
+    return rows
 
 
 def _ms(value: float | None) -> str:
@@ -680,6 +770,7 @@ def main(argv: list[str] | None = None) -> int:
     args.results_dir.mkdir(parents=True, exist_ok=True)
     log_path = args.results_dir / f"server-{stamp}.log"
     server: Server | None = None
+    ceiling: Server | None = None
     exit_code = 2
     try:
         print(f"gamify bench {stamp}: database {db.name}, migrating ...")
@@ -689,12 +780,26 @@ def main(argv: list[str] | None = None) -> int:
         org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
         server = Server(env, args, log_path)
         server.start()
+        if args.compare:
+            with db.connect(db.name) as conn:
+                conn.execute((REPO / "bench" / "ceiling" / "schema.sql").read_text())
+            ceiling = Server(
+                {**env, "DJANGO_SETTINGS_MODULE": "ceiling.settings"},
+                args,
+                args.results_dir / f"ceiling-{stamp}.log",
+                app="ceiling.wsgi",
+                pythonpath=REPO / "bench",
+            )
+            ceiling.start()
+            ceiling.wait_healthy_at("/leaderboard/none?limit=1")
+            print(f"ceiling up at {ceiling.base_url}")
         server.wait_healthy()
         print(f"gunicorn up at {server.base_url} (log {_show(log_path)})")
-        ctx = Context(args, server, db, org["apiKey"])
-        sampler = CpuSampler(server, db)
-        results = [run_case(CASES[name](args), ctx, sampler) for name in args.case]
+        ctx = Context(args, server, db, org["apiKey"], ceiling)
+        results = [run_case(CASES[name](args), ctx) for name in args.case]
 
+        if ceiling is not None:
+            ceiling.stop()
         server.stop()  # all commits done and PostgreSQL statistics flushed
         for result in results:
             case, workers = result.pop("_case"), result.pop("_workers")
@@ -746,6 +851,11 @@ def main(argv: list[str] | None = None) -> int:
             out = args.results_dir / f"{result['case']}-{stamp}.json"
             out.write_text(json.dumps({**meta, **result}, indent=2, default=str) + "\n")
             print(f"   written    {_show(out)}")
+        if args.compare:
+            table = print_comparison(results)
+            out = args.results_dir / f"side-by-side-{stamp}.json"
+            out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
         stats, problems = meta["postgres"]["stats"], meta["server_log"]
         print(
             f"\npostgres: {stats.get('deadlocks', '?')} deadlocks, "
@@ -765,8 +875,9 @@ def main(argv: list[str] | None = None) -> int:
         exit_code = 2
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # let the clean-up finish
-        if server is not None:
-            server.stop()
+        for running in (server, ceiling):
+            if running is not None:
+                running.stop()
         if args.keep_db:
             print(f"database kept: {db.url}")
         else:
