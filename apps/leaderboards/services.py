@@ -19,9 +19,8 @@ from apps.leaderboards.selectors import (
     board_definitions,
     group_of,
     ordered,
-    rank_of,
     run_entries,
-    threshold,
+    standing,
 )
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.points.models import PointsDailyChange, PointsSystem
@@ -118,23 +117,38 @@ def _apply(
 ) -> dict[str, Any]:
     entries = run_entries(board.pk, run_start, group)
     entry = entries.filter(user=user).first()
-    previous_rank = rank_of(entry) if entry is not None else None
+    previous_rank: int | None = None
+    rank: int | None = None
     if entry is not None:
+        old = (entry.value, entry.reached_at)
         new_value = amount if absolute else entry.value + amount
-        if new_value != entry.value:
-            entry.value, entry.reached_at = new_value, now
+        new = (new_value, now) if new_value != entry.value else old
+        # Read before the write, with this user's row left out: the others are what they are.
+        place = standing(entries.exclude(pk=entry.pk), user.pk, old, new)
+        if new != old:
+            entry.value, entry.reached_at = new
             entry.save(update_fields=["value", "reached_at"])
+        previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
     else:
         if not absolute and board.start_time is None and board.end_time is None:
             # A newcomer (or someone displaced earlier) enters with all they gained in the
             # run, not only this event: the daily rollups already include it.
             amount = _run_gain(board, user, run_start, amount)
         entry = _enter(board, entries, user, run_start, group, amount, now)
+        if entry is None:
+            place = standing(entries, user.pk, None, None)
+        else:
+            place = standing(entries.exclude(pk=entry.pk), user.pk, None, (entry.value, now))
+            rank = place.ahead_after + 1
+    count = place.others + (entry is not None)
+    lowest = [v for v in (place.lowest_other, entry.value if entry else None) if v is not None]
+    full = count >= board.max_participants and lowest
     body = board_render(board, run_start)
     body.update(
-        rank=rank_of(entry) if entry is not None else None,
+        rank=rank,
         previousRank=previous_rank,
-        threshold=int(threshold(board, run_start, group)),
+        # The value a newcomer must exceed: the lowest when the board is full, else 0.
+        threshold=int(min(lowest)) if full else 0,
         breakdownAttributeValues=[
             {"key": k, "value": v}
             for k, v in (part.split("=", 1) for part in group.split("|") if part)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Sum
+from django.db.models import OuterRef, Subquery, Sum
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
@@ -208,11 +208,26 @@ def user_totals(user: EndUser, system_pks: Sequence[int]) -> dict[int, PointsTot
     }
 
 
-def user_awards(user: EndUser, system_pk: int, limit: int) -> list[PointsAward]:
+def user_total_by_external_id(
+    tenant: Tenant, external_id: str, system_pk: int
+) -> tuple[int, int] | None:
+    """(pk, total in the system, 0 without one) of the user with this id, or None: one query
+    for what GET /users/{id}/points/{key} would otherwise read in two."""
+    total = PointsTotal.objects.filter(user=OuterRef("pk"), system_id=system_pk).values("total")
+    row = (
+        EndUser.objects.filter(tenant=tenant, external_id=external_id)
+        .annotate(points=Subquery(total[:1]))
+        .values_list("pk", "points")
+        .first()
+    )
+    return None if row is None else (row[0], row[1] or 0)
+
+
+def user_awards(user_pk: int, system_pk: int, limit: int) -> list[PointsAward]:
     return list(
-        PointsAward.objects.filter(user=user, system_id=system_pk).order_by("-created", "-id")[
-            :limit
-        ]
+        PointsAward.objects.filter(user_id=user_pk, system_id=system_pk).order_by(
+            "-created", "-id"
+        )[:limit]
     )
 
 

@@ -29,6 +29,7 @@ from apps.points.ledger import (
 )
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 from apps.users.domain import local_date
+from apps.users.errors import UserNotFoundError
 from apps.users.openapi import USER_ID
 from apps.users.selectors import attribute_definitions, user_get
 
@@ -198,17 +199,25 @@ class UserPointsApi(AppApi):
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
         count = query_int(request.query_params, "awards", default=10, minimum=1, maximum=100)
-        user = user_get(scope.tenant, user_id)
-        system = _system(scope.tenant, key)
-        total = selectors.user_totals(user, [system.pk]).get(system.pk)
-        reached = domain.level_for(total.total if total else 0, system.level_points)
+        system = selectors.system_by_key(scope.tenant, key)  # cached: no query
+        found = selectors.user_total_by_external_id(
+            scope.tenant, user_id, system.pk if system else 0
+        )
+        if found is None:
+            raise UserNotFoundError(user_id)  # before an unknown system, as always
+        if system is None:
+            raise PointsSystemNotFoundError(key)
+        user_pk, total = found
+        reached = domain.level_for(total, system.level_points)
         level = next((lv for lv in system.levels if reached and lv.pk == reached.pk), None)
         return Response(
             {
                 **system_base_render(system),
-                "total": total.total if total else 0,
+                "total": total,
                 "level": level_render(level) if level else None,
-                "awards": [award_render(a) for a in selectors.user_awards(user, system.pk, count)],
+                "awards": [
+                    award_render(a) for a in selectors.user_awards(user_pk, system.pk, count)
+                ],
             }
         )
 
