@@ -119,17 +119,22 @@ def _apply(
     entry = entries.filter(user=user).first()
     previous_rank: int | None = None
     rank: int | None = None
+    place = None
     if entry is not None:
         old = (entry.value, entry.reached_at)
         new_value = amount if absolute else entry.value + amount
         new = (new_value, now) if new_value != entry.value else old
-        # Read before the write, with this user's row left out: the others are what they are.
-        place = standing(entries.exclude(pk=entry.pk), user.pk, old, new)
-        if new != old:
+        # A newcomer on a full board may have displaced (deleted) this entry since it was
+        # read: another user's transaction, under that user's lock. Then the user is not on
+        # the board any more, and this event counts as theirs to re-enter with.
+        if new != old and not entries.filter(pk=entry.pk).update(value=new[0], reached_at=now):
+            entry = None
+        else:
             entry.value, entry.reached_at = new
-            entry.save(update_fields=["value", "reached_at"])
-        previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
-    else:
+            # The others are untouched by this write: their standing against both places.
+            place = standing(entries.exclude(pk=entry.pk), user.pk, old, new)
+            previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
+    if place is None:
         if not absolute and board.start_time is None and board.end_time is None:
             # A newcomer (or someone displaced earlier) enters with all they gained in the
             # run, not only this event: the daily rollups already include it.
