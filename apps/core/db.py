@@ -1,7 +1,7 @@
-"""Single-statement upserts for hot-path counters.
-
-`INSERT ... ON CONFLICT DO UPDATE ... [RETURNING]` works on PostgreSQL and SQLite >= 3.35; the
-ORM would need a read and then an update or an insert: two or three round trips per counter.
+"""Hand-written statements of the hot path, where the ORM's query building costs more than the
+query: single-statement upserts for counters (`INSERT ... ON CONFLICT DO UPDATE ... [RETURNING]`
+works on PostgreSQL and SQLite >= 3.35; the ORM would need a read and then an update or an
+insert), and aggregates the ORM compiles slowly. The SQL itself lives in each app's `sql.py`.
 """
 
 import datetime as dt
@@ -14,6 +14,12 @@ from django.db.models import Model
 
 def upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
     """Run `sql` with `{t}` replaced by the model's quoted table; returns the RETURNING row."""
+    return fetch_one(sql, model, params)
+
+
+def fetch_one(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
+    """Run `sql` with `{t}` replaced by the model's quoted table, parameters adapted as the ORM
+    adapts them; returns the first row, if the statement returns rows."""
     ops = connection.ops
     table = ops.quote_name(model._meta.db_table)
     adapted = [

@@ -5,14 +5,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Min, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
-from apps.leaderboards import domain
+from apps.leaderboards import domain, sql
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
+from apps.leaderboards.sql import Place
 from apps.metrics.models import MetricEvent
 from apps.points.models import PointsAward
 from apps.users.domain import zone
@@ -133,29 +134,18 @@ class Standing:
     lowest_other: Decimal | None
 
 
-Place = tuple[Decimal, dt.datetime]  # (value, reached_at) of the entry
-
-
-def _ahead_of_place(place: Place, user_pk: int) -> Q:
-    value, reached_at = place
-    return (
-        Q(value__gt=value)
-        | Q(value=value, reached_at__lt=reached_at)
-        | Q(value=value, reached_at=reached_at, user_id__lt=user_pk)
-    )
-
-
 def standing(
-    others: QuerySet[LeaderboardEntry], user_pk: int, old: Place | None, new: Place | None
+    board_pk: int,
+    run_start: dt.date,
+    group: str,
+    entry_pk: int | None,
+    user_pk: int,
+    old: Place | None,
+    new: Place | None,
 ) -> Standing:
-    """One aggregate over `others` (the run's entries but this user's) instead of a COUNT for
-    the rank before, one for the rank after and two for the threshold."""
-    counts: dict[str, Any] = {"others": Count("pk"), "lowest": Min("value")}
-    for name, place in (("before", old), ("after", new)):
-        if place is not None:
-            counts[name] = Count("pk", filter=_ahead_of_place(place, user_pk))
-    row = others.aggregate(**counts)
-    return Standing(row.get("before", 0), row.get("after", 0), row["others"], row["lowest"])
+    """The standing of a user's entry (`entry_pk`, left out of the others) at its old and new
+    place: one statement instead of a COUNT for each rank and two for the threshold."""
+    return Standing(*sql.standing_row(board_pk, run_start, group, entry_pk, user_pk, old, new))
 
 
 def rank_of(entry: LeaderboardEntry) -> int:

@@ -116,23 +116,23 @@ def _apply(
     now: dt.datetime,
 ) -> dict[str, Any]:
     entries = run_entries(board.pk, run_start, group)
-    entry = entries.filter(user=user).first()
+    found = entries.filter(user=user).values_list("pk", "value", "reached_at").first()
+    mine: Decimal | None = None  # the user's value on the board after this event
     previous_rank: int | None = None
     rank: int | None = None
     place = None
-    if entry is not None:
-        old = (entry.value, entry.reached_at)
-        new_value = amount if absolute else entry.value + amount
-        new = (new_value, now) if new_value != entry.value else old
+    if found is not None:
+        pk, value, reached_at = found
+        old = (value, reached_at)
+        new_value = amount if absolute else value + amount
+        new = (new_value, now) if new_value != value else old
         # A newcomer on a full board may have displaced (deleted) this entry since it was
         # read: another user's transaction, under that user's lock. Then the user is not on
         # the board any more, and this event counts as theirs to re-enter with.
-        if new != old and not entries.filter(pk=entry.pk).update(value=new[0], reached_at=now):
-            entry = None
-        else:
-            entry.value, entry.reached_at = new
+        if new == old or entries.filter(pk=pk).update(value=new[0], reached_at=now):
+            mine = new_value
             # The others are untouched by this write: their standing against both places.
-            place = standing(entries.exclude(pk=entry.pk), user.pk, old, new)
+            place = standing(board.pk, run_start, group, pk, user.pk, old, new)
             previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
     if place is None:
         if not absolute and board.start_time is None and board.end_time is None:
@@ -140,13 +140,13 @@ def _apply(
             # run, not only this event: the daily rollups already include it.
             amount = _run_gain(board, user, run_start, amount)
         entry = _enter(board, entries, user, run_start, group, amount, now)
-        if entry is None:
-            place = standing(entries, user.pk, None, None)
-        else:
-            place = standing(entries.exclude(pk=entry.pk), user.pk, None, (entry.value, now))
-            rank = place.ahead_after + 1
-    count = place.others + (entry is not None)
-    lowest = [v for v in (place.lowest_other, entry.value if entry else None) if v is not None]
+        joined = (entry.value, now) if entry is not None else None
+        entry_pk = entry.pk if entry is not None else None
+        place = standing(board.pk, run_start, group, entry_pk, user.pk, None, joined)
+        if entry is not None:
+            mine, rank = entry.value, place.ahead_after + 1
+    count = place.others + (mine is not None)
+    lowest = [v for v in (place.lowest_other, mine) if v is not None]
     full = count >= board.max_participants and lowest
     body = board_render(board, run_start)
     body.update(

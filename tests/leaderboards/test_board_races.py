@@ -40,10 +40,16 @@ def test_an_entry_displaced_meanwhile_re_enters_with_the_run_gain(api_client, me
             found = original_filter(**kwargs)
             if "user" not in kwargs:
                 return found
-            entry = found.first()
-            if entry is not None:  # another user's newcomer takes the place now
-                LeaderboardEntry.objects.filter(pk=entry.pk).delete()
-            return type("Read", (), {"first": staticmethod(lambda: entry)})()
+
+            class ReadThenDisplaced:
+                """The user's entry as read; another user's newcomer takes the place now."""
+
+                def values_list(self, *fields: str) -> Any:
+                    row = found.values_list(*fields).first()
+                    found.delete()
+                    return type("Read", (), {"first": staticmethod(lambda: row)})()
+
+            return ReadThenDisplaced()
 
         entries.filter = filter
         return entries
