@@ -134,7 +134,11 @@ class Staff:
         element.click()
 
     def submit(self, css: str = 'input[type="submit"][name="_save"]') -> None:
+        """Submits and waits for the next page: the old one's <html> going stale (waiting for
+        a <body> alone found the old page's, and the checks then raced the load)."""
+        page = self.driver.find_element(By.TAG_NAME, "html")
         self.click(css)
+        WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(page))
         self.find("body")
 
     def messages(self) -> list[str]:

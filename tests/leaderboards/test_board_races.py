@@ -6,7 +6,6 @@ from typing import Any
 import pytest
 
 from apps.leaderboards import services
-from apps.leaderboards.models import LeaderboardEntry
 
 pytestmark = pytest.mark.django_db
 
