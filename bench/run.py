@@ -86,6 +86,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--concurrency", type=int, default=8, help="load threads, one keep-alive connection each"
     )
     parser.add_argument("--users", type=int, default=5000, help="distinct end-user ids")
+    parser.add_argument(
+        "--worker-class", default="gthread", choices=["gthread", "sync"], help="gunicorn's"
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker")
     parser.add_argument(
@@ -276,7 +279,7 @@ class Server:
             *([f"--pythonpath={pythonpath}"] if pythonpath else []),
             app,
             f"--bind={HOST}:{self.port}",
-            "--worker-class=gthread",
+            f"--worker-class={args.worker_class}",
             f"--workers={args.workers}",
             f"--threads={args.threads}",
             "--keep-alive=5",
@@ -818,7 +821,7 @@ def main(argv: list[str] | None = None) -> int:
             "server": {
                 "command": " ".join(server.command[1:]),
                 "gunicorn": gunicorn_version(),
-                "worker_class": "gthread",
+                "worker_class": args.worker_class,
                 "workers": args.workers,
                 "threads": args.threads,
                 "reuse_port": args.reuse_port,

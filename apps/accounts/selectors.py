@@ -6,6 +6,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from apps.accounts import sql
 from apps.accounts.choices import FontFamily, TenantStatus
 from apps.accounts.keys import key_matches, key_split
 from apps.accounts.models import ApiKey, Environment, Tenant
@@ -21,11 +22,7 @@ def api_key_authenticate(raw: str) -> ApiKey | None:
     if parts is None:
         return None
     prefix, secret = parts
-    api_key = (
-        ApiKey.objects.select_related("environment__default_tenant", "tenant")
-        .filter(prefix=prefix, is_active=True)
-        .first()
-    )
+    api_key = sql.api_key_with_tenants(prefix)  # select_related, hand-compiled
     if api_key is None or not key_matches(secret, api_key.secret_hash):
         return None
     now = timezone.now()
