@@ -41,7 +41,7 @@ unit: $(STAMP)
 test: lint unit
 
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py --compare --concurrency 16 --users 2000 --duration 10 --repeat 3
 
 # schemathesis over both OpenAPI documents against a live server (fuzz/run.py; README).
 fuzz: $(STAMP)
