@@ -5,15 +5,14 @@ built once per process from the models, so the rows become the same model instan
 would have made."""
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
 from django.db.models import Model
 
 from apps.accounts.models import ApiKey, Environment, Tenant
+from apps.core.db import Converter, model_columns, model_from_row
 
-Converter = Callable[[Any, Any, Any], Any]
 # (alias, model) of each part of the row, in order; the tenants are LEFT JOINs (may be absent).
 _PARTS: tuple[tuple[str, type[Model]], ...] = (
     ("k", ApiKey),
@@ -30,15 +29,9 @@ def _statement(vendor: str) -> tuple[str, tuple[tuple[list[str], list[list[Conve
     columns: list[str] = []
     parts = []
     for alias, model in _PARTS:
-        fields = model._meta.concrete_fields
-        columns += [f"{alias}.{quote(str(f.column))}" for f in fields]
-        converters = []
-        for field in fields:
-            col = field.get_col(alias)
-            converters.append(
-                connection.ops.get_db_converters(col) + col.get_db_converters(connection)
-            )
-        parts.append(([f.attname for f in fields], converters))
+        part_columns, names, converters = model_columns(model, alias)
+        columns += part_columns
+        parts.append((names, converters))
     # Identifiers from the models only; the prefix is a parameter.
     sql = (
         f"SELECT {', '.join(columns)} FROM {quote(ApiKey._meta.db_table)} k"  # noqa: S608
@@ -48,17 +41,6 @@ def _statement(vendor: str) -> tuple[str, tuple[tuple[list[str], list[list[Conve
         " WHERE k.prefix = %s AND k.is_active LIMIT 1"
     )
     return sql, tuple(parts)
-
-
-def _instance(
-    model: type[Model], names: list[str], converters: list[list[Converter]], row: Any
-) -> Any:
-    values = []
-    for value, field_converters in zip(row, converters, strict=True):
-        for convert in field_converters:
-            value = convert(value, None, connection)
-        values.append(value)
-    return model.from_db(connection.alias, names, values)
 
 
 def api_key_with_tenants(prefix: str) -> ApiKey | None:
@@ -76,7 +58,7 @@ def api_key_with_tenants(prefix: str) -> ApiKey | None:
         values = row[start : start + len(names)]
         start += len(names)
         absent = alias in ("d", "t") and values[names.index("id")] is None
-        objects.append(None if absent else _instance(model, names, converters, values))
+        objects.append(None if absent else model_from_row(model, names, converters, values))
     api_key, environment, default_tenant, tenant = objects
     environment.default_tenant = default_tenant
     api_key.environment = environment

@@ -5,6 +5,7 @@ insert), and aggregates the ORM compiles slowly. The SQL itself lives in each ap
 """
 
 import datetime as dt
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -35,3 +36,68 @@ def fetch_one(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...
     with connection.cursor() as cursor:
         cursor.execute(sql.format(t=table), adapted)
         return cursor.fetchone() if cursor.description else None
+
+
+Converter = Callable[[Any, Any, Any], Any]
+
+
+def model_columns(
+    model: type[Model], alias: str
+) -> tuple[list[str], list[str], list[list[Converter]]]:
+    """For a hand-written SELECT of every concrete column of `model` under `alias`: the quoted
+    column references, the field attnames and each field's converters (what the ORM applies
+    to a row: dates from SQLite's text, JSON from the database's, decimals...)."""
+    quote = connection.ops.quote_name
+    fields = model._meta.concrete_fields
+    columns = [f"{alias}.{quote(str(f.column))}" for f in fields]
+    converters = []
+    for field in fields:
+        col = field.get_col(alias)
+        converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
+    return columns, [f.attname for f in fields], converters
+
+
+def model_from_row(
+    model: type[Model], names: list[str], converters: list[list[Converter]], row: Sequence[Any]
+) -> Any:
+    """The instance the ORM would have made from these column values."""
+    values = []
+    for value, field_converters in zip(row, converters, strict=True):
+        for convert in field_converters:
+            value = convert(value, None, connection)
+        values.append(value)
+    return model.from_db(connection.alias, names, values)
+
+
+class CompiledSelect:
+    """`SELECT <every column of model> FROM <its table> WHERE <where>`, built once per process
+    and database vendor, for hot-path reads whose ORM compilation costs more than the query.
+    `where` uses %s parameters; `for_update` locks the row where the database can."""
+
+    def __init__(self, model: type[Model], where: str, for_update: bool = False) -> None:
+        self.model = model
+        self.where = where
+        self.for_update = for_update
+        self._built: dict[str, tuple[str, list[str], list[list[Converter]]]] = {}
+
+    def _build(self) -> tuple[str, list[str], list[list[Converter]]]:
+        built = self._built.get(connection.vendor)
+        if built is None:
+            columns, names, converters = model_columns(self.model, "m")
+            table = connection.ops.quote_name(self.model._meta.db_table)
+            lock = (
+                " FOR UPDATE"
+                if self.for_update and connection.features.has_select_for_update
+                else ""
+            )
+            # Identifiers from the model only; values are parameters.
+            sql = f"SELECT {', '.join(columns)} FROM {table} m WHERE {self.where} LIMIT 1{lock}"  # noqa: S608
+            built = self._built[connection.vendor] = (sql, names, converters)
+        return built
+
+    def first(self, params: Sequence[Any]) -> Any:
+        sql, names, converters = self._build()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, list(params))
+            row = cursor.fetchone()
+        return None if row is None else model_from_row(self.model, names, converters, row)
