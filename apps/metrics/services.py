@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.db import upsert
+from apps.core.db import insert, upsert
 from apps.core.errors import ValidationError
 from apps.metrics.choices import UnitType
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
@@ -114,7 +114,7 @@ def event_record(
     """
     day = local_date(now, user.tz)
     total = _total_add(tenant.pk, user.pk, metric.pk, value, now)
-    event = MetricEvent.objects.create(
+    event = MetricEvent(
         tenant=tenant,
         user=user,
         metric_id=metric.pk,
@@ -125,6 +125,7 @@ def event_record(
         occurred_at=now,
         local_date=day,
     )
+    insert(event)  # the ORM's create(), with the statement built once per process
     _daily_change_add(tenant.pk, user.pk, metric.pk, day, value)
     previous = total - value
     return RecordedEvent(event=event, previous_total=previous, total=total, local_date=day)

@@ -1,0 +1,62 @@
+"""The hand-compiled statements of apps/core/db.py make and read exactly what the ORM does."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from apps.core.db import CompiledSelect, insert
+from apps.metrics.models import MetricEvent
+from apps.users.models import EndUser
+
+pytestmark = pytest.mark.django_db
+
+
+def fields(obj: Any) -> dict[str, Any]:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+def test_insert_stores_what_create_would(tenant, metric):
+    user = EndUser.objects.create(tenant=tenant, external_id="u1", attributes={"plan": "pro"})
+    now = dt.datetime(2026, 3, 10, 12, 30, 15, 123456, tzinfo=dt.UTC)
+    event = MetricEvent(
+        tenant=tenant,
+        user=user,
+        metric=metric,
+        value=Decimal("2.5"),
+        total_after=Decimal("7.25"),
+        attributes={"device": "ios", "émoji": "✓"},
+        idempotency_key="k1",
+        occurred_at=now,
+        local_date=now.date(),
+    )
+    with CaptureQueriesContext(connection) as queries:
+        insert(event)
+    assert len(queries.captured_queries) == 1
+    assert event.pk is not None
+    assert not event._state.adding
+    assert fields(MetricEvent.objects.get(pk=event.pk)) == fields(event)
+
+
+def test_insert_raises_the_integrity_error_the_orm_would(tenant, metric):
+    user = EndUser.objects.create(tenant=tenant, external_id="u1")
+    now = dt.datetime(2026, 3, 10, tzinfo=dt.UTC)
+    common = {"tenant": tenant, "user": user, "metric": metric, "value": 1, "total_after": 1}
+    insert(MetricEvent(**common, idempotency_key="k", occurred_at=now, local_date=now.date()))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert(MetricEvent(**common, idempotency_key="k", occurred_at=now, local_date=now.date()))
+
+
+def test_compiled_select_reads_the_instance_the_orm_reads(tenant, other_tenant):
+    EndUser.objects.create(tenant=other_tenant, external_id="u1")
+    user = EndUser.objects.create(
+        tenant=tenant, external_id="u1", email="a@example.com", attributes={"plan": "pro"}
+    )
+    select = CompiledSelect(EndUser, "m.tenant_id = %s AND m.external_id = %s", for_update=True)
+    with transaction.atomic():
+        found = select.first([tenant.pk, "u1"])
+    assert fields(found) == fields(EndUser.objects.get(pk=user.pk))
+    assert select.first([tenant.pk, "nobody"]) is None
