@@ -2,7 +2,6 @@
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -10,10 +9,9 @@ from django.db.models import Count, Q, QuerySet
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
-from apps.leaderboards import domain, sql
+from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
-from apps.leaderboards.sql import Place
 from apps.metrics.models import MetricEvent
 from apps.points.models import PointsAward
 from apps.users.domain import zone
@@ -120,32 +118,6 @@ def run_entries(board_pk: int, run_start: dt.date, group: str) -> QuerySet[Leade
     return LeaderboardEntry.objects.filter(
         leaderboard_id=board_pk, run_start=run_start, group=group
     )
-
-
-@dataclass(frozen=True)
-class Standing:
-    """Where an entry stands among the others of its run and group, read in one statement:
-    how many others are ahead of its old and its new place (rank - 1), how many others there
-    are, and the lowest of their values."""
-
-    ahead_before: int
-    ahead_after: int
-    others: int
-    lowest_other: Decimal | None
-
-
-def standing(
-    board_pk: int,
-    run_start: dt.date,
-    group: str,
-    entry_pk: int | None,
-    user_pk: int,
-    old: Place | None,
-    new: Place | None,
-) -> Standing:
-    """The standing of a user's entry (`entry_pk`, left out of the others) at its old and new
-    place: one statement instead of a COUNT for each rank and two for the threshold."""
-    return Standing(*sql.standing_row(board_pk, run_start, group, entry_pk, user_pk, old, new))
 
 
 def rank_of(entry: LeaderboardEntry) -> int:

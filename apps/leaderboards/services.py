@@ -20,8 +20,8 @@ from apps.leaderboards.selectors import (
     group_of,
     ordered,
     run_entries,
-    standing,
 )
+from apps.leaderboards.sql import standing
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.points.models import PointsDailyChange, PointsSystem
 from apps.users.choices import AttributeType

@@ -2,6 +2,7 @@
 standing aggregate, with its OR-ed conditions, in about ten times the query's own time."""
 
 import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 
 from apps.core.db import fetch_one
@@ -24,7 +25,19 @@ WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND id <> %s
 Place = tuple[Decimal, dt.datetime]  # (value, reached_at) of an entry
 
 
-def standing_row(
+@dataclass(frozen=True)
+class Standing:
+    """Where an entry stands among the others of its run and group: how many others are ahead
+    of its old and of its new place (rank - 1), how many others there are, and the lowest of
+    their values."""
+
+    ahead_before: int
+    ahead_after: int
+    others: int
+    lowest_other: Decimal | None
+
+
+def standing(
     board_pk: int,
     run_start: dt.date,
     group: str,
@@ -32,13 +45,15 @@ def standing_row(
     user_pk: int,
     old: Place | None,
     new: Place | None,
-) -> tuple[int, int, int, Decimal | None]:
-    """(others ahead of `old`, others ahead of `new`, others, their lowest value) among the
-    run's entries except `entry_pk`: one statement."""
+) -> Standing:
+    """The standing of a user's entry (`entry_pk`, left out of the others) at its old and new
+    place: one statement instead of a COUNT for each rank and two for the threshold."""
     params: list[object] = []
     for place in (old, new):
         value, reached_at = place if place is not None else (None, None)
         params += [value, value, reached_at, reached_at, user_pk]
     params += [board_pk, run_start, group, entry_pk if entry_pk is not None else 0]
     before, after, others, lowest = fetch_one(STANDING, LeaderboardEntry, params) or (0, 0, 0, None)
-    return int(before), int(after), int(others), None if lowest is None else Decimal(str(lowest))
+    return Standing(
+        int(before), int(after), int(others), None if lowest is None else Decimal(str(lowest))
+    )
