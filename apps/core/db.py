@@ -51,11 +51,22 @@ def model_columns(
     quote = connection.ops.quote_name
     fields = model._meta.concrete_fields
     columns = [f"{alias}.{quote(str(f.column))}" for f in fields]
-    converters = []
+    converters: list[list[Converter]] = []
     for field in fields:
         col = field.get_col(alias)
-        converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
+        # Bound to their column: some (SQLite's decimals) read the field from it.
+        converters.append(
+            [
+                functools.partial(_convert, convert, col)
+                for convert in connection.ops.get_db_converters(col)
+                + col.get_db_converters(connection)
+            ]
+        )
     return columns, [f.attname for f in fields], converters
+
+
+def _convert(convert: Converter, col: Any, value: Any, _expression: Any, conn: Any) -> Any:
+    return convert(value, col, conn)
 
 
 def model_from_row(
@@ -73,7 +84,8 @@ def model_from_row(
 class CompiledSelect:
     """`SELECT <every column of model> FROM <its table> WHERE <where>`, built once per process
     and database vendor, for hot-path reads whose ORM compilation costs more than the query.
-    `where` uses %s parameters; `for_update` locks the row where the database can."""
+    `where` uses %s parameters (and may end with an ORDER BY); `for_update` locks the row
+    where the database can."""
 
     def __init__(self, model: type[Model], where: str, for_update: bool = False) -> None:
         self.model = model
@@ -86,22 +98,25 @@ class CompiledSelect:
         if built is None:
             columns, names, converters = model_columns(self.model, "m")
             table = connection.ops.quote_name(self.model._meta.db_table)
-            lock = (
-                " FOR UPDATE"
-                if self.for_update and connection.features.has_select_for_update
-                else ""
-            )
             # Identifiers from the model only; values are parameters.
-            sql = f"SELECT {', '.join(columns)} FROM {table} m WHERE {self.where} LIMIT 1{lock}"  # noqa: S608
+            sql = f"SELECT {', '.join(columns)} FROM {table} m WHERE {self.where}"  # noqa: S608
             built = self._built[connection.vendor] = (sql, names, converters)
         return built
 
-    def first(self, params: Sequence[Any]) -> Any:
+    def _rows(self, suffix: str, params: Sequence[Any]) -> list[Any]:
         sql, names, converters = self._build()
         with connection.cursor() as cursor:
-            cursor.execute(sql, list(params))
-            row = cursor.fetchone()
-        return None if row is None else model_from_row(self.model, names, converters, row)
+            cursor.execute(sql + suffix, list(params))
+            rows = cursor.fetchall()
+        return [model_from_row(self.model, names, converters, row) for row in rows]
+
+    def first(self, params: Sequence[Any]) -> Any:
+        lock = self.for_update and connection.features.has_select_for_update
+        found = self._rows(" LIMIT 1" + (" FOR UPDATE" if lock else ""), params)
+        return found[0] if found else None
+
+    def many(self, params: Sequence[Any], limit: int) -> list[Any]:
+        return self._rows(" LIMIT %s", [*params, limit])
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from django.db.models import OuterRef, Subquery, Sum
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
+from apps.core.db import CompiledSelect
 from apps.points import domain
 from apps.points.choices import SystemStatus, TriggerStatus
 from apps.points.models import (
@@ -223,12 +224,16 @@ def user_total_by_external_id(
     return None if row is None else (row[0], row[1] or 0)
 
 
+# Hand-compiled (apps/core/db.py): the read of GET /users/{id}/points/{key}.
+_LATEST_AWARDS = CompiledSelect(
+    PointsAward, "m.user_id = %s AND m.system_id = %s ORDER BY m.created DESC, m.id DESC"
+)
+
+
 def user_awards(user_pk: int, system_pk: int, limit: int) -> list[PointsAward]:
-    return list(
-        PointsAward.objects.filter(user_id=user_pk, system_id=system_pk).order_by(
-            "-created", "-id"
-        )[:limit]
-    )
+    """The user's latest awards in the system, newest first."""
+    awards: list[PointsAward] = _LATEST_AWARDS.many([user_pk, system_pk], limit)
+    return awards
 
 
 def points_event_summary(

@@ -60,3 +60,23 @@ def test_compiled_select_reads_the_instance_the_orm_reads(tenant, other_tenant):
         found = select.first([tenant.pk, "u1"])
     assert fields(found) == fields(EndUser.objects.get(pk=user.pk))
     assert select.first([tenant.pk, "nobody"]) is None
+
+
+def test_compiled_select_many_orders_and_limits_as_the_orm(tenant, metric):
+    user = EndUser.objects.create(tenant=tenant, external_id="u1")
+    start = dt.datetime(2026, 3, 10, tzinfo=dt.UTC)
+    for n in range(5):
+        insert(
+            MetricEvent(
+                tenant=tenant,
+                user=user,
+                metric=metric,
+                value=n,
+                total_after=n,
+                occurred_at=start + dt.timedelta(minutes=n % 3),
+                local_date=start.date(),
+            )
+        )
+    select = CompiledSelect(MetricEvent, "m.user_id = %s ORDER BY m.occurred_at DESC, m.id DESC")
+    expected = MetricEvent.objects.filter(user=user).order_by("-occurred_at", "-id")[:3]
+    assert [fields(e) for e in select.many([user.pk], 3)] == [fields(e) for e in expected]
