@@ -115,7 +115,9 @@ class CompiledSelect:
         found = self._rows(" LIMIT 1" + (" FOR UPDATE" if lock else ""), params)
         return found[0] if found else None
 
-    def many(self, params: Sequence[Any], limit: int) -> list[Any]:
+    def many(self, params: Sequence[Any], limit: int | None = None) -> list[Any]:
+        if limit is None:
+            return self._rows("", params)
         return self._rows(" LIMIT %s", [*params, limit])
 
 

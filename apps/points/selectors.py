@@ -202,11 +202,15 @@ def user_boosts(user: EndUser, system: SystemDef) -> list[BoostDef]:
     return boosts
 
 
+# Hand-compiled (apps/core/db.py), for the points step of every event. All the user's totals
+# (one per system they ever earned in: a handful), picked in Python: a fixed statement.
+_USER_TOTALS = CompiledSelect(PointsTotal, "m.user_id = %s")
+
+
 def user_totals(user: EndUser, system_pks: Sequence[int]) -> dict[int, PointsTotal]:
-    return {
-        t.system_id: t
-        for t in PointsTotal.objects.filter(user=user, system_id__in=list(system_pks))
-    }
+    wanted = set(system_pks)
+    totals: list[PointsTotal] = _USER_TOTALS.many([user.pk])
+    return {t.system_id: t for t in totals if t.system_id in wanted}
 
 
 def user_total_by_external_id(

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
+from apps.core.db import CompiledSelect
 from apps.metrics.selectors import metric_filtered_total
 from apps.points import domain
 from apps.points.choices import TriggerType
@@ -17,16 +18,17 @@ from apps.points.models import PointsTriggerMark
 from apps.points.selectors import SystemDef, TriggerDef, points_config
 from apps.users.models import EndUser
 
+# Hand-compiled (apps/core/db.py): the user's marks (one per trigger they reached), picked in
+# Python, so the statement is the same for every event.
+_USER_MARKS = CompiledSelect(PointsTriggerMark, "m.user_id = %s")
+
 
 def _marks(user: EndUser, triggers: list[TriggerDef]) -> dict[int, PointsTriggerMark]:
     if not triggers:
         return {}
-    return {
-        m.trigger_id: m
-        for m in PointsTriggerMark.objects.filter(
-            user=user, trigger_id__in=[t.pk for t in triggers]
-        )
-    }
+    wanted = {t.pk for t in triggers}
+    marks: list[PointsTriggerMark] = _USER_MARKS.many([user.pk])
+    return {m.trigger_id: m for m in marks if m.trigger_id in wanted}
 
 
 def points_apply_event(
