@@ -1,0 +1,98 @@
+"""The statement count of an event with every feature configured (issue 13's profile: a daily
+streak, 2 points systems with 5 triggers and levels, 3 achievements, 2 active leaderboards) is
+pinned, and does not grow with the number of users, their history or the boards' size."""
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = pytest.mark.django_db
+
+ACTIVE = {"status": "active"}
+# Statements for an event of a user already on both boards, BEGIN and COMMIT included (the
+# issue asks for 10 or fewer: bench/README.md says what stands in the way).
+PINNED = 25
+
+
+def created(client: Any, path: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    response = client.post(path, items)
+    assert response.status_code == 201, response.content
+    return list(response.json()["created"])
+
+
+@pytest.fixture
+def configured(api_client, metric) -> Any:
+    metric_id = str(metric.public_id)
+    response = api_client.patch(
+        "/admin/v1/streaks/settings",
+        {"frequency": "daily", "metrics": [{"key": "words", "threshold": 1}]},
+    )
+    assert response.status_code == 200, response.content
+    xp, coins = created(
+        api_client, "/admin/v1/points", [{"name": "XP", "key": "xp"}, {"name": "C", "key": "c"}]
+    )
+    metric_trigger = {"type": "metric", "metricId": metric_id, **ACTIVE}
+    created(
+        api_client,
+        f"/admin/v1/points/{xp['id']}/triggers",
+        [
+            {**metric_trigger, "points": 1, "metricThreshold": 1},
+            {**metric_trigger, "points": 50, "metricThreshold": 500},
+            {"type": "streak", "points": 20, "streakLength": 3, **ACTIVE},
+        ],
+    )
+    created(
+        api_client,
+        f"/admin/v1/points/{coins['id']}/triggers",
+        [
+            {**metric_trigger, "points": 1, "metricThreshold": 10},
+            {"type": "user_creation", "points": 5, **ACTIVE},
+        ],
+    )
+    for system in (xp, coins):
+        levels = [{"key": f"l{p}", "name": f"L{p}", "points": p} for p in (100, 1000, 10000)]
+        created(api_client, f"/admin/v1/points/{system['id']}/levels", levels)
+    created(
+        api_client,
+        "/admin/v1/achievements",
+        [
+            {"name": f"{v}", "trigger": "metric", "metricId": metric_id, "metricValue": v, **ACTIVE}
+            for v in (10, 100, 1000)
+        ],
+    )
+    board = {"rankBy": "metric", "metricId": metric_id, **ACTIVE}
+    created(
+        api_client,
+        "/admin/v1/leaderboards",
+        [
+            {"name": "W", "key": "w", **board},
+            {"name": "X", "key": "x", "rankBy": "points", "pointsSystemId": xp["id"], **ACTIVE},
+        ],
+    )
+    return api_client
+
+
+def event(client: Any, user: str, value: int = 3) -> tuple[int, dict[str, Any]]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post("/v1/metrics/words/event", {"user": {"id": user}, "value": value})
+    assert response.status_code == 201, response.content
+    return len(queries.captured_queries), response.json()
+
+
+def test_the_full_pipeline_count_is_pinned_and_does_not_grow(configured):
+    # The measured events do the same work: a at 20 -> 30 and later 70 -> 80 crosses no
+    # achievement (10, 100, 1000), no level (100) and pays both systems (1/unit, 1/10 units).
+    event(configured, "a", 10)
+    event(configured, "a", 10)
+    first, body = event(configured, "a", 10)
+    assert set(body["leaderboards"]) == {"w", "x"}
+    assert set(body["points"]) == {"xp", "c"}
+    for n in range(40):  # more users, more history, bigger boards
+        event(configured, f"other-{n}", value=n + 1)
+        event(configured, "a", value=1)
+    later, body = event(configured, "a", 10)
+    assert set(body["leaderboards"]) == {"w", "x"}
+    assert set(body["points"]) == {"xp", "c"}
+    assert first == later == PINNED
