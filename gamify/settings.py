@@ -135,6 +135,19 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Leaderboard ranks (apps/leaderboards/ranks.py): a Redis sorted set per board, run and group
+# answers ranks without counting the board; PostgreSQL stays the source of truth. Without a URL
+# (development) PostgreSQL counts. The prefix keeps two databases' sets apart in one Redis.
+LEADERBOARD_RANKS_REDIS_URL = env_str("LEADERBOARD_RANKS_REDIS_URL", REDIS_URL)
+LEADERBOARD_RANKS_PREFIX = env_str(
+    "LEADERBOARD_RANKS_PREFIX", f"gamify:{DATABASES['default'].get('NAME') or 'default'}:"
+)
+# The most participants a board may take (maxParticipants' upper bound). Trophy's, and the
+# default, is 1,000; an operator may raise it (tested up to 1,000,000).
+LEADERBOARD_MAX_PARTICIPANTS = env_int("LEADERBOARD_MAX_PARTICIPANTS", 1000)
+if not 1000 <= LEADERBOARD_MAX_PARTICIPANTS <= 10_000_000:
+    raise ImproperlyConfigured("LEADERBOARD_MAX_PARTICIPANTS must be from 1000 to 10000000")
+
 # Application keys (held by end-users' devices) may set their own user's attributes unless
 # this is off; attributes then come only from the customer's backend (README "API keys").
 APPLICATION_KEYS_CHANGE_ATTRIBUTES = env_bool("APPLICATION_KEYS_CHANGE_ATTRIBUTES", default=True)

@@ -17,3 +17,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 BACKGROUND_TASKS = "inline"  # tests run handed-off work at commit, deterministically
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Ranks in Redis when REDIS_URL is set (CI's PostgreSQL run), apart per test process (removed
+# at its end); each test starts with every set stale (tests/conftest.py), as test databases
+# reuse primary keys.
+LEADERBOARD_RANKS_PREFIX = f"gamify-test-{os.getpid()}:"

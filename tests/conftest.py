@@ -23,6 +23,50 @@ def _fresh_config_cache() -> Iterator[None]:
     tenant_cache_clear()
 
 
+@pytest.fixture(autouse=True)
+def _stale_rank_sets() -> None:
+    # Rank sets in Redis (when configured) outlive each test's database rows.
+    from apps.leaderboards import ranks
+
+    ranks.reset()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _rank_sets_removed() -> Iterator[None]:
+    yield
+    from apps.leaderboards import ranks
+
+    ranks.forget_all()
+
+
+RANKS_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def redis_answers(url: str = RANKS_REDIS) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=0.5).ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.fixture(params=["postgres", "redis"])
+def rank_store(request: Any, settings: Any) -> str:
+    """Run a test with ranks counted by PostgreSQL, then with ranks in Redis (skipped when no
+    Redis answers on 127.0.0.1:6379)."""
+    from apps.leaderboards import ranks
+
+    if request.param == "redis":
+        if not redis_answers():
+            pytest.skip("needs Redis on 127.0.0.1:6379")
+        settings.LEADERBOARD_RANKS_REDIS_URL = RANKS_REDIS
+        ranks.reset()
+    else:
+        settings.LEADERBOARD_RANKS_REDIS_URL = ""
+    return str(request.param)
+
+
 @pytest.fixture
 def org(db: Any) -> OrganizationWithKey:
     return OrganizationWithKey("Acme")

@@ -11,10 +11,11 @@ from django.db.models import Q
 
 from apps.accounts.services import tenant_config_changed
 from apps.core.periodic import periodic_job
-from apps.leaderboards import domain
+from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
-from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
-from apps.leaderboards.selectors import board_definitions, ordered
+from apps.leaderboards.models import Leaderboard, LeaderboardEntry
+from apps.leaderboards.selectors import board_definitions
+from apps.leaderboards.sql import snapshot_run
 from apps.streaks.selectors import streak_state_get, streak_view
 
 # Told of each status change a run of the lifecycle job makes, in the change's transaction
@@ -55,32 +56,18 @@ def leaderboards_snapshots(now: dt.datetime) -> int:
         run = definition.run_for(today) if definition else None
         if run is None:
             continue
+        # One statement per board, whatever its size (a million participants are a million
+        # snapshot rows, not a million model instances).
+        with transaction.atomic():
+            written += snapshot_run(board.pk, run, today)
+        # And a fresh copy of the ranks in Redis, should a lost change have left one stale.
         groups = (
             LeaderboardEntry.objects.filter(leaderboard=board, run_start=run)
             .values_list("group", flat=True)
             .distinct()
         )
-        rows = []
         for group in groups:
-            for rank, entry in enumerate(ordered(board.pk, run, group), start=1):
-                rows.append(
-                    LeaderboardSnapshot(
-                        leaderboard=board,
-                        run_start=run,
-                        user_id=entry.user_id,
-                        date=today,
-                        rank=rank,
-                        value=entry.value,
-                    )
-                )
-        with transaction.atomic():
-            LeaderboardSnapshot.objects.bulk_create(
-                rows,
-                update_conflicts=True,
-                unique_fields=["leaderboard", "run_start", "user", "date"],
-                update_fields=["rank", "value"],
-            )
-        written += len(rows)
+            ranks.rebuild(ranks.RunKey(board.pk, run, group))
     return written
 
 
@@ -95,7 +82,12 @@ def leaderboards_streaks_follow(now: dt.datetime) -> int:
         for entry in LeaderboardEntry.objects.filter(leaderboard=board).select_related("user"):
             view = streak_view(board.tenant, entry.user, streak_state_get(entry.user), now)
             if Decimal(view.length) != entry.value:
-                entry.value, entry.reached_at = Decimal(view.length), now
-                entry.save(update_fields=["value", "reached_at"])
-                updated += 1
+                with transaction.atomic():
+                    changed = LeaderboardEntry.objects.filter(
+                        pk=entry.pk, value=entry.value
+                    ).update(value=Decimal(view.length), reached_at=now)
+                    if changed:
+                        run = ranks.RunKey(board.pk, entry.run_start, entry.group)
+                        ranks.change(run, [(entry.user_id, (Decimal(view.length), now))])
+                updated += changed
     return updated

@@ -39,7 +39,8 @@ class Leaderboard(TimestampedModel):
         constraints = [
             models.UniqueConstraint(fields=["tenant", "key"], name="leaderboard_key_unique"),
             models.CheckConstraint(
-                condition=Q(max_participants__gte=1) & Q(max_participants__lte=1000),
+                # The API allows up to LEADERBOARD_MAX_PARTICIPANTS (at most 10,000,000).
+                condition=Q(max_participants__gte=1) & Q(max_participants__lte=10_000_000),
                 name="leaderboard_max_participants_range",
             ),
         ]

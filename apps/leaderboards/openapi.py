@@ -10,6 +10,7 @@ by importing it from here (pipeline sits above leaderboards). Request bodies are
 serializers of apps.leaderboards.serializers.
 """
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
@@ -29,7 +30,8 @@ LEADERBOARD_STATUSES = [
     ("finished", "Finished: past its end date"),
 ]
 
-MAX_OFFSET = 1000
+# Rankings pages reach as deep as boards do (LEADERBOARD_MAX_PARTICIPANTS, default 1,000).
+MAX_OFFSET = settings.LEADERBOARD_MAX_PARTICIPANTS
 MAX_LIMIT = 1000
 MAX_NUM_EVENTS = 100
 
@@ -126,7 +128,9 @@ class LeaderboardResponse(serializers.Serializer):
     )
     startTime = _time("start")
     endTime = _time("end")
-    maxParticipants = serializers.IntegerField(help_text="Most users ranked per run (1 to 1000).")
+    maxParticipants = serializers.IntegerField(
+        help_text=f"Most users ranked per run (1 to {settings.LEADERBOARD_MAX_PARTICIPANTS})."
+    )
     runUnit = serializers.ChoiceField(
         choices=LEADERBOARD_RUN_UNITS, allow_null=True, help_text="null: a single run."
     )

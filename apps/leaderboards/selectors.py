@@ -4,12 +4,12 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
-from apps.leaderboards import domain
+from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.metrics.models import MetricEvent
@@ -104,16 +104,6 @@ def group_of(board: BoardDef, attributes: dict[str, str]) -> str | None:
     return "|".join(f"{k}={v}" for k, v in zip(board.breakdown_keys, values, strict=True))
 
 
-def _ahead_of(entry: LeaderboardEntry) -> Q:
-    """Entries ranked before `entry`: a higher value, or the same value reached earlier
-    (then the lower user id): ranks are 1..n without gaps or ties."""
-    return (
-        Q(value__gt=entry.value)
-        | Q(value=entry.value, reached_at__lt=entry.reached_at)
-        | Q(value=entry.value, reached_at=entry.reached_at, user_id__lt=entry.user_id)
-    )
-
-
 def run_entries(board_pk: int, run_start: dt.date, group: str) -> QuerySet[LeaderboardEntry]:
     return LeaderboardEntry.objects.filter(
         leaderboard_id=board_pk, run_start=run_start, group=group
@@ -121,12 +111,8 @@ def run_entries(board_pk: int, run_start: dt.date, group: str) -> QuerySet[Leade
 
 
 def rank_of(entry: LeaderboardEntry) -> int:
-    return (
-        run_entries(entry.leaderboard_id, entry.run_start, entry.group)
-        .filter(_ahead_of(entry))
-        .count()
-        + 1
-    )
+    run = ranks.RunKey(entry.leaderboard_id, entry.run_start, entry.group)
+    return ranks.rank(run, entry.user_id, (entry.value, entry.reached_at))
 
 
 def ordered(board_pk: int, run_start: dt.date, group: str) -> QuerySet[LeaderboardEntry]:
@@ -149,12 +135,40 @@ def rankings_page(
     """A page of a run's rankings, best first, as the API renders them. A lowered
     maxParticipants shows only the top of the entries kept before."""
     limit = max(0, min(limit, board.max_participants - offset))
+    if offset >= DEEP_PAGE:
+        members = ranks.page(ranks.RunKey(board.pk, run, group), offset, limit)
+        if members is not None:
+            return _rankings_from_members(members, offset)
     # Three columns, not two model instances per row: at 100 rows the instances cost more than
     # the query.
     rows = ordered(board.pk, run, group).values_list("user__external_id", "user__name", "value")
     return [
         {"userId": external_id, "userName": name, "rank": offset + i + 1, "value": int(value)}
         for i, (external_id, name, value) in enumerate(rows[offset : offset + limit])
+    ]
+
+
+# From this offset on, a page comes from Redis when it holds the ranks: PostgreSQL would walk
+# every entry before the page.
+DEEP_PAGE = 1000
+
+
+def _rankings_from_members(members: list[str], offset: int) -> list[dict[str, Any]]:
+    users = {
+        pk: (external_id, name)
+        for pk, external_id, name in EndUser.objects.filter(
+            pk__in=[ranks.member_user(m) for m in members]
+        ).values_list("pk", "external_id", "name")
+    }
+    return [
+        {
+            "userId": users[user][0],
+            "userName": users[user][1],
+            "rank": offset + i + 1,
+            "value": int(ranks.member_value(m)),
+        }
+        for i, m in enumerate(members)
+        if (user := ranks.member_user(m)) in users
     ]
 
 

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 
 from apps.achievements.serializers import AttributeRefSerializer
@@ -29,6 +30,13 @@ class _BoardFields(StrictSerializer):
         min_value=1, max_value=1000, required=False, allow_null=True
     )
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The operator's LEADERBOARD_MAX_PARTICIPANTS (default 1,000, Trophy's limit).
+        self.fields["maxParticipants"] = serializers.IntegerField(
+            min_value=1, max_value=settings.LEADERBOARD_MAX_PARTICIPANTS, required=False
+        )
 
     def to_internal_value(self, data: Any) -> Any:
         value = super().to_internal_value(data)

@@ -11,7 +11,7 @@ from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.domain import attributes_match
 from apps.core.errors import ValidationError
-from apps.leaderboards import domain
+from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.leaderboards.selectors import (
@@ -21,7 +21,7 @@ from apps.leaderboards.selectors import (
     ordered,
     run_entries,
 )
-from apps.leaderboards.sql import standing
+from apps.leaderboards.sql import Standing, displace_lowest
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.points.models import PointsDailyChange, PointsSystem
 from apps.users.choices import AttributeType
@@ -115,12 +115,13 @@ def _apply(
     absolute: bool,
     now: dt.datetime,
 ) -> dict[str, Any]:
+    run = ranks.RunKey(board.pk, run_start, group)
     entries = run_entries(board.pk, run_start, group)
     found = entries.filter(user=user).values_list("pk", "value", "reached_at").first()
     mine: Decimal | None = None  # the user's value on the board after this event
     previous_rank: int | None = None
     rank: int | None = None
-    place = None
+    place: Standing | None = None
     if found is not None:
         pk, value, reached_at = found
         old = (value, reached_at)
@@ -132,19 +133,18 @@ def _apply(
         if new == old or entries.filter(pk=pk).update(value=new[0], reached_at=now):
             mine = new_value
             # The others are untouched by this write: their standing against both places.
-            place = standing(board.pk, run_start, group, pk, user.pk, old, new)
+            place = ranks.standing(run, user.pk, old, new)
             previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
+            if new != old:
+                ranks.change(run, [(user.pk, new)])
     if place is None:
         if not absolute and board.start_time is None and board.end_time is None:
             # A newcomer (or someone displaced earlier) enters with all they gained in the
             # run, not only this event: the daily rollups already include it.
             amount = _run_gain(board, user, run_start, amount)
-        entry = _enter(board, entries, user, run_start, group, amount, now)
-        joined = (entry.value, now) if entry is not None else None
-        entry_pk = entry.pk if entry is not None else None
-        place = standing(board.pk, run_start, group, entry_pk, user.pk, None, joined)
-        if entry is not None:
-            mine, rank = entry.value, place.ahead_after + 1
+        place = _enter(board, run, user, amount, now)
+        if place.ahead_after >= 0:
+            mine, rank = amount, place.ahead_after + 1
     count = place.others + (mine is not None)
     lowest = [v for v in (place.lowest_other, mine) if v is not None]
     full = count >= board.max_participants and lowest
@@ -177,29 +177,33 @@ def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Deci
 
 
 def _enter(
-    board: BoardDef,
-    entries: Any,
-    user: EndUser,
-    run_start: dt.date,
-    group: str,
-    value: Decimal,
-    now: dt.datetime,
-) -> LeaderboardEntry | None:
+    board: BoardDef, run: ranks.RunKey, user: EndUser, value: Decimal, now: dt.datetime
+) -> Standing:
     """A newcomer enters while there is room; on a full board only by beating the lowest
-    entry, which they displace (spec: Leaderboard rule 2)."""
-    if entries.count() >= board.max_participants:
-        lowest = entries.order_by("value", "-reached_at", "-user_id").first()
-        if lowest is None or value <= lowest.value:
-            return None
-        lowest.delete()
-    return LeaderboardEntry.objects.create(
-        leaderboard_id=board.pk,
-        run_start=run_start,
-        group=group,
+    entry, which they displace (spec: Leaderboard rule 2). Their standing after it; one who
+    did not enter has ahead_after -1."""
+    place = ranks.standing(run, user.pk, None, (value, now))
+    changes: list[tuple[int, ranks.Place | None]] = []
+    if place.others >= board.max_participants:
+        if place.lowest_other is None or value <= place.lowest_other:
+            return Standing(0, -1, place.others, place.lowest_other)
+        displaced = displace_lowest(run.board_pk, run.run_start, run.group, user.pk)
+        if displaced is not None:
+            changes.append((displaced, None))
+    LeaderboardEntry.objects.create(
+        leaderboard_id=run.board_pk,
+        run_start=run.run_start,
+        group=run.group,
         user=user,
         value=value,
         reached_at=now,
     )
+    changes.append((user.pk, (value, now)))
+    ranks.change(run, changes)
+    if len(changes) > 1:
+        # The displaced entry was the lowest: the threshold is now the next one up.
+        place = ranks.standing(run, user.pk, (value, now), (value, now))
+    return place
 
 
 # --- configuration --------------------------------------------------------------------------
@@ -296,6 +300,7 @@ def _trim(board: Leaderboard) -> None:
             ]
         )
         LeaderboardEntry.objects.filter(pk__in=extra).delete()
+    ranks.forget_board(board.pk)
 
 
 def _validate(board: Leaderboard) -> None:
@@ -331,5 +336,7 @@ def _transition(board: Leaderboard, wanted: str) -> None:
 
 
 def leaderboard_delete(tenant: Tenant, board: Leaderboard) -> None:
+    pk = board.pk
     board.delete()
+    ranks.forget_board(pk)
     tenant_config_changed(tenant)

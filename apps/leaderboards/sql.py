@@ -5,8 +5,10 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.db import connection
+
 from apps.core.db import fetch_one
-from apps.leaderboards.models import LeaderboardEntry
+from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
 
 # Entries ahead of a place (value, reached_at, user): a higher value, the same value reached
 # earlier, or reached at the same moment by a lower user id: ranks are 1..n without ties. A
@@ -19,7 +21,18 @@ SELECT count(*) FILTER (WHERE value > %s OR (value = %s AND
        count(*),
        min(value)
 FROM {t}
-WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND id <> %s
+WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND user_id <> %s
+"""
+
+# The last-ranked entry other than the user's, removed for a newcomer who beats it.
+DISPLACE_LOWEST = """
+DELETE FROM {t} WHERE id = (
+    SELECT id FROM {t}
+    WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND user_id <> %s
+    ORDER BY value, reached_at DESC, user_id DESC
+    LIMIT 1
+)
+RETURNING user_id
 """
 
 Place = tuple[Decimal, dt.datetime]  # (value, reached_at) of an entry
@@ -41,19 +54,56 @@ def standing(
     board_pk: int,
     run_start: dt.date,
     group: str,
-    entry_pk: int | None,
     user_pk: int,
     old: Place | None,
     new: Place | None,
 ) -> Standing:
-    """The standing of a user's entry (`entry_pk`, left out of the others) at its old and new
-    place: one statement instead of a COUNT for each rank and two for the threshold."""
+    """The standing of a user's entry (left out of the others) at its old and new place: one
+    statement instead of a COUNT for each rank and two for the threshold."""
     params: list[object] = []
     for place in (old, new):
         value, reached_at = place if place is not None else (None, None)
         params += [value, value, reached_at, reached_at, user_pk]
-    params += [board_pk, run_start, group, entry_pk if entry_pk is not None else 0]
+    params += [board_pk, run_start, group, user_pk]
     before, after, others, lowest = fetch_one(STANDING, LeaderboardEntry, params) or (0, 0, 0, None)
     return Standing(
         int(before), int(after), int(others), None if lowest is None else Decimal(str(lowest))
     )
+
+
+def displace_lowest(board_pk: int, run_start: dt.date, group: str, user_pk: int) -> int | None:
+    """Delete the last-ranked entry other than the user's; the user id it belonged to."""
+    row = fetch_one(DISPLACE_LOWEST, LeaderboardEntry, [board_pk, run_start, group, user_pk])
+    return int(row[0]) if row else None
+
+
+# Every participant's rank and value in each group of a run, as of now, for one day.
+SNAPSHOT_RUN = """
+INSERT INTO {snapshots} (leaderboard_id, run_start, user_id, date, rank, value)
+SELECT leaderboard_id, run_start, user_id, %s, row_number() OVER (
+           PARTITION BY "group" ORDER BY value DESC, reached_at, user_id),
+       value
+FROM {t}
+WHERE leaderboard_id = %s AND run_start = %s
+ON CONFLICT (leaderboard_id, run_start, user_id, date)
+DO UPDATE SET rank = excluded.rank, value = excluded.value
+"""
+
+
+def snapshot_run(board_pk: int, run_start: dt.date, day: dt.date) -> int:
+    """Write (or rewrite) the day's snapshot of a run; the number of rows written."""
+    table = connection.ops.quote_name(LeaderboardSnapshot._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            SNAPSHOT_RUN.format(snapshots=table, t=_entries_table()),
+            [
+                connection.ops.adapt_datefield_value(day),
+                board_pk,
+                connection.ops.adapt_datefield_value(run_start),
+            ],
+        )
+        return int(cursor.rowcount)
+
+
+def _entries_table() -> str:
+    return str(connection.ops.quote_name(LeaderboardEntry._meta.db_table))

@@ -4,6 +4,7 @@ leaderboard configuration."""
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -135,7 +136,9 @@ class LeaderboardApi(AppApi):
         scope = self.scope(request)
         board = _board(scope.tenant, key)
         params = request.query_params
-        offset = query_int(params, "offset", default=0, minimum=0, maximum=1000)
+        offset = query_int(
+            params, "offset", default=0, minimum=0, maximum=settings.LEADERBOARD_MAX_PARTICIPANTS
+        )
         limit = query_int(params, "limit", default=10, minimum=0, maximum=1000)
         run, group = _run(board, request), _group(board, request)
         ordered = selectors.ordered(board.pk, run, group).select_related("user")

@@ -7,7 +7,7 @@ import pytest
 
 from apps.leaderboards import services
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rank_store")]
 
 
 def send(client: Any, user: str, value: int) -> dict[str, Any]:

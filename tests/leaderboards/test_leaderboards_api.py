@@ -2,7 +2,8 @@
 lifecycle: creation (inactive, invisible), activation, scheduled -> active and active ->
 finished by the job, metric / points / streak boards, repeating runs, time windows in the
 users' time zones, ties, the entry threshold and displacement at the cap, breakdown groups,
-participation filters, frozen fields and query counts."""
+participation filters, frozen fields and query counts. Each test runs twice: ranks counted by
+PostgreSQL, and ranks held in Redis (apps/leaderboards/ranks.py)."""
 
 import datetime as dt
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ from apps.leaderboards.jobs import (
 )
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from tests.factories import AttributeFactory, MetricFactory, bump
+
+pytestmark = pytest.mark.usefixtures("rank_store")
 
 ADMIN = "/admin/v1/leaderboards"
 UTC = dt.UTC

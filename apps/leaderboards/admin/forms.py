@@ -5,6 +5,7 @@ the checks here only put the commonest mistakes next to their field."""
 from typing import Any, ClassVar
 
 from django import forms
+from django.conf import settings
 from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget
 
 from apps.accounts.models import Tenant
@@ -91,8 +92,8 @@ class LeaderboardForm(ConfigForm):
     max_participants = forms.IntegerField(
         label="Maximum participants",
         initial=1000,
-        help_text="From 1 to 1,000, per breakdown group. When full, a newcomer must beat the "
-        "lowest value to enter.",
+        help_text="From 1 to {maximum:,}, per breakdown group. When full, a newcomer must beat "
+        "the lowest value to enter.",
     )
     start = forms.DateField(
         label="Start date",
@@ -184,6 +185,9 @@ class LeaderboardForm(ConfigForm):
             tenant=tenant, status=SystemStatus.ACTIVE
         ).order_by("name", "key")
         fields["points_system"].label_from_instance = _system_label
+        fields["max_participants"].help_text = fields["max_participants"].help_text.format(
+            maximum=settings.LEADERBOARD_MAX_PARTICIPANTS
+        )
         user_keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
         stored = list(self.initial.get("breakdown_attributes") or [])
         # A deleted attribute stays checked under its id until staff uncheck it.

@@ -1,0 +1,422 @@
+"""Ranks without counting: a Redis sorted set per board, run and group (ISSUE 13 item 3).
+
+PostgreSQL keeps the entries and stays the source of truth; Redis keeps, beside it, every
+participant of a run and group in rank order, so a rank is a ZLEXCOUNT (O(log n)) instead of a
+COUNT over the board. Without LEADERBOARD_RANKS_REDIS_URL (development, the SQLite suite) or
+while Redis does not answer, the same questions go to PostgreSQL (apps/leaderboards/sql.py):
+the same answers, slower on large boards.
+
+Layout, per run and group (`{prefix}lb:{board}:{run}:{group hash}`):
+- `:z` a sorted set of members, all with score 0, so Redis orders them by their bytes: the
+  member encodes (value descending, reached_at, user id) in fixed-width digits, which is the
+  rank order of apps/leaderboards/selectors.ordered. A marker member `~` sorts after them all:
+  it keeps an empty board's set in existence (Redis deletes empty sets).
+- `:h` a hash user id -> that user's member, so a change removes the old member; its field `~`
+  holds the epoch the set was built in.
+- `:p` changes made while the set was not ready (missing, stale) or being rebuilt, replayed
+  by the rebuild onto the set it builds; `:b` the rebuild's lock.
+
+A set is ready when it exists and its epoch is the current one (`{prefix}ranks:epoch`). A
+process that lost Redis (an error) bumps the epoch when Redis answers again, since changes made
+meanwhile are missing: every set is then rebuilt from PostgreSQL on its next use. Rebuilds of
+small sets happen inline; larger ones in the background thread, with PostgreSQL answering until
+they finish.
+
+Changes are written in the event's transaction, under the user's lock (so one user's changes
+reach Redis in order). A transaction that rolls back after its change, or a process that dies
+between the change and the commit, leaves that one user's member ahead of PostgreSQL until the
+user's next event, which resets it from PostgreSQL (the member the caller read under the lock is
+the truth), or until the set is rebuilt (the daily snapshot job rebuilds every active board's).
+"""
+
+import datetime as dt
+import hashlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+
+from apps.core.background import background_submit
+from apps.leaderboards import sql
+from apps.leaderboards.models import LeaderboardEntry
+from apps.leaderboards.sql import Place, Standing
+
+logger = logging.getLogger("gamify.leaderboards.ranks")
+
+MARKER = "~"  # sorts after every member (digits)
+# Members: (10**24 - value in millionths) in 25 digits, so higher values sort first; then
+# reached_at in microseconds since the epoch (17 digits); then the user's pk (20 digits).
+_VALUE_BASE = 10**24
+_MICRO = Decimal(1_000_000)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+# A set with at most this many entries is rebuilt inside the request that found it missing.
+INLINE_REBUILD_MAX = 5_000
+REBUILD_CHUNK = 10_000
+# After a Redis error, PostgreSQL answers for this long before Redis is tried again.
+RETRY_AFTER = 5.0
+BUILD_LOCK_SECONDS = 600
+
+
+def member(value: Decimal, reached_at: dt.datetime, user_pk: int) -> str:
+    millionths = int((value * _MICRO).to_integral_value())
+    micros = (reached_at - _EPOCH) // dt.timedelta(microseconds=1)
+    return f"{_VALUE_BASE - millionths:025d}{micros:017d}{user_pk:020d}"
+
+
+def member_value(encoded: str) -> Decimal:
+    return Decimal(_VALUE_BASE - int(encoded[:25])) / _MICRO
+
+
+def member_user(encoded: str) -> int:
+    return int(encoded[42:])
+
+
+# --- Lua: each call is atomic in Redis -------------------------------------------------------
+# KEYS: 1 set, 2 hash, 3 pending, 4 build lock, 5 epoch
+
+_READY = """
+local epoch = redis.call('GET', KEYS[5]) or '0'
+local function ready()
+  return redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HGET', KEYS[2], '~') == epoch
+end
+local function replace(z, h, user, m)
+  local cur = redis.call('HGET', h, user)
+  if cur then redis.call('ZREM', z, cur) end
+  if m == '' then
+    redis.call('HDEL', h, user)
+  else
+    redis.call('ZADD', z, 0, m)
+    redis.call('HSET', h, user, m)
+  end
+end
+-- Set a user's member ('' removes them): in the set when it is ready, and for the rebuild
+-- when there is one under way or to come.
+local function put(user, m)
+  local is_ready = ready()
+  if is_ready then replace(KEYS[1], KEYS[2], user, m) end
+  if not is_ready or redis.call('EXISTS', KEYS[4]) == 1 then
+    redis.call('RPUSH', KEYS[3], epoch .. ' ' .. user .. ' ' .. m)
+    redis.call('EXPIRE', KEYS[3], 86400)
+  end
+end
+"""
+
+# ARGV: user, old member or '', new member or '', '1' when the old member is the truth (read
+# under the user's lock: a member Redis holds that differs is set right first). The user's own
+# member is left out: {ready, ahead of old, ahead of new, others, lowest other or ''}.
+_STANDING = (
+    _READY
+    + """
+if not ready() then return {0} end
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if ARGV[4] == '1' and (cur or '') ~= ARGV[2] then
+  put(ARGV[1], ARGV[2])
+  cur = redis.call('HGET', KEYS[2], ARGV[1])
+end
+local function ahead(m)
+  if m == '' then return 0 end
+  local n = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. m)
+  if cur and cur < m then n = n - 1 end
+  return n
+end
+local others = redis.call('ZCARD', KEYS[1]) - 1
+if cur then others = others - 1 end
+local tail = redis.call('ZRANGE', KEYS[1], -3, -2)
+local lowest = ''
+for i = #tail, 1, -1 do
+  if tail[i] ~= '~' and tail[i] ~= cur then lowest = tail[i] break end
+end
+return {1, ahead(ARGV[2]), ahead(ARGV[3]), others, lowest}
+"""
+)
+
+# ARGV: user, member ('' removes the user), repeated.
+_SET = (
+    _READY
+    + """
+for i = 1, #ARGV, 2 do put(ARGV[i], ARGV[i + 1]) end
+return 1
+"""
+)
+
+# ARGV: offset, count -> members in rank order, or {'~not-ready'}.
+_PAGE = (
+    _READY
+    + """
+if not ready() then return {'~not-ready'} end
+local page = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[1] + ARGV[2] - 1)
+if page[#page] == '~' then page[#page] = nil end
+return page
+"""
+)
+
+# KEYS 6 and 7: the new set and hash, filled from PostgreSQL. ARGV: the build lock's token.
+# Replays the changes recorded since the build began, then puts the new set in place.
+_FINISH = (
+    _READY
+    + """
+if redis.call('GET', KEYS[4]) ~= ARGV[1] then return 0 end
+for _, op in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  local e, user, m = string.match(op, '^(%S+) (%S+) ?(%S*)$')
+  if e == epoch then replace(KEYS[6], KEYS[7], user, m) end
+end
+redis.call('ZADD', KEYS[6], 0, '~')
+redis.call('HSET', KEYS[7], '~', epoch)
+redis.call('RENAME', KEYS[6], KEYS[1])
+redis.call('RENAME', KEYS[7], KEYS[2])
+redis.call('PERSIST', KEYS[1])
+redis.call('PERSIST', KEYS[2])
+redis.call('DEL', KEYS[3], KEYS[4])
+return 1
+"""
+)
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """One ranking: a board's run and breakdown group."""
+
+    board_pk: int
+    run_start: dt.date
+    group: str
+
+    def keys(self) -> list[str]:
+        digest = hashlib.blake2b(self.group.encode(), digest_size=8).hexdigest()
+        base = f"{_prefix()}lb:{self.board_pk}:{self.run_start:%Y%m%d}:{digest}"
+        return [base + ":z", base + ":h", base + ":p", base + ":b", _prefix() + "ranks:epoch"]
+
+
+def _prefix() -> str:
+    return str(settings.LEADERBOARD_RANKS_PREFIX)
+
+
+class _Redis:
+    """The process's connection and scripts, and its view of Redis's health."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.url = url
+        self.error = redis.RedisError
+        self.client = redis.Redis.from_url(
+            url, socket_timeout=0.5, socket_connect_timeout=0.5, decode_responses=True
+        )
+        self.standing = self.client.register_script(_STANDING)
+        self.set = self.client.register_script(_SET)
+        self.page = self.client.register_script(_PAGE)
+        self.finish = self.client.register_script(_FINISH)
+        self.failed_at: float | None = None
+
+
+_lock = threading.Lock()
+_shared: dict[str, _Redis] = {}
+
+
+def _redis() -> _Redis | None:
+    url = settings.LEADERBOARD_RANKS_REDIS_URL
+    if not url:
+        return None
+    with _lock:
+        conn = _shared.get(url)
+        if conn is None:
+            conn = _shared[url] = _Redis(url)
+    if conn.failed_at is not None:
+        if time.monotonic() - conn.failed_at < RETRY_AFTER:
+            return None
+        try:
+            # Changes made while Redis was out of reach are missing from every set.
+            conn.client.incr(_prefix() + "ranks:epoch")
+        except conn.error:
+            conn.failed_at = time.monotonic()
+            return None
+        logger.warning("Redis answers again: rank sets will be rebuilt from PostgreSQL")
+        conn.failed_at = None
+    return conn
+
+
+def _failed(conn: _Redis, exc: Exception) -> None:
+    if conn.failed_at is None:
+        logger.warning("Redis failed (%s): ranks come from PostgreSQL for now", exc)
+    conn.failed_at = time.monotonic()
+
+
+def standing(
+    run: RunKey, user_pk: int, old: Place | None, new: Place | None, *, locked: bool = True
+) -> Standing:
+    """Where the user's entry stands among the others of its run and group at its old and new
+    place (either None: not on the board), from Redis when it can answer. `locked`: the
+    caller holds the user's lock and read `old` under it, so Redis is set right to it."""
+    conn = _redis()
+    if conn is not None:
+        args: list[Any] = [
+            user_pk,
+            _encode(old, user_pk),
+            _encode(new, user_pk),
+            "1" if locked else "0",
+        ]
+        try:
+            found = conn.standing(keys=run.keys(), args=args)
+            if not found[0] and _rebuild_or_hand_off(run):
+                found = conn.standing(keys=run.keys(), args=args)
+        except conn.error as exc:
+            _failed(conn, exc)
+            found = [0]
+        if found[0]:
+            _, before, after, others, lowest = found
+            return Standing(
+                int(before), int(after), int(others), member_value(lowest) if lowest else None
+            )
+    return sql.standing(run.board_pk, run.run_start, run.group, user_pk, old, new)
+
+
+def rank(run: RunKey, user_pk: int, place: Place) -> int:
+    """The rank of the user's entry at `place` (1 = first)."""
+    return standing(run, user_pk, place, None, locked=False).ahead_before + 1
+
+
+def _encode(place: Place | None, user_pk: int) -> str:
+    return member(place[0], place[1], user_pk) if place is not None else ""
+
+
+def change(run: RunKey, places: Iterable[tuple[int, Place | None]]) -> None:
+    """Users' new places (None: off the board), in the caller's transaction, after the same
+    change in PostgreSQL."""
+    args: list[Any] = []
+    for user_pk, place in places:
+        args += [user_pk, _encode(place, user_pk)]
+    conn = _redis() if args else None
+    if conn is None:
+        # Out of reach: this process moves the epoch once Redis answers again, so the sets
+        # missing this change are rebuilt from PostgreSQL.
+        return
+    try:
+        conn.set(keys=run.keys(), args=args)
+    except conn.error as exc:
+        _failed(conn, exc)
+
+
+def page(run: RunKey, offset: int, count: int) -> list[str] | None:
+    """Members ranked offset + 1 .. offset + count; None: ask PostgreSQL."""
+    conn = _redis()
+    if conn is None or count <= 0:
+        return None if conn is None else []
+    try:
+        found = conn.page(keys=run.keys(), args=[offset, count])
+        if found[:1] == ["~not-ready"] and _rebuild_or_hand_off(run):
+            found = conn.page(keys=run.keys(), args=[offset, count])
+    except conn.error as exc:
+        _failed(conn, exc)
+        return None
+    return None if found[:1] == ["~not-ready"] else list(found)
+
+
+def _rebuild_or_hand_off(run: RunKey) -> bool:
+    """Rebuild a missing set now when it is small (True), else in the background (False)."""
+    small = (
+        len(_entries(run).values_list("pk", flat=True)[: INLINE_REBUILD_MAX + 1])
+        <= INLINE_REBUILD_MAX
+    )
+    if small:
+        return rebuild(run)
+    background_submit(rebuild, run)
+    return False
+
+
+def _entries(run: RunKey) -> Any:
+    return LeaderboardEntry.objects.filter(
+        leaderboard_id=run.board_pk, run_start=run.run_start, group=run.group
+    ).order_by()
+
+
+def rebuild(run: RunKey) -> bool:
+    """Fill the set again from PostgreSQL; False if Redis is out of reach or another process
+    is rebuilding it. Changes made meanwhile are recorded and replayed at the end."""
+    conn = _redis()
+    if conn is None:
+        return False
+    zset, hash_, _, lock, _ = keys = run.keys()
+    token = uuid.uuid4().hex
+    # Built under names of its own, which expire if this process dies before putting them in
+    # place.
+    fresh_set, fresh_hash = f"{zset}:{token}", f"{hash_}:{token}"
+    try:
+        if not conn.client.set(lock, token, nx=True, ex=BUILD_LOCK_SECONDS):
+            return False
+    except conn.error as exc:
+        _failed(conn, exc)
+        return False
+    finished = False
+    try:
+        rows = _entries(run).values_list("user_id", "value", "reached_at")
+        batch: dict[Any, Any] = {}
+        for user_pk, value, reached_at in rows.iterator(chunk_size=REBUILD_CHUNK):
+            batch[str(user_pk)] = member(value, reached_at, user_pk)
+            if len(batch) >= REBUILD_CHUNK:
+                _load(conn, fresh_set, fresh_hash, batch)
+                batch = {}
+        _load(conn, fresh_set, fresh_hash, batch)
+        finished = bool(conn.finish(keys=[*keys, fresh_set, fresh_hash], args=[token]))
+    except conn.error as exc:
+        _failed(conn, exc)
+    finally:
+        if not finished:
+            _release(conn, lock, token)
+    return finished
+
+
+def _release(conn: _Redis, lock: str, token: str) -> None:
+    try:
+        if conn.client.get(lock) == token:
+            conn.client.delete(lock)
+    except conn.error as exc:
+        _failed(conn, exc)
+
+
+def _load(conn: _Redis, zset: str, hash_: str, batch: dict[Any, Any]) -> None:
+    if not batch:
+        return
+    pipe = conn.client.pipeline(transaction=False)
+    pipe.zadd(zset, dict.fromkeys(batch.values(), 0))
+    pipe.hset(hash_, mapping=batch)
+    pipe.expire(zset, BUILD_LOCK_SECONDS)
+    pipe.expire(hash_, BUILD_LOCK_SECONDS)
+    pipe.execute()
+
+
+def forget_board(board_pk: int) -> None:
+    """Drop every set of a board (deleted, or trimmed to fewer participants)."""
+    _forget(f"lb:{board_pk}:*")
+
+
+def forget_all() -> None:
+    """Drop every key under this installation's prefix."""
+    _forget("*")
+
+
+def _forget(pattern: str) -> None:
+    conn = _redis()
+    if conn is None:
+        return
+    try:
+        doomed = list(conn.client.scan_iter(match=_prefix() + pattern, count=1000))
+        for start in range(0, len(doomed), 500):
+            conn.client.delete(*doomed[start : start + 500])
+    except conn.error as exc:
+        _failed(conn, exc)
+
+
+def reset() -> None:
+    """Make every set stale (tests; operators after restoring the database from a backup)."""
+    conn = _redis()
+    if conn is not None:
+        try:
+            conn.client.incr(_prefix() + "ranks:epoch")
+        except conn.error as exc:
+            _failed(conn, exc)
