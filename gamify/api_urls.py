@@ -1,4 +1,4 @@
-"""Application API routes, mounted under both /v1/ and /api/ (ARCHITECTURE.md §4)."""
+"""Application API routes, mounted under both /v1/ and /api/ (docs/architecture.md §4)."""
 
 from django.urls import include, path
 

@@ -116,7 +116,7 @@ def date_range_resolve(tenant: Tenant, name: str, today: dt.date) -> DateRange:
 
 
 def _week(day: dt.date) -> dt.date:
-    """Weeks run Sunday to Saturday, as streak weeks do (ARCHITECTURE.md section 6)."""
+    """Weeks run Sunday to Saturday, as streak weeks do (docs/architecture.md §6)."""
     return streaks.period_start(day, streaks.WEEKLY)
 
 

@@ -31,7 +31,7 @@ def value_parse(raw: object) -> Decimal:
 
 
 def bucket_start(day: dt.date, aggregation: str) -> dt.date:
-    """First day of the bucket holding `day`. Weeks start on Sunday (ARCHITECTURE.md §6)."""
+    """First day of the bucket holding `day`. Weeks start on Sunday (docs/architecture.md §6)."""
     if aggregation == Aggregation.DAILY:
         return day
     if aggregation == Aggregation.WEEKLY:

@@ -24,7 +24,7 @@ def tz_is_valid(name: str) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def zone(name: str | None) -> dt.tzinfo:
-    """The user's zone; UTC when absent (ARCHITECTURE.md §6)."""
+    """The user's zone; UTC when absent (docs/architecture.md §6)."""
     if not name:
         return UTC
     return zoneinfo.ZoneInfo(name)

@@ -2,7 +2,7 @@
 tenant labels, columns and filters.
 
 accounts is the lowest app with dashboard pages, so every other app's admin may import this module
-without breaking the layers of ARCHITECTURE.md §2.
+without breaking the layers of docs/architecture.md §2.
 """
 
 import dataclasses
@@ -252,7 +252,7 @@ def refusing_control_characters(form: type[forms.ModelForm]) -> type[forms.Model
 
 
 class ServiceAdmin(DashboardAdmin):
-    """A dashboard page whose writes go through services (STYLE.md principle 2).
+    """A dashboard page whose writes go through services (docs/style.md principle 2).
 
     Subclasses implement service_create, service_update and service_delete. When a service
     raises an ApplicationError, the admin's transaction has rolled the attempt back; the view then
@@ -373,7 +373,7 @@ class ServiceAdmin(DashboardAdmin):
 
 
 class ReadOnlyAdmin(DashboardAdmin):
-    """State recorded by the pipeline: staff may look, never write (ARCHITECTURE.md §5)."""
+    """State recorded by the pipeline: staff may look, never write (docs/architecture.md §5)."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -1,5 +1,5 @@
 """The local development server: Django's server plus an in-process periodic-job scheduler
-(ARCHITECTURE.md §1: without a broker, periodic jobs run from the server process)."""
+(docs/architecture.md §1: without a broker, periodic jobs run from the server process)."""
 
 import threading
 import time

@@ -1,0 +1,140 @@
+"""The repository's Markdown documents point only at what the repository holds.
+
+Every link of README.md, CONTRIBUTING.md, docs/ and bench/ is either a public web address or a
+file of this repository that exists (with, for a Markdown file or the document itself, an
+anchor that one of its headings makes); nothing points outside the clone, where a newcomer has
+nothing. File paths quoted in code spans (`apps/core/outbox.py`) must exist too: the documents
+name real files, and a renamed file fails here instead of misleading a reader.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [
+    ROOT / "README.md",
+    ROOT / "CONTRIBUTING.md",
+    ROOT / "bench" / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_INLINE_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_REFERENCE_LINK = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# A relative file path with an extension, as the documents quote them: apps/core/outbox.py,
+# bench/README.md, tests/core/test_document_limits.py, docs/dashboard/home.png.
+_FILE_PATH = re.compile(r"^(?:\.\./|\./)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z]{1,5}$")
+_PUBLIC = ("https://", "http://", "mailto:")
+
+
+def without_code_blocks(text: str) -> str:
+    return _FENCE.sub("", text)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: markup dropped, lower case, punctuation other than - and _
+    removed, spaces made hyphens."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link keeps its text
+    text = re.sub(r"[`*]", "", text).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    found: set[str] = set()
+    for heading in _HEADING.findall(without_code_blocks(path.read_text(encoding="utf-8"))):
+        base = slug(heading)
+        name, n = base, 0
+        while name in found:  # GitHub numbers repeated headings: name, name-1, name-2
+            n += 1
+            name = f"{base}-{n}"
+        found.add(name)
+    return found
+
+
+def links(path: Path) -> list[str]:
+    text = without_code_blocks(path.read_text(encoding="utf-8"))
+    text = _CODE_SPAN.sub("", text)  # `[a](b)` in a code span is not a link
+    return _INLINE_LINK.findall(text) + _REFERENCE_LINK.findall(text)
+
+
+def link_problem(document: Path, target: str) -> str | None:
+    """Why `target`, a link of `document`, does not resolve inside the repository (None if it
+    does)."""
+    if target.startswith(_PUBLIC):
+        return None
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("/"):
+        return "neither a public web address nor a path inside the repository"
+    path_part, _, anchor = target.partition("#")
+    linked = (document.parent / path_part).resolve() if path_part else document
+    if not linked.is_relative_to(ROOT):
+        return "points outside the repository"
+    if not linked.exists():
+        return "no such file in the repository"
+    if anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+        return f"{linked.relative_to(ROOT)} has no heading whose anchor is #{anchor}"
+    return None
+
+
+def quoted_paths(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return [
+        span.strip()
+        for _, span in _CODE_SPAN.findall(without_code_blocks(text))
+        if _FILE_PATH.match(span.strip())
+    ]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_resolves_inside_the_repository(document: Path) -> None:
+    problems = [
+        f"{target}: {problem}"
+        for target in links(document)
+        if (problem := link_problem(document, target)) is not None
+    ]
+
+    assert problems == []
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_quoted_file_path_exists(document: Path) -> None:
+    missing = [
+        quoted
+        for quoted in quoted_paths(document)
+        # The documents quote paths from the repository's root; a document in a folder may
+        # also quote them from its own folder.
+        if not (ROOT / quoted).resolve().is_relative_to(ROOT)
+        or not ((ROOT / quoted).exists() or (document.parent / quoted).exists())
+    ]
+
+    assert missing == []
+
+
+def test_the_readme_links_to_the_house_rules() -> None:
+    targets = links(ROOT / "README.md")
+
+    assert {"docs/architecture.md", "docs/style.md", "CONTRIBUTING.md"} <= set(targets)
+
+
+def test_slug_follows_github() -> None:
+    assert slug("Quickstart with the Python SDK") == "quickstart-with-the-python-sdk"
+    assert slug("Year in review (wrapped)") == "year-in-review-wrapped"
+    assert slug("`make test` and *CI*") == "make-test-and-ci"
+
+
+def test_link_problems_are_found(tmp_path: Path) -> None:
+    document = ROOT / "README.md"
+
+    assert link_problem(document, "https://trophy.so") is None
+    assert link_problem(document, "docs/style.md#one-app-from-another") is None
+    assert link_problem(document, "#using-the-api") is None
+    assert link_problem(document, "../shared/design/STYLE.md") == "points outside the repository"
+    assert link_problem(document, "docs/nothing-here.md") == "no such file in the repository"
+    assert link_problem(document, "#no-such-heading") is not None
+    assert link_problem(document, "docs/style.md#no-such-heading") is not None
+    assert link_problem(document, "file:///etc/passwd") is not None
+    assert link_problem(document, str(tmp_path)) is not None
