@@ -39,10 +39,12 @@ from typing import Any
 import psycopg
 from cases import CASES, Case
 from loadgen import Phase, Target, run_load
+from million import MILLION_CASES, MILLION_ORDER, print_million
 from psycopg import sql
 from side_by_side import COMPARE_ORDER, COMPARISON, SIDE_BY_SIDE_CASES
 
 CASES.update(SIDE_BY_SIDE_CASES)
+CASES.update(MILLION_CASES)
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -76,6 +78,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="side by side with the raw-SQL ceiling (bench/ceiling): runs the cases of "
         "bench/side_by_side.py and prints each gamify figure as a ratio to its ceiling's",
+    )
+    parser.add_argument(
+        "--million",
+        action="store_true",
+        help="the 1,000,000-participant board (bench/million.py) next to the 1,000-participant "
+        "one; prints the issue's targets",
+    )
+    parser.add_argument(
+        "--ranks-redis",
+        default="redis://127.0.0.1:6379/0",
+        help="LEADERBOARD_RANKS_REDIS_URL of the server ('' : PostgreSQL counts ranks)",
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="measured phases per case; the table gives medians"
@@ -124,8 +137,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--duration and --warmup must be within 0..{MAX_DURATION} s")
     if not 1 <= args.concurrency <= MAX_CONCURRENCY:
         parser.error(f"--concurrency must be within 1..{MAX_CONCURRENCY}")
+    if args.compare and args.million:
+        parser.error("--compare and --million are separate runs")
     if args.compare:
         args.case = list(COMPARE_ORDER)
+    if args.million:
+        args.case = list(MILLION_ORDER)
     if not 1 <= args.repeat <= 10:
         parser.error("--repeat must be within 1..10")
     if args.users < 1 or args.workers < 1 or args.threads < 1 or args.verify_users < 0:
@@ -208,8 +225,10 @@ class Database:
 # --- the application: manage.py and gunicorn ------------------------------------------------
 
 
-def app_env(database_url: str) -> dict[str, str]:
-    """Production settings (DEBUG off) against the benchmark database, no broker, no Redis."""
+def app_env(database_url: str, ranks_redis: str = "") -> dict[str, str]:
+    """Production settings (DEBUG off) against the benchmark database, no broker; Redis for
+    leaderboard ranks only (REDIS_URL would also move caches and rate limits there), under a
+    prefix of this database's; boards may take a million participants."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -223,6 +242,9 @@ def app_env(database_url: str) -> dict[str, str]:
         LOG_LEVEL="WARNING",
         DATABASE_URL=database_url,
         PYTHONUNBUFFERED="1",
+        LEADERBOARD_RANKS_REDIS_URL=ranks_redis,
+        LEADERBOARD_RANKS_PREFIX=f"bench-{secrets.token_hex(4)}:",
+        LEADERBOARD_MAX_PARTICIPANTS="1000000",
     )
     return env
 
@@ -398,6 +420,10 @@ class Context:
         self.db = db
         self.api_key = key
         self.metrics: set[str] = set()
+
+    def manage(self, *command: str) -> str:
+        """A manage.py command with the server's settings."""
+        return manage(self.server.env, *command)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -774,11 +800,12 @@ def main(argv: list[str] | None = None) -> int:
     log_path = args.results_dir / f"server-{stamp}.log"
     server: Server | None = None
     ceiling: Server | None = None
+    env: dict[str, str] | None = None
     exit_code = 2
     try:
         print(f"gamify bench {stamp}: database {db.name}, migrating ...")
         db.recreate()
-        env = app_env(db.url)
+        env = app_env(db.url, args.ranks_redis)
         manage(env, "migrate", "--noinput")
         org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
         server = Server(env, args, log_path)
@@ -826,7 +853,9 @@ def main(argv: list[str] | None = None) -> int:
                 "threads": args.threads,
                 "reuse_port": args.reuse_port,
                 "env": "DEBUG=false ALLOWED_HOSTS=127.0.0.1 SECURE_SSL_REDIRECT=false "
-                "LOG_LEVEL=WARNING, no CELERY_BROKER_URL/REDIS_URL (tasks inline)",
+                "LOG_LEVEL=WARNING LEADERBOARD_MAX_PARTICIPANTS=1000000, no "
+                "CELERY_BROKER_URL/REDIS_URL (tasks inline), LEADERBOARD_RANKS_REDIS_URL="
+                + (args.ranks_redis or "(none: PostgreSQL counts)"),
             },
             "postgres": {
                 "version": db.version(),
@@ -859,6 +888,11 @@ def main(argv: list[str] | None = None) -> int:
             out = args.results_dir / f"side-by-side-{stamp}.json"
             out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
             print(f"   written    {_show(out)}")
+        if args.million:
+            table = print_million(results)
+            out = args.results_dir / f"million-{stamp}.json"
+            out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
         stats, problems = meta["postgres"]["stats"], meta["server_log"]
         print(
             f"\npostgres: {stats.get('deadlocks', '?')} deadlocks, "
@@ -885,7 +919,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"database kept: {db.url}")
         else:
             db.drop()
+            if env is not None:
+                forget_ranks(env)
     return exit_code
+
+
+def forget_ranks(env: dict[str, str]) -> None:
+    """Remove this run's rank sets from Redis (a million members are ~100 MB)."""
+    if not env.get("LEADERBOARD_RANKS_REDIS_URL"):
+        return
+    import redis
+
+    try:
+        client = redis.Redis.from_url(env["LEADERBOARD_RANKS_REDIS_URL"], socket_timeout=5)
+        doomed = list(client.scan_iter(match=env["LEADERBOARD_RANKS_PREFIX"] + "*", count=1000))
+        for start in range(0, len(doomed), 500):
+            client.delete(*doomed[start : start + 500])
+    except redis.RedisError as exc:
+        print(f"could not remove the run's rank sets from Redis: {exc}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -61,14 +61,30 @@ def leaderboards_snapshots(now: dt.datetime) -> int:
         with transaction.atomic():
             written += snapshot_run(board.pk, run, today)
         # And a fresh copy of the ranks in Redis, should a lost change have left one stale.
-        groups = (
-            LeaderboardEntry.objects.filter(leaderboard=board, run_start=run)
-            .values_list("group", flat=True)
-            .distinct()
-        )
-        for group in groups:
-            ranks.rebuild(ranks.RunKey(board.pk, run, group))
+        ranks_rebuild_run(board.pk, run)
     return written
+
+
+def ranks_rebuild_run(board_pk: int, run: dt.date) -> int:
+    """Rebuild the Redis sets of every group of a run from PostgreSQL; how many were."""
+    groups = (
+        LeaderboardEntry.objects.filter(leaderboard_id=board_pk, run_start=run)
+        .values_list("group", flat=True)
+        .distinct()
+    )
+    return sum(ranks.rebuild(ranks.RunKey(board_pk, run, group)) for group in groups)
+
+
+def ranks_rebuild_active(today: dt.date) -> int:
+    """Rebuild the sets of every active board's current run (`manage.py
+    leaderboard_ranks_rebuild`: after restoring the database, or to warm a new Redis)."""
+    rebuilt = 0
+    for board in Leaderboard.objects.filter(status=Status.ACTIVE).select_related("tenant"):
+        definition = board_definitions(board.tenant).get(board.key)
+        run = definition.run_for(today) if definition else None
+        if run is not None:
+            rebuilt += ranks_rebuild_run(board.pk, run)
+    return rebuilt
 
 
 @periodic_job("leaderboards-streaks", every=dt.timedelta(minutes=10))
