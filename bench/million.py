@@ -20,7 +20,7 @@ import random
 import time
 from typing import Any
 
-from cases import BOARD_USERS, Case, Check, EventsWorker
+from cases import BOARD_KEY, BOARD_USER, BOARD_USERS, Case, Check, EventsWorker, ensure_words_board
 
 MILLION = 1_000_000
 MILLION_KEY = "million-board"
@@ -28,12 +28,21 @@ MILLION_METRIC = "million"
 MILLION_USER = "m-{}"  # external ids m-0 .. m-999999
 # (label, case, reference case or None, p99 target ms or None, ratio target or None)
 MILLION_TABLE = [
+    ("rank read, 1,000 participants", "thousand-rank", None, None, None),
     ("rank read, 1,000,000 participants", "million-rank", None, 20.0, None),
+    ("top-100 page, 1,000 participants", "thousand-top100", None, None, None),
     ("top-100 page, 1,000,000 participants", "million-top100", None, 20.0, None),
     ("events re-ranking, 1,000 participants", "events-ranked", None, None, None),
     ("events re-ranking, 1,000,000 participants", "million-events", "events-ranked", None, 0.8),
 ]
-MILLION_ORDER = ["events-ranked", "million-rank", "million-top100", "million-events"]
+MILLION_ORDER = [
+    "thousand-rank",
+    "thousand-top100",
+    "events-ranked",
+    "million-rank",
+    "million-top100",
+    "million-events",
+]
 
 
 def ensure_million_board(ctx: Any) -> None:
@@ -86,17 +95,18 @@ def ensure_million_board(ctx: Any) -> None:
 class _ReadWorker:
     """GETs for random participants; counts answers that are not what they must be."""
 
-    def __init__(self, seed: int, top: bool) -> None:
+    def __init__(self, seed: int, top: bool, board: str, user: str, users: int) -> None:
         self.rng = random.Random(seed)
         self.top = top
+        self.board, self.user, self.users = board, user, users
         self.bad = 0
         self.answered = 0
 
     def next_request(self) -> tuple[str, str, bytes | None]:
         if self.top:
-            return "GET", f"/v1/leaderboards/{MILLION_KEY}?limit=100", None
-        user = MILLION_USER.format(self.rng.randrange(MILLION))
-        return "GET", f"/v1/users/{user}/leaderboards/{MILLION_KEY}", None
+            return "GET", f"/v1/leaderboards/{self.board}?limit=100", None
+        user = self.user.format(self.rng.randrange(self.users))
+        return "GET", f"/v1/users/{user}/leaderboards/{self.board}", None
 
     def record(self, status: int | None, body: bytes) -> None:
         if status != 200:
@@ -108,7 +118,7 @@ class _ReadWorker:
                 ranks = [r["rank"] for r in data["rankings"]]
                 ok = ranks == list(range(1, 101))
             else:
-                ok = isinstance(data["rank"], int) and 1 <= data["rank"] <= MILLION
+                ok = isinstance(data["rank"], int) and 1 <= data["rank"] <= self.users
         except (ValueError, KeyError, TypeError):
             ok = False
         self.bad += not ok
@@ -117,6 +127,8 @@ class _ReadWorker:
 class MillionRankCase(Case):
     name = "million-rank"
     summary = f"GET /v1/users/{{id}}/leaderboards/{MILLION_KEY}, {MILLION:,} participants"
+    top = False
+    board, user, users = MILLION_KEY, MILLION_USER, MILLION
 
     def __init__(self, args: Any) -> None:
         self.seed: int = args.seed
@@ -125,7 +137,8 @@ class MillionRankCase(Case):
         ensure_million_board(ctx)
 
     def worker(self, index: int) -> _ReadWorker:
-        return _ReadWorker(self.seed * 7000 + index, top=False)
+        seed = self.seed * 7000 + index + 500 * self.top
+        return _ReadWorker(seed, self.top, self.board, self.user, self.users)
 
     def verify(self, ctx: Any, workers: list[Any]) -> list[Check]:
         bad = sum(w.bad for w in workers)
@@ -136,9 +149,22 @@ class MillionRankCase(Case):
 class MillionTopCase(MillionRankCase):
     name = "million-top100"
     summary = f"GET /v1/leaderboards/{MILLION_KEY}?limit=100, {MILLION:,} participants"
+    top = True
 
-    def worker(self, index: int) -> _ReadWorker:
-        return _ReadWorker(self.seed * 8000 + index, top=True)
+
+class ThousandRankCase(MillionRankCase):
+    name = "thousand-rank"
+    summary = f"GET /v1/users/{{id}}/leaderboards/{BOARD_KEY}, {BOARD_USERS:,} participants"
+    board, user, users = BOARD_KEY, BOARD_USER, BOARD_USERS
+
+    def setup(self, ctx: Any) -> None:
+        ensure_words_board(ctx, self.seed)
+
+
+class ThousandTopCase(ThousandRankCase):
+    name = "thousand-top100"
+    summary = f"GET /v1/leaderboards/{BOARD_KEY}?limit=100, {BOARD_USERS:,} participants"
+    top = True
 
 
 class _MillionEventsWorker(EventsWorker):
@@ -220,5 +246,12 @@ def _ms(value: float | None) -> str:
 
 
 MILLION_CASES: dict[str, type[Case]] = {
-    case.name: case for case in (MillionRankCase, MillionTopCase, MillionEventsCase)
+    case.name: case
+    for case in (
+        ThousandRankCase,
+        ThousandTopCase,
+        MillionRankCase,
+        MillionTopCase,
+        MillionEventsCase,
+    )
 }

@@ -925,7 +925,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def forget_ranks(env: dict[str, str]) -> None:
-    """Remove this run's rank sets from Redis (a million members are ~100 MB)."""
+    """Remove this run's rank sets from Redis (a million participants are ~300 MB)."""
     if not env.get("LEADERBOARD_RANKS_REDIS_URL"):
         return
     import redis

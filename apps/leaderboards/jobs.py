@@ -60,8 +60,10 @@ def leaderboards_snapshots(now: dt.datetime) -> int:
         # snapshot rows, not a million model instances).
         with transaction.atomic():
             written += snapshot_run(board.pk, run, today)
-        # And a fresh copy of the ranks in Redis, should a lost change have left one stale.
-        ranks_rebuild_run(board.pk, run)
+        # Once a day, a fresh copy of the ranks in Redis, should a lost change have left one
+        # stale (a set is built beside the old one: twice its memory for a moment).
+        if now.hour == 0:
+            ranks_rebuild_run(board.pk, run)
     return written
 
 

@@ -26,7 +26,7 @@ Changes are written in the event's transaction, under the user's lock (so one us
 reach Redis in order). A transaction that rolls back after its change, or a process that dies
 between the change and the commit, leaves that one user's member ahead of PostgreSQL until the
 user's next event, which resets it from PostgreSQL (the member the caller read under the lock is
-the truth), or until the set is rebuilt (the daily snapshot job rebuilds every active board's).
+the truth), or until the set is rebuilt (the snapshot job rebuilds every active board's daily).
 """
 
 import datetime as dt

@@ -237,3 +237,22 @@ def test_a_member_sorts_as_the_rankings_do():
     assert sorted(encoded) == encoded
     assert [ranks.member_value(m) for m in encoded] == [p[0] for p in places]
     assert [ranks.member_user(m) for m in encoded] == [p[2] for p in places]
+
+
+def test_the_snapshot_job_rebuilds_the_sets_once_a_day(settings, in_redis):
+    from apps.leaderboards.jobs import leaderboards_snapshots
+
+    client = tenant_client("Daily")
+    play(client, script(8))
+    board = selectors.board_definitions(client.tenant)["all"]
+    truth = held_members(board.pk)
+    run = ranks.RunKey(board.pk, board.start, "")
+    # A change lost between PostgreSQL and Redis: the first participant is missing from Redis.
+    ranks.change(run, [(ranks.member_user(truth[0]), None)])
+    assert held_members(board.pk) == truth[1:]
+    with time_machine.travel(START.replace(hour=12), tick=False):
+        leaderboards_snapshots(START.replace(hour=12))
+    assert held_members(board.pk) == truth[1:]
+    with time_machine.travel(START.replace(hour=0) + dt.timedelta(days=1), tick=False):
+        leaderboards_snapshots(START.replace(hour=0) + dt.timedelta(days=1))
+    assert held_members(board.pk) == truth
