@@ -43,7 +43,7 @@ from typing import Any
 from django.conf import settings
 
 from apps.core.background import background_submit
-from apps.leaderboards import sql
+from apps.leaderboards import ranks_lua, sql
 from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.sql import Place, Standing
 
@@ -78,107 +78,6 @@ def member_user(encoded: str) -> int:
     return int(encoded[42:])
 
 
-# --- Lua: each call is atomic in Redis -------------------------------------------------------
-# KEYS: 1 set, 2 hash, 3 pending, 4 build lock, 5 epoch
-
-_READY = """
-local epoch = redis.call('GET', KEYS[5]) or '0'
-local function ready()
-  return redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HGET', KEYS[2], '~') == epoch
-end
-local function replace(z, h, user, m)
-  local cur = redis.call('HGET', h, user)
-  if cur then redis.call('ZREM', z, cur) end
-  if m == '' then
-    redis.call('HDEL', h, user)
-  else
-    redis.call('ZADD', z, 0, m)
-    redis.call('HSET', h, user, m)
-  end
-end
--- Set a user's member ('' removes them): in the set when it is ready, and for the rebuild
--- when there is one under way or to come.
-local function put(user, m)
-  local is_ready = ready()
-  if is_ready then replace(KEYS[1], KEYS[2], user, m) end
-  if not is_ready or redis.call('EXISTS', KEYS[4]) == 1 then
-    redis.call('RPUSH', KEYS[3], epoch .. ' ' .. user .. ' ' .. m)
-    redis.call('EXPIRE', KEYS[3], 86400)
-  end
-end
-"""
-
-# ARGV: user, old member or '', new member or '', '1' when the old member is the truth (read
-# under the user's lock: a member Redis holds that differs is set right first). The user's own
-# member is left out: {ready, ahead of old, ahead of new, others, lowest other or ''}.
-_STANDING = (
-    _READY
-    + """
-if not ready() then return {0} end
-local cur = redis.call('HGET', KEYS[2], ARGV[1])
-if ARGV[4] == '1' and (cur or '') ~= ARGV[2] then
-  put(ARGV[1], ARGV[2])
-  cur = redis.call('HGET', KEYS[2], ARGV[1])
-end
-local function ahead(m)
-  if m == '' then return 0 end
-  local n = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. m)
-  if cur and cur < m then n = n - 1 end
-  return n
-end
-local others = redis.call('ZCARD', KEYS[1]) - 1
-if cur then others = others - 1 end
-local tail = redis.call('ZRANGE', KEYS[1], -3, -2)
-local lowest = ''
-for i = #tail, 1, -1 do
-  if tail[i] ~= '~' and tail[i] ~= cur then lowest = tail[i] break end
-end
-return {1, ahead(ARGV[2]), ahead(ARGV[3]), others, lowest}
-"""
-)
-
-# ARGV: user, member ('' removes the user), repeated.
-_SET = (
-    _READY
-    + """
-for i = 1, #ARGV, 2 do put(ARGV[i], ARGV[i + 1]) end
-return 1
-"""
-)
-
-# ARGV: offset, count -> members in rank order, or {'~not-ready'}.
-_PAGE = (
-    _READY
-    + """
-if not ready() then return {'~not-ready'} end
-local page = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[1] + ARGV[2] - 1)
-if page[#page] == '~' then page[#page] = nil end
-return page
-"""
-)
-
-# KEYS 6 and 7: the new set and hash, filled from PostgreSQL. ARGV: the build lock's token.
-# Replays the changes recorded since the build began, then puts the new set in place.
-_FINISH = (
-    _READY
-    + """
-if redis.call('GET', KEYS[4]) ~= ARGV[1] then return 0 end
-for _, op in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
-  local e, user, m = string.match(op, '^(%S+) (%S+) ?(%S*)$')
-  if e == epoch then replace(KEYS[6], KEYS[7], user, m) end
-end
-redis.call('ZADD', KEYS[6], 0, '~')
-redis.call('HSET', KEYS[7], '~', epoch)
-redis.call('RENAME', KEYS[6], KEYS[1])
-redis.call('RENAME', KEYS[7], KEYS[2])
-redis.call('PERSIST', KEYS[1])
-redis.call('PERSIST', KEYS[2])
-redis.call('DEL', KEYS[3], KEYS[4])
-return 1
-"""
-)
-
-
 @dataclass(frozen=True)
 class RunKey:
     """One ranking: a board's run and breakdown group."""
@@ -208,10 +107,10 @@ class _Redis:
         self.client = redis.Redis.from_url(
             url, socket_timeout=0.5, socket_connect_timeout=0.5, decode_responses=True
         )
-        self.standing = self.client.register_script(_STANDING)
-        self.set = self.client.register_script(_SET)
-        self.page = self.client.register_script(_PAGE)
-        self.finish = self.client.register_script(_FINISH)
+        self.standing = self.client.register_script(ranks_lua.STANDING)
+        self.set = self.client.register_script(ranks_lua.SET)
+        self.page = self.client.register_script(ranks_lua.PAGE)
+        self.finish = self.client.register_script(ranks_lua.FINISH)
         self.failed_at: float | None = None
 
 

@@ -1,0 +1,102 @@
+"""The Lua scripts of apps/leaderboards/ranks.py (its docstring describes the keys): each call
+is atomic in Redis, so a rank is read, or a member replaced, without another process's change
+in between."""
+
+# KEYS: 1 set, 2 hash, 3 pending, 4 build lock, 5 epoch
+
+READY = """
+local epoch = redis.call('GET', KEYS[5]) or '0'
+local function ready()
+  return redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HGET', KEYS[2], '~') == epoch
+end
+local function replace(z, h, user, m)
+  local cur = redis.call('HGET', h, user)
+  if cur then redis.call('ZREM', z, cur) end
+  if m == '' then
+    redis.call('HDEL', h, user)
+  else
+    redis.call('ZADD', z, 0, m)
+    redis.call('HSET', h, user, m)
+  end
+end
+-- Set a user's member ('' removes them): in the set when it is ready, and for the rebuild
+-- when there is one under way or to come.
+local function put(user, m)
+  local is_ready = ready()
+  if is_ready then replace(KEYS[1], KEYS[2], user, m) end
+  if not is_ready or redis.call('EXISTS', KEYS[4]) == 1 then
+    redis.call('RPUSH', KEYS[3], epoch .. ' ' .. user .. ' ' .. m)
+    redis.call('EXPIRE', KEYS[3], 86400)
+  end
+end
+"""
+
+# ARGV: user, old member or '', new member or '', '1' when the old member is the truth (read
+# under the user's lock: a member Redis holds that differs is set right first). The user's own
+# member is left out: {ready, ahead of old, ahead of new, others, lowest other or ''}.
+STANDING = (
+    READY
+    + """
+if not ready() then return {0} end
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if ARGV[4] == '1' and (cur or '') ~= ARGV[2] then
+  put(ARGV[1], ARGV[2])
+  cur = redis.call('HGET', KEYS[2], ARGV[1])
+end
+local function ahead(m)
+  if m == '' then return 0 end
+  local n = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. m)
+  if cur and cur < m then n = n - 1 end
+  return n
+end
+local others = redis.call('ZCARD', KEYS[1]) - 1
+if cur then others = others - 1 end
+local tail = redis.call('ZRANGE', KEYS[1], -3, -2)
+local lowest = ''
+for i = #tail, 1, -1 do
+  if tail[i] ~= '~' and tail[i] ~= cur then lowest = tail[i] break end
+end
+return {1, ahead(ARGV[2]), ahead(ARGV[3]), others, lowest}
+"""
+)
+
+# ARGV: user, member ('' removes the user), repeated.
+SET = (
+    READY
+    + """
+for i = 1, #ARGV, 2 do put(ARGV[i], ARGV[i + 1]) end
+return 1
+"""
+)
+
+# ARGV: offset, count -> members in rank order, or {'~not-ready'}.
+PAGE = (
+    READY
+    + """
+if not ready() then return {'~not-ready'} end
+local page = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[1] + ARGV[2] - 1)
+if page[#page] == '~' then page[#page] = nil end
+return page
+"""
+)
+
+# KEYS 6 and 7: the new set and hash, filled from PostgreSQL. ARGV: the build lock's token.
+# Replays the changes recorded since the build began, then puts the new set in place.
+FINISH = (
+    READY
+    + """
+if redis.call('GET', KEYS[4]) ~= ARGV[1] then return 0 end
+for _, op in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  local e, user, m = string.match(op, '^(%S+) (%S+) ?(%S*)$')
+  if e == epoch then replace(KEYS[6], KEYS[7], user, m) end
+end
+redis.call('ZADD', KEYS[6], 0, '~')
+redis.call('HSET', KEYS[7], '~', epoch)
+redis.call('RENAME', KEYS[6], KEYS[1])
+redis.call('RENAME', KEYS[7], KEYS[2])
+redis.call('PERSIST', KEYS[1])
+redis.call('PERSIST', KEYS[2])
+redis.call('DEL', KEYS[3], KEYS[4])
+return 1
+"""
+)
