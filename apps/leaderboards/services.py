@@ -21,7 +21,7 @@ from apps.leaderboards.selectors import (
     ordered,
     run_entries,
 )
-from apps.leaderboards.sql import Standing, displace_lowest
+from apps.leaderboards.sql import Standing, displace_lowest, lock_run
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.points.models import PointsDailyChange, PointsSystem
 from apps.users.choices import AttributeType
@@ -176,6 +176,11 @@ def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Deci
     return Decimal(total) if total is not None else fallback
 
 
+# Newcomer on a full board: how often the lowest entry may move up under them before they give
+# up entering (each attempt is a statement; moving up takes an event of that participant).
+DISPLACE_ATTEMPTS = 3
+
+
 def _enter(
     board: BoardDef, run: ranks.RunKey, user: EndUser, value: Decimal, now: dt.datetime
 ) -> Standing:
@@ -183,13 +188,25 @@ def _enter(
     entry, which they displace (spec: Leaderboard rule 2). Their standing after it; one who
     did not enter has ahead_after -1."""
     place = ranks.standing(run, user.pk, None, (value, now))
+    if place.others >= board.max_participants - 1:
+        # This entry fills the board, or displaces: one newcomer at a time, the standing
+        # read again under the lock (another may have just taken the last place).
+        lock_run(run.board_pk, run.run_start, run.group)
+        place = ranks.standing(run, user.pk, None, (value, now))
     changes: list[tuple[int, ranks.Place | None]] = []
-    if place.others >= board.max_participants:
+    for _ in range(DISPLACE_ATTEMPTS):
+        if place.others < board.max_participants:
+            break
         if place.lowest_other is None or value <= place.lowest_other:
             return Standing(0, -1, place.others, place.lowest_other)
-        displaced = displace_lowest(run.board_pk, run.run_start, run.group, user.pk)
+        displaced = displace_lowest(run.board_pk, run.run_start, run.group, user.pk, value)
         if displaced is not None:
             changes.append((displaced, None))
+            break
+        # The lowest participant moved up meanwhile (their own event): look again.
+        place = ranks.standing(run, user.pk, None, (value, now))
+    else:
+        return Standing(0, -1, place.others, place.lowest_other)
     LeaderboardEntry.objects.create(
         leaderboard_id=run.board_pk,
         run_start=run.run_start,

@@ -2,6 +2,7 @@
 standing aggregate, with its OR-ed conditions, in about ten times the query's own time."""
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -24,14 +25,15 @@ FROM {t}
 WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND user_id <> %s
 """
 
-# The last-ranked entry other than the user's, removed for a newcomer who beats it.
+# The last-ranked entry other than the user's, removed for a newcomer who beats it; checked
+# again once its row lock is had (its owner may have just moved it up).
 DISPLACE_LOWEST = """
 DELETE FROM {t} WHERE id = (
     SELECT id FROM {t}
     WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND user_id <> %s
     ORDER BY value, reached_at DESC, user_id DESC
     LIMIT 1
-)
+) AND value < %s
 RETURNING user_id
 """
 
@@ -71,9 +73,13 @@ def standing(
     )
 
 
-def displace_lowest(board_pk: int, run_start: dt.date, group: str, user_pk: int) -> int | None:
-    """Delete the last-ranked entry other than the user's; the user id it belonged to."""
-    row = fetch_one(DISPLACE_LOWEST, LeaderboardEntry, [board_pk, run_start, group, user_pk])
+def displace_lowest(
+    board_pk: int, run_start: dt.date, group: str, user_pk: int, below: Decimal
+) -> int | None:
+    """Delete the last-ranked entry other than the user's if its value is below `below`; the
+    user id it belonged to, or None when the lowest entry is not below it (any more)."""
+    params = [board_pk, run_start, group, user_pk, below]
+    row = fetch_one(DISPLACE_LOWEST, LeaderboardEntry, params)
     return int(row[0]) if row else None
 
 
@@ -107,3 +113,15 @@ def snapshot_run(board_pk: int, run_start: dt.date, day: dt.date) -> int:
 
 def _entries_table() -> str:
     return str(connection.ops.quote_name(LeaderboardEntry._meta.db_table))
+
+
+def lock_run(board_pk: int, run_start: dt.date, group: str) -> None:
+    """Serialize, until the transaction ends, the newcomers of one run and group whose entry
+    could fill the board (two would otherwise both take the last place, or both displace the
+    same lowest entry). SQLite serializes every write transaction already."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"lb:{board_pk}:{run_start}:{group}".encode(), digest_size=8)
+    key = int.from_bytes(digest.digest(), "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
