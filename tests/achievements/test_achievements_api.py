@@ -955,7 +955,7 @@ class TestBackdating:
         assert completions() == [("east", "One", True)]
 
     def test_runs_in_batches(self, api_client, admin, metric, monkeypatch):
-        monkeypatch.setattr(services, "BACKDATE_BATCH", 2)
+        monkeypatch.setattr(services.backdating, "BACKDATE_BATCH", 2)
         for i in range(7):
             event(api_client, user=f"u{i}", value=i)
         admin.metric(metric, 2, name="Two")
@@ -1166,7 +1166,7 @@ class TestReplaysAndConcurrency:
         admin.metric(metric, 5, name="Five")
         admin.metric(metric, 6, name="Six")
         event(api_client, value=5)
-        monkeypatch.setattr(services, "user_completions", lambda user: {})
+        monkeypatch.setattr(services.completing, "user_completions", lambda user: {})
         body = event(api_client, value=1)
         assert names(body["achievements"]) == ["Six"]
         assert completions() == [("u1", "Five", False), ("u1", "Six", False)]

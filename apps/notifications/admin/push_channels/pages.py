@@ -1,0 +1,191 @@
+"""The push channel pages: the list with its flag filter and action, and the change page,
+whose writes go through the push services."""
+
+from typing import Any, cast
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.utils.decorators import method_decorator
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.views.decorators.debug import sensitive_post_parameters
+
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    ServiceAdmin,
+    TenantColumnMixin,
+    TenantFilter,
+    delete_selected,
+)
+from apps.notifications import serializers
+from apps.notifications.admin.forms import with_field_errors
+from apps.notifications.admin.push_channels.form import (
+    KIND_FIELDS,
+    KIND_HELP,
+    SECRET_FIELDS,
+    PushChannelForm,
+    _credential_field,
+    _kind_label,
+)
+from apps.notifications.choices import PushChannelStatus, PushKind
+from apps.notifications.models import PushChannel
+from apps.notifications.push import services
+
+
+class FlaggedFilter(admin.SimpleListFilter):
+    title = "flag"
+    parameter_name = "flagged"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "Flagged"), ("no", "Not flagged")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(flagged_at__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.action(permissions=["change"], description="Clear the flag of selected push channels")
+def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    flagged = list(queryset.filter(flagged_at__isnull=False).select_related("tenant"))
+    for channel in flagged:
+        services.push_channel_update(channel, flagged=False, fields={})
+    modeladmin.message_user(
+        request,
+        f"Cleared the flag of {len(flagged)} push channel(s): dead tokens are pruned again."
+        if flagged
+        else "None of the selected channels was flagged.",
+        messages.SUCCESS if flagged else messages.WARNING,
+    )
+
+
+# Kept out of error reports (DEBUG pages, mails to ADMINS) along with the rest of the POST.
+_sensitive = method_decorator(sensitive_post_parameters(*SECRET_FIELDS))
+
+
+@admin.register(PushChannel)
+class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
+    form = PushChannelForm
+    list_display = ("kind", "app_column", "status", "flag_column", "tenant_column", "created")
+    list_select_related = (TENANT_RELATED,)
+    list_filter = ("kind", "status", FlaggedFilter, ("tenant", TenantFilter))
+    ordering = ("tenant_id", "kind", "pk")
+    actions = [clear_flag, delete_selected]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PushChannel]:
+        return super().get_queryset(request).select_related(TENANT_RELATED)
+
+    @_sensitive
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+        if obj is None:
+            return [
+                (None, {"fields": ("tenant", "kind", "status")}),
+                *(
+                    (
+                        _kind_label(kind),
+                        {
+                            "fields": names,
+                            "classes": ("push-kind", f"push-kind-{kind}"),
+                            "description": KIND_HELP[kind],
+                        },
+                    )
+                    for kind, names in KIND_FIELDS.items()
+                ),
+            ]
+        head = ("tenant_column", "kind", "public_id", "status", "created", "updated")
+        fieldsets: list[tuple[Any, Any]] = [(None, {"fields": head})]
+        if obj.flagged_at is not None:
+            # The reason and date are above the form (pushchannel/change_form.html).
+            fieldsets.append(("Flag", {"fields": ("clear_flag",)}))
+        provider = (*KIND_FIELDS[obj.kind], *self._derived(obj), "credentials_state")
+        fieldsets.append(
+            (_kind_label(obj.kind), {"fields": provider, "description": KIND_HELP[obj.kind]})
+        )
+        return fieldsets
+
+    @staticmethod
+    def _derived(obj: PushChannel) -> tuple[str, ...]:
+        return ("project_id",) if obj.kind == PushKind.FCM else ()
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        if obj is None:
+            return ()
+        return (
+            "tenant_column",
+            "kind",
+            "public_id",
+            "created",
+            "updated",
+            "project_id",
+            "credentials_state",
+        )
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        kwargs["fields"] = ("tenant",) if obj is None else ()
+        return with_field_errors(
+            super().get_form(request, obj, change, **kwargs), _credential_field
+        )
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushChannel:
+        data = cast(PushChannelForm, form).api_data
+        return services.push_channel_create(
+            form.cleaned_data["tenant"],
+            kind=data["kind"],
+            status=data.get("status", PushChannelStatus.ACTIVE),
+            fields=serializers.channel_fields(data),
+        )
+
+    def service_update(
+        self, request: HttpRequest, current: PushChannel, form: forms.ModelForm
+    ) -> None:
+        data = cast(PushChannelForm, form).api_data
+        services.push_channel_update(
+            current,
+            status=data.get("status"),
+            flagged=data.get("flagged"),
+            fields=serializers.channel_fields(data),
+        )
+
+    def service_delete(self, request: HttpRequest, obj: PushChannel) -> None:
+        services.push_channel_delete(obj)
+
+    @admin.display(description="app")
+    def app_column(self, obj: PushChannel) -> str:
+        if obj.kind == PushKind.APNS:
+            bundle = obj.settings.get("bundleId") or "-"
+            return f"{bundle} (sandbox)" if obj.settings.get("sandbox") else bundle
+        return str(obj.settings.get("projectId") or "-")
+
+    @admin.display(description="flag", ordering="flagged_at")
+    def flag_column(self, obj: PushChannel) -> SafeString | str:
+        if obj.flagged_at is None:
+            return "-"
+        return format_html(
+            '<span class="push-flag" title="{}" style="background: var(--error-fg, #ba2121); '
+            "color: #fff; border-radius: 4px; padding: 2px 8px; font-weight: 600; "
+            'cursor: help; white-space: nowrap">flagged</span>',
+            obj.flag_reason or "flagged",
+        )
+
+    @admin.display(description="project id")
+    def project_id(self, obj: PushChannel) -> str:
+        return str(obj.settings.get("projectId") or "-")
+
+    @admin.display(description="credentials")
+    def credentials_state(self, obj: PushChannel) -> str:
+        if not obj.credentials:
+            return "None stored."
+        return "Stored, encrypted. Write-only: never shown; enter a new one above to replace it."

@@ -1,0 +1,126 @@
+"""Application API of one user's points in a system: the total, level and latest awards, the
+boosts that apply to the user, and the points summed per day, week or month."""
+
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.params import query_date, query_int
+from apps.core.api.views import AppApi
+from apps.core.errors import ValidationError
+from apps.core.openapi import errors
+from apps.metrics.choices import Aggregation
+from apps.metrics.openapi import AGGREGATION, END_DATE, START_DATE
+from apps.metrics.serializers import summary_render
+from apps.points import domain, openapi, selectors
+from apps.points.errors import PointsSystemNotFoundError
+from apps.points.ledger import award_render, boost_render, level_render, system_base_render
+from apps.points.views.systems import _system
+from apps.users.domain import local_date
+from apps.users.errors import UserNotFoundError
+from apps.users.openapi import USER_ID
+from apps.users.selectors import user_get
+
+
+class UserPointsApi(AppApi):
+    @extend_schema(
+        operation_id="users_points",
+        summary="Get a user's points",
+        description="The user's total and current level in the points system, with their most "
+        "recent awards, newest first.",
+        parameters=[USER_ID, openapi.POINTS_KEY, openapi.AWARDS],
+        responses={
+            200: openapi.GetUserPointsResponse,
+            **errors(
+                401,
+                403,
+                (404, "User or points system not found, or unknown Tenant-ID."),
+                (422, "awards is not an integer from 1 to 100."),
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        count = query_int(request.query_params, "awards", default=10, minimum=1, maximum=100)
+        system = selectors.system_by_key(scope.tenant, key)  # cached: no query
+        found = selectors.user_total_by_external_id(
+            scope.tenant, user_id, system.pk if system else 0
+        )
+        if found is None:
+            raise UserNotFoundError(user_id)  # before an unknown system, as always
+        if system is None:
+            raise PointsSystemNotFoundError(key)
+        user_pk, total = found
+        reached = domain.level_for(total, system.level_points)
+        level = next((lv for lv in system.levels if reached and lv.pk == reached.pk), None)
+        return Response(
+            {
+                **system_base_render(system),
+                "total": total,
+                "level": level_render(level) if level else None,
+                "awards": [
+                    award_render(a) for a in selectors.user_awards(user_pk, system.pk, count)
+                ],
+            }
+        )
+
+
+class UserPointsBoostsApi(AppApi):
+    """Active boosts for this user: global ones they qualify for and their own."""
+
+    @extend_schema(
+        operation_id="users_points_boosts",
+        summary="Get a user's active boosts",
+        description="The boosts running today in the user's time zone that apply to the user: "
+        "the global ones whose attribute filters the user matches, and the user's own.",
+        parameters=[USER_ID, openapi.POINTS_KEY],
+        responses={
+            200: openapi.PointsBoost(many=True),
+            **errors(401, 403, (404, "User or points system not found, or unknown Tenant-ID.")),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        system = _system(scope.tenant, key)
+        today = local_date(timezone.now(), user.tz)
+        return Response(
+            [
+                boost_render(b, today)
+                for b in selectors.user_boosts(user, system)
+                if b.running_on(today)
+            ]
+        )
+
+
+class UserPointsEventSummaryApi(AppApi):
+    @extend_schema(
+        operation_id="users_points_event_summary",
+        summary="Summarize a user's points",
+        description="The change and the running total of the user's points per day, week or month.",
+        parameters=[USER_ID, openapi.POINTS_KEY, AGGREGATION, START_DATE, END_DATE],
+        responses={
+            200: openapi.UsersPointsEventSummaryResponseItem(many=True),
+            **errors(
+                401,
+                403,
+                (404, "User or points system not found, or unknown Tenant-ID."),
+                (422, "aggregation, startDate or endDate missing or invalid."),
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        params = request.query_params
+        aggregation = params.get("aggregation")
+        if aggregation not in Aggregation.values:
+            raise ValidationError("aggregation must be one of daily, weekly, monthly")
+        start, end = query_date(params, "startDate"), query_date(params, "endDate")
+        user = user_get(scope.tenant, user_id)
+        system = _system(scope.tenant, key)
+        buckets = selectors.points_event_summary(user, system.pk, aggregation, start, end)
+        return Response(summary_render(buckets))

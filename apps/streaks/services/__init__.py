@@ -1,0 +1,41 @@
+"""Writes of streak settings and per-user streak state.
+
+`configuration` writes the tenant's settings and a user's preferences, `events` is the
+pipeline's streak step, `adjustments` what staff do to one user's streak, `periodic` what the
+jobs settle and earn; all of them write the state row through `state`. Callers import from
+this package."""
+
+from apps.streaks.services.adjustments import (
+    streak_freeze_grant,
+    streak_pause_archive,
+    streak_pause_create,
+    streak_reset,
+    streak_restore,
+)
+from apps.streaks.services.configuration import (
+    streak_preferences_of,
+    streak_preferences_update,
+    streak_settings_update,
+)
+from apps.streaks.services.events import StreakEventResult, streak_apply_event
+from apps.streaks.services.periodic import (
+    StreakJobOutcome,
+    streak_freezes_earn_locked,
+    streak_settle_locked,
+)
+
+__all__ = [
+    "StreakEventResult",
+    "StreakJobOutcome",
+    "streak_apply_event",
+    "streak_freeze_grant",
+    "streak_freezes_earn_locked",
+    "streak_pause_archive",
+    "streak_pause_create",
+    "streak_preferences_of",
+    "streak_preferences_update",
+    "streak_reset",
+    "streak_restore",
+    "streak_settings_update",
+    "streak_settle_locked",
+]

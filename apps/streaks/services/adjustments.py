@@ -1,0 +1,87 @@
+"""What the admin API and the dashboard do to one user's streak: grant a freeze, pause,
+restore or reset it, each from a settled streak under the user's row lock."""
+
+import datetime as dt
+
+from django.utils import timezone
+
+from apps.accounts.models import Tenant
+from apps.streaks import domain
+from apps.streaks.choices import PauseStatus
+from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
+from apps.streaks.models import StreakPause, StreakPeriod
+from apps.streaks.selectors import streak_config
+from apps.streaks.services.state import _locked_state, _period_upsert, _save
+from apps.users.domain import local_date
+from apps.users.models import EndUser
+
+
+def streak_freeze_grant(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> bool:
+    """Grant one freeze; False (nothing granted) when it would exceed the maximum."""
+    now = now or timezone.now()
+    if not streak_config(tenant).freezes_enabled:
+        raise StreakSettingsInvalidError("Streak freezes are not enabled for this tenant")
+    row, view = _locked_state(tenant, user, now)
+    if row.freezes + 1 > view.config.freeze_max_count:
+        _save(row, user)
+        return False
+    row.freezes += 1
+    _save(row, user)
+    return True
+
+
+def streak_pause_create(
+    tenant: Tenant, user: EndUser, start: dt.date, end: dt.date, now: dt.datetime | None = None
+) -> StreakPause:
+    now = now or timezone.now()
+    if start < local_date(now, user.tz):
+        raise StreakPauseInvalidError("start must not be before today in the user's time zone")
+    return StreakPause.objects.create(tenant=tenant, user=user, start=start, end=end)
+
+
+def streak_pause_archive(pause: StreakPause) -> None:
+    pause.status = PauseStatus.ARCHIVED
+    pause.save(update_fields=["status"])
+
+
+def streak_restore(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> bool:
+    """Set the streak to the longest length it reached inside the restore window (reference
+    §4.3). If that length was reached in the current period, the period stays counted;
+    otherwise the streak continues from the previous period and the user extends it by acting
+    in the current one. False when there is nothing longer to restore."""
+    now = now or timezone.now()
+    row, view = _locked_state(tenant, user, now)
+    frequency = view.config.frequency
+    window = domain.period_start(domain.restore_window_start(view.current, frequency), frequency)
+    best = (
+        StreakPeriod.objects.filter(user=user, frequency=frequency, period_start__gte=window)
+        .order_by("-length", "-period_start")
+        .values_list("length", "period_start")
+        .first()
+    )
+    if best is None or best[0] <= view.settlement.state.length:
+        _save(row, user)  # keeps what settling wrote
+        return False
+    length, reached_in = best
+    through = (
+        view.current
+        if reached_in >= view.current
+        else domain.previous_period(view.current, frequency)
+    )
+    row.frequency = frequency
+    row.length = length
+    row.settled_through = through
+    row.started = domain.shift_periods(through, frequency, -(length - 1))
+    row.extended_at = now
+    _save(row, user)
+    return True
+
+
+def streak_reset(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> None:
+    """Set the current streak to 0; the current period's history records the reset."""
+    now = now or timezone.now()
+    row, view = _locked_state(tenant, user, now)
+    frequency = view.config.frequency
+    row.length, row.started, row.settled_through, row.extended_at = 0, None, None, None
+    _save(row, user)
+    _period_upsert(tenant, user, frequency, view.current, length=0, extended=False, reset_at=now)

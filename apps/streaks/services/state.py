@@ -1,0 +1,109 @@
+"""How the services write a user's streak state: the row created when missing, the
+settlement of missed periods written, the due instant recomputed on save, a period's outcome
+recorded in one upsert, and the row lock taken before an admin operation."""
+
+import datetime as dt
+
+from apps.accounts.models import Tenant
+from apps.streaks import domain
+from apps.streaks.models import StreakPeriod, StreakState
+from apps.streaks.selectors import StreakConfig, StreakView, streak_state_get, streak_view
+from apps.users.domain import local_date, zone
+from apps.users.models import EndUser
+
+
+def _state_row(
+    tenant: Tenant, user: EndUser, row: StreakState | None, config: StreakConfig, now: dt.datetime
+) -> StreakState:
+    if row is not None:
+        return row
+    start = config.freeze_start_count if config.freezes_enabled else 0
+    return StreakState(
+        tenant=tenant,
+        user=user,
+        frequency=config.frequency,
+        freezes=start,
+        freezes_earned_on=local_date(now, user.tz),
+        tz=user.tz,
+    )
+
+
+def _persist_settlement(tenant: Tenant, user: EndUser, row: StreakState, view: StreakView) -> None:
+    """Write the periods that settling accounted for (freezes consumed, pauses used)."""
+    settlement = view.settlement
+    frequency = view.config.frequency
+    length = view.state.length
+    rows = [
+        StreakPeriod(
+            tenant=tenant,
+            user=user,
+            frequency=frequency,
+            period_start=period,
+            period_end=domain.period_end(period, frequency),
+            length=length,
+            used_freeze=period in settlement.frozen,
+            used_pause=period in settlement.paused,
+        )
+        for period in sorted({*settlement.frozen, *settlement.paused})
+    ]
+    StreakPeriod.objects.bulk_create(rows, ignore_conflicts=True)
+    new = settlement.state
+    row.frequency = frequency
+    row.tz = user.tz  # the state is now expressed in the user's current time zone
+    row.length, row.started = new.length, new.started
+    row.settled_through, row.freezes = new.settled_through, new.freezes
+
+
+def _period_upsert(
+    tenant: Tenant,
+    user: EndUser,
+    frequency: str,
+    period: dt.date,
+    *,
+    length: int,
+    extended: bool,
+    reset_at: dt.datetime | None = None,
+) -> None:
+    """Record a period's outcome in one statement (INSERT ... ON CONFLICT DO UPDATE)."""
+    # A reset only marks the period: the length it reached stays recorded, for restore.
+    fields = ["reset_at"] if reset_at else ["length", "extended"]
+    StreakPeriod.objects.bulk_create(
+        [
+            StreakPeriod(
+                tenant=tenant,
+                user=user,
+                frequency=frequency,
+                period_start=period,
+                period_end=domain.period_end(period, frequency),
+                length=length,
+                extended=extended,
+                reset_at=reset_at,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["user", "frequency", "period_start"],
+        update_fields=fields,
+    )
+
+
+def _save(row: StreakState, user: EndUser) -> None:
+    """Save the state with its due instant recomputed (None when there is no live streak)."""
+    row.due_at = (
+        domain.missed_at(row.settled_through, row.frequency, zone(user.tz))
+        if row.length > 0 and row.settled_through is not None
+        else None
+    )
+    row.save()
+
+
+def _locked_state(
+    tenant: Tenant, user: EndUser, now: dt.datetime
+) -> tuple[StreakState, StreakView]:
+    """The user's state row (created when missing) and current view, with its settlement
+    written, under the user's row lock: admin operations start from a settled streak."""
+    EndUser.objects.select_for_update().filter(pk=user.pk).first()
+    stored = streak_state_get(user)
+    view = streak_view(tenant, user, stored, now)
+    row = _state_row(tenant, user, stored, view.config, now)
+    _persist_settlement(tenant, user, row, view)
+    return row, view
