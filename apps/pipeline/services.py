@@ -19,7 +19,7 @@ from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_met
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
 from apps.pipeline import steps
-from apps.pipeline.config import event_config
+from apps.pipeline.config import EventConfig, event_config
 from apps.pipeline.models import BatchRequest, QueuedEvent, QueuedEventStatus
 from apps.pipeline.outcomes import StreakOutcome
 from apps.points.services import points_for_achievements
@@ -89,67 +89,96 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
     config = event_config(tenant, data.metric_key)
     attribute_values_check(tenant, data.attributes, "event")
     with transaction.atomic():
-        user = user_lock(tenant, data.user_id)
-        created = False
-        if user is None:
-            identified = user_create_or_lock(tenant, data.user_id, data.user_fields, now)
-            user, created = identified.user, identified.created
-        if not created and data.idempotency_key is not None:
-            # Checked only with the user's lock held: a concurrent request with the same key
-            # has either committed its event (we replay it) or not started (we go first).
-            original = event_by_idempotency_key(user, config.metric.pk, data.idempotency_key)
-            if original is not None:
-                # A replay applies nothing, not even the inline user fields: the state it
-                # reports is the state the first request left, plus whatever came since.
-                return EventResult(
-                    body=_response(
-                        str(original.public_id),
-                        config.metric,
-                        user_metric_total(user, config.metric.pk),
-                        steps.streak_current(tenant, user, now),
-                        [],
-                        {},
-                        {},
-                        data.idempotency_key,
-                        replayed=True,
-                    ),
-                    replayed=True,
-                )
-        if not created:
-            user_update_fields(tenant, user, data.user_fields, now)
-        recorded = event_record(
-            tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
-        )
-        ctx = steps.EventContext(
-            tenant=tenant,
-            user=user,
-            user_created=created,
-            metric=config.metric,
-            value=data.value,
-            attributes=data.attributes,
-            recorded=recorded,
-            now=now,
-        )
-        streak = steps.streak_step(ctx)
-        achievements = steps.achievements_step(ctx, streak)
-        points = steps.points_step(ctx, streak, achievements)
-        leaderboards = steps.leaderboards_step(ctx, streak, points)
-        facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
-        # Notifications tell which of them became due: webhooks hear of those too.
-        facts += notifications_record(tenant, user, facts, now)
-        webhooks_record(tenant, user, facts, now)
-        body = _response(
-            str(recorded.event.public_id),
-            config.metric,
-            recorded.total,
-            streak,
-            list(achievements.completed),
-            points.systems,
-            leaderboards.boards,
-            data.idempotency_key,
-            replayed=False,
-        )
+        identified = _event_user(tenant, user_lock(tenant, data.user_id), data, now)
+        return event_apply(tenant, identified, config, data, now)
+
+
+def _event_user(
+    tenant: Tenant, locked: EndUser | None, data: EventInput, now: dt.datetime
+) -> UserUpsertResult:
+    """The event's user: the one whose row lock the caller took, or, unknown, created now with
+    the event's user fields (or locked, if a concurrent request created it first)."""
+    if locked is not None:
+        return UserUpsertResult(user=locked, created=False)
+    return user_create_or_lock(tenant, data.user_id, data.user_fields, now)
+
+
+def event_apply(
+    tenant: Tenant,
+    identified: UserUpsertResult,
+    config: EventConfig,
+    data: EventInput,
+    now: dt.datetime,
+) -> EventResult:
+    """Apply one event to a user whose row lock the caller holds, in the caller's transaction:
+    the idempotency check, the inline user fields, the event and every feature step, then the
+    notifications and webhooks of what it did. A single event (event_process) and a user's
+    events of a batch (queued_events_process) both come through here."""
+    user, created = identified.user, identified.created
+    if not created and data.idempotency_key is not None:
+        replay = _replay(tenant, user, config, data.idempotency_key, now)
+        if replay is not None:
+            return replay
+    if not created:
+        user_update_fields(tenant, user, data.user_fields, now)
+    recorded = event_record(
+        tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
+    )
+    ctx = steps.EventContext(
+        tenant=tenant,
+        user=user,
+        user_created=created,
+        metric=config.metric,
+        value=data.value,
+        attributes=data.attributes,
+        recorded=recorded,
+        now=now,
+    )
+    streak = steps.streak_step(ctx)
+    achievements = steps.achievements_step(ctx, streak)
+    points = steps.points_step(ctx, streak, achievements)
+    leaderboards = steps.leaderboards_step(ctx, streak, points)
+    facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
+    # Notifications tell which of them became due: webhooks hear of those too.
+    facts += notifications_record(tenant, user, facts, now)
+    webhooks_record(tenant, user, facts, now)
+    body = _response(
+        str(recorded.event.public_id),
+        config.metric,
+        recorded.total,
+        streak,
+        list(achievements.completed),
+        points.systems,
+        leaderboards.boards,
+        data.idempotency_key,
+        replayed=False,
+    )
     return EventResult(body=body, replayed=False)
+
+
+def _replay(
+    tenant: Tenant, user: EndUser, config: EventConfig, key: str, now: dt.datetime
+) -> EventResult | None:
+    """The answer to an event whose idempotency key this user already used for this metric,
+    or None. Checked only with the user's lock held: a concurrent request with the same key
+    has either committed its event (we replay it) or not started (we go first)."""
+    original = event_by_idempotency_key(user, config.metric.pk, key)
+    if original is None:
+        return None
+    # A replay applies nothing, not even the inline user fields: the state it reports is the
+    # state the first request left, plus whatever came since.
+    body = _response(
+        str(original.public_id),
+        config.metric,
+        user_metric_total(user, config.metric.pk),
+        steps.streak_current(tenant, user, now),
+        [],
+        {},
+        {},
+        key,
+        replayed=True,
+    )
+    return EventResult(body=body, replayed=True)
 
 
 @dataclass(frozen=True)
