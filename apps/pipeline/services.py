@@ -314,46 +314,89 @@ def _json_ready(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def queued_events_process(batch_id: str) -> int:
-    """Process a batch's pending events in order; returns how many were processed now.
+# A user's events of a batch are applied in one transaction of at most this many: the user's
+# row lock is held until it commits (about 10 ms an event with every feature configured), so a
+# batch of 1,000 events for one user keeps that user's own API requests waiting half a second
+# at a time, not ten seconds. Batches spread over users rarely reach it (1,000 events over 50
+# users: 20 each, one lock and one commit per user).
+GROUP_MAX_EVENTS = 50
 
-    Safe to run twice or concurrently: each row is locked and re-checked before it is
-    processed, and marked done in the same transaction as its pipeline run. The lock is a
-    blocking one, so a second worker waits instead of overtaking and reordering a user's
-    events.
+
+def queued_events_process(batch_id: str) -> int:
+    """Process a batch's pending events, grouped by user; returns how many were processed now.
+
+    Each user's events are applied in `seq` order, in transactions of at most GROUP_MAX_EVENTS
+    that lock their rows, take the user's lock once and load the user once (`_group_process`);
+    users come in the order of their first event. Events of different users commute except on
+    leaderboards (README, Batches). Safe to run twice or concurrently: the rows are locked and
+    re-checked before they are applied, and marked done in the same transaction. The locks are
+    blocking ones, so a second worker waits instead of overtaking and reordering a user's
+    events; a worker that dies leaves the committed groups done and the rest pending.
     """
-    processed = 0
-    row_ids = list(
+    groups: dict[tuple[int, str], list[int]] = {}
+    pending = (
         QueuedEvent.objects.filter(batch_id=batch_id, status=QueuedEventStatus.PENDING)
         .order_by("seq")
-        .values_list("pk", flat=True)
+        .values_list("pk", "tenant_id", "payload")
     )
-    for row_id in row_ids:
-        with transaction.atomic():
-            row = (
-                QueuedEvent.objects.select_for_update()
-                .select_related("tenant")
-                .filter(pk=row_id, status=QueuedEventStatus.PENDING)
-                .first()
-            )
-            if row is None:
-                continue
+    for pk, tenant_pk, payload in pending:
+        groups.setdefault((tenant_pk, payload["userId"]), []).append(pk)
+    processed = 0
+    for row_ids in groups.values():
+        for start in range(0, len(row_ids), GROUP_MAX_EVENTS):
+            processed += _group_process(row_ids[start : start + GROUP_MAX_EVENTS])
+    return processed
+
+
+def _group_process(row_ids: list[int]) -> int:
+    """Apply the still pending rows among `row_ids` (one user's, in seq order) in one
+    transaction; returns how many. An event that raises ApplicationError rolls back to its
+    savepoint and is kept as failed with its reason; any other error rolls back the group."""
+    with transaction.atomic():
+        rows = list(
+            # `of`: the rows only, not the tenant joined to them (a configuration change
+            # writes the tenant row, and need not wait for a batch).
+            QueuedEvent.objects.select_for_update(of=("self",))
+            .select_related("tenant")
+            .filter(pk__in=row_ids, status=QueuedEventStatus.PENDING)
+            .order_by("seq")
+        )
+        if not rows:
+            return 0
+        tenant, user_id = rows[0].tenant, rows[0].payload["userId"]
+        user = user_lock(tenant, user_id)  # None until an event of the group creates it
+        done: list[int] = []
+        for row in rows:
             try:
                 with transaction.atomic():
-                    event_process(
-                        row.tenant, event_input_from_payload(row.payload), now=row.accepted_at
-                    )
-                row.status = QueuedEventStatus.DONE
+                    user = _queued_event_apply(tenant, user, row)
+                done.append(row.pk)
             except ApplicationError as exc:
                 # Validated at acceptance; configuration may have changed since (a deleted
-                # metric or attribute). The event is kept with its reason.
-                row.status = QueuedEventStatus.FAILED
-                row.error = exc.message
+                # metric or attribute), or the stored user (an email removed). The event is
+                # kept with its reason.
+                row.status, row.error = QueuedEventStatus.FAILED, exc.message
+                row.processed_at = timezone.now()
+                row.save(update_fields=["status", "error", "processed_at"])
                 logger.warning("queued event %s failed: %s", row, exc.message)
-            row.processed_at = timezone.now()
-            row.save(update_fields=["status", "error", "processed_at"])
-            processed += 1
-    return processed
+                # The savepoint undid the event's writes, not what it set on the loaded
+                # user: load it again, as the next event alone would.
+                user = user_lock(tenant, user_id)
+        QueuedEvent.objects.filter(pk__in=done).update(
+            status=QueuedEventStatus.DONE, processed_at=timezone.now()
+        )
+    return len(rows)
+
+
+def _queued_event_apply(tenant: Tenant, user: EndUser | None, row: QueuedEvent) -> EndUser:
+    """One event of a group, for the locked `user` (None: unknown yet); returns the user, who
+    may have been created by this event."""
+    data = event_input_from_payload(row.payload)
+    config = event_config(tenant, data.metric_key)
+    attribute_values_check(tenant, data.attributes, "event")
+    identified = _event_user(tenant, user, data, row.accepted_at)
+    event_apply(tenant, identified, config, data, row.accepted_at)
+    return identified.user
 
 
 def queued_events_purge_processed(older_than: dt.datetime) -> int:
