@@ -112,13 +112,44 @@ def send(ctx: InProcessContext, body: list[dict[str, Any]]) -> tuple[int, float]
     return row, seconds
 
 
-def work(row: int, profile: bool = False) -> tuple[float, int]:
-    """The worker's task for one batch; returns its seconds and SQL statements."""
+def backend_cpu() -> tuple[int, float]:
+    """The PostgreSQL backend of this process's connection, and its CPU seconds so far."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = int(cursor.fetchone()[0])
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return pid, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (all cores), from /proc/stat."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle, iowait
+
+
+class Work:
+    """What the worker's task for one batch took: wall seconds, CPU seconds of this process and
+    of its PostgreSQL backend (None if the connection changed), SQL statements, and the cores
+    that everything else kept busy meanwhile (another program disturbs the figures)."""
+
+    def __init__(
+        self, seconds: float, cpu: float, db_cpu: float | None, statements: int, busy: float
+    ) -> None:
+        self.seconds, self.cpu, self.db_cpu, self.statements = seconds, cpu, db_cpu, statements
+        self.other_cores = (busy - cpu - (db_cpu or 0)) / seconds
+
+
+def work(row: int, profile: bool = False) -> Work:
+    """Run the worker's task for one batch."""
     from django.db import connection
 
     from apps.core.outbox import outbox_run
 
     counter = StatementCounter()
+    pid, db_before = backend_cpu()
+    cpu_before, busy_before = time.process_time(), machine_busy()
     with connection.execute_wrapper(counter):
         started = time.perf_counter()
         if profile:
@@ -134,9 +165,12 @@ def work(row: int, profile: bool = False) -> tuple[float, int]:
         else:
             done = outbox_run(row)
             seconds = time.perf_counter() - started
+    cpu, busy = time.process_time() - cpu_before, machine_busy() - busy_before
     if not done:
         raise RuntimeError(f"outbox row {row} did not run")
-    return seconds, counter.count
+    pid_after, db_after = backend_cpu()
+    db_cpu = db_after - db_before if pid_after == pid else None
+    return Work(seconds, cpu, db_cpu, counter.count, busy)
 
 
 def check(sent: Counter[str], events: int) -> bool:
@@ -191,16 +225,20 @@ def main() -> int:
                 sent[item["user"]["id"]] += item["value"]
             row, accept_s = send(ctx, body)
             profile = number > args.batches
-            work_s, statements = work(row, profile=profile)
+            done = work(row, profile=profile)
             events = len(body)
             label = "profiled" if profile else f"batch {number}"
+            db_ms = "?" if done.db_cpu is None else f"{done.db_cpu * 1000 / events:.2f}"
             print(
-                f"{label}: accepted in {accept_s * 1000:.0f} ms; worker {work_s:.2f} s = "
-                f"{events / work_s:,.0f} events/s ({statements / events:.1f} statements/event); "
-                f"end to end {events / (accept_s + work_s):,.0f} events/s"
+                f"{label}: accepted in {accept_s * 1000:.0f} ms; worker {done.seconds:.2f} s = "
+                f"{events / done.seconds:,.0f} events/s; end to end "
+                f"{events / (accept_s + done.seconds):,.0f} events/s; per event: "
+                f"{done.statements / events:.1f} statements, CPU ms worker "
+                f"{done.cpu * 1000 / events:.2f}, postgres backend {db_ms}; "
+                f"other programs {done.other_cores:.2f} cores"
             )
             if number > 1 and not profile:  # the first batch also creates its users
-                rates.append(events / (accept_s + work_s))
+                rates.append(events / (accept_s + done.seconds))
         if rates:
             print(
                 f"summary: events={args.events} users={args.users} end-to-end events/s "
