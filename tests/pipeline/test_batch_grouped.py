@@ -1,4 +1,4 @@
-"""The batch worker applies a batch grouped by user (apps/pipeline/services.queued_events_process):
+"""The batch worker applies a batch grouped by user (apps/pipeline/batches.queued_events_process):
 one lock, one load and one transaction per user, each event in a savepoint. These tests send
 the same events one at a time and as batches and compare everything the events wrote, and show
 what a failing event does to the rest of its user's group."""
@@ -19,14 +19,10 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.errors import ValidationError
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
-from apps.pipeline import services
+from apps.pipeline import batches, steps
+from apps.pipeline.batches import events_enqueue, queued_events_process
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
-from apps.pipeline.services import (
-    EventInput,
-    event_process,
-    events_enqueue,
-    queued_events_process,
-)
+from apps.pipeline.services import EventInput, event_process
 from apps.points.models import (
     PointsAward,
     PointsDailyChange,
@@ -118,7 +114,7 @@ def configure(client: Any) -> None:
 USERS = [f"u{n}" for n in range(8)]
 
 
-def batches() -> list[list[EventInput]]:
+def daily_batches() -> list[list[EventInput]]:
     """One batch a day, the users' events interleaved: u7 skips the second day (its streak
     is lost), u6 appears only on the third, the fourth comes after a day without events.
     Values are positive and drawn so that no two users tie on a board (see the tie test)."""
@@ -254,7 +250,7 @@ def test_a_batch_applies_the_same_as_one_event_at_a_time(
         configure(api_client)
         configure(other_tenant_client)
     boards: list[list[str]] = []
-    for day, items in enumerate(batches()):
+    for day, items in enumerate(daily_batches()):
         one_at_a_time(tenant, [[]] * day + [items])
         as_batches(other_tenant, [[]] * day + [items])
         assert snapshot(tenant) == snapshot(other_tenant), f"day {day}"
@@ -334,7 +330,7 @@ def test_a_batch_takes_each_users_lock_once(tenant, metric):
 def test_a_users_events_beyond_the_group_limit_go_in_further_transactions(
     tenant, metric, monkeypatch
 ):
-    monkeypatch.setattr(services, "GROUP_MAX_EVENTS", 3)
+    monkeypatch.setattr(batches, "GROUP_MAX_EVENTS", 3)
     items = [EventInput("words", "solo", {}, Decimal(n + 1), {}) for n in range(8)]
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id
@@ -423,14 +419,14 @@ def test_an_event_failing_after_its_writes_is_undone_alone(api_client, tenant, m
     created(
         api_client, f"/admin/v1/points/{xp['id']}/triggers", [trigger | {"points": 1, **ACTIVE}]
     )
-    real = services.steps.leaderboards_step
+    real = steps.leaderboards_step
 
     def failing_for_20(ctx: Any, *args: Any) -> Any:
         if ctx.value == 20:
             raise ValidationError("a rule that fails late")
         return real(ctx, *args)
 
-    monkeypatch.setattr(services.steps, "leaderboards_step", failing_for_20)
+    monkeypatch.setattr(steps, "leaderboards_step", failing_for_20)
     items = [EventInput("words", "u1", {}, Decimal(v), {}) for v in (10, 20, 30)]
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id

@@ -17,8 +17,8 @@ from apps.core.models import OutboxTask
 from apps.core.outbox import outbox_run, outbox_sweep
 from apps.core.tasks import outbox_run_task
 from apps.metrics.models import MetricEvent, MetricTotal
+from apps.pipeline.batches import queued_events_process
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
-from apps.pipeline.services import queued_events_process
 from tests.concurrency import run_all
 from tests.factories import MetricFactory, OrganizationWithKey
 
@@ -119,9 +119,9 @@ def test_a_worker_whose_connection_is_killed_mid_batch_loses_and_doubles_nothing
     assert client_for(org).post(URL, body, format="json").status_code == 202
     broker_down.undo()
 
-    from apps.pipeline import services
+    from apps.pipeline import batches
 
-    real = services.event_apply
+    real = batches.event_apply
     calls = {"n": 0}
 
     def killed_at_the_35th(*args: Any, **kwargs: Any) -> Any:
@@ -131,7 +131,7 @@ def test_a_worker_whose_connection_is_killed_mid_batch_loses_and_doubles_nothing
                 cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "event_apply", killed_at_the_35th)
+    monkeypatch.setattr(batches, "event_apply", killed_at_the_35th)
     row = OutboxTask.objects.get()
     assert outbox_run(row.pk) is False
     row.refresh_from_db()
@@ -195,10 +195,10 @@ def test_workers_running_one_batch_at_once_apply_each_event_once_in_order(
     here, so each user's ten events take three). Three workers run the same batch at once:
     whichever locks a group's rows applies them, the others wait and find them done; each
     event is applied once, points included, and each user's in the order sent."""
-    from apps.pipeline import services
+    from apps.pipeline import batches
     from apps.points.models import PointsAward, PointsTotal
 
-    monkeypatch.setattr(services, "GROUP_MAX_EVENTS", 4)
+    monkeypatch.setattr(batches, "GROUP_MAX_EVENTS", 4)
     client = client_for(org)
     system = client.post("/admin/v1/points", [{"name": "XP", "key": "xp"}], format="json")
     trigger = {"type": "metric", "points": 1, "metricThreshold": 1, "status": "active"}
