@@ -6,7 +6,7 @@ import logging
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -107,6 +107,12 @@ def _json_ready(fields: dict[str, Any]) -> dict[str, Any]:
 # at a time, not ten seconds. Batches spread over users rarely reach it (1,000 events over 50
 # users: 20 each, one lock and one commit per user).
 GROUP_MAX_EVENTS = 50
+# A group that PostgreSQL aborts as a deadlock is run again at once, this many times, before the
+# error goes to the outbox's later retries. Unlike a single event, a group holds the locks of
+# several events, taken in no fixed order: an earlier event's per-run lock as a newcomer on a
+# full board (apps/leaderboards/sql.lock_run) while a later one waits for the user's own entry,
+# which another newcomer displacing it holds, and that newcomer waits for the per-run lock.
+GROUP_DEADLOCK_RETRIES = 2
 
 
 def queued_events_process(batch_id: str) -> int:
@@ -131,8 +137,25 @@ def queued_events_process(batch_id: str) -> int:
     processed = 0
     for row_ids in groups.values():
         for start in range(0, len(row_ids), GROUP_MAX_EVENTS):
-            processed += _group_process(row_ids[start : start + GROUP_MAX_EVENTS])
+            processed += _group_process_retried(row_ids[start : start + GROUP_MAX_EVENTS])
     return processed
+
+
+def _group_process_retried(row_ids: list[int]) -> int:
+    failures = 0
+    while True:
+        try:
+            return _group_process(row_ids)
+        except OperationalError as exc:
+            # The whole group rolled back: its rows are still pending.
+            failures += 1
+            if failures > GROUP_DEADLOCK_RETRIES or not _deadlock(exc):
+                raise
+            logger.warning("a batch group (rows from %s) deadlocked: run again", row_ids[0])
+
+
+def _deadlock(exc: OperationalError) -> bool:
+    return getattr(exc.__cause__, "sqlstate", None) == "40P01"  # deadlock_detected
 
 
 def _group_process(row_ids: list[int]) -> int:

@@ -8,9 +8,10 @@ import random
 from decimal import Decimal
 from typing import Any
 
+import psycopg
 import pytest
 import time_machine
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 
@@ -440,3 +441,57 @@ def test_an_event_failing_after_its_writes_is_undone_alone(api_client, tenant, m
     assert list(PointsAward.objects.order_by("id").values_list("awarded", flat=True)) == [10, 30]
     assert MetricDailyChange.objects.get().change == Decimal(40)
     assert PointsDailyChange.objects.get().change == 40
+
+
+def deadlock() -> OperationalError:
+    """What Django raises when PostgreSQL aborts a transaction to break a deadlock."""
+    error = OperationalError("deadlock detected")
+    error.__cause__ = psycopg.errors.DeadlockDetected("deadlock detected")
+    return error
+
+
+def deadlocking_at(monkeypatch: Any, user_id: str, value: int, times: int) -> None:
+    """The event (user_id, value) is aborted as a deadlock the first `times` times it runs."""
+    real = batches.event_apply
+    left = [times]
+
+    def apply(tenant: Any, identified: Any, config: Any, data: Any, now: Any) -> Any:
+        if (data.user_id, data.value) == (user_id, value) and left[0]:
+            left[0] -= 1
+            raise deadlock()
+        return real(tenant, identified, config, data, now)
+
+    monkeypatch.setattr(batches, "event_apply", apply)
+
+
+def enqueue(tenant: Tenant, *events: tuple[str, int]) -> Any:
+    events_enqueue(tenant, [EventInput("words", u, {}, Decimal(v), {}) for u, v in events])
+    return QueuedEvent.objects.latest("id").batch_id
+
+
+def test_a_group_aborted_by_a_deadlock_is_run_again_at_once(tenant, metric, monkeypatch):
+    """u2's group is aborted at its second event, after its first was applied: the rollback
+    undoes both, and the group runs again and applies each of its events once."""
+    deadlocking_at(monkeypatch, "u2", 5, times=batches.GROUP_DEADLOCK_RETRIES)
+    batch_id = enqueue(tenant, ("u1", 1), ("u2", 2), ("u1", 3), ("u2", 5), ("u2", 6))
+
+    assert queued_events_process(str(batch_id)) == 5
+
+    assert {s for _, s, _ in statuses(batch_id)} == {"done"}
+    running = MetricEvent.objects.filter(user__external_id="u2").order_by("id")
+    assert list(running.values_list("total_after", flat=True)) == [2, 7, 13]
+    assert MetricEvent.objects.count() == 5
+
+
+def test_a_group_that_keeps_deadlocking_is_left_pending_for_the_outbox(tenant, metric, monkeypatch):
+    deadlocking_at(monkeypatch, "u2", 5, times=batches.GROUP_DEADLOCK_RETRIES + 1)
+    batch_id = enqueue(tenant, ("u1", 1), ("u2", 2), ("u1", 3), ("u2", 5), ("u2", 6))
+
+    with pytest.raises(OperationalError):
+        queued_events_process(str(batch_id))
+
+    pending = [seq for seq, status, _ in statuses(batch_id) if status == "pending"]
+    assert pending == [1, 3, 4]  # u2's
+    assert list(MetricEvent.objects.values_list("total_after", flat=True)) == [1, 4]
+    assert queued_events_process(str(batch_id)) == 3  # the outbox's next run
+    assert MetricEvent.objects.count() == 5
