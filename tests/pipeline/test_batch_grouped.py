@@ -239,14 +239,15 @@ def rankings(client: Any, key: str) -> list[dict[str, Any]]:
 
 
 def test_a_batch_applies_the_same_as_one_event_at_a_time(
-    api_client, other_tenant_client, tenant, other_tenant
+    api_client, other_tenant_client, tenant, other_tenant, rank_store
 ):
     """The same events, one at a time through event_process (tenant A) and as one batch a day
     through the grouped worker (tenant B), at the same instants: after every day, every total,
     event, streak, completion, points total and level, award, trigger mark, daily rollup and
-    leaderboard entry and rank is equal. Exact because no two users tie on a board and values
-    only grow: then who ends on a full board, and where, does not depend on the order of users
-    (the tie test below shows where it does)."""
+    leaderboard entry and rank is equal, with ranks counted by PostgreSQL or kept in Redis
+    (`rank_store`). Exact because no two users tie on a board and values only grow: then who
+    ends on a full board, and where, does not depend on the order of users (the tie test below
+    shows where it does)."""
     with time_machine.travel(DAY0, tick=False):
         configure(api_client)
         configure(other_tenant_client)
@@ -278,7 +279,7 @@ def test_a_batch_applies_the_same_as_one_event_at_a_time(
 
 
 def test_on_a_full_board_a_tie_is_decided_by_the_order_of_users(
-    api_client, other_tenant_client, tenant, other_tenant
+    api_client, other_tenant_client, tenant, other_tenant, rank_store
 ):
     """The one outcome where the order of users matters. A batch's events share one instant,
     so reaching a value first cannot break a tie; on a full board a newcomer must exceed the
