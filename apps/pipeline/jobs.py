@@ -19,7 +19,7 @@ from apps.notifications.scheduling import (
     streak_reminders_schedule,
 )
 from apps.notifications.services import notifications_record
-from apps.pipeline.services import queued_events_purge_processed
+from apps.pipeline.batches import queued_events_purge_processed
 from apps.pipeline.steps import completion_facts
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome

@@ -14,8 +14,9 @@ class QueuedEventStatus(models.TextChoices):
 class QueuedEvent(models.Model):
     """An event accepted by the admin batch endpoint, waiting to go through the pipeline.
 
-    Rows are processed in `seq` order within their batch, each in the same transaction as its
-    own pipeline run, so a crash either processes an event and marks it done, or neither.
+    Rows are processed one user at a time, in `seq` order, and marked done in the same
+    transaction as their pipeline runs, so a crash either processes an event and marks it
+    done, or neither.
     """
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")

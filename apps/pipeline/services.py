@@ -1,26 +1,22 @@
 """Event processing: the only module that knows the order of steps (ARCHITECTURE.md §5)."""
 
 import datetime as dt
-import logging
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import AchievementDef
 from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
-from apps.core.errors import ApplicationError
 from apps.core.facts import Fact
-from apps.core.outbox import outbox_enqueue
 from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
 from apps.pipeline import steps
-from apps.pipeline.config import event_config
-from apps.pipeline.models import BatchRequest, QueuedEvent, QueuedEventStatus
+from apps.pipeline.config import EventConfig, event_config
 from apps.pipeline.outcomes import StreakOutcome
 from apps.points.services import points_for_achievements
 from apps.users.models import EndUser
@@ -33,8 +29,6 @@ from apps.users.services import (
     user_upsert,
 )
 from apps.webhooks.services import webhooks_record
-
-logger = logging.getLogger("gamify.pipeline")
 
 
 @dataclass(frozen=True)
@@ -89,67 +83,96 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
     config = event_config(tenant, data.metric_key)
     attribute_values_check(tenant, data.attributes, "event")
     with transaction.atomic():
-        user = user_lock(tenant, data.user_id)
-        created = False
-        if user is None:
-            identified = user_create_or_lock(tenant, data.user_id, data.user_fields, now)
-            user, created = identified.user, identified.created
-        if not created and data.idempotency_key is not None:
-            # Checked only with the user's lock held: a concurrent request with the same key
-            # has either committed its event (we replay it) or not started (we go first).
-            original = event_by_idempotency_key(user, config.metric.pk, data.idempotency_key)
-            if original is not None:
-                # A replay applies nothing, not even the inline user fields: the state it
-                # reports is the state the first request left, plus whatever came since.
-                return EventResult(
-                    body=_response(
-                        str(original.public_id),
-                        config.metric,
-                        user_metric_total(user, config.metric.pk),
-                        steps.streak_current(tenant, user, now),
-                        [],
-                        {},
-                        {},
-                        data.idempotency_key,
-                        replayed=True,
-                    ),
-                    replayed=True,
-                )
-        if not created:
-            user_update_fields(tenant, user, data.user_fields, now)
-        recorded = event_record(
-            tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
-        )
-        ctx = steps.EventContext(
-            tenant=tenant,
-            user=user,
-            user_created=created,
-            metric=config.metric,
-            value=data.value,
-            attributes=data.attributes,
-            recorded=recorded,
-            now=now,
-        )
-        streak = steps.streak_step(ctx)
-        achievements = steps.achievements_step(ctx, streak)
-        points = steps.points_step(ctx, streak, achievements)
-        leaderboards = steps.leaderboards_step(ctx, streak, points)
-        facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
-        # Notifications tell which of them became due: webhooks hear of those too.
-        facts += notifications_record(tenant, user, facts, now)
-        webhooks_record(tenant, user, facts, now)
-        body = _response(
-            str(recorded.event.public_id),
-            config.metric,
-            recorded.total,
-            streak,
-            list(achievements.completed),
-            points.systems,
-            leaderboards.boards,
-            data.idempotency_key,
-            replayed=False,
-        )
+        identified = event_user_resolve(tenant, user_lock(tenant, data.user_id), data, now)
+        return event_apply(tenant, identified, config, data, now)
+
+
+def event_user_resolve(
+    tenant: Tenant, locked: EndUser | None, data: EventInput, now: dt.datetime
+) -> UserUpsertResult:
+    """The event's user: the one whose row lock the caller took, or, unknown, created now with
+    the event's user fields (or locked, if a concurrent request created it first)."""
+    if locked is not None:
+        return UserUpsertResult(user=locked, created=False)
+    return user_create_or_lock(tenant, data.user_id, data.user_fields, now)
+
+
+def event_apply(
+    tenant: Tenant,
+    identified: UserUpsertResult,
+    config: EventConfig,
+    data: EventInput,
+    now: dt.datetime,
+) -> EventResult:
+    """Apply one event to a user whose row lock the caller holds, in the caller's transaction:
+    the idempotency check, the inline user fields, the event and every feature step, then the
+    notifications and webhooks of what it did. A single event (event_process) and a user's
+    events of a batch (batches.queued_events_process) both come through here."""
+    user, created = identified.user, identified.created
+    if not created and data.idempotency_key is not None:
+        replay = _replay(tenant, user, config, data.idempotency_key, now)
+        if replay is not None:
+            return replay
+    if not created:
+        user_update_fields(tenant, user, data.user_fields, now)
+    recorded = event_record(
+        tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
+    )
+    ctx = steps.EventContext(
+        tenant=tenant,
+        user=user,
+        user_created=created,
+        metric=config.metric,
+        value=data.value,
+        attributes=data.attributes,
+        recorded=recorded,
+        now=now,
+    )
+    streak = steps.streak_step(ctx)
+    achievements = steps.achievements_step(ctx, streak)
+    points = steps.points_step(ctx, streak, achievements)
+    leaderboards = steps.leaderboards_step(ctx, streak, points)
+    facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
+    # Notifications tell which of them became due: webhooks hear of those too.
+    facts += notifications_record(tenant, user, facts, now)
+    webhooks_record(tenant, user, facts, now)
+    body = _response(
+        str(recorded.event.public_id),
+        config.metric,
+        recorded.total,
+        streak,
+        list(achievements.completed),
+        points.systems,
+        leaderboards.boards,
+        data.idempotency_key,
+        replayed=False,
+    )
     return EventResult(body=body, replayed=False)
+
+
+def _replay(
+    tenant: Tenant, user: EndUser, config: EventConfig, key: str, now: dt.datetime
+) -> EventResult | None:
+    """The answer to an event whose idempotency key this user already used for this metric,
+    or None. Checked only with the user's lock held: a concurrent request with the same key
+    has either committed its event (we replay it) or not started (we go first)."""
+    original = event_by_idempotency_key(user, config.metric.pk, key)
+    if original is None:
+        return None
+    # A replay applies nothing, not even the inline user fields: the state it reports is the
+    # state the first request left, plus whatever came since.
+    body = _response(
+        str(original.public_id),
+        config.metric,
+        user_metric_total(user, config.metric.pk),
+        steps.streak_current(tenant, user, now),
+        [],
+        {},
+        {},
+        key,
+        replayed=True,
+    )
+    return EventResult(body=body, replayed=True)
 
 
 @dataclass(frozen=True)
@@ -203,136 +226,3 @@ def user_identify(
         facts += notifications_record(tenant, result.user, facts, now)
         webhooks_record(tenant, result.user, facts, now)
     return result
-
-
-def event_input_from_payload(payload: dict[str, Any]) -> EventInput:
-    """Rebuild an EventInput from a validated batch item stored as JSON."""
-    return EventInput(
-        metric_key=payload["key"],
-        user_id=payload["userId"],
-        user_fields=payload["userFields"],
-        value=Decimal(payload["value"]),
-        attributes=payload["attributes"],
-        idempotency_key=payload.get("idempotencyKey"),
-    )
-
-
-def events_enqueue(
-    tenant: Tenant, inputs: list[EventInput], idempotency_key: str | None = None
-) -> int:
-    """Record a validated batch, all of it or nothing, and process it after commit (a worker,
-    or inline without one). With an idempotency key already used by the tenant, store nothing
-    and answer the original batch's count."""
-    from apps.pipeline.tasks import queued_events_process_task
-
-    now = timezone.now()
-    rows = [
-        QueuedEvent(
-            tenant=tenant,
-            seq=seq,
-            accepted_at=now,
-            payload={
-                "key": item.metric_key,
-                "userId": item.user_id,
-                "userFields": _json_ready(item.user_fields),
-                "value": str(item.value),
-                "attributes": item.attributes,
-                "idempotencyKey": item.idempotency_key,
-            },
-        )
-        for seq, item in enumerate(inputs)
-    ]
-    batch_id = rows[0].batch_id
-    for row in rows:
-        row.batch_id = batch_id
-    with transaction.atomic():
-        if idempotency_key is not None:
-            replayed = _batch_replayed(tenant, idempotency_key, batch_id, len(rows), now)
-            if replayed is not None:
-                return replayed
-        QueuedEvent.objects.bulk_create(rows)
-        outbox_enqueue(queued_events_process_task, str(batch_id))
-    return len(rows)
-
-
-def _batch_replayed(
-    tenant: Tenant, key: str, batch_id: Any, accepted: int, now: dt.datetime
-) -> int | None:
-    """The original `accepted` of a batch sent before with this key, or None after recording
-    this batch under it. Two requests racing with one key: the unique constraint lets one
-    record it; the other waits for it and answers as a replay."""
-    existing = BatchRequest.objects.filter(tenant=tenant, idempotency_key=key).first()
-    if existing is not None:
-        return existing.accepted
-    try:
-        with transaction.atomic():
-            BatchRequest.objects.create(
-                tenant=tenant,
-                idempotency_key=key,
-                batch_id=batch_id,
-                accepted=accepted,
-                created=now,
-            )
-    except IntegrityError:
-        return BatchRequest.objects.get(tenant=tenant, idempotency_key=key).accepted
-    return None
-
-
-def _json_ready(fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: value.isoformat() if isinstance(value, dt.date) else value
-        for key, value in fields.items()
-    }
-
-
-def queued_events_process(batch_id: str) -> int:
-    """Process a batch's pending events in order; returns how many were processed now.
-
-    Safe to run twice or concurrently: each row is locked and re-checked before it is
-    processed, and marked done in the same transaction as its pipeline run. The lock is a
-    blocking one, so a second worker waits instead of overtaking and reordering a user's
-    events.
-    """
-    processed = 0
-    row_ids = list(
-        QueuedEvent.objects.filter(batch_id=batch_id, status=QueuedEventStatus.PENDING)
-        .order_by("seq")
-        .values_list("pk", flat=True)
-    )
-    for row_id in row_ids:
-        with transaction.atomic():
-            row = (
-                QueuedEvent.objects.select_for_update()
-                .select_related("tenant")
-                .filter(pk=row_id, status=QueuedEventStatus.PENDING)
-                .first()
-            )
-            if row is None:
-                continue
-            try:
-                with transaction.atomic():
-                    event_process(
-                        row.tenant, event_input_from_payload(row.payload), now=row.accepted_at
-                    )
-                row.status = QueuedEventStatus.DONE
-            except ApplicationError as exc:
-                # Validated at acceptance; configuration may have changed since (a deleted
-                # metric or attribute). The event is kept with its reason.
-                row.status = QueuedEventStatus.FAILED
-                row.error = exc.message
-                logger.warning("queued event %s failed: %s", row, exc.message)
-            row.processed_at = timezone.now()
-            row.save(update_fields=["status", "error", "processed_at"])
-            processed += 1
-    return processed
-
-
-def queued_events_purge_processed(older_than: dt.datetime) -> int:
-    """Delete processed (done or failed) batch rows accepted before `older_than`."""
-    deleted, _ = QueuedEvent.objects.filter(
-        accepted_at__lt=older_than,
-        status__in=[QueuedEventStatus.DONE, QueuedEventStatus.FAILED],
-    ).delete()
-    # Keys of batches whose rows are gone: a replay that late stores the batch again.
-    BatchRequest.objects.filter(created__lt=older_than).delete()
-    return deleted

@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from apps.pipeline.services import queued_events_process
+from apps.pipeline.batches import queued_events_process
 
 
 @shared_task(name="apps.pipeline.tasks.queued_events_process_task")

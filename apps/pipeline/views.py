@@ -21,11 +21,11 @@ from apps.core.scope import Scope
 from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
 from apps.pipeline import openapi, serializers
+from apps.pipeline.batches import events_enqueue
 from apps.pipeline.services import (
     EventInput,
     achievement_complete,
     event_process,
-    events_enqueue,
     user_identify,
 )
 from apps.users import views as users_views

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from apps.metrics.models import MetricEvent, MetricTotal
+from apps.pipeline.batches import queued_events_process
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
-from apps.pipeline.services import queued_events_process
 from apps.users.models import EndUser
 from tests.factories import AttributeFactory, MetricFactory, bump
 

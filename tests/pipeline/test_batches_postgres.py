@@ -17,8 +17,8 @@ from apps.core.models import OutboxTask
 from apps.core.outbox import outbox_run, outbox_sweep
 from apps.core.tasks import outbox_run_task
 from apps.metrics.models import MetricEvent, MetricTotal
+from apps.pipeline.batches import queued_events_process
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
-from apps.pipeline.services import queued_events_process
 from tests.concurrency import run_all
 from tests.factories import MetricFactory, OrganizationWithKey
 
@@ -112,30 +112,35 @@ def test_a_batch_sent_during_a_broker_outage_and_retried_is_applied_exactly_once
 def test_a_worker_whose_connection_is_killed_mid_batch_loses_and_doubles_nothing(
     org, broker_down, monkeypatch
 ):
+    """The worker applies a user's events in one transaction (users in the order of their
+    first event: u0, u1, ...; ten events each). Killed in the middle of u3's group, it leaves
+    u0, u1 and u2 done and all of u3's events pending, and the retry applies the rest once."""
     body = batch(100)
     assert client_for(org).post(URL, body, format="json").status_code == 202
     broker_down.undo()
 
-    from apps.pipeline import services
+    from apps.pipeline import batches
 
-    real = services.event_process
+    real = batches.event_apply
     calls = {"n": 0}
 
-    def killed_at_the_40th(*args: Any, **kwargs: Any) -> Any:
+    def killed_at_the_35th(*args: Any, **kwargs: Any) -> Any:
         calls["n"] += 1
-        if calls["n"] == 40:
+        if calls["n"] == 35:
             with connection.cursor() as cursor:  # the server drops this worker's connection
                 cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "event_process", killed_at_the_40th)
+    monkeypatch.setattr(batches, "event_apply", killed_at_the_35th)
     row = OutboxTask.objects.get()
     assert outbox_run(row.pk) is False
     row.refresh_from_db()
     assert (row.attempts, row.locked_until) == (1, None)
     assert "OperationalError" in row.last_error or "InterfaceError" in row.last_error
-    assert QueuedEvent.objects.filter(status=QueuedEventStatus.DONE).count() == 39
-    assert MetricEvent.objects.count() == 39
+    done = QueuedEvent.objects.filter(status=QueuedEventStatus.DONE)
+    assert sorted(done.values_list("seq", flat=True)) == [i for i in range(100) if i % USERS < 3]
+    assert MetricEvent.objects.count() == 30
+    assert totals() == {u: t for u, t in expected_totals(body).items() if u in {"u0", "u1", "u2"}}
 
     assert sweep_later(5) == 1  # the retry picks up where the dead connection stopped
     assert MetricEvent.objects.count() == 100
@@ -181,3 +186,45 @@ def test_two_runs_of_one_outbox_row_at_once_process_the_batch_once(org, broker_d
     assert MetricEvent.objects.count() == 60
     assert totals() == expected_totals(body)
     assert not OutboxTask.objects.exists()
+
+
+def test_workers_running_one_batch_at_once_apply_each_event_once_in_order(
+    org, broker_down, monkeypatch
+):
+    """The worker applies a user's events in transactions of GROUP_MAX_EVENTS (lowered to 4
+    here, so each user's ten events take three). Three workers run the same batch at once:
+    whichever locks a group's rows applies them, the others wait and find them done; each
+    event is applied once, points included, and each user's in the order sent."""
+    from apps.pipeline import batches
+    from apps.points.models import PointsAward, PointsTotal
+
+    monkeypatch.setattr(batches, "GROUP_MAX_EVENTS", 4)
+    client = client_for(org)
+    system = client.post("/admin/v1/points", [{"name": "XP", "key": "xp"}], format="json")
+    trigger = {"type": "metric", "points": 1, "metricThreshold": 1, "status": "active"}
+    metric_id = client.get("/admin/v1/metrics").json()[0]["id"]
+    response = client.post(
+        f"/admin/v1/points/{system.json()['created'][0]['id']}/triggers",
+        [trigger | {"metricId": metric_id}],
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = batch(100)
+    assert client.post(URL, body, format="json").status_code == 202
+    broker_down.undo()
+    batch_id = str(QueuedEvent.objects.values_list("batch_id", flat=True).first())
+
+    results = run_all([lambda: queued_events_process(batch_id)] * 3)
+
+    assert not any(isinstance(result, Exception) for result in results), results
+    assert sum(results) == 100
+    assert MetricEvent.objects.count() == PointsAward.objects.count() == 100
+    assert totals() == expected_totals(body)
+    points = dict(PointsTotal.objects.values_list("user__external_id", "total"))
+    assert points == {user: int(total) for user, total in expected_totals(body).items()}
+    for n in range(USERS):
+        running = MetricEvent.objects.filter(user__external_id=f"u{n}").order_by("id")
+        sent = [item["value"] for item in body if item["user"]["id"] == f"u{n}"]
+        assert list(running.values_list("total_after", flat=True)) == [
+            sum(sent[: k + 1]) for k in range(len(sent))
+        ]
