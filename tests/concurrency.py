@@ -4,7 +4,18 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from django.db import connections
+import pytest
+from django.db import connection, connections
+
+# The marks of a module whose tests need PostgreSQL's real row locks (SQLite serializes every
+# write transaction): `pytestmark = [*POSTGRES_ONLY, ...]`.
+POSTGRES_ONLY = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
+    ),
+]
 
 
 def run_all(jobs: list[Callable[[], Any]]) -> list[Any]:

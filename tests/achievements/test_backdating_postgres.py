@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 import time_machine
-from django.db import connection
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 from rest_framework.test import APIClient
@@ -16,14 +15,11 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.models import OutboxTask
 from apps.core.outbox import outbox_sweep
 from apps.core.tasks import outbox_run_task
+from tests.concurrency import POSTGRES_ONLY
 from tests.factories import MetricFactory, OrganizationWithKey
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
     pytest.mark.django_db(transaction=True),
 ]
 

@@ -5,19 +5,14 @@ and ends with the best of everyone who took part, whether ranks are counted or i
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from apps.leaderboards.models import LeaderboardEntry
-from tests.concurrency import run_all
+from tests.concurrency import POSTGRES_ONLY, run_all
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("rank_store"),
 ]

@@ -7,23 +7,18 @@ from typing import Any
 import pytest
 import time_machine
 from django.core import mail
-from django.db import connection
 
 from apps.notifications import jobs
 from apps.notifications.delivery import messages_send
 from apps.notifications.models import Message
 from apps.pipeline import jobs as pipeline_jobs
-from tests.concurrency import run_all
+from tests.concurrency import POSTGRES_ONLY, run_all
 from tests.conftest import Client
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 from tests.notifications.conftest import activate, at
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
 ]
 
 USERS = 60

@@ -19,15 +19,11 @@ from apps.core.tasks import outbox_run_task
 from apps.metrics.models import MetricEvent, MetricTotal
 from apps.pipeline.batches import queued_events_process
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
-from tests.concurrency import run_all
+from tests.concurrency import POSTGRES_ONLY, run_all
 from tests.factories import MetricFactory, OrganizationWithKey
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
     pytest.mark.django_db(transaction=True),
 ]
 

@@ -6,19 +6,16 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 from rest_framework.test import APIClient
 
 from apps.metrics.models import MetricEvent, MetricTotal
 from apps.users.models import EndUser
+from tests.concurrency import POSTGRES_ONLY
 from tests.factories import MetricFactory, OrganizationWithKey
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
 ]
 
 THREADS = 20

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connections, transaction
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
@@ -18,15 +18,11 @@ from apps.metrics.models import MetricEvent
 from apps.points.jobs import points_time_triggers
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal
 from apps.users.models import EndUser
-from tests.concurrency import run_all
+from tests.concurrency import POSTGRES_ONLY, run_all
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
 ]
 
 THREADS = 20

@@ -3,22 +3,17 @@
 import datetime as dt
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from apps.webhooks.delivery import deliveries_send
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery
 from apps.webhooks.services import event_publish, webhook_endpoint_create
-from tests.concurrency import run_all
+from tests.concurrency import POSTGRES_ONLY, run_all
 from tests.factories import OrganizationWithKey
 from tests.webhooks.receiver import Receiver
 
 pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: run with DATABASE_URL=postgres://...",
-    ),
+    *POSTGRES_ONLY,
 ]
 
 EVENTS = 30
