@@ -3,8 +3,8 @@ in-process scheduler of `manage.py serve`: one list, three drivers.
 
 Apps register jobs in their `jobs.py` (imported by AppConfig.ready):
 
-    @periodic_job("batch-events-recover", every=timedelta(minutes=5))
-    def batch_events_recover(now): ...
+    @periodic_job("queued-events-purge", every=timedelta(hours=6))
+    def queued_events_purge(now): ...
 
 Every job must be idempotent: a late or repeated run changes nothing that a single on-time run
 would not have changed.
