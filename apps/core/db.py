@@ -6,12 +6,16 @@ insert), and aggregates the ORM compiles slowly. The SQL itself lives in each ap
 
 import datetime as dt
 import functools
+import logging
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.models import Model
+
+logger = logging.getLogger("gamify.db")
+T = TypeVar("T")
 
 
 def upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
@@ -146,3 +150,23 @@ def insert(instance: Model) -> None:
     instance.pk = row[0] if row else None
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def deadlocked(exc: OperationalError) -> bool:
+    """Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01)."""
+    return getattr(exc.__cause__, "sqlstate", None) == "40P01"
+
+
+def retrying_deadlocks(run: Callable[[], T], retries: int, what: str) -> T:
+    """`run()` (which opens its own transaction, or savepoint) again, at most `retries` times,
+    when PostgreSQL aborts it as a deadlock victim: the rollback undid everything it did, and
+    released the locks it took."""
+    failures = 0
+    while True:
+        try:
+            return run()
+        except OperationalError as exc:
+            failures += 1
+            if failures > retries or not deadlocked(exc):
+                raise
+            logger.warning("%s deadlocked: run again", what)

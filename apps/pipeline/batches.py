@@ -6,10 +6,11 @@ import logging
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
+from apps.core.db import retrying_deadlocks
 from apps.core.errors import ApplicationError
 from apps.core.outbox import outbox_enqueue
 from apps.pipeline.config import event_config
@@ -142,20 +143,12 @@ def queued_events_process(batch_id: str) -> int:
 
 
 def _group_process_retried(row_ids: list[int]) -> int:
-    failures = 0
-    while True:
-        try:
-            return _group_process(row_ids)
-        except OperationalError as exc:
-            # The whole group rolled back: its rows are still pending.
-            failures += 1
-            if failures > GROUP_DEADLOCK_RETRIES or not _deadlock(exc):
-                raise
-            logger.warning("a batch group (rows from %s) deadlocked: run again", row_ids[0])
-
-
-def _deadlock(exc: OperationalError) -> bool:
-    return getattr(exc.__cause__, "sqlstate", None) == "40P01"  # deadlock_detected
+    # A group rolled back as a deadlock victim left its rows pending: it runs again whole.
+    return retrying_deadlocks(
+        lambda: _group_process(row_ids),
+        GROUP_DEADLOCK_RETRIES,
+        f"a batch group (rows from {row_ids[0]})",
+    )
 
 
 def _group_process(row_ids: list[int]) -> int:

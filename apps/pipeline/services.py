@@ -11,6 +11,7 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import AchievementDef
 from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
+from apps.core.db import retrying_deadlocks
 from apps.core.facts import Fact
 from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
@@ -82,9 +83,18 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
     now = now or timezone.now()
     config = event_config(tenant, data.metric_key)
     attribute_values_check(tenant, data.attributes, "event")
-    with transaction.atomic():
-        identified = event_user_resolve(tenant, user_lock(tenant, data.user_id), data, now)
-        return event_apply(tenant, identified, config, data, now)
+
+    def run() -> EventResult:
+        with transaction.atomic():
+            identified = event_user_resolve(tenant, user_lock(tenant, data.user_id), data, now)
+            return event_apply(tenant, identified, config, data, now)
+
+    # A deadlock victim (possible with a batch group holding several events' locks, see
+    # apps/pipeline/batches.py) is run again rather than answered 500.
+    return retrying_deadlocks(run, EVENT_DEADLOCK_RETRIES, f"an event of {data.user_id!r}")
+
+
+EVENT_DEADLOCK_RETRIES = 2
 
 
 def event_user_resolve(
