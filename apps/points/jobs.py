@@ -13,6 +13,7 @@ from apps.points.models import PointsTrigger, PointsTriggerMark
 from apps.points.selectors import points_config
 from apps.points.services import time_trigger_pay
 from apps.users.models import EndUser
+from apps.users.services import user_lock_pk
 
 BATCH = 500
 
@@ -42,12 +43,7 @@ def points_time_triggers(now: dt.datetime) -> int:
             last_pk = batch[-1]
             for user_pk in batch:
                 with transaction.atomic():
-                    user = (
-                        EndUser.objects.select_for_update(skip_locked=True, of=("self",))
-                        .select_related("tenant")
-                        .filter(pk=user_pk)
-                        .first()
-                    )
+                    user = user_lock_pk(user_pk, skip_locked=True)
                     if user is None:
                         continue  # busy with an event; paid on the next run
                     system = points_config(user.tenant).get(trigger.system.key)

@@ -19,6 +19,7 @@ from apps.streaks.services import (
     streak_settle_locked,
 )
 from apps.users.models import EndUser
+from apps.users.services import user_lock_pk
 
 logger = logging.getLogger("gamify.jobs")
 
@@ -40,12 +41,7 @@ def _for_each_locked(
         with transaction.atomic():
             # The user's row is the pipeline's lock point; a user busy with an event is
             # skipped (that event settles the streak itself) and retried on the next run.
-            user = (
-                EndUser.objects.select_for_update(skip_locked=True, of=("self",))
-                .select_related("tenant")
-                .filter(pk=user_pk)
-                .first()
-            )
+            user = user_lock_pk(user_pk, skip_locked=True)
             if user is not None:
                 done = act(user.tenant, user, now)
                 if react is not None and done:

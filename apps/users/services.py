@@ -87,10 +87,23 @@ _USER_FOR_UPDATE = CompiledSelect(EndUser, "m.tenant_id = %s AND m.external_id =
 
 
 def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
-    """Take the user's row lock, held until the surrounding transaction ends: the pipeline's
-    one lock point per user, which serializes that user's events. None when unknown."""
+    """Take the user's row lock, held until the surrounding transaction ends: the one lock
+    point per user, which serializes that user's events and every other writer of the user's
+    state (jobs, admin operations, preferences), so each reads what the last one committed.
+    None when unknown."""
     user: EndUser | None = _USER_FOR_UPDATE.first([tenant.pk, external_id])
     return user
+
+
+def user_lock_pk(user_pk: int, *, skip_locked: bool = False) -> EndUser | None:
+    """user_lock by primary key, with the user's tenant. `skip_locked`: None rather than wait
+    when the user is busy (periodic jobs, which come back to them on their next run)."""
+    return (
+        EndUser.objects.select_for_update(skip_locked=skip_locked, of=("self",))
+        .select_related("tenant")
+        .filter(pk=user_pk)
+        .first()
+    )
 
 
 def user_create_or_lock(
@@ -188,7 +201,7 @@ def device_tokens_prune(user_pk: int, tokens: set[str]) -> list[str]:
     """Remove dead device tokens, under the user's row lock: an identify adding tokens at the
     same moment either comes first (and its tokens are kept) or waits for this."""
     with transaction.atomic():
-        user = EndUser.objects.select_for_update().filter(pk=user_pk).first()
+        user = user_lock_pk(user_pk)
         if user is None:
             return []
         kept = [t for t in user.device_tokens or [] if t not in tokens]

@@ -10,6 +10,7 @@ from apps.streaks.models import StreakPeriod, StreakState
 from apps.streaks.selectors import StreakConfig, StreakView, streak_state_get, streak_view
 from apps.users.domain import local_date, zone
 from apps.users.models import EndUser
+from apps.users.services import user_lock_pk
 
 
 def _state_row(
@@ -101,7 +102,7 @@ def _locked_state(
 ) -> tuple[StreakState, StreakView]:
     """The user's state row (created when missing) and current view, with its settlement
     written, under the user's row lock: admin operations start from a settled streak."""
-    EndUser.objects.select_for_update().filter(pk=user.pk).first()
+    user_lock_pk(user.pk)
     stored = streak_state_get(user)
     view = streak_view(tenant, user, stored, now)
     row = _state_row(tenant, user, stored, view.config, now)
