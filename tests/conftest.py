@@ -34,9 +34,15 @@ def _stale_rank_sets() -> None:
 @pytest.fixture(autouse=True, scope="session")
 def _rank_sets_removed() -> Iterator[None]:
     yield
-    from apps.leaderboards import ranks
+    # Whatever this process wrote under its prefix, including with Redis switched on by a
+    # test (`rank_store`) in a run without REDIS_URL.
+    if redis_answers():
+        from django.test import override_settings
 
-    ranks.forget_all()
+        from apps.leaderboards import ranks
+
+        with override_settings(LEADERBOARD_RANKS_REDIS_URL=RANKS_REDIS):
+            ranks.forget_all()
 
 
 RANKS_REDIS = "redis://127.0.0.1:6379/0"
