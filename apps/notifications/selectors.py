@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import Tenant
-from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
 from apps.notifications.choices import PushChannelStatus, TemplateStatus
 from apps.notifications.models import (
@@ -17,6 +16,7 @@ from apps.notifications.models import (
     PushChannel,
     PushTemplate,
 )
+from apps.users.domain import attributes_match
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_filters_resolve
 
