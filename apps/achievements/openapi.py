@@ -16,6 +16,7 @@ from apps.accounts.openapi import Badge
 from apps.achievements.choices import Status, Trigger
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.metrics.openapi import UserAchievementResponse
+from apps.users.wire import AttributeRef
 
 # --- parameters ---------------------------------------------------------------------------
 
@@ -111,11 +112,6 @@ class AchievementCompletionResponse(serializers.Serializer):
 
 
 # --- achievements (admin API) -------------------------------------------------------------
-
-
-class AttributeRef(serializers.Serializer):
-    attributeId = serializers.UUIDField(help_text="The attribute's id.")
-    attributeValue = serializers.CharField()
 
 
 class AdminAchievement(serializers.Serializer):

@@ -4,36 +4,13 @@ import datetime as dt
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.fields import Field
 
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import AchievementDef, Stats
 from apps.core.api.fields import StrictSerializer, StringField, key_field
-from apps.users.serializers import UpsertedUserSerializer
-
-
-class _AttributeRefList(serializers.ListSerializer):
-    """A null list means none; DRF hands `allow_null` to the items too, and [null] reached the
-    services as None (a 500). Items are never null."""
-
-    def run_child_validation(self, data: Any) -> Any:
-        if data is None:
-            raise serializers.ValidationError(Field.default_error_messages["null"], code="null")
-        return super().run_child_validation(data)
-
-
-class AttributeRefSerializer(StrictSerializer):
-    attributeId = serializers.UUIDField(format="hex_verbose")
-    attributeValue = StringField(max_length=255)
-
-    class Meta:
-        list_serializer_class = _AttributeRefList
-
-    def to_internal_value(self, data: Any) -> Any:
-        value = super().to_internal_value(data)
-        return {"attributeId": str(value["attributeId"]), "attributeValue": value["attributeValue"]}
+from apps.users.wire import AttributeRefSerializer, UpsertedUserSerializer
 
 
 class BadgeSerializer(StrictSerializer):

@@ -27,8 +27,8 @@ from apps.metrics.selectors import (
 )
 from apps.metrics.serializers import user_metric_render
 from apps.users.models import EndUser
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class AchievementListApi(AppApi):

@@ -17,7 +17,7 @@ from apps.analytics.wrapped import (
     Wrapped,
 )
 from apps.leaderboards.services import board_render
-from apps.users.serializers import user_render
+from apps.users.wire import user_render
 
 
 def _figures(figures: Figures) -> dict[str, Any]:

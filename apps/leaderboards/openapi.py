@@ -14,10 +14,9 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.achievements.openapi import AttributeRef
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.leaderboards.choices import RankBy, RunUnit, Status
-from apps.metrics.openapi import AttributeKeyValue
+from apps.users.wire import AttributeKeyValue, AttributeRef
 
 # Enum value sets of the application API (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
 LEADERBOARD_RANK_BY = ["metric", "streak", "points"]

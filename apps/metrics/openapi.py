@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.metrics.choices import Aggregation, UnitType
+from apps.users.wire import AttributeKeyValue
 
 ACHIEVEMENT_TRIGGERS = ["metric", "streak", "api", "achievement", "anniversary"]
 
@@ -34,11 +35,6 @@ END_DATE = OpenApiParameter(
     required=True,
     description="Last day (YYYY-MM-DD), not before startDate, at most 400 days after it.",
 )
-
-
-class AttributeKeyValue(serializers.Serializer):
-    key = serializers.CharField()
-    value = serializers.CharField()
 
 
 class UserAchievementResponse(serializers.Serializer):

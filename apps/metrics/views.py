@@ -16,8 +16,8 @@ from apps.core.scope import Scope
 from apps.metrics import openapi, selectors, serializers, services
 from apps.metrics.choices import Aggregation
 from apps.metrics.models import Metric
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class UserMetricEventSummaryApi(AppApi):

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from apps.core.api.fields import StrictSerializer, StringField
 from apps.metrics.domain import value_parse
 from apps.metrics.errors import MetricValueInvalidError
-from apps.users.serializers import StringMapField, UpsertedUserSerializer
+from apps.users.wire import StringMapField, UpsertedUserSerializer
 
 MAX_IDEMPOTENCY_KEY = 255
 

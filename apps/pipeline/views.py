@@ -30,7 +30,6 @@ from apps.pipeline.services import (
 )
 from apps.users import views as users_views
 from apps.users.selectors import users_with_email
-from apps.users.serializers import user_fields
 from apps.users.services import (
     UserUpsertResult,
     attribute_values_check,
@@ -38,6 +37,7 @@ from apps.users.services import (
     user_lock,
     user_update_fields,
 )
+from apps.users.wire import user_fields
 
 MAX_BATCH_EVENTS = 1000
 

@@ -17,10 +17,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.accounts.openapi import Badge
-from apps.achievements.openapi import AttributeRef
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
-from apps.metrics.openapi import AttributeKeyValue
 from apps.points.choices import BoostStatus, Rounding, TimeUnit, TriggerStatus, TriggerType
+from apps.users.wire import AttributeKeyValue, AttributeRef
 
 # Enum value sets of the application API (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
 # The application API spells time units hour/day, the admin API hours/days (reference §6.3).

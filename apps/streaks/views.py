@@ -17,8 +17,8 @@ from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
 from apps.streaks import openapi, selectors, serializers, services
 from apps.users.domain import local_date
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get, users_by_external_ids
+from apps.users.wire import USER_ID
 
 MAX_HISTORY_PERIODS = 365
 MAX_ITEMS = 100

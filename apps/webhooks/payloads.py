@@ -23,7 +23,7 @@ from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, 
 from apps.streaks.serializers import streak_base_render, streak_response_render
 from apps.users.domain import zone
 from apps.users.models import EndUser
-from apps.users.serializers import user_render
+from apps.users.wire import user_render
 
 
 def user(tenant: Tenant, end_user: EndUser) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from apps.points.ledger import award_render, boost_render, level_render, system_
 from apps.points.views.systems import _system
 from apps.users.domain import local_date
 from apps.users.errors import UserNotFoundError
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class UserPointsApi(AppApi):
