@@ -185,7 +185,7 @@ SPECTACULAR_SETTINGS = {
         "AggregationPeriodEnum": "apps.accounts.choices.AggregationPeriod",
         "UnitTypeEnum": "apps.metrics.choices.UnitType",
         "AdminIssueSeverityEnum": "apps.core.openapi.ISSUE_SEVERITIES",
-        "AchievementTriggerEnum": "apps.metrics.openapi.ACHIEVEMENT_TRIGGERS",
+        "AchievementTriggerEnum": "apps.achievements.wire.ACHIEVEMENT_TRIGGERS",
         "AdminAchievementTriggerEnum": "apps.achievements.choices.Trigger",
         "AdminAchievementStatusEnum": "apps.achievements.choices.Status",
         "StreakFrequencyEnum": "apps.streaks.choices.Frequency",

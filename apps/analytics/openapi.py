@@ -11,7 +11,7 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.achievements.openapi import UserAchievementWithStatsResponse
+from apps.achievements.wire import UserAchievementWithStatsResponse
 from apps.leaderboards.openapi import UserLeaderboardResponse
 from apps.streaks.choices import Frequency
 from apps.users.wire import User

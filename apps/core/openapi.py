@@ -1,6 +1,7 @@
 """OpenAPI documentation shared by both APIs (documentation only: nothing here runs on a request).
 
 - `ErrorBody` and `errors()`: every error leaves as {"error": "<message>"} (apps.core.api.errors).
+- `Badge`: the image shape ({url}) of branding logos and of achievement and points badges.
 - `AdminIssue` and the envelopes of the admin bulk conventions (apps.core.bulk).
 - `collection_schema()`: documents the routes `collection_urls` builds for one Collection.
 - `exclude_api_alias`: a preprocessing hook dropping the legacy /api/ mount of the application
@@ -83,6 +84,11 @@ class AdminIssue(serializers.Serializer):
 
 class AdminDeletedItem(serializers.Serializer):
     id = serializers.UUIDField()
+
+
+# An image: a branding logo or app icon, an achievement or points badge.
+class Badge(serializers.Serializer):
+    url = serializers.URLField()
 
 
 LIMIT = OpenApiParameter(

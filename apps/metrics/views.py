@@ -13,7 +13,7 @@ from apps.core.bulk import Collection
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.metrics import openapi, selectors, serializers, services
+from apps.metrics import openapi, selectors, serializers, services, wire
 from apps.metrics.choices import Aggregation
 from apps.metrics.models import Metric
 from apps.users.selectors import user_get
@@ -27,10 +27,10 @@ class UserMetricEventSummaryApi(AppApi):
         description="The change and the running total of the metric per day, week or month.",
         parameters=[
             USER_ID,
-            openapi.METRIC_KEY,
-            openapi.AGGREGATION,
-            openapi.START_DATE,
-            openapi.END_DATE,
+            wire.METRIC_KEY,
+            wire.AGGREGATION,
+            wire.START_DATE,
+            wire.END_DATE,
         ],
         responses={
             200: openapi.UsersMetricEventSummaryResponseItem(many=True),
@@ -54,7 +54,7 @@ class UserMetricEventSummaryApi(AppApi):
         user = user_get(scope.tenant, user_id)
         metric = selectors.metric_by_key(scope.tenant, key)
         buckets = selectors.metric_event_summary(user, metric.pk, aggregation, start, end)
-        return Response(serializers.summary_render(buckets))
+        return Response(wire.summary_render(buckets))
 
 
 class MetricCollection(Collection):

@@ -1,4 +1,4 @@
-"""Input shapes of metric events (single and batch)."""
+"""Input shapes of metric events (single and batch) and of achievement completion."""
 
 from decimal import Decimal
 from typing import Any
@@ -45,3 +45,7 @@ class BatchEventSerializer(StrictSerializer):
     idempotencyKey = StringField(
         max_length=MAX_IDEMPOTENCY_KEY, required=False, allow_null=True, min_length=1
     )
+
+
+class AchievementCompleteSerializer(StrictSerializer):
+    user = UpsertedUserSerializer()

@@ -12,8 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.achievements.serializers import user_achievement_render
 from apps.achievements.services import Completed, achievements_apply_event
+from apps.achievements.wire import user_achievement_render
 from apps.core.facts import (
     AchievementCompleted,
     Fact,

@@ -16,8 +16,8 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.accounts.openapi import Badge
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
+from apps.core.openapi import Badge
 from apps.points.choices import BoostStatus, Rounding, TimeUnit, TriggerStatus, TriggerType
 from apps.users.wire import AttributeKeyValue, AttributeRef
 

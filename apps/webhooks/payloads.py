@@ -6,7 +6,7 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions, user_completions
-from apps.achievements.serializers import user_achievement_render
+from apps.achievements.wire import user_achievement_render
 from apps.core.facts import AchievementCompleted, NotificationDue, PointsChanged, RankChanged
 from apps.leaderboards.selectors import (
     board_definitions,

@@ -11,8 +11,7 @@ from apps.core.api.views import AppApi
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.metrics.choices import Aggregation
-from apps.metrics.openapi import AGGREGATION, END_DATE, START_DATE
-from apps.metrics.serializers import summary_render
+from apps.metrics.wire import AGGREGATION, END_DATE, START_DATE, summary_render
 from apps.points import domain, openapi, selectors
 from apps.points.errors import PointsSystemNotFoundError
 from apps.points.ledger import award_render, boost_render, level_render, system_base_render

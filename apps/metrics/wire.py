@@ -1,0 +1,39 @@
+"""The metrics wire vocabulary that other apps' routes share: the {key} path parameter of a
+metric, and the event-summary parameters and buckets, which points summaries take and return
+in the same shape (docs/style.md, "One app from another")."""
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+
+from apps.metrics.choices import Aggregation
+from apps.metrics.domain import SummaryBucket
+
+METRIC_KEY = OpenApiParameter("key", str, OpenApiParameter.PATH, description="The metric's key.")
+AGGREGATION = OpenApiParameter(
+    "aggregation",
+    str,
+    OpenApiParameter.QUERY,
+    required=True,
+    enum=Aggregation.values,
+    description="Bucket size. Weeks start on Sunday; buckets follow the user's time zone.",
+)
+START_DATE = OpenApiParameter(
+    "startDate",
+    OpenApiTypes.DATE,
+    OpenApiParameter.QUERY,
+    required=True,
+    description="First day (YYYY-MM-DD).",
+)
+END_DATE = OpenApiParameter(
+    "endDate",
+    OpenApiTypes.DATE,
+    OpenApiParameter.QUERY,
+    required=True,
+    description="Last day (YYYY-MM-DD), not before startDate, at most 400 days after it.",
+)
+
+
+def summary_render(buckets: list[SummaryBucket]) -> list[dict[str, Any]]:
+    return [{"date": b.date.isoformat(), "total": b.total, "change": b.change} for b in buckets]
