@@ -10,7 +10,7 @@ from apps.notifications.choices import (
     PushKind,
     TemplateStatus,
 )
-from apps.streaks.openapi import StreakPreferences
+from apps.streaks.wire import StreakPreferences
 from apps.users.wire import AttributeRef
 
 

@@ -13,7 +13,7 @@ from apps.notifications.choices import (
     TemplateStatus,
 )
 from apps.notifications.models import EmailTemplate, Message, PushChannel, PushTemplate
-from apps.streaks.serializers import StreakPreferencesSerializer
+from apps.streaks.wire import StreakPreferencesSerializer
 from apps.users.wire import AttributeRefSerializer
 
 MAX_SUBJECT = 1_000

@@ -41,8 +41,8 @@ from apps.streaks.selectors import (
     streak_view,
     streaks_configured,
 )
-from apps.streaks.serializers import streak_base_render
 from apps.streaks.services import streak_apply_event
+from apps.streaks.wire import streak_base_render
 from apps.users.models import EndUser
 
 

@@ -20,7 +20,7 @@ from apps.points.ledger import award_render, level_render, system_base_render
 from apps.points.models import PointsAward
 from apps.points.selectors import points_config
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
-from apps.streaks.serializers import streak_base_render, streak_response_render
+from apps.streaks.wire import streak_base_render, streak_response_render
 from apps.users.domain import zone
 from apps.users.models import EndUser
 from apps.users.wire import user_render
