@@ -12,7 +12,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.achievements.wire import UserAchievementWithStatsResponse
-from apps.leaderboards.openapi import UserLeaderboardResponse
+from apps.leaderboards.wire import UserLeaderboardResponse
 from apps.streaks.choices import Frequency
 from apps.users.wire import User
 

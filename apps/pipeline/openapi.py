@@ -1,9 +1,8 @@
 """OpenAPI documentation of metric events and of achievement completion (documentation only).
 
-EventResponse follows the Trophy wire model in full. The points shapes are documented by
-apps.points.openapi (shared with the points endpoints), the leaderboards map values
-(MetricEventLeaderboardResponse) by apps.leaderboards.openapi (shared with the leaderboard
-endpoints)."""
+EventResponse follows the Trophy wire model in full. The achievement, points and leaderboard
+shapes it carries are declared by their apps' wire modules (apps.achievements.wire,
+apps.points.wire, apps.leaderboards.wire), shared with those apps' own endpoints."""
 
 from typing import Any
 
@@ -12,9 +11,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.achievements.wire import UserAchievementResponse
-from apps.leaderboards.openapi import MetricEventLeaderboardResponse
+from apps.leaderboards.wire import MetricEventLeaderboardResponse
 from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
-from apps.points.openapi import MetricEventPointsResponse
+from apps.points.wire import MetricEventPointsResponse
 from apps.streaks.choices import Frequency
 
 # What a client can send in a header and get back unchanged: visible ASCII, inner spaces (HTTP

@@ -12,7 +12,7 @@ from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.metrics.choices import Aggregation
 from apps.metrics.wire import AGGREGATION, END_DATE, START_DATE, summary_render
-from apps.points import domain, openapi, selectors
+from apps.points import domain, openapi, selectors, wire
 from apps.points.errors import PointsSystemNotFoundError
 from apps.points.ledger import award_render, boost_render, level_render, system_base_render
 from apps.points.views.systems import _system
@@ -76,7 +76,7 @@ class UserPointsBoostsApi(AppApi):
         "the global ones whose attribute filters the user matches, and the user's own.",
         parameters=[USER_ID, openapi.POINTS_KEY],
         responses={
-            200: openapi.PointsBoost(many=True),
+            200: wire.PointsBoost(many=True),
             **errors(401, 403, (404, "User or points system not found, or unknown Tenant-ID.")),
         },
     )
