@@ -7,14 +7,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.api.params import query_date
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
-from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
 from apps.metrics import openapi, selectors, serializers, services, wire
-from apps.metrics.choices import Aggregation
 from apps.metrics.models import Metric
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
@@ -45,12 +42,7 @@ class UserMetricEventSummaryApi(AppApi):
     def get(self, request: Request, user_id: str, key: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
-        params = request.query_params
-        aggregation = params.get("aggregation")
-        if aggregation not in Aggregation.values:
-            raise ValidationError("aggregation must be one of daily, weekly, monthly")
-        start = query_date(params, "startDate")
-        end = query_date(params, "endDate")
+        aggregation, start, end = wire.summary_query(request.query_params)
         user = user_get(scope.tenant, user_id)
         metric = selectors.metric_by_key(scope.tenant, key)
         buckets = selectors.metric_event_summary(user, metric.pk, aggregation, start, end)

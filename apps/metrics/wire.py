@@ -1,12 +1,16 @@
 """The metrics wire vocabulary that other apps' routes share: the {key} path parameter of a
-metric, and the event-summary parameters and buckets, which points summaries take and return
-in the same shape (docs/style.md, "One app from another")."""
+metric, and the event-summary parameters (documented and parsed) and buckets, which points
+summaries take and return in the same shape (docs/style.md, "One app from another")."""
 
+import datetime as dt
 from typing import Any
 
+from django.http import QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 
+from apps.core.api.params import query_date
+from apps.core.errors import ValidationError
 from apps.metrics.choices import Aggregation
 from apps.metrics.domain import SummaryBucket
 
@@ -33,6 +37,15 @@ END_DATE = OpenApiParameter(
     required=True,
     description="Last day (YYYY-MM-DD), not before startDate, at most 400 days after it.",
 )
+
+
+def summary_query(params: QueryDict) -> tuple[str, dt.date, dt.date]:
+    """AGGREGATION, START_DATE and END_DATE from a query string, in that order; the range rules
+    are the selectors' (summary_range_check)."""
+    aggregation = params.get("aggregation")
+    if aggregation not in Aggregation.values:
+        raise ValidationError("aggregation must be one of daily, weekly, monthly")
+    return aggregation, query_date(params, "startDate"), query_date(params, "endDate")
 
 
 def summary_render(buckets: list[SummaryBucket]) -> list[dict[str, Any]]:
