@@ -18,10 +18,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
-from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.dispatch import due_rows_enqueue
 from apps.notifications import domain
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
 from apps.notifications.context import StreakStates, message_context, variables_used
@@ -58,17 +58,15 @@ def queue_for(type: str) -> str:
 def messages_due_claim(now: dt.datetime, limit: int = 5000) -> dict[str, list[list[int]]]:
     """Mark due messages as handed to workers and group them into per-tenant chunks by queue:
     {queue: [[ids], ...]}. The conditional update is the claim between racing dispatchers."""
-    due = Q(status__in=_PENDING, send_at__lte=now) & (
-        Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - REENQUEUE_AFTER)
+    rows = due_rows_enqueue(
+        Message,
+        Q(status__in=_PENDING, send_at__lte=now),
+        now,
+        reenqueue_after=REENQUEUE_AFTER,
+        order_by=("send_at", "id"),
+        fields=("tenant_id", "type"),
+        limit=limit,
     )
-    with transaction.atomic():
-        rows = list(
-            Message.objects.select_for_update(skip_locked=True)
-            .filter(due)
-            .order_by("send_at", "id")
-            .values_list("pk", "tenant_id", "type")[:limit]
-        )
-        Message.objects.filter(due, pk__in=[pk for pk, _, _ in rows]).update(enqueued_at=now)
     groups: dict[tuple[str, int], list[int]] = {}
     for pk, tenant_id, type in rows:
         groups.setdefault((queue_for(type), tenant_id), []).append(pk)
