@@ -30,7 +30,7 @@ from apps.notifications.models import EmailTemplate, Message
 from apps.notifications.previews import template_preview
 from apps.notifications.push.delivery import PushBatch, payload_with_pending, push_message_send
 from apps.notifications.rendering import RenderedEmail, email_render, with_preferences_link
-from apps.notifications.selectors import notification_config
+from apps.notifications.selectors import notification_config, template_to_send
 from apps.notifications.services import email_refusal_for
 from apps.notifications.tokens import unsubscribe_url
 from apps.users.models import EndUser
@@ -141,11 +141,7 @@ def _template(message: Message) -> EmailTemplate | None:
     one that does now (the tenant may have changed its templates since it was scheduled)."""
     config = notification_config(message.tenant)
     chosen = config.email_template_for(message.type, message.user.attributes)
-    if chosen is None:
-        return None
-    if message.template is not None and message.template.pk == chosen.pk:
-        return message.template
-    return EmailTemplate.objects.filter(pk=chosen.pk).first()
+    return template_to_send(message.template, chosen, EmailTemplate)
 
 
 def message_render(
