@@ -7,12 +7,6 @@ from rest_framework import serializers
 from apps.metrics.choices import UnitType
 
 
-class UsersMetricEventSummaryResponseItem(serializers.Serializer):
-    date = serializers.DateField(help_text="First day of the bucket.")
-    total = serializers.FloatField(help_text="The user's total at the end of the bucket.")
-    change = serializers.FloatField(help_text="The change within the bucket.")
-
-
 class CreatedMetric(serializers.Serializer):
     id = serializers.UUIDField()
     name = serializers.CharField()

@@ -30,7 +30,7 @@ class UserMetricEventSummaryApi(AppApi):
             wire.END_DATE,
         ],
         responses={
-            200: openapi.UsersMetricEventSummaryResponseItem(many=True),
+            200: wire.UsersMetricEventSummaryResponseItem(many=True),
             **errors(
                 401,
                 403,

@@ -1,6 +1,7 @@
 """The metrics wire vocabulary that other apps' routes share: the {key} path parameter of a
-metric, and the event-summary parameters (documented and parsed) and buckets, which points
-summaries take and return in the same shape (docs/style.md, "One app from another")."""
+metric, and the event-summary parameters (documented and parsed) and buckets (rendered and
+documented), which points summaries take and return in the same shape (docs/style.md, "One
+app from another")."""
 
 import datetime as dt
 from typing import Any
@@ -8,6 +9,7 @@ from typing import Any
 from django.http import QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
 
 from apps.core.api.params import query_date
 from apps.core.errors import ValidationError
@@ -37,6 +39,12 @@ END_DATE = OpenApiParameter(
     required=True,
     description="Last day (YYYY-MM-DD), not before startDate, at most 400 days after it.",
 )
+
+
+class UsersMetricEventSummaryResponseItem(serializers.Serializer):
+    date = serializers.DateField(help_text="First day of the bucket.")
+    total = serializers.FloatField(help_text="The user's total at the end of the bucket.")
+    change = serializers.FloatField(help_text="The change within the bucket.")
 
 
 def summary_query(params: QueryDict) -> tuple[str, dt.date, dt.date]:

@@ -18,6 +18,7 @@ from rest_framework import serializers
 
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.core.openapi import Badge
+from apps.metrics.wire import UsersMetricEventSummaryResponseItem
 from apps.points.choices import BoostStatus, Rounding, TimeUnit, TriggerStatus, TriggerType
 from apps.points.wire import (
     PointsAward,
@@ -110,10 +111,9 @@ class PointsRange(serializers.Serializer):
         return {"from": serializers.IntegerField(help_text="Lowest total of the range."), **fields}
 
 
-class UsersPointsEventSummaryResponseItem(serializers.Serializer):
-    date = serializers.DateField(help_text="First day of the bucket.")
-    total = serializers.FloatField(help_text="The user's total at the end of the bucket.")
-    change = serializers.FloatField(help_text="The change within the bucket.")
+# The same buckets as a metric's (summary_render); a component of its own, by the SDKs' name.
+class UsersPointsEventSummaryResponseItem(UsersMetricEventSummaryResponseItem):
+    pass
 
 
 # --- points (admin API) -------------------------------------------------------------------
