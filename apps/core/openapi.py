@@ -103,15 +103,22 @@ SKIP = OpenApiParameter(
     OpenApiParameter.QUERY,
     description="Number of items to skip (default 0).",
 )
-IDS = OpenApiParameter(
-    "ids",
-    {"type": "array", "items": {"type": "string", "format": "uuid"}},
-    OpenApiParameter.QUERY,
-    required=True,
-    style="form",
-    explode=True,
-    description="1 to 100 ids, as repeated keys (?ids=a&ids=b) or comma-separated (?ids=a,b).",
-)
+
+
+def ids_parameter(description: str) -> OpenApiParameter:
+    """The `ids` query list of UUIDs (query_list parses it), described for its route."""
+    return OpenApiParameter(
+        "ids",
+        {"type": "array", "items": {"type": "string", "format": "uuid"}},
+        OpenApiParameter.QUERY,
+        required=True,
+        style="form",
+        explode=True,
+        description=description,
+    )
+
+
+IDS = ids_parameter("1 to 100 ids, as repeated keys (?ids=a&ids=b) or comma-separated (?ids=a,b).")
 OBJECT_ID = OpenApiParameter(
     "object_id",
     OpenApiTypes.UUID,

@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.core.api.params import LIST_ITEM_SCHEMA
-from apps.core.openapi import AdminDeletedItem, AdminIssue
+from apps.core.openapi import AdminDeletedItem, AdminIssue, ids_parameter
 from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.serializers import (
     FreezeItemSerializer,
@@ -48,17 +48,9 @@ USER_IDS = OpenApiParameter(
         "(?userIds=a,b). Unknown ids are left out of the response."
     ),
 )
-PAUSE_IDS = OpenApiParameter(
-    "ids",
-    {"type": "array", "items": {"type": "string", "format": "uuid"}},
-    OpenApiParameter.QUERY,
-    required=True,
-    style="form",
-    explode=True,
-    description=(
-        f"1 to {MAX_ITEMS} streak pause ids, as repeated keys (?ids=a&ids=b) or comma-separated "
-        "(?ids=a,b). An unknown or malformed id is reported in `issues`."
-    ),
+PAUSE_IDS = ids_parameter(
+    f"1 to {MAX_ITEMS} streak pause ids, as repeated keys (?ids=a&ids=b) or comma-separated "
+    "(?ids=a,b). An unknown or malformed id is reported in `issues`."
 )
 
 # --- streaks (application API) ------------------------------------------------------------
