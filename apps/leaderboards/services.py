@@ -210,9 +210,9 @@ def _apply(
         new = (new_value, now) if new_value != value else old
         mine = new_value
         # The others are untouched by this write: their standing against both places.
-        place = ranks.standing(run, user.pk, old, new)
+        place = ranks.standing(run, user.pk, old, new, move=new != old)
         previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
-        if new != old:
+        if new != old and not place.moved:
             ranks.change(run, [(user.pk, new)])
     if place is None:
         if not absolute and board.start_time is None and board.end_time is None:

@@ -51,6 +51,7 @@ class Standing:
     ahead_after: int
     others: int
     lowest_other: Decimal | None
+    moved: bool = False  # Redis moved the entry to its new place while answering
 
 
 def standing(
