@@ -11,7 +11,28 @@ from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_create
 from apps.core.config_cache import tenant_cache_clear
 from apps.metrics.models import Metric
+from tests import openapi_check
 from tests.factories import MetricFactory, OrganizationWithKey, bump
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _responses_match_the_documents() -> Iterator[None]:
+    # Every API response a test receives is checked against the served OpenAPI documents
+    # (tests/openapi_check.py; docs/style.md, "Tests").
+    with openapi_check.installed():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _live_server_responses_match_the_documents() -> Iterator[None]:
+    # The live server's request threads record their mismatches; they fail the test here, after
+    # the contract fixtures have waited for those threads.
+    openapi_check.live_mismatches.clear()
+    yield
+    mismatches = list(openapi_check.live_mismatches)
+    openapi_check.live_mismatches.clear()
+    if mismatches:
+        pytest.fail("\n\n".join(mismatches), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

@@ -6,10 +6,13 @@ insert), and aggregates the ORM compiles slowly. The SQL itself lives in each ap
 
 import datetime as dt
 import functools
+import json
 import logging
+import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.db import OperationalError, connection
 from django.db.models import Model
@@ -26,9 +29,15 @@ def upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] |
 def fetch_one(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
     """Run `sql` with `{t}` replaced by the model's quoted table, parameters adapted as the ORM
     adapts them; returns the first row, if the statement returns rows."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(t=table), _adapted(params))
+        return cursor.fetchone() if cursor.description else None
+
+
+def _adapted(params: list[Any]) -> list[Any]:
     ops = connection.ops
-    table = ops.quote_name(model._meta.db_table)
-    adapted = [
+    return [
         ops.adapt_decimalfield_value(p, 24, 6)
         if isinstance(p, Decimal)
         else ops.adapt_datetimefield_value(p)
@@ -38,9 +47,6 @@ def fetch_one(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...
         else p
         for p in params
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql.format(t=table), adapted)
-        return cursor.fetchone() if cursor.description else None
 
 
 Converter = Callable[[Any, Any, Any], Any]
@@ -124,6 +130,132 @@ class CompiledSelect:
             return self._rows("", params)
         return self._rows(" LIMIT %s", [*params, limit])
 
+    def as_json_member(self, index: int) -> str:
+        """This select as one member of read_together's UNION ALL (PostgreSQL): its rows as
+        (index, the row as JSON text)."""
+        table = connection.ops.quote_name(self.model._meta.db_table)
+        # Identifiers from the model, an int: values stay parameters.
+        return f"(SELECT {index}, row_to_json(m)::text FROM {table} m WHERE {self.where})"  # noqa: S608
+
+    def from_json(self, text: str) -> Any:
+        """The instance the ORM would have made from a row that row_to_json rendered."""
+        names, columns, decoders = _json_decoders(self.model)
+        row = json.loads(text, parse_float=Decimal)
+        values = [
+            None if row[c] is None else decode(row[c])
+            for c, decode in zip(columns, decoders, strict=True)
+        ]
+        return self.model.from_db(connection.alias, names, values)
+
+
+Read = tuple[CompiledSelect, Sequence[Any]]  # a select and its parameters
+
+
+def read_together(reads: Sequence[Read]) -> list[list[Any]]:
+    """The rows of every read, in order. On PostgreSQL in one statement, one round trip: a
+    UNION ALL of each read's rows as JSON (row_to_json), decoded as the ORM would have; the
+    order of rows within a read is not kept. Elsewhere (SQLite, development) one statement
+    each."""
+    if connection.vendor != "postgresql":
+        return [select.many(params) for select, params in reads]
+    if not reads:
+        return []
+    sql = " UNION ALL ".join(select.as_json_member(i) for i, (select, _) in enumerate(reads))
+    params = [p for _, read_params in reads for p in read_params]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    found: list[list[Any]] = [[] for _ in reads]
+    for index, text in rows:
+        found[index].append(reads[index][0].from_json(text))
+    return found
+
+
+@dataclass(frozen=True)
+class Load(Generic[T]):
+    """What one step reads before it computes: its selects, and how it makes its state from
+    their rows (one list per select). Steps' loads are read together (load_together)."""
+
+    reads: tuple[Read, ...]
+    make: Callable[[list[list[Any]]], T]
+
+
+def load_together(*loads: Load[Any], nothing_stored: bool = False) -> list[Any]:
+    """Each load's state, in order, from one read_together of all their selects; without
+    reading when the caller knows there is `nothing_stored` (a row created in this
+    transaction has nothing pointing to it yet)."""
+    reads = [read for load in loads for read in load.reads]
+    rows = [[] for _ in reads] if nothing_stored else read_together(reads)
+    made, start = [], 0
+    for load in loads:
+        end = start + len(load.reads)
+        made.append(load.make(rows[start:end]))
+        start = end
+    return made
+
+
+def _json_decode_datetime(value: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(value)
+
+
+def _json_decode_date(value: str) -> dt.date:
+    return dt.date.fromisoformat(value)
+
+
+def _json_decode_decimal(value: Any) -> Decimal:
+    return value if isinstance(value, Decimal) else Decimal(value)
+
+
+def _json_same(value: Any) -> Any:
+    return value
+
+
+def _json_document(value: Any) -> Any:
+    """A JSON column's value as psycopg parses it: its numbers with a fraction are floats
+    (float(Decimal(s)) is the double nearest s, as float(s) is)."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, list):
+        return [_json_document(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_document(v) for k, v in value.items()}
+    return value
+
+
+# How row_to_json writes each kind of column, back to what psycopg would have returned.
+# JSON columns arrive parsed, numbers as int or Decimal; a kind not listed is refused.
+_JSON_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "DateTimeField": _json_decode_datetime,
+    "DateField": _json_decode_date,
+    "DecimalField": _json_decode_decimal,
+    "UUIDField": uuid.UUID,
+    "JSONField": _json_document,
+    "CharField": _json_same,
+    "TextField": _json_same,
+    "BooleanField": _json_same,
+    "AutoField": _json_same,
+    "BigAutoField": _json_same,
+    "IntegerField": _json_same,
+    "BigIntegerField": _json_same,
+    "PositiveIntegerField": _json_same,
+    "PositiveSmallIntegerField": _json_same,
+    "SmallIntegerField": _json_same,
+}
+
+
+@functools.cache
+def _json_decoders(model: type[Model]) -> tuple[list[str], list[str], list[Callable[[Any], Any]]]:
+    names, columns, decoders = [], [], []
+    for field in model._meta.concrete_fields:
+        target = field.target_field if field.is_relation else field  # type: ignore[attr-defined]
+        kind = target.get_internal_type()
+        if kind not in _JSON_DECODERS:
+            raise TypeError(f"read_together cannot decode {model.__name__}.{field.name} ({kind})")
+        names.append(field.attname)
+        columns.append(str(field.column))
+        decoders.append(_JSON_DECODERS[kind])
+    return names, columns, decoders
+
 
 @functools.cache
 def _insert_statement(model: type[Model], vendor: str) -> tuple[str, list[Any]]:
@@ -150,6 +282,27 @@ def insert(instance: Model) -> None:
     instance.pk = row[0] if row else None
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def values_rows(count: int, types: Sequence[str]) -> str:
+    """`(%s, ...), ...`: the rows of a multi-row VALUES list. On PostgreSQL each placeholder is
+    cast to its column's type (`""`: none), as a NULL or a quoted literal has no type of its
+    own there; SQLite needs no cast (and would turn a timestamp's text into a number)."""
+    if connection.vendor == "postgresql":
+        marks = [f"CAST(%s AS {t})" if t else "%s" for t in types]
+    else:
+        marks = ["%s"] * len(types)
+    row = f"({', '.join(marks)})"
+    return ", ".join([row] * count)
+
+
+def execute(sql: str, model: type[Model], params: list[Any]) -> int:
+    """Run a write with `{t}` replaced by the model's quoted table (parameters adapted as in
+    fetch_one); the number of rows it changed."""
+    ops = connection.ops
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(t=ops.quote_name(model._meta.db_table)), _adapted(params))
+        return int(cursor.rowcount)
 
 
 def deadlocked(exc: OperationalError) -> bool:

@@ -267,6 +267,11 @@ _EVERY_OPERATION = {
 }
 
 
+# Answered by every operation that reads a body, when the body is not JSON (the parsers accept
+# application/json only; apps.core.api.errors).
+_NOT_JSON = "The body is not application/json (Content-Type)."
+
+
 # Answered by gunicorn, before the application, to a request line over 8 KB (gunicorn_conf).
 _URI_TOO_LONG = {
     "description": "Request line (method, path and query) over 8,190 bytes.",
@@ -294,7 +299,8 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: request bodies say what the server refuses, so that a request valid
     by the document is accepted: unknown fields (`additionalProperties: false`) and control
     characters in strings (a pattern on every plain string property); and every operation lists
-    the answers any request may get (400 for a NUL in the URL, 414 for an overlong URL, 429)."""
+    the answers any request may get (400 for a NUL in the URL, 414 for an overlong URL, 429;
+    415 for a body that is not JSON where the operation takes one)."""
     from apps.core.api.fields import FREE_TEXT_FIELDS
 
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
@@ -307,6 +313,10 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                     code, {"description": description, "content": error}
                 )
             operation["responses"].setdefault("414", _URI_TOO_LONG)
+            if "requestBody" in operation:
+                operation["responses"].setdefault(
+                    "415", {"description": _NOT_JSON, "content": error}
+                )
 
     for name, schema in result.get("components", {}).get("schemas", {}).items():
         if not name.endswith("Request") or schema.get("type") != "object":

@@ -147,11 +147,19 @@ def _failed(conn: _Redis, exc: Exception) -> None:
 
 
 def standing(
-    run: RunKey, user_pk: int, old: Place | None, new: Place | None, *, locked: bool = True
+    run: RunKey,
+    user_pk: int,
+    old: Place | None,
+    new: Place | None,
+    *,
+    locked: bool = True,
+    move: bool = False,
 ) -> Standing:
     """Where the user's entry stands among the others of its run and group at its old and new
     place (either None: not on the board), from Redis when it can answer. `locked`: the
-    caller holds the user's lock and read `old` under it, so Redis is set right to it."""
+    caller holds the user's lock and read `old` under it, so Redis is set right to it.
+    `move`: the entry has moved to `new` in PostgreSQL; Redis moves it in the same call, and
+    the standing says so (`moved`), else the caller still owes `change`."""
     conn = _redis()
     if conn is not None:
         args: list[Any] = [
@@ -159,6 +167,7 @@ def standing(
             _encode(old, user_pk),
             _encode(new, user_pk),
             "1" if locked else "0",
+            "1" if move else "0",
         ]
         try:
             found = conn.standing(keys=run.keys(), args=args)
@@ -170,7 +179,11 @@ def standing(
         if found[0]:
             _, before, after, others, lowest = found
             return Standing(
-                int(before), int(after), int(others), member_value(lowest) if lowest else None
+                int(before),
+                int(after),
+                int(others),
+                member_value(lowest) if lowest else None,
+                moved=move,
             )
     return sql.standing(run.board_pk, run.run_start, run.group, user_pk, old, new)
 

@@ -32,7 +32,8 @@ end
 """
 
 # ARGV: user, old member or '', new member or '', '1' when the old member is the truth (read
-# under the user's lock: a member Redis holds that differs is set right first). The user's own
+# under the user's lock: a member Redis holds that differs is set right first), '1' to move the
+# user to the new member once read (the event's change, in the same call). The user's own
 # member is left out: {ready, ahead of old, ahead of new, others, lowest other or ''}.
 STANDING = (
     READY
@@ -56,7 +57,9 @@ local lowest = ''
 for i = #tail, 1, -1 do
   if tail[i] ~= '~' and tail[i] ~= cur then lowest = tail[i] break end
 end
-return {1, ahead(ARGV[2]), ahead(ARGV[3]), others, lowest}
+local found = {1, ahead(ARGV[2]), ahead(ARGV[3]), others, lowest}
+if ARGV[5] == '1' then put(ARGV[1], ARGV[3]) end
+return found
 """
 )
 

@@ -1,6 +1,7 @@
 """Writes of leaderboards: the pipeline step (entries and ranks) and configuration."""
 
 import datetime as dt
+import functools
 from decimal import Decimal
 from typing import Any
 
@@ -9,6 +10,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.db import CompiledSelect, Load
 from apps.core.errors import ValidationError
 from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
@@ -18,9 +20,8 @@ from apps.leaderboards.selectors import (
     board_definitions,
     group_of,
     ordered,
-    run_entries,
 )
-from apps.leaderboards.sql import Standing, displace_lowest, lock_run
+from apps.leaderboards.sql import Standing, displace_lowest, entries_move, lock_run
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.points.models import PointsDailyChange, PointsSystem
 from apps.users.choices import AttributeType
@@ -74,6 +75,68 @@ def _delta(
     return None
 
 
+def _places(tenant: Tenant, user: EndUser, now: dt.datetime) -> list[tuple[BoardDef, dt.date, str]]:
+    """The active boards open to this user right now, with the run and group an event would
+    count in: only activity inside a board's run and daily time window (in the user's local
+    time) counts."""
+    local = now.astimezone(zone(user.tz))
+    places = []
+    for board in board_definitions(tenant).values():
+        if board.status != Status.ACTIVE or not attributes_match(
+            board.user_filters, user.attributes
+        ):
+            continue
+        run_start = board.run_for(local.date())
+        group = group_of(board, user.attributes)
+        if run_start is None or group is None:
+            continue
+        if not domain.in_window(local.time(), board.start_time, board.end_time):
+            continue
+        places.append((board, run_start, group))
+    return places
+
+
+# The user's entry in one run and group, for the pipeline's load.
+_ENTRY = CompiledSelect(
+    LeaderboardEntry,
+    'm.leaderboard_id = %s AND m.run_start = %s AND m."group" = %s AND m.user_id = %s',
+)
+
+Found = tuple[int, Decimal, dt.datetime] | None  # the user's entry: pk, value, reached_at
+# The user's entry in the run and group the event counts in, by (board pk, run start, group).
+Entries = dict[tuple[int, dt.date, str], Found]
+
+
+def leaderboards_event_load(
+    tenant: Tenant, user: EndUser, metric_pk: int, streaks: bool, now: dt.datetime
+) -> Load[Entries]:
+    """What the leaderboard step reads (the user's entry on each board the event may move),
+    for the pipeline to read with the other steps' rows. Read before the points and streak
+    steps run, so every points board and (with `streaks` configured) every streak board is
+    read."""
+    places = [
+        (board, run_start, group)
+        for board, run_start, group in _places(tenant, user, now)
+        if board.rank_by == RankBy.POINTS
+        or (board.rank_by == RankBy.METRIC and board.metric_pk == metric_pk)
+        or (board.rank_by == RankBy.STREAK and streaks)
+    ]
+    reads = tuple(
+        (_ENTRY, (board.pk, run_start, group, user.pk)) for board, run_start, group in places
+    )
+    keys = [(board.pk, run_start, group) for board, run_start, group in places]
+    return Load(reads, functools.partial(_entries_loaded, keys))
+
+
+def _entries_loaded(
+    keys: list[tuple[int, dt.date, str]], rows: list[list[LeaderboardEntry]]
+) -> Entries:
+    return {
+        key: ((found[0].pk, found[0].value, found[0].reached_at) if found else None)
+        for key, found in zip(keys, rows, strict=True)
+    }
+
+
 def leaderboards_apply_event(
     tenant: Tenant,
     user: EndUser,
@@ -82,27 +145,46 @@ def leaderboards_apply_event(
     points_added: dict[int, int],
     streak_length: int | None,
     now: dt.datetime,
+    loaded: Entries | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """The leaderboards step of the pipeline (the caller holds the user's lock). Only
-    activity inside a board's run and daily time window (in the user's local time) counts.
-    Returns the event response's `leaderboards` map: boards this event affected."""
-    local = now.astimezone(zone(user.tz))
-    result: dict[str, dict[str, Any]] = {}
-    for board in board_definitions(tenant).values():
-        if board.status != Status.ACTIVE:
-            continue
+    """The leaderboards step of the pipeline (the caller holds the user's lock). Returns the
+    event response's `leaderboards` map: boards this event affected. `loaded`: the user's
+    entries when the caller read them (leaderboards_event_load)."""
+    work = []
+    for board, run_start, group in _places(tenant, user, now):
         contribution = _delta(board, metric_pk, value, points_added, streak_length)
-        if contribution is None or not attributes_match(board.user_filters, user.attributes):
-            continue
-        run_start = board.run_for(local.date())
-        group = group_of(board, user.attributes)
-        if run_start is None or group is None:
-            continue
-        if not domain.in_window(local.time(), board.start_time, board.end_time):
+        if contribution is None:
             continue
         amount, absolute = contribution
-        result[board.key] = _apply(board, user, run_start, group, amount, absolute, now)
+        key = (board.pk, run_start, group)
+        if loaded is not None and key in loaded:
+            found = loaded[key]
+        else:
+            found = _entry(board.pk, run_start, group, user)
+        work.append((board, run_start, group, found, amount, absolute))
+    # Every entry that moves, in one statement.
+    moves = {}
+    for _, _, _, found, amount, absolute in work:
+        if found is not None:
+            pk, old = found[0], found[1]
+            new_value = amount if absolute else old + amount
+            if new_value != old:
+                moves[pk] = new_value
+    kept = entries_move([(pk, v, now) for pk, v in moves.items()]) if moves else set()
+    result: dict[str, dict[str, Any]] = {}
+    for board, run_start, group, found, amount, absolute in work:
+        # A newcomer on a full board may have displaced (deleted) the entry since it was
+        # read: another user's transaction, under that user's lock. Then the user is not on
+        # the board any more, and this event counts as theirs to re-enter with.
+        if found is not None and found[0] in moves and found[0] not in kept:
+            found = None
+        result[board.key] = _apply(board, user, run_start, group, found, amount, absolute, now)
     return result
+
+
+def _entry(board_pk: int, run_start: dt.date, group: str, user: EndUser) -> Found:
+    row = _ENTRY.first([board_pk, run_start, group, user.pk])
+    return (row.pk, row.value, row.reached_at) if row is not None else None
 
 
 def _apply(
@@ -110,32 +192,27 @@ def _apply(
     user: EndUser,
     run_start: dt.date,
     group: str,
+    found: Found,
     amount: Decimal,
     absolute: bool,
     now: dt.datetime,
 ) -> dict[str, Any]:
     run = ranks.RunKey(board.pk, run_start, group)
-    entries = run_entries(board.pk, run_start, group)
-    found = entries.filter(user=user).values_list("pk", "value", "reached_at").first()
     mine: Decimal | None = None  # the user's value on the board after this event
     previous_rank: int | None = None
     rank: int | None = None
     place: Standing | None = None
-    if found is not None:
-        pk, value, reached_at = found
+    if found is not None:  # on the board, and moved there (leaderboards_apply_event)
+        _, value, reached_at = found
         old = (value, reached_at)
         new_value = amount if absolute else value + amount
         new = (new_value, now) if new_value != value else old
-        # A newcomer on a full board may have displaced (deleted) this entry since it was
-        # read: another user's transaction, under that user's lock. Then the user is not on
-        # the board any more, and this event counts as theirs to re-enter with.
-        if new == old or entries.filter(pk=pk).update(value=new[0], reached_at=now):
-            mine = new_value
-            # The others are untouched by this write: their standing against both places.
-            place = ranks.standing(run, user.pk, old, new)
-            previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
-            if new != old:
-                ranks.change(run, [(user.pk, new)])
+        mine = new_value
+        # The others are untouched by this write: their standing against both places.
+        place = ranks.standing(run, user.pk, old, new, move=new != old)
+        previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
+        if new != old and not place.moved:
+            ranks.change(run, [(user.pk, new)])
     if place is None:
         if not absolute and board.start_time is None and board.end_time is None:
             # A newcomer (or someone displaced earlier) enters with all they gained in the

@@ -5,10 +5,11 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.db import connection
 
-from apps.core.db import fetch_one
+from apps.core.db import fetch_one, values_rows
 from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
 
 # Entries ahead of a place (value, reached_at, user): a higher value, the same value reached
@@ -50,6 +51,7 @@ class Standing:
     ahead_after: int
     others: int
     lowest_other: Decimal | None
+    moved: bool = False  # Redis moved the entry to its new place while answering
 
 
 def standing(
@@ -71,6 +73,29 @@ def standing(
     return Standing(
         int(before), int(after), int(others), None if lowest is None else Decimal(str(lowest))
     )
+
+
+def entries_move(moves: list[tuple[int, Decimal, dt.datetime]]) -> set[int]:
+    """Move the user's entries (pk, value, reached_at) to their new places, in one statement;
+    the pks of those still there (an entry displaced by a newcomer since it was read is
+    gone)."""
+    t = _entries_table()
+    rows = values_rows(len(moves), ["bigint", "numeric", "timestamptz"])
+    sql = (
+        f"UPDATE {t} SET value = v.column2, reached_at = v.column3 "  # noqa: S608
+        f"FROM (VALUES {rows}) v WHERE {t}.id = v.column1 RETURNING {t}.id"
+    )
+    ops = connection.ops
+    params: list[Any] = []
+    for pk, value, reached_at in moves:
+        params += [
+            pk,
+            ops.adapt_decimalfield_value(value, 24, 6),
+            ops.adapt_datetimefield_value(reached_at),
+        ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {int(row[0]) for row in cursor.fetchall()}
 
 
 def displace_lowest(

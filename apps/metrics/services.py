@@ -3,45 +3,71 @@
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
+
+from django.db import connection
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.db import insert, upsert
 from apps.core.errors import ValidationError
+from apps.metrics import sql
 from apps.metrics.choices import UnitType
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
 from apps.metrics.selectors import MetricDef
 from apps.users.domain import local_date
 from apps.users.models import EndUser
 
-# The hot path adds to counters with one statement each (apps.core.db.upsert).
-_TOTAL_UPSERT = (
-    "INSERT INTO {t} (tenant_id, user_id, metric_id, total, updated) VALUES (%s, %s, %s, %s, %s) "
-    "ON CONFLICT (user_id, metric_id) DO UPDATE "
-    "SET total = {t}.total + EXCLUDED.total, updated = EXCLUDED.updated RETURNING total"
-)
-_DAILY_UPSERT = (
-    "INSERT INTO {t} (tenant_id, user_id, metric_id, date, change, events) "
-    "VALUES (%s, %s, %s, %s, %s, 1) "
-    "ON CONFLICT (user_id, metric_id, date) DO UPDATE "
-    "SET change = {t}.change + EXCLUDED.change, events = {t}.events + 1"
-)
+# The hot path adds to counters with one statement each (apps.core.db.upsert), or, on
+# PostgreSQL, records the whole event in one (metrics/sql.py).
 _QUANTUM = Decimal("0.000001")
 
 
 def _total_add(
     tenant_pk: int, user_pk: int, metric_pk: int, value: Decimal, now: dt.datetime
 ) -> Decimal:
-    row = upsert(_TOTAL_UPSERT, MetricTotal, [tenant_pk, user_pk, metric_pk, value, now])
+    row = upsert(sql.TOTAL_UPSERT, MetricTotal, [tenant_pk, user_pk, metric_pk, value, now])
     assert row is not None  # noqa: S101 - RETURNING always yields the row
     # PostgreSQL returns a Decimal; SQLite a number whose text is exact to 6 places.
     return Decimal(str(row[0])).quantize(_QUANTUM)
 
 
+def _record_in_one_statement(event: MetricEvent, now: dt.datetime) -> Decimal:
+    """The total, the daily rollup and the event row in one statement (metrics/sql.py); the
+    event gets its id and total_after, and the new total is returned."""
+    tenant_pk, user_pk, metric_pk = event.tenant_id, event.user_id, event.metric_id
+    value, day = event.value, event.local_date
+    ops = connection.ops
+    params: list[Any] = [
+        tenant_pk,
+        user_pk,
+        metric_pk,
+        ops.adapt_decimalfield_value(value, 24, 6),
+        ops.adapt_datetimefield_value(now),
+        tenant_pk,
+        user_pk,
+        metric_pk,
+        ops.adapt_datefield_value(day),
+        ops.adapt_decimalfield_value(value, 24, 6),
+    ]
+    params += [
+        f.get_db_prep_save(f.pre_save(event, True), connection)
+        for f in sql.EVENT_FIELDS
+        if f.attname != "total_after"
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql.record_statement(), params)
+        total, pk = cursor.fetchone()
+    event.pk, event.total_after = pk, Decimal(total).quantize(_QUANTUM)
+    event._state.adding = False
+    event._state.db = connection.alias
+    return event.total_after
+
+
 def _daily_change_add(
     tenant_pk: int, user_pk: int, metric_pk: int, day: dt.date, value: Decimal
 ) -> None:
-    upsert(_DAILY_UPSERT, MetricDailyChange, [tenant_pk, user_pk, metric_pk, day, value])
+    upsert(sql.DAILY_UPSERT, MetricDailyChange, [tenant_pk, user_pk, metric_pk, day, value])
 
 
 @dataclass(frozen=True)
@@ -113,19 +139,22 @@ def event_record(
     user; the additions themselves are also atomic upserts in the database.
     """
     day = local_date(now, user.tz)
-    total = _total_add(tenant.pk, user.pk, metric.pk, value, now)
     event = MetricEvent(
         tenant=tenant,
         user=user,
         metric_id=metric.pk,
         value=value,
-        total_after=total,
         attributes=attributes,
         idempotency_key=idempotency_key,
         occurred_at=now,
         local_date=day,
     )
-    insert(event)  # the ORM's create(), with the statement built once per process
-    _daily_change_add(tenant.pk, user.pk, metric.pk, day, value)
+    if connection.vendor == "postgresql":
+        total = _record_in_one_statement(event, now)
+    else:
+        total = _total_add(tenant.pk, user.pk, metric.pk, value, now)
+        event.total_after = total
+        insert(event)  # the ORM's create(), with the statement built once per process
+        _daily_change_add(tenant.pk, user.pk, metric.pk, day, value)
     previous = total - value
     return RecordedEvent(event=event, previous_total=previous, total=total, local_date=day)

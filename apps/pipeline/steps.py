@@ -12,8 +12,13 @@ from decimal import Decimal
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.achievements.services import Completed, achievements_apply_event
+from apps.achievements.services import (
+    Completed,
+    achievements_apply_event,
+    achievements_event_load,
+)
 from apps.achievements.wire import user_achievement_render
+from apps.core.db import load_together
 from apps.core.facts import (
     AchievementCompleted,
     Fact,
@@ -24,7 +29,7 @@ from apps.core.facts import (
     StreakLost,
     UserActive,
 )
-from apps.leaderboards.services import leaderboards_apply_event
+from apps.leaderboards.services import Entries, leaderboards_apply_event, leaderboards_event_load
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
 from apps.pipeline.outcomes import (
@@ -34,16 +39,44 @@ from apps.pipeline.outcomes import (
     StreakOutcome,
 )
 from apps.points.selectors import points_config
-from apps.points.services import points_apply_event
+from apps.points.services import PointsLoaded, points_apply_event, points_event_load
 from apps.streaks.selectors import (
     streak_config,
     streak_state_get,
     streak_view,
     streaks_configured,
 )
-from apps.streaks.services import streak_apply_event
+from apps.streaks.services import StreakLoaded, streak_apply_event, streak_event_load
 from apps.streaks.wire import streak_base_render
 from apps.users.models import EndUser
+
+
+@dataclass(frozen=True)
+class EventLoaded:
+    """The user's rows every step reads, read together in one statement (PostgreSQL) before
+    the steps run: each step then computes without reading."""
+
+    streak: StreakLoaded | None
+    completed: set[int]
+    points: PointsLoaded | None
+    entries: Entries
+
+
+def event_load(
+    tenant: Tenant, user: EndUser, created: bool, metric_pk: int, now: dt.datetime
+) -> EventLoaded:
+    """Read what the steps need, for a user whose lock the caller holds. A user `created` by
+    this event has no rows yet: nothing to read."""
+    streak, completed, points, entries = load_together(
+        streak_event_load(tenant, user),
+        achievements_event_load(tenant, user, metric_pk),
+        points_event_load(tenant, user),
+        leaderboards_event_load(
+            tenant, user, metric_pk, streaks_configured(streak_config(tenant)), now
+        ),
+        nothing_stored=created,
+    )
+    return EventLoaded(streak, completed, points, entries)
 
 
 @dataclass(frozen=True)
@@ -56,10 +89,13 @@ class EventContext:
     attributes: dict[str, str]
     recorded: RecordedEvent
     now: dt.datetime
+    loaded: EventLoaded
 
 
 def streak_step(ctx: EventContext) -> StreakOutcome:
-    result = streak_apply_event(ctx.tenant, ctx.user, ctx.metric.pk, ctx.now)
+    result = streak_apply_event(
+        ctx.tenant, ctx.user, ctx.metric.pk, ctx.now, loaded=ctx.loaded.streak
+    )
     return StreakOutcome(
         streak=streak_base_render(result.view),
         extended=result.extended,
@@ -78,6 +114,7 @@ def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsO
         ctx.recorded.total,
         streak.length,
         ctx.now,
+        done=ctx.loaded.completed,
     )
     return AchievementsOutcome(
         completed=tuple(user_achievement_render(c.definition, c.completed_at) for c in completed),
@@ -112,6 +149,7 @@ def points_step(
         streak.streak.get("started"),
         achievements.achievement_pks,
         ctx.now,
+        loaded=ctx.loaded.points,
     )
     config = points_config(ctx.tenant)
     return PointsOutcome(
@@ -133,6 +171,7 @@ def leaderboards_step(
         points.added_by_pk,
         streak.length if (streak.extended or streak.lost) else None,
         ctx.now,
+        loaded=ctx.loaded.entries,
     )
     return LeaderboardsOutcome(boards=boards)
 

@@ -3,22 +3,17 @@ the total in the same transaction, under the user's lock. Each award carries a d
 is unique per user and system, so a retried job or a replayed event can never pay twice."""
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.core.db import upsert
-from apps.points import domain
+from apps.points import domain, sql
 from apps.points.errors import PointsBlockedError
-from apps.points.models import PointsAward, PointsDailyChange, PointsTotal
+from apps.points.models import PointsAward, PointsTotal, PointsTriggerMark
 from apps.points.selectors import BoostDef, SystemDef, TriggerDef, user_boosts, user_totals
 from apps.users.domain import local_date
 from apps.users.models import EndUser
-
-_DAILY_UPSERT = (
-    "INSERT INTO {t} (tenant_id, user_id, system_id, date, change) VALUES (%s, %s, %s, %s, %s) "
-    "ON CONFLICT (user_id, system_id, date) DO UPDATE SET change = {t}.change + EXCLUDED.change"
-)
 
 
 def _iso(moment: dt.datetime) -> str:
@@ -119,9 +114,10 @@ class Ledger:
         self._boosts: dict[int, list[BoostDef]] = {}
         self._blocking: set[int] = set()
 
-    def load(self, systems: list[SystemDef]) -> None:
-        """One query for every balance this event may touch."""
-        self._totals = user_totals(self.user, [s.pk for s in systems])
+    def load(self, systems: list[SystemDef], loaded: list[PointsTotal] | None = None) -> None:
+        """Every balance this event may touch: one query, or none when the caller read the
+        user's totals (`loaded`)."""
+        self._totals = user_totals(self.user, [s.pk for s in systems], loaded)
 
     def balance(self, system: SystemDef) -> int:
         change = self._changes.get(system.pk)
@@ -188,56 +184,66 @@ class Ledger:
             self._changes[system.pk] = _Change(system, row, created, row.level_id, row.total)
         return self._changes[system.pk]
 
-    def _drop_already_paid(self) -> None:
-        """Exactly once: drop awards whose dedupe key the ledger already holds (one query),
-        and recompute the running totals of what remains. The unique constraint stays the
-        last word, but a duplicate never becomes an error."""
-        candidates = [c for c in self._changes.values() if c.awards]
-        if not candidates:
-            return
-        paid = set(
-            PointsAward.objects.filter(
-                user=self.user,
-                system_id__in=[c.system.pk for c in candidates],
-                dedupe_key__in=[a.dedupe_key for c in candidates for a in c.awards],
-            ).values_list("system_id", "dedupe_key")
-        )
-        if not paid:
-            return
-        for change in candidates:
-            kept = [a for a in change.awards if (change.system.pk, a.dedupe_key) not in paid]
+    def _keep_inserted(self, changed: list[_Change], inserted: set[tuple[int, str]]) -> None:
+        """Exactly once: the awards written assumed none was paid before. Drop those the
+        ledger already held (their insert did nothing), recompute the running totals of what
+        remains, and set right the rows written with the assumption: the totals and daily
+        changes added only what was inserted, so only the levels and the awards' running
+        totals can be wrong. Rare: a retried job, or a mark lost with a rolled back write."""
+        for change in changed:
+            kept = [a for a in change.awards if (change.system.pk, a.dedupe_key) in inserted]
+            if len(kept) == len(change.awards):
+                continue
             running = change.base
             for award in kept:
                 running += award.awarded
-                award.total_after = running
+                if award.total_after != running:
+                    award.total_after = running
+                    PointsAward.objects.filter(public_id=award.public_id).update(
+                        total_after=running
+                    )
             change.awards, change.total.total = kept, running
+            level = domain.level_for(running, change.system.level_points)
+            if kept and (level.pk if level else None) != change.total.level_id:
+                change.total.level_id = level.pk if level else None
+                PointsTotal.objects.filter(user=self.user, system_id=change.system.pk).update(
+                    level_id=change.total.level_id
+                )
 
-    def flush(self) -> dict[str, dict[str, Any]]:
-        """Write awards, totals, levels and daily changes; return the event response's
-        `points` map (systems this ledger changed)."""
-        self._drop_already_paid()
-        changed = [c for c in self._changes.values() if c.awards]
+    def _check_blocking(self, changed: list[_Change]) -> None:
         for change in changed:
             if change.system.pk in self._blocking and change.total.total < 0:
                 raise PointsBlockedError(change.system.key)
-        if not changed:
-            return {}
-        PointsAward.objects.bulk_create([a for c in changed for a in c.awards])
+
+    def flush(self, marks: Sequence[PointsTriggerMark] = ()) -> dict[str, dict[str, Any]]:
+        """Write awards, totals, levels, daily changes and the trigger `marks` that moved
+        (apps/points/sql.py: one statement on PostgreSQL); return the event response's
+        `points` map (systems this ledger changed). Raises PointsBlockedError, having
+        possibly written, for the caller's transaction to roll back."""
+        changed = [c for c in self._changes.values() if c.awards]
+        self._check_blocking(changed)
+        for change in changed:
+            level = domain.level_for(change.total.total, change.system.level_points)
+            change.total.level_id = level.pk if level else None
+        inserted = sql.ledger_write(
+            sql.LedgerWrite(
+                tenant_pk=self.tenant.pk,
+                user_pk=self.user.pk,
+                now=self.now,
+                day=self.day,
+                awards=[a for c in changed for a in c.awards],
+                totals=[sql.TotalWrite(c.system.pk, c.total.level_id) for c in changed],
+                marks=marks,
+            )
+        )
+        if len(inserted) < sum(len(c.awards) for c in changed):
+            self._keep_inserted(changed, inserted)
+            changed = [c for c in changed if c.awards]
+            self._check_blocking(changed)
         result: dict[str, dict[str, Any]] = {}
         for change in changed:
             system, row = change.system, change.total
-            level = domain.level_for(row.total, system.level_points)
-            row.level_id = level.pk if level else None
-            if change.created:
-                row.save(force_insert=True)
-            else:
-                row.save(update_fields=["total", "level"])
             added = sum(a.awarded for a in change.awards)
-            upsert(
-                _DAILY_UPSERT,
-                PointsDailyChange,
-                [self.tenant.pk, self.user.pk, system.pk, self.day, added],
-            )
             body = {
                 **system_base_render(system),
                 "total": row.total,

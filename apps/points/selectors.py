@@ -204,12 +204,16 @@ def user_boosts(user: EndUser, system: SystemDef) -> list[BoostDef]:
 
 # Hand-compiled (apps/core/db.py), for the points step of every event. All the user's totals
 # (one per system they ever earned in: a handful), picked in Python: a fixed statement.
-_USER_TOTALS = CompiledSelect(PointsTotal, "m.user_id = %s")
+USER_TOTALS = CompiledSelect(PointsTotal, "m.user_id = %s")
 
 
-def user_totals(user: EndUser, system_pks: Sequence[int]) -> dict[int, PointsTotal]:
+def user_totals(
+    user: EndUser, system_pks: Sequence[int], loaded: list[PointsTotal] | None = None
+) -> dict[int, PointsTotal]:
+    """The user's totals in these systems: all their rows (`loaded` when the caller read
+    them), picked in Python, so the statement is the same for every event."""
     wanted = set(system_pks)
-    totals: list[PointsTotal] = _USER_TOTALS.many([user.pk])
+    totals = loaded if loaded is not None else USER_TOTALS.many([user.pk])
     return {t.system_id: t for t in totals if t.system_id in wanted}
 
 

@@ -1,20 +1,21 @@
 """Points awarding (pipeline step, API completions, time job) and configuration writes."""
 
 import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
 
 from apps.accounts.models import Tenant
-from apps.core.db import CompiledSelect
+from apps.core.db import CompiledSelect, Load
 from apps.metrics.selectors import metric_filtered_total
 from apps.points import domain
 from apps.points.choices import TriggerType
 from apps.points.errors import PointsBlockedError
 from apps.points.ledger import Ledger
-from apps.points.models import PointsTriggerMark
-from apps.points.selectors import SystemDef, TriggerDef, points_config
+from apps.points.models import PointsTotal, PointsTriggerMark
+from apps.points.selectors import USER_TOTALS, SystemDef, TriggerDef, points_config
 from apps.users.domain import attributes_match
 from apps.users.models import EndUser
 
@@ -23,12 +24,39 @@ from apps.users.models import EndUser
 _USER_MARKS = CompiledSelect(PointsTriggerMark, "m.user_id = %s")
 
 
-def _marks(user: EndUser, triggers: list[TriggerDef]) -> dict[int, PointsTriggerMark]:
+def _marks(
+    user: EndUser, triggers: list[TriggerDef], loaded: list[PointsTriggerMark] | None = None
+) -> dict[int, PointsTriggerMark]:
     if not triggers:
         return {}
     wanted = {t.pk for t in triggers}
-    marks: list[PointsTriggerMark] = _USER_MARKS.many([user.pk])
+    marks = loaded if loaded is not None else _USER_MARKS.many([user.pk])
     return {m.trigger_id: m for m in marks if m.trigger_id in wanted}
+
+
+@dataclass(frozen=True)
+class PointsLoaded:
+    """The user's points rows, read with the other steps' (points_event_load)."""
+
+    totals: list[PointsTotal]
+    marks: list[PointsTriggerMark]
+
+
+def points_event_load(tenant: Tenant, user: EndUser) -> Load[PointsLoaded | None]:
+    """What the points step reads (the user's totals and trigger marks), for the pipeline to
+    read with the other steps' rows; nothing when no system has a trigger."""
+    if not any(system.triggers for system in points_config(tenant).values()):
+        return Load((), _nothing)
+    return Load(((USER_TOTALS, (user.pk,)), (_USER_MARKS, (user.pk,))), _loaded)
+
+
+def _nothing(_rows: list[list[object]]) -> None:
+    return None
+
+
+def _loaded(rows: list[list[object]]) -> PointsLoaded:
+    totals, marks = rows
+    return PointsLoaded(totals, marks)  # type: ignore[arg-type]
 
 
 def points_apply_event(
@@ -42,9 +70,11 @@ def points_apply_event(
     streak_started: str | None,
     achievement_pks: tuple[int, ...],
     now: dt.datetime,
+    loaded: PointsLoaded | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The points step of the pipeline (the caller holds the user's lock). Returns the
-    event response's `points` map: only systems this event changed."""
+    event response's `points` map: only systems this event changed. `loaded`: the user's
+    rows when the caller read them (points_event_load)."""
     config = points_config(tenant)
     plan: list[tuple[SystemDef, TriggerDef]] = []
     for system in config.values():
@@ -66,9 +96,9 @@ def points_apply_event(
     if not plan:
         return {}
     ledger = Ledger(tenant, user, now)
-    ledger.load(list({s.pk: s for s, _ in plan}.values()))
+    ledger.load(list({s.pk: s for s, _ in plan}.values()), loaded.totals if loaded else None)
     metric_triggers = [t for _, t in plan if t.type == TriggerType.METRIC]
-    marks = _marks(user, metric_triggers)
+    marks = _marks(user, metric_triggers, loaded.marks if loaded else None)
     new_marks: list[PointsTriggerMark] = []
     for system, t in plan:
         if t.type == TriggerType.USER_CREATION:
@@ -95,15 +125,7 @@ def points_apply_event(
             ledger.award(system, t, t.points, f"streak:{t.pk}:{streak_started}:{streak_length}")
         elif t.type == TriggerType.ACHIEVEMENT:
             ledger.award(system, t, t.points, f"achievement:{t.pk}:{t.achievement_pk}")
-    result = ledger.flush()
-    if new_marks:  # one statement for every mark that moved
-        PointsTriggerMark.objects.bulk_create(
-            new_marks,
-            update_conflicts=True,
-            unique_fields=["user", "trigger"],
-            update_fields=["mark"],
-        )
-    return result
+    return ledger.flush(new_marks)
 
 
 def points_for_achievements(

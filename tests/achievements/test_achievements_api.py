@@ -1166,7 +1166,7 @@ class TestReplaysAndConcurrency:
         admin.metric(metric, 5, name="Five")
         admin.metric(metric, 6, name="Six")
         event(api_client, value=5)
-        monkeypatch.setattr(services.completing, "user_completions", lambda user: {})
+        monkeypatch.setattr(services.completing, "completed_pks", lambda rows: set())
         body = event(api_client, value=1)
         assert names(body["achievements"]) == ["Six"]
         assert completions() == [("u1", "Five", False), ("u1", "Six", False)]

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from apps.leaderboards import services
+from apps.leaderboards.models import LeaderboardEntry
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rank_store")]
 
@@ -29,31 +30,14 @@ def test_an_entry_displaced_meanwhile_re_enters_with_the_run_gain(api_client, me
     for user, value in (("a", 1), ("b", 5), ("c", 6)):
         send(api_client, user, value)
 
-    real = services.run_entries
+    real = services.entries_move
 
-    def displaced_after_the_read(*args: Any) -> Any:
-        entries = real(*args)
-        original_filter = entries.filter
+    def displaced_after_the_read(moves: list[tuple[int, Any, Any]]) -> set[int]:
+        """The user's entry was read; another user's newcomer takes the place now."""
+        LeaderboardEntry.objects.filter(pk__in=[pk for pk, _, _ in moves]).delete()
+        return real(moves)
 
-        def filter(**kwargs: Any) -> Any:
-            found = original_filter(**kwargs)
-            if "user" not in kwargs:
-                return found
-
-            class ReadThenDisplaced:
-                """The user's entry as read; another user's newcomer takes the place now."""
-
-                def values_list(self, *fields: str) -> Any:
-                    row = found.values_list(*fields).first()
-                    found.delete()
-                    return type("Read", (), {"first": staticmethod(lambda: row)})()
-
-            return ReadThenDisplaced()
-
-        entries.filter = filter
-        return entries
-
-    monkeypatch.setattr(services, "run_entries", displaced_after_the_read)
+    monkeypatch.setattr(services, "entries_move", displaced_after_the_read)
     board = send(api_client, "a", 10)  # a had 1, gains 10: re-enters with the run's 11
     monkeypatch.undo()
     assert (board["rank"], board["previousRank"]) == (1, None)

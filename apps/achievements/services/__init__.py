@@ -13,6 +13,7 @@ from apps.achievements.services.completing import (
     Completed,
     achievement_complete_api,
     achievements_apply_event,
+    achievements_event_load,
     anniversaries_complete,
 )
 from apps.achievements.services.configuration import (
@@ -32,5 +33,6 @@ __all__ = [
     "achievement_delete",
     "achievement_save",
     "achievements_apply_event",
+    "achievements_event_load",
     "anniversaries_complete",
 ]

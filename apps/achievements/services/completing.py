@@ -16,6 +16,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.models import AchievementCompletion
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
+from apps.core.db import CompiledSelect, Load
 from apps.metrics.selectors import metric_filtered_total
 from apps.users.domain import attributes_match, local_date
 from apps.users.models import EndUser
@@ -71,6 +72,32 @@ def _with_composites(
     return newly + [definitions[pk] for pk in extra]
 
 
+_COMPLETIONS = CompiledSelect(AchievementCompletion, "m.user_id = %s")
+
+
+def achievements_event_load(tenant: Tenant, user: EndUser, metric_pk: int) -> Load[set[int]]:
+    """What the achievements step reads (the user's completed achievements), for the pipeline
+    to read with the other steps' rows; nothing when no achievement can complete."""
+    if not any(
+        d.completable
+        and (
+            d.trigger in (Trigger.STREAK, Trigger.ACHIEVEMENT)
+            or (d.trigger == Trigger.METRIC and d.metric_pk == metric_pk)
+        )
+        for d in achievement_definitions(tenant).values()
+    ):
+        return Load((), _none_completed)
+    return Load(((_COMPLETIONS, (user.pk,)),), completed_pks)
+
+
+def _none_completed(_rows: list[list[AchievementCompletion]]) -> set[int]:
+    return set()
+
+
+def completed_pks(rows: list[list[AchievementCompletion]]) -> set[int]:
+    return {c.achievement_id for c in rows[0]}
+
+
 def achievements_apply_event(
     tenant: Tenant,
     user: EndUser,
@@ -79,8 +106,10 @@ def achievements_apply_event(
     total: Decimal,
     streak_length: int,
     now: dt.datetime,
+    done: set[int] | None = None,
 ) -> list[Completed]:
-    """The achievements step of the pipeline (the caller holds the user's lock)."""
+    """The achievements step of the pipeline (the caller holds the user's lock). `done`: the
+    user's completed achievements, when the caller read them (achievements_event_load)."""
     definitions = achievement_definitions(tenant).values()
     metric_defs = [
         d
@@ -97,7 +126,8 @@ def achievements_apply_event(
     composites = any(d.completable and d.trigger == Trigger.ACHIEVEMENT for d in definitions)
     if not metric_defs and not streak_defs and not composites:
         return []
-    done = set(user_completions(user))
+    if done is None:
+        done = set(user_completions(user))
     newly: list[AchievementDef] = []
     # Achievements sharing a filter share one aggregate query.
     filtered_totals: dict[tuple[tuple[str, str], ...], Decimal] = {}

@@ -17,7 +17,12 @@ from apps.streaks.services.configuration import (
     streak_preferences_update,
     streak_settings_update,
 )
-from apps.streaks.services.events import StreakEventResult, streak_apply_event
+from apps.streaks.services.events import (
+    StreakEventResult,
+    StreakLoaded,
+    streak_apply_event,
+    streak_event_load,
+)
 from apps.streaks.services.periodic import (
     StreakJobOutcome,
     streak_freezes_earn_locked,
@@ -27,7 +32,9 @@ from apps.streaks.services.periodic import (
 __all__ = [
     "StreakEventResult",
     "StreakJobOutcome",
+    "StreakLoaded",
     "streak_apply_event",
+    "streak_event_load",
     "streak_freeze_grant",
     "streak_freezes_earn_locked",
     "streak_pause_archive",

@@ -3,11 +3,15 @@ when the event meets the conditions of the current period."""
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
+from apps.core.db import CompiledSelect, Load
 from apps.streaks import domain
+from apps.streaks.choices import PauseStatus
+from apps.streaks.models import StreakPause, StreakState
 from apps.streaks.selectors import (
     StreakView,
     period_changes,
@@ -18,6 +22,40 @@ from apps.streaks.selectors import (
 )
 from apps.streaks.services.state import _period_upsert, _persist_settlement, _save, _state_row
 from apps.users.models import EndUser
+
+
+@dataclass(frozen=True)
+class StreakLoaded:
+    """The user's streak rows, read with the other steps' (streak_event_load)."""
+
+    state: StreakState | None
+    pauses: tuple[domain.Pause, ...]  # every active pause, by start
+
+
+_STATE = CompiledSelect(StreakState, "m.user_id = %s")
+_ACTIVE_PAUSES = CompiledSelect(StreakPause, "m.user_id = %s AND m.status = %s")
+
+
+def streak_event_load(tenant: Tenant, user: EndUser) -> Load[StreakLoaded | None]:
+    """What the streak step reads, for the pipeline to read with the other steps' rows;
+    nothing when streaks are not configured."""
+    if not streaks_configured(streak_config(tenant)):
+        return Load((), _nothing)
+    reads = ((_STATE, (user.pk,)), (_ACTIVE_PAUSES, (user.pk, PauseStatus.ACTIVE.value)))
+    return Load(reads, _loaded)
+
+
+def _nothing(_rows: list[list[Any]]) -> None:
+    return None
+
+
+def _loaded(rows: list[list[Any]]) -> StreakLoaded:
+    states, pauses = rows
+    found: list[StreakPause] = sorted(pauses, key=lambda p: (p.start, p.pk))
+    return StreakLoaded(
+        state=states[0] if states else None,
+        pauses=tuple(domain.Pause(str(p.public_id), p.start, p.end) for p in found),
+    )
 
 
 @dataclass(frozen=True)
@@ -32,15 +70,21 @@ class StreakEventResult:
 
 
 def streak_apply_event(
-    tenant: Tenant, user: EndUser, metric_pk: int, now: dt.datetime | None = None
+    tenant: Tenant,
+    user: EndUser,
+    metric_pk: int,
+    now: dt.datetime | None = None,
+    loaded: StreakLoaded | None = None,
 ) -> StreakEventResult:
-    """The streak step of the pipeline. The caller holds the user's lock."""
+    """The streak step of the pipeline. The caller holds the user's lock; `loaded` are the
+    user's rows when the caller read them (streak_event_load), else they are read here."""
     now = now or timezone.now()
     config = streak_config(tenant)
     if not streaks_configured(config):
         return StreakEventResult(streak_view(tenant, user, None, now), False, False, 0, 0)
-    stored = streak_state_get(user)
-    view = streak_view(tenant, user, stored, now)
+    stored = loaded.state if loaded is not None else streak_state_get(user)
+    known_pauses = loaded.pauses if loaded is not None else None
+    view = streak_view(tenant, user, stored, now, pauses=known_pauses)
     rules, current = view.rules, view.current
     settled = view.settlement.state
     relevant = rules.enabled and metric_pk in rules.thresholds
@@ -68,11 +112,9 @@ def streak_apply_event(
         )
     _save(row, user)
     # A streak that was alive already loaded the pauses that matter from here on.
-    after = (
-        streak_view(tenant, user, row, now, pauses=view.pauses if view.state.length else None)
-        if extended
-        else view
-    )
+    if known_pauses is None and view.state.length:
+        known_pauses = view.pauses
+    after = streak_view(tenant, user, row, now, pauses=known_pauses) if extended else view
     return StreakEventResult(
         after, extended, started, view.settlement.lost, len(view.settlement.frozen)
     )
