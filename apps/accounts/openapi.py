@@ -11,6 +11,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import serializers
 
 from apps.accounts.choices import AggregationPeriod, FontFamily, TenantStatus
+from apps.core.openapi import Badge
 
 SECURITY_SCHEME = "ApiKeyAuth"
 
@@ -84,10 +85,6 @@ class AdminEnvironment(serializers.Serializer):
     name = serializers.CharField()
     key = serializers.CharField()
     priority = serializers.IntegerField(help_text="Lower wins; production is 1.")
-
-
-class Badge(serializers.Serializer):
-    url = serializers.URLField()
 
 
 class AdminSettingsBranding(serializers.Serializer):

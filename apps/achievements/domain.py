@@ -1,15 +1,9 @@
-"""Pure achievement rules: who qualifies, composites, anniversaries, rarity."""
+"""Pure achievement rules: metric targets, composites, anniversaries, rarity. Who qualifies by
+attributes is a users rule (`attributes_match`, apps/users/domain.py)."""
 
 import datetime as dt
 from collections.abc import Mapping
 from decimal import Decimal
-
-
-def attributes_match(filters: Mapping[str, str] | None, values: Mapping[str, str]) -> bool:
-    """All filters must match (an unresolvable filter is None: nobody matches)."""
-    if filters is None:
-        return False
-    return all(values.get(key) == value for key, value in filters.items())
 
 
 def metric_reached(total: Decimal, target: Decimal) -> bool:

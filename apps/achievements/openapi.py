@@ -1,27 +1,26 @@
 """OpenAPI documentation of achievements (documentation only).
 
 Response shapes follow the Trophy wire models (reference §3.5) and what the render functions of
-apps.achievements.serializers emit. The application side builds on UserAchievementResponse of
-apps.metrics.openapi (metric reads and event responses carry it too), so every achievement
-shape documents its fields once. Request bodies are the validating serializers themselves.
+apps.achievements.serializers and apps.achievements.wire emit. The application side builds on
+UserAchievementResponse of apps.achievements.wire (event responses and completions carry it
+too), so every achievement shape documents its fields once. Request bodies are the validating
+serializers themselves.
 """
 
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
-from drf_spectacular.utils import OpenApiParameter, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.accounts.openapi import Badge
 from apps.achievements.choices import Status, Trigger
+from apps.achievements.wire import UserAchievementResponse, completions_field, rarity_field
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
-from apps.metrics.openapi import UserAchievementResponse
+from apps.core.openapi import Badge
+from apps.users.wire import AttributeRef
 
 # --- parameters ---------------------------------------------------------------------------
 
-ACHIEVEMENT_KEY = OpenApiParameter(
-    "key", str, OpenApiParameter.PATH, description="The key of an api-trigger achievement."
-)
 USER_ATTRIBUTES = OpenApiParameter(
     "userAttributes",
     ATTRIBUTE_FILTER_SCHEMA,
@@ -46,7 +45,7 @@ class AchievementBadgeSerializerExtension(OpenApiSerializerExtension):
     """apps.accounts.serializers has a BadgeSerializer of its own (branding logo and app icon);
     give the achievement one its own component name."""
 
-    target_class = "apps.achievements.serializers.BadgeSerializer"
+    target_class = "apps.achievements.wire.BadgeSerializer"
 
     def get_name(self, auto_schema: Any, direction: Any) -> str:
         return "AchievementBadge"
@@ -55,21 +54,11 @@ class AchievementBadgeSerializerExtension(OpenApiSerializerExtension):
 # --- achievements (application API) -------------------------------------------------------
 
 
-def _completions() -> serializers.IntegerField:
-    return serializers.IntegerField(help_text="Number of users who completed it.")
-
-
-def _rarity() -> serializers.FloatField:
-    return serializers.FloatField(
-        help_text="Percent of the tenant's users who completed it, to two decimals."
-    )
-
-
 class AchievementWithStatsResponse(UserAchievementResponse):
     """An achievement (AchievementResponse) with how many users completed it."""
 
-    completions = _completions()
-    rarity = _rarity()
+    completions = completions_field()
+    rarity = rarity_field()
 
     def get_fields(self) -> dict[str, Any]:
         # AchievementResponse is UserAchievementResponse without the user's achievedAt.
@@ -78,44 +67,20 @@ class AchievementWithStatsResponse(UserAchievementResponse):
         return fields
 
 
-class UserAchievementWithStatsResponse(UserAchievementResponse):
-    """An achievement with the user's completion time and how many users completed it."""
-
-    achievedAt = serializers.DateTimeField(
-        allow_null=True,
-        help_text="When the user completed it; null when not completed (includeIncomplete=true).",
+class MetricResponse(serializers.Serializer):
+    id = serializers.CharField()
+    key = serializers.CharField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=["active"], help_text="Always active (required by the Node SDK)."
     )
-    completions = _completions()
-    rarity = _rarity()
-
-
-# MetricEventPointsResponse is documented by apps.points.openapi, which this app may not import
-# (points sits above achievements); refer to its component, which the event endpoint always
-# puts in the application API's document.
-@extend_schema_field(
-    {
-        "type": "object",
-        "additionalProperties": {"$ref": "#/components/schemas/MetricEventPointsResponse"},
-    }
-)
-class _PointsByKey(serializers.DictField):
-    pass
-
-
-class AchievementCompletionResponse(serializers.Serializer):
-    completionId = serializers.CharField(help_text="The completion's id.")
-    achievement = UserAchievementResponse(help_text="The completed achievement.")
-    points = _PointsByKey(
-        help_text="Points systems changed by the completion's achievement triggers, by key."
+    current = serializers.FloatField(help_text="The user's total.")
+    achievements = UserAchievementResponse(
+        many=True, help_text="The metric's achievements with the user's progress."
     )
 
 
 # --- achievements (admin API) -------------------------------------------------------------
-
-
-class AttributeRef(serializers.Serializer):
-    attributeId = serializers.UUIDField(help_text="The attribute's id.")
-    attributeValue = serializers.CharField()
 
 
 class AdminAchievement(serializers.Serializer):

@@ -10,14 +10,15 @@ from django.db.models import Count, Sum
 
 from apps.accounts.models import Tenant
 from apps.achievements.choices import Status, Trigger
-from apps.achievements.domain import anniversary_date, attributes_match
+from apps.achievements.domain import anniversary_date
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.config_cache import tenant_cached
 from apps.metrics.models import MetricEvent, MetricTotal
 from apps.streaks.models import StreakPeriod
 from apps.streaks.selectors import streak_config
+from apps.users.domain import attributes_match
 from apps.users.models import EndUser
-from apps.users.selectors import attribute_filters_resolve
+from apps.users.selectors import attribute_filters_resolve, attributes_q
 
 
 @dataclass(frozen=True)
@@ -209,8 +210,7 @@ def qualifying_user_pks(definition: AchievementDef, tenant: Tenant, anniversary_
             return users.none().values("pk")  # a filter names a deleted attribute
         if definition.event_filters:
             events = MetricEvent.objects.filter(
-                metric_id=definition.metric_pk,
-                **{f"attributes__{k}": v for k, v in definition.event_filters.items()},
+                attributes_q(definition.event_filters), metric_id=definition.metric_pk
             )
             return (
                 events.values("user_id")
@@ -259,11 +259,9 @@ def achievement_backdate_progress(
     # Anniversaries due everywhere on Earth (a day behind UTC at most): users whose local
     # anniversary is still ahead of them are not waiting for backdating.
     qualifying = qualifying_user_pks(definition, tenant, today - dt.timedelta(days=1))
-    candidates = EndUser.objects.filter(tenant=tenant, pk__in=qualifying).exclude(
-        achievements__achievement_id=achievement_pk
-    )
-    for key, value in definition.user_filters.items():
-        candidates = candidates.filter(**{f"attributes__{key}": value})
+    candidates = EndUser.objects.filter(
+        attributes_q(definition.user_filters), tenant=tenant, pk__in=qualifying
+    ).exclude(achievements__achievement_id=achievement_pk)
     pending = candidates.values("pk")[:BACKDATE_PENDING_CAP].count()
     return BackdateProgress(backdated=backdated, pending=pending)
 

@@ -1,43 +1,18 @@
-"""Wire shapes of achievements: admin input, application and admin output."""
+"""Wire shapes of achievements: admin input, admin output, and a user's metrics with their
+achievements (served by this app). The achievement as other apps embed it is in
+apps/achievements/wire.py."""
 
-import datetime as dt
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.fields import Field
 
 from apps.achievements.choices import Status, Trigger
-from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement
-from apps.achievements.selectors import AchievementDef, Stats
+from apps.achievements.wire import BadgeSerializer
 from apps.core.api.fields import StrictSerializer, StringField, key_field
-from apps.users.serializers import UpsertedUserSerializer
-
-
-class _AttributeRefList(serializers.ListSerializer):
-    """A null list means none; DRF hands `allow_null` to the items too, and [null] reached the
-    services as None (a 500). Items are never null."""
-
-    def run_child_validation(self, data: Any) -> Any:
-        if data is None:
-            raise serializers.ValidationError(Field.default_error_messages["null"], code="null")
-        return super().run_child_validation(data)
-
-
-class AttributeRefSerializer(StrictSerializer):
-    attributeId = serializers.UUIDField(format="hex_verbose")
-    attributeValue = StringField(max_length=255)
-
-    class Meta:
-        list_serializer_class = _AttributeRefList
-
-    def to_internal_value(self, data: Any) -> Any:
-        value = super().to_internal_value(data)
-        return {"attributeId": str(value["attributeId"]), "attributeValue": value["attributeValue"]}
-
-
-class BadgeSerializer(StrictSerializer):
-    url = serializers.URLField(max_length=2000)
+from apps.metrics.selectors import MetricDef
+from apps.users.wire import AttributeRefSerializer
 
 
 class _AchievementFields(StrictSerializer):
@@ -73,10 +48,6 @@ class _AchievementFields(StrictSerializer):
         return None if value is None else str(value)
 
 
-class AchievementCompleteSerializer(StrictSerializer):
-    user = UpsertedUserSerializer()
-
-
 class AchievementCreateSerializer(_AchievementFields):
     name = StringField(max_length=255)
     trigger = serializers.ChoiceField(choices=Trigger.choices)
@@ -88,45 +59,18 @@ class AchievementUpdateSerializer(_AchievementFields):
     trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
 
 
-def _kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
-    return [{"key": k, "value": v} for k, v in (filters or {}).items()]
-
-
-def achievement_render(d: AchievementDef) -> dict[str, Any]:
-    """AchievementResponse: trigger-specific fields only for their trigger."""
-    body: dict[str, Any] = {
-        "id": d.public_id,
-        "name": d.name,
-        "trigger": d.trigger,
-        "description": d.description,
-        "badgeUrl": d.badge_url,
-        "userAttributes": _kv(d.user_filters),
+def user_metric_render(
+    metric: MetricDef, current: Decimal, achievements: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "id": metric.public_id,
+        "key": metric.key,
+        "name": metric.name,
+        # Metrics have no other status in gamify; the Node SDK requires the field.
+        "status": "active",
+        "current": current,
+        "achievements": achievements,
     }
-    if d.trigger == Trigger.API:
-        body["key"] = d.key
-    elif d.trigger == Trigger.METRIC:
-        body.update(
-            metricId=d.metric_public_id,
-            metricName=d.metric_name,
-            metricValue=d.metric_value,
-            eventAttributes=_kv(d.event_filters),
-        )
-    elif d.trigger == Trigger.STREAK:
-        body["streakLength"] = d.streak_length
-    elif d.trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = d.anniversary_years
-    elif d.trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = list(d.prerequisite_ids)
-    return body
-
-
-def user_achievement_render(d: AchievementDef, achieved_at: dt.datetime | None) -> dict[str, Any]:
-    return {**achievement_render(d), "achievedAt": achieved_at}
-
-
-def with_stats(body: dict[str, Any], d: AchievementDef, stats: Stats) -> dict[str, Any]:
-    completions = stats.completions.get(d.pk, 0)
-    return {**body, "completions": completions, "rarity": rarity(completions, stats.users)}
 
 
 def admin_render(a: Achievement) -> dict[str, Any]:

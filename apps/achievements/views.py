@@ -10,14 +10,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.achievements import openapi, selectors, serializers, services
+from apps.achievements import openapi, selectors, serializers, services, wire
 from apps.achievements.models import Achievement
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.metrics.openapi import METRIC_KEY, MetricResponse
 from apps.metrics.selectors import (
     MetricDef,
     metric_by_key,
@@ -25,10 +24,10 @@ from apps.metrics.selectors import (
     user_metric_total,
     user_metric_totals,
 )
-from apps.metrics.serializers import user_metric_render
+from apps.metrics.wire import METRIC_KEY
 from apps.users.models import EndUser
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class AchievementListApi(AppApi):
@@ -58,7 +57,7 @@ class AchievementListApi(AppApi):
         stats = selectors.achievement_stats(tenant)
         return Response(
             [
-                serializers.with_stats(serializers.achievement_render(d), d, stats)
+                wire.with_stats(wire.achievement_render(d), d, stats)
                 for d in selectors.achievement_definitions(tenant).values()
                 if d.completable and (raw is None or d.open_to(attributes))
             ]
@@ -74,7 +73,7 @@ class UserAchievementsApi(AppApi):
         "the user has not completed and whose user attribute filters the user matches.",
         parameters=[USER_ID, openapi.INCLUDE_INCOMPLETE],
         responses={
-            200: openapi.UserAchievementWithStatsResponse(many=True),
+            200: wire.UserAchievementWithStatsResponse(many=True),
             **errors(
                 401,
                 403,
@@ -97,8 +96,8 @@ class UserAchievementsApi(AppApi):
                 continue
             if not done and not d.open_to(user.attributes):
                 continue
-            body = serializers.user_achievement_render(d, completed.get(d.pk))
-            items.append(serializers.with_stats(body, d, stats))
+            body = wire.user_achievement_render(d, completed.get(d.pk))
+            items.append(wire.with_stats(body, d, stats))
         return Response(items)
 
 
@@ -106,7 +105,7 @@ def _metric_achievements(
     tenant: Any, user: EndUser, metric: MetricDef, completed: dict[int, Any]
 ) -> list[dict[str, Any]]:
     return [
-        serializers.user_achievement_render(d, completed.get(d.pk))
+        wire.user_achievement_render(d, completed.get(d.pk))
         for d in selectors.metric_achievements(tenant, metric.pk)
         if selectors.visible_to(d, d.pk in completed)
         and (d.pk in completed or d.open_to(user.attributes))
@@ -119,7 +118,7 @@ class UserMetricListApi(AppApi):
         summary="Get all of a user's metrics",
         parameters=[USER_ID],
         responses={
-            200: MetricResponse(many=True),
+            200: openapi.MetricResponse(many=True),
             **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
         },
     )
@@ -131,7 +130,7 @@ class UserMetricListApi(AppApi):
         completed = selectors.user_completions(user)
         return Response(
             [
-                user_metric_render(
+                serializers.user_metric_render(
                     metric,
                     totals.get(metric.pk, Decimal(0)),
                     _metric_achievements(scope.tenant, user, metric, completed),
@@ -147,7 +146,7 @@ class UserMetricApi(AppApi):
         summary="Get one of a user's metrics",
         parameters=[USER_ID, METRIC_KEY],
         responses={
-            200: MetricResponse,
+            200: openapi.MetricResponse,
             **errors(401, 403, (404, "User or metric not found, or unknown Tenant-ID.")),
         },
     )
@@ -158,7 +157,7 @@ class UserMetricApi(AppApi):
         metric = metric_by_key(scope.tenant, key)
         completed = selectors.user_completions(user)
         return Response(
-            user_metric_render(
+            serializers.user_metric_render(
                 metric,
                 user_metric_total(user, metric.pk),
                 _metric_achievements(scope.tenant, user, metric, completed),

@@ -11,10 +11,10 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.achievements.openapi import UserAchievementWithStatsResponse
-from apps.leaderboards.openapi import UserLeaderboardResponse
+from apps.achievements.wire import UserAchievementWithStatsResponse
+from apps.leaderboards.wire import UserLeaderboardResponse
 from apps.streaks.choices import Frequency
-from apps.users.openapi import User
+from apps.users.wire import User
 
 
 def wrapped_year_maximum(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

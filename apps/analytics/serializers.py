@@ -5,7 +5,7 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import Stats
-from apps.achievements.serializers import user_achievement_render, with_stats
+from apps.achievements.wire import user_achievement_render, with_stats
 from apps.analytics.wrapped import (
     Completion,
     Figures,
@@ -17,7 +17,7 @@ from apps.analytics.wrapped import (
     Wrapped,
 )
 from apps.leaderboards.services import board_render
-from apps.users.serializers import user_render
+from apps.users.wire import user_render
 
 
 def _figures(figures: Figures) -> dict[str, Any]:

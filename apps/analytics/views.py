@@ -10,8 +10,8 @@ from apps.core.api.params import query_int
 from apps.core.api.views import AppApi
 from apps.core.openapi import errors
 from apps.users.domain import local_date
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class UserWrappedApi(AppApi):

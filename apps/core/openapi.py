@@ -1,6 +1,7 @@
 """OpenAPI documentation shared by both APIs (documentation only: nothing here runs on a request).
 
 - `ErrorBody` and `errors()`: every error leaves as {"error": "<message>"} (apps.core.api.errors).
+- `Badge`: the image shape ({url}) of branding logos and of achievement and points badges.
 - `AdminIssue` and the envelopes of the admin bulk conventions (apps.core.bulk).
 - `collection_schema()`: documents the routes `collection_urls` builds for one Collection.
 - `exclude_api_alias`: a preprocessing hook dropping the legacy /api/ mount of the application
@@ -85,6 +86,11 @@ class AdminDeletedItem(serializers.Serializer):
     id = serializers.UUIDField()
 
 
+# An image: a branding logo or app icon, an achievement or points badge.
+class Badge(serializers.Serializer):
+    url = serializers.URLField()
+
+
 LIMIT = OpenApiParameter(
     "limit",
     {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
@@ -97,15 +103,22 @@ SKIP = OpenApiParameter(
     OpenApiParameter.QUERY,
     description="Number of items to skip (default 0).",
 )
-IDS = OpenApiParameter(
-    "ids",
-    {"type": "array", "items": {"type": "string", "format": "uuid"}},
-    OpenApiParameter.QUERY,
-    required=True,
-    style="form",
-    explode=True,
-    description="1 to 100 ids, as repeated keys (?ids=a&ids=b) or comma-separated (?ids=a,b).",
-)
+
+
+def ids_parameter(description: str) -> OpenApiParameter:
+    """The `ids` query list of UUIDs (query_list parses it), described for its route."""
+    return OpenApiParameter(
+        "ids",
+        {"type": "array", "items": {"type": "string", "format": "uuid"}},
+        OpenApiParameter.QUERY,
+        required=True,
+        style="form",
+        explode=True,
+        description=description,
+    )
+
+
+IDS = ids_parameter("1 to 100 ids, as repeated keys (?ids=a&ids=b) or comma-separated (?ids=a,b).")
 OBJECT_ID = OpenApiParameter(
     "object_id",
     OpenApiTypes.UUID,

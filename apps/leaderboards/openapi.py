@@ -5,23 +5,21 @@ emits: services.board_render (the LeaderboardResponse fields, shared by every ap
 shape), the views' rankings and history items, services._apply (the event response's map
 values) and LeaderboardCollection.render (the admin object). Fields those functions always write
 are required (possibly null); fields written only for one rankBy are optional.
-MetricEventLeaderboardResponse is carried by the event response, which apps.pipeline documents
-by importing it from here (pipeline sits above leaderboards). Request bodies are the validating
-serializers of apps.leaderboards.serializers.
+The shapes other apps carry (LeaderboardResponse, UserLeaderboardResponse and the event
+response's MetricEventLeaderboardResponse) are declared in apps.leaderboards.wire. Request bodies
+are the validating serializers of apps.leaderboards.serializers.
 """
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.achievements.openapi import AttributeRef
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
 from apps.leaderboards.choices import RankBy, RunUnit, Status
-from apps.metrics.openapi import AttributeKeyValue
+from apps.leaderboards.wire import LeaderboardResponse, UserLeaderboardResponse
+from apps.users.wire import AttributeRef
 
 # Enum value sets of the application API (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
-LEADERBOARD_RANK_BY = ["metric", "streak", "points"]
-LEADERBOARD_RUN_UNITS = ["day", "month", "year"]
 # Labelled: POINTS_BOOST_STATUSES has the same values, and sharing its hash would name this
 # enum PointsBoostStatusEnum.
 LEADERBOARD_STATUSES = [
@@ -96,52 +94,6 @@ NUM_EVENTS = OpenApiParameter(
 # --- leaderboards (application API) -------------------------------------------------------
 
 
-def _time(what: str) -> serializers.CharField:
-    return serializers.CharField(
-        allow_null=True, help_text=f"HH:mm: {what} of the daily window; null: none."
-    )
-
-
-class LeaderboardResponse(serializers.Serializer):
-    # No docstring: subclasses would inherit it as their component description.
-    id = serializers.CharField()
-    name = serializers.CharField()
-    key = serializers.CharField()
-    rankBy = serializers.ChoiceField(choices=LEADERBOARD_RANK_BY)
-    breakdownAttribute = serializers.CharField(
-        allow_null=True, help_text="Deprecated: breakdownAttributes. Always null."
-    )
-    breakdownAttributes = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Keys of the user attributes the rankings are broken down by ([] for none).",
-    )
-    metricKey = serializers.CharField(required=False, help_text="rankBy metric.")
-    metricName = serializers.CharField(required=False, help_text="rankBy metric.")
-    pointsSystemKey = serializers.CharField(required=False, help_text="rankBy points.")
-    pointsSystemName = serializers.CharField(required=False, help_text="rankBy points.")
-    description = serializers.CharField(allow_null=True, help_text="null when there is none.")
-    start = serializers.DateField(help_text="First day (inclusive).")
-    end = serializers.DateField(
-        allow_null=True,
-        help_text="Last day (inclusive) of the current run of a repeating leaderboard, else "
-        "of the leaderboard; null: never ends.",
-    )
-    startTime = _time("start")
-    endTime = _time("end")
-    maxParticipants = serializers.IntegerField(
-        help_text=f"Most users ranked per run (1 to {settings.LEADERBOARD_MAX_PARTICIPANTS})."
-    )
-    runUnit = serializers.ChoiceField(
-        choices=LEADERBOARD_RUN_UNITS, allow_null=True, help_text="null: a single run."
-    )
-    runInterval = serializers.IntegerField(
-        allow_null=True, help_text="Run length in runUnits; null: a single run."
-    )
-    userAttributes = AttributeKeyValue(
-        many=True, help_text="Only users with all these attribute values take part."
-    )
-
-
 class LeaderboardsAllResponseItem(LeaderboardResponse):
     status = serializers.ChoiceField(choices=LEADERBOARD_STATUSES)
 
@@ -158,11 +110,6 @@ class LeaderboardResponseWithRankings(LeaderboardResponse):
     rankings = LeaderboardRanking(many=True, help_text="Best first.")
 
 
-class UserLeaderboardResponse(LeaderboardResponse):
-    rank = serializers.IntegerField(allow_null=True, help_text="null when not on the board.")
-    value = serializers.IntegerField(allow_null=True, help_text="null when not on the board.")
-
-
 class LeaderboardEvent(serializers.Serializer):
     date = serializers.DateField(help_text="The day this snapshot closes.")
     timestamp = serializers.DateTimeField(help_text="Deprecated: date (its start, in UTC).")
@@ -176,25 +123,6 @@ class LeaderboardEvent(serializers.Serializer):
 
 class UserLeaderboardResponseWithHistory(UserLeaderboardResponse):
     history = LeaderboardEvent(many=True, help_text="Daily snapshots in this run, newest first.")
-
-
-class MetricEventLeaderboardResponse(LeaderboardResponse):
-    """A leaderboard the event affected (no status); `end` is the end of the run the event
-    counted in."""
-
-    rank = serializers.IntegerField(
-        allow_null=True, help_text="The user's rank now; null: not on the board (it is full)."
-    )
-    previousRank = serializers.IntegerField(
-        allow_null=True, help_text="The user's rank before the event; null: was not on it."
-    )
-    threshold = serializers.IntegerField(help_text="Minimum value currently needed to enter.")
-    breakdownAttributeValue = serializers.CharField(
-        required=False, allow_null=True, help_text="Deprecated: breakdownAttributeValues."
-    )
-    breakdownAttributeValues = AttributeKeyValue(
-        many=True, help_text="The user's values of the breakdown attributes ([] for none)."
-    )
 
 
 # --- admin API ----------------------------------------------------------------------------

@@ -7,16 +7,15 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from apps.accounts.models import Tenant
-from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
 from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.metrics.models import MetricEvent
 from apps.points.models import PointsAward
-from apps.users.domain import zone
+from apps.users.domain import attributes_match, zone
 from apps.users.models import EndUser
-from apps.users.selectors import attribute_definitions, attribute_filters_resolve
+from apps.users.selectors import attribute_definitions, attribute_filters_resolve, attributes_q
 
 
 @dataclass(frozen=True)
@@ -292,9 +291,7 @@ def board_activity(
         )
     ]
     users = EndUser.objects.filter(tenant=tenant)
-    eligible = users
-    for key, value in (board.user_filters or {}).items():
-        eligible = eligible.filter(**{f"attributes__{key}": value})
+    eligible = users.filter(attributes_q(board.user_filters or {}))
     for key in board.breakdown_keys or ():
         eligible = eligible.filter(attributes__has_key=key)
     # A filter or breakdown attribute that names a deleted attribute matches no one.

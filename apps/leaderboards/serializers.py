@@ -5,9 +5,9 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
-from apps.achievements.serializers import AttributeRefSerializer
 from apps.core.api.fields import StrictSerializer, StringField, key_field
 from apps.leaderboards.choices import RankBy, RunUnit, Status
+from apps.users.wire import AttributeRefSerializer
 
 _TIME_FORMATS = ["%H:%M", "%H:%M:%S"]  # HH:mm (the regex in the reference also allows :ss)
 

@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.achievements.domain import attributes_match
 from apps.core.db import CompiledSelect, Load
 from apps.core.errors import ValidationError
 from apps.leaderboards import domain, ranks
@@ -26,7 +25,7 @@ from apps.leaderboards.sql import Standing, displace_lowest, entries_move, lock_
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.points.models import PointsDailyChange, PointsSystem
 from apps.users.choices import AttributeType
-from apps.users.domain import zone
+from apps.users.domain import attributes_match, zone
 from apps.users.models import EndUser
 from apps.users.services import attribute_refs_check
 

@@ -26,8 +26,8 @@ from apps.leaderboards.choices import Status
 from apps.leaderboards.models import Leaderboard
 from apps.leaderboards.selectors import BoardDef
 from apps.users.models import EndUser
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 VISIBLE = (Status.ACTIVE, Status.SCHEDULED, Status.FINISHED)
 

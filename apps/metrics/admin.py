@@ -19,12 +19,13 @@ from apps.accounts.admin.base import (
     TenantFilter,
     admin_links,
     dependents,
+    html_table,
     key_field,
     scoped,
 )
 from apps.metrics.models import Metric, MetricEvent
 from apps.metrics.services import metric_create, metric_delete, metric_update
-from apps.users.admin import end_user_section, html_table
+from apps.users.end_user_page import end_user_section
 from apps.users.models import EndUser
 
 # The end-user page shows this many of the user's latest events; the full history is one click

@@ -70,39 +70,28 @@ def summary_buckets(
     total_before: Decimal,
     daily_changes: Iterable[tuple[dt.date, Decimal]],
 ) -> list[SummaryBucket]:
-    """See _summary_buckets; a bucket that would start before year 1 or end after 9999 (a
-    week holding 0001-01-01, a month or day at the end of 9999) is a validation error."""
-    try:
-        return _summary_buckets(start, end, aggregation, total_before, daily_changes)
-    except OverflowError:
-        raise SummaryRangeInvalidError(
-            "startDate and endDate must leave their whole buckets within years 1 to 9999"
-        ) from None
-
-
-def _summary_buckets(
-    start: dt.date,
-    end: dt.date,
-    aggregation: str,
-    total_before: Decimal,
-    daily_changes: Iterable[tuple[dt.date, Decimal]],
-) -> list[SummaryBucket]:
     """Buckets from the one holding `start` to the one holding `end`, each with the change in
     the part of the bucket inside [start, end] and the running total at the bucket's end.
 
     `total_before` is the total before `start`; `daily_changes` are (date, change) pairs with
-    dates inside [start, end].
+    dates inside [start, end]. A bucket that would start before year 1 or end after 9999 (a
+    week holding 0001-01-01, a month or day at the end of 9999) is a validation error.
     """
-    by_bucket: dict[dt.date, Decimal] = {}
-    for day, change in daily_changes:
-        key = bucket_start(day, aggregation)
-        by_bucket[key] = by_bucket.get(key, Decimal(0)) + change
-    buckets: list[SummaryBucket] = []
-    running = total_before
-    cursor = bucket_start(start, aggregation)
-    while cursor <= end:
-        change = by_bucket.get(cursor, Decimal(0))
-        running += change
-        buckets.append(SummaryBucket(date=cursor, total=running, change=change))
-        cursor = _next_bucket(cursor, aggregation)
+    try:
+        by_bucket: dict[dt.date, Decimal] = {}
+        for day, change in daily_changes:
+            key = bucket_start(day, aggregation)
+            by_bucket[key] = by_bucket.get(key, Decimal(0)) + change
+        buckets: list[SummaryBucket] = []
+        running = total_before
+        cursor = bucket_start(start, aggregation)
+        while cursor <= end:
+            change = by_bucket.get(cursor, Decimal(0))
+            running += change
+            buckets.append(SummaryBucket(date=cursor, total=running, change=change))
+            cursor = _next_bucket(cursor, aggregation)
+    except OverflowError:
+        raise SummaryRangeInvalidError(
+            "startDate and endDate must leave their whole buckets within years 1 to 9999"
+        ) from None
     return buckets

@@ -13,6 +13,7 @@ from apps.metrics.domain import SummaryBucket, summary_buckets, summary_range_ch
 from apps.metrics.errors import MetricNotFoundError
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
 from apps.users.models import EndUser
+from apps.users.selectors import attributes_q
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,5 @@ def metric_event_summary(
 
 def metric_filtered_total(user: EndUser, metric_pk: int, filters: dict[str, str]) -> Decimal:
     """The user's total of the events of this metric carrying all these attribute values."""
-    events = MetricEvent.objects.filter(
-        user=user, metric_id=metric_pk, **{f"attributes__{k}": v for k, v in filters.items()}
-    )
+    events = MetricEvent.objects.filter(attributes_q(filters), user=user, metric_id=metric_pk)
     return events.aggregate(total=Sum("value"))["total"] or Decimal(0)

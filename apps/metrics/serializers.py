@@ -1,15 +1,12 @@
 """Wire shapes of metrics and metric reads."""
 
-from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, key_field
 from apps.metrics.choices import UnitType
-from apps.metrics.domain import SummaryBucket
 from apps.metrics.models import Metric
-from apps.metrics.selectors import MetricDef
 
 
 class MetricCreateSerializer(StrictSerializer):
@@ -34,21 +31,3 @@ def metric_render(metric: Metric) -> dict[str, Any]:
         "unitType": metric.unit_type,
         "units": metric.units,
     }
-
-
-def user_metric_render(
-    metric: MetricDef, current: Decimal, achievements: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "id": metric.public_id,
-        "key": metric.key,
-        "name": metric.name,
-        # Metrics have no other status in gamify; the Node SDK requires the field.
-        "status": "active",
-        "current": current,
-        "achievements": achievements,
-    }
-
-
-def summary_render(buckets: list[SummaryBucket]) -> list[dict[str, Any]]:
-    return [{"date": b.date.isoformat(), "total": b.total, "change": b.change} for b in buckets]

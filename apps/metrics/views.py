@@ -7,17 +7,14 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.api.params import query_date
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
-from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.metrics import openapi, selectors, serializers, services
-from apps.metrics.choices import Aggregation
+from apps.metrics import openapi, selectors, serializers, services, wire
 from apps.metrics.models import Metric
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class UserMetricEventSummaryApi(AppApi):
@@ -27,13 +24,13 @@ class UserMetricEventSummaryApi(AppApi):
         description="The change and the running total of the metric per day, week or month.",
         parameters=[
             USER_ID,
-            openapi.METRIC_KEY,
-            openapi.AGGREGATION,
-            openapi.START_DATE,
-            openapi.END_DATE,
+            wire.METRIC_KEY,
+            wire.AGGREGATION,
+            wire.START_DATE,
+            wire.END_DATE,
         ],
         responses={
-            200: openapi.UsersMetricEventSummaryResponseItem(many=True),
+            200: wire.UsersMetricEventSummaryResponseItem(many=True),
             **errors(
                 401,
                 403,
@@ -45,16 +42,11 @@ class UserMetricEventSummaryApi(AppApi):
     def get(self, request: Request, user_id: str, key: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
-        params = request.query_params
-        aggregation = params.get("aggregation")
-        if aggregation not in Aggregation.values:
-            raise ValidationError("aggregation must be one of daily, weekly, monthly")
-        start = query_date(params, "startDate")
-        end = query_date(params, "endDate")
+        aggregation, start, end = wire.summary_query(request.query_params)
         user = user_get(scope.tenant, user_id)
         metric = selectors.metric_by_key(scope.tenant, key)
         buckets = selectors.metric_event_summary(user, metric.pk, aggregation, start, end)
-        return Response(serializers.summary_render(buckets))
+        return Response(wire.summary_render(buckets))
 
 
 class MetricCollection(Collection):

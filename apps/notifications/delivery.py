@@ -18,10 +18,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
-from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.dispatch import due_rows_enqueue
 from apps.notifications import domain
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
 from apps.notifications.context import StreakStates, message_context, variables_used
@@ -30,7 +30,7 @@ from apps.notifications.models import EmailTemplate, Message
 from apps.notifications.previews import template_preview
 from apps.notifications.push.delivery import PushBatch, payload_with_pending, push_message_send
 from apps.notifications.rendering import RenderedEmail, email_render, with_preferences_link
-from apps.notifications.selectors import notification_config
+from apps.notifications.selectors import notification_config, template_to_send
 from apps.notifications.services import email_refusal_for
 from apps.notifications.tokens import unsubscribe_url
 from apps.users.models import EndUser
@@ -58,17 +58,15 @@ def queue_for(type: str) -> str:
 def messages_due_claim(now: dt.datetime, limit: int = 5000) -> dict[str, list[list[int]]]:
     """Mark due messages as handed to workers and group them into per-tenant chunks by queue:
     {queue: [[ids], ...]}. The conditional update is the claim between racing dispatchers."""
-    due = Q(status__in=_PENDING, send_at__lte=now) & (
-        Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - REENQUEUE_AFTER)
+    rows = due_rows_enqueue(
+        Message,
+        Q(status__in=_PENDING, send_at__lte=now),
+        now,
+        reenqueue_after=REENQUEUE_AFTER,
+        order_by=("send_at", "id"),
+        fields=("tenant_id", "type"),
+        limit=limit,
     )
-    with transaction.atomic():
-        rows = list(
-            Message.objects.select_for_update(skip_locked=True)
-            .filter(due)
-            .order_by("send_at", "id")
-            .values_list("pk", "tenant_id", "type")[:limit]
-        )
-        Message.objects.filter(due, pk__in=[pk for pk, _, _ in rows]).update(enqueued_at=now)
     groups: dict[tuple[str, int], list[int]] = {}
     for pk, tenant_id, type in rows:
         groups.setdefault((queue_for(type), tenant_id), []).append(pk)
@@ -143,11 +141,7 @@ def _template(message: Message) -> EmailTemplate | None:
     one that does now (the tenant may have changed its templates since it was scheduled)."""
     config = notification_config(message.tenant)
     chosen = config.email_template_for(message.type, message.user.attributes)
-    if chosen is None:
-        return None
-    if message.template is not None and message.template.pk == chosen.pk:
-        return message.template
-    return EmailTemplate.objects.filter(pk=chosen.pk).first()
+    return template_to_send(message.template, chosen, EmailTemplate)
 
 
 def message_render(

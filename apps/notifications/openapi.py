@@ -3,7 +3,6 @@
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.achievements.openapi import AttributeRef
 from apps.notifications.choices import (
     Channel,
     NotificationType,
@@ -11,7 +10,8 @@ from apps.notifications.choices import (
     PushKind,
     TemplateStatus,
 )
-from apps.streaks.openapi import StreakPreferences
+from apps.streaks.wire import StreakPreferences
+from apps.users.wire import AttributeRef
 
 
 def _channels() -> serializers.ListField:

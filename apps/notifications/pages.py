@@ -35,6 +35,7 @@ from apps.notifications.domain import channel_allowed
 from apps.notifications.services import notification_preferences_update, notification_unsubscribe
 from apps.notifications.tokens import preferences_token, preferences_token_read
 from apps.users.models import EndUser
+from apps.users.services import user_lock_pk
 
 PageView = Callable[[HttpRequest, str], HttpResponse]
 
@@ -179,15 +180,16 @@ def _user_find(tenant_pk: int, user_pk: int, *, lock: bool = False) -> EndUser |
 
     Looked up by primary key on purpose: the token signs the pk, not the external id, which a
     customer could reassign to someone else. With `lock`, the caller's transaction holds the
-    user's row lock (the pipeline's lock point), so the read-merge-write of the preferences is
-    not interleaved with another locked writer of this user.
+    user's row lock (user_lock_pk, the pipeline's lock point), so the read-merge-write of the
+    preferences is not interleaved with another locked writer of this user.
     """
-    users = EndUser.objects.select_related("tenant").filter(
-        pk=user_pk, tenant_id=tenant_pk, tenant__status=TenantStatus.ACTIVE
-    )
     if lock:
-        users = users.select_for_update(of=("self",))
-    return users.first()
+        user = user_lock_pk(user_pk)
+    else:
+        user = EndUser.objects.select_related("tenant").filter(pk=user_pk).first()
+    if user is None or user.tenant_id != tenant_pk or user.tenant.status != TenantStatus.ACTIVE:
+        return None
+    return user
 
 
 # --- manage preferences ----------------------------------------------------------------------

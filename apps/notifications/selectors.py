@@ -3,11 +3,11 @@ tenant."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import Tenant
-from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
 from apps.notifications.choices import PushChannelStatus, TemplateStatus
 from apps.notifications.models import (
@@ -17,6 +17,7 @@ from apps.notifications.models import (
     PushChannel,
     PushTemplate,
 )
+from apps.users.domain import attributes_match
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_filters_resolve
 
@@ -61,6 +62,22 @@ class NotificationConfig:
 
     def push_template_for(self, type: str, attributes: Mapping[str, str]) -> TemplateDef | None:
         return _best(self.push_templates.get(type, ()), attributes) if self.push_channels else None
+
+
+Template = TypeVar("Template", EmailTemplate, PushTemplate)
+
+
+def template_to_send(
+    scheduled: Template | None, chosen: TemplateDef | None, model: type[Template]
+) -> Template | None:
+    """The template a message goes out with: the one it was scheduled with if that is still the
+    best active match for the user (`chosen`), else the best one now, since the tenant may have
+    changed its templates after the message was scheduled; None when none matches any more."""
+    if chosen is None:
+        return None
+    if scheduled is not None and scheduled.pk == chosen.pk:
+        return scheduled
+    return model.objects.filter(pk=chosen.pk).first()
 
 
 def _active_by_type(

@@ -4,7 +4,6 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.achievements.serializers import AttributeRefSerializer
 from apps.core.api.fields import StrictSerializer, StringField
 from apps.notifications.choices import (
     Channel,
@@ -14,7 +13,8 @@ from apps.notifications.choices import (
     TemplateStatus,
 )
 from apps.notifications.models import EmailTemplate, Message, PushChannel, PushTemplate
-from apps.streaks.serializers import StreakPreferencesSerializer
+from apps.streaks.wire import StreakPreferencesSerializer
+from apps.users.wire import AttributeRefSerializer
 
 MAX_SUBJECT = 1_000
 MAX_HTML = 200_000

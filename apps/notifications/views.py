@@ -21,8 +21,8 @@ from apps.notifications.previews import push_template_preview, template_preview
 from apps.notifications.push import services as push_services
 from apps.streaks.selectors import streak_config, streak_state_get
 from apps.streaks.services import streak_preferences_of, streak_preferences_update
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class UserPreferencesApi(AppApi):

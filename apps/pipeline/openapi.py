@@ -1,9 +1,8 @@
-"""OpenAPI documentation of metric events (documentation only).
+"""OpenAPI documentation of metric events and of achievement completion (documentation only).
 
-EventResponse follows the Trophy wire model in full. The points shapes are documented by
-apps.points.openapi (shared with the points endpoints), the leaderboards map values
-(MetricEventLeaderboardResponse) by apps.leaderboards.openapi (shared with the leaderboard
-endpoints)."""
+EventResponse follows the Trophy wire model in full. The achievement, points and leaderboard
+shapes it carries are declared by their apps' wire modules (apps.achievements.wire,
+apps.points.wire, apps.leaderboards.wire), shared with those apps' own endpoints."""
 
 from typing import Any
 
@@ -11,10 +10,10 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.leaderboards.openapi import MetricEventLeaderboardResponse
-from apps.metrics.openapi import UserAchievementResponse
+from apps.achievements.wire import UserAchievementResponse
+from apps.leaderboards.wire import MetricEventLeaderboardResponse
 from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
-from apps.points.openapi import MetricEventPointsResponse
+from apps.points.wire import MetricEventPointsResponse
 from apps.streaks.choices import Frequency
 
 # What a client can send in a header and get back unchanged: visible ASCII, inner spaces (HTTP
@@ -45,6 +44,10 @@ BATCH_IDEMPOTENCY_KEY = OpenApiParameter(
         "used before stores nothing and answers 202 with the first batch's accepted count "
         "(keys are kept QUEUED_EVENTS_RETENTION_DAYS)."
     ),
+)
+
+ACHIEVEMENT_KEY = OpenApiParameter(
+    "key", str, OpenApiParameter.PATH, description="The key of an api-trigger achievement."
 )
 
 
@@ -98,3 +101,12 @@ class EventResponse(serializers.Serializer):
 
 class BatchEventsResponse(serializers.Serializer):
     accepted = serializers.IntegerField(help_text="Number of events queued.")
+
+
+class AchievementCompletionResponse(serializers.Serializer):
+    completionId = serializers.CharField(help_text="The completion's id.")
+    achievement = UserAchievementResponse(help_text="The completed achievement.")
+    points = serializers.DictField(
+        child=MetricEventPointsResponse(),
+        help_text="Points systems changed by the completion's achievement triggers, by key.",
+    )

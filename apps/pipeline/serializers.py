@@ -1,4 +1,4 @@
-"""Input shapes of metric events (single and batch)."""
+"""Input shapes of metric events (single and batch) and of achievement completion."""
 
 from decimal import Decimal
 from typing import Any
@@ -8,7 +8,7 @@ from rest_framework import serializers
 from apps.core.api.fields import StrictSerializer, StringField
 from apps.metrics.domain import value_parse
 from apps.metrics.errors import MetricValueInvalidError
-from apps.users.serializers import StringMapField, UpsertedUserSerializer
+from apps.users.wire import StringMapField, UpsertedUserSerializer
 
 MAX_IDEMPOTENCY_KEY = 255
 
@@ -45,3 +45,7 @@ class BatchEventSerializer(StrictSerializer):
     idempotencyKey = StringField(
         max_length=MAX_IDEMPOTENCY_KEY, required=False, allow_null=True, min_length=1
     )
+
+
+class AchievementCompleteSerializer(StrictSerializer):
+    user = UpsertedUserSerializer()

@@ -12,12 +12,12 @@ from decimal import Decimal
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.achievements.serializers import user_achievement_render
 from apps.achievements.services import (
     Completed,
     achievements_apply_event,
     achievements_event_load,
 )
+from apps.achievements.wire import user_achievement_render
 from apps.core.db import load_together
 from apps.core.facts import (
     AchievementCompleted,
@@ -46,8 +46,8 @@ from apps.streaks.selectors import (
     streak_view,
     streaks_configured,
 )
-from apps.streaks.serializers import streak_base_render
 from apps.streaks.services import StreakLoaded, streak_apply_event, streak_event_load
+from apps.streaks.wire import streak_base_render
 from apps.users.models import EndUser
 
 

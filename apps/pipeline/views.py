@@ -7,19 +7,18 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.achievements import openapi as achievements_openapi
 from apps.achievements.choices import Trigger
 from apps.achievements.errors import AchievementNotFoundError
 from apps.achievements.selectors import achievement_by_key
-from apps.achievements.serializers import AchievementCompleteSerializer, user_achievement_render
+from apps.achievements.wire import user_achievement_render
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ApplicationError, ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.core.scope import Scope
-from apps.metrics.openapi import METRIC_KEY
 from apps.metrics.selectors import metric_by_key
+from apps.metrics.wire import METRIC_KEY
 from apps.pipeline import openapi, serializers
 from apps.pipeline.batches import events_enqueue
 from apps.pipeline.services import (
@@ -30,7 +29,6 @@ from apps.pipeline.services import (
 )
 from apps.users import views as users_views
 from apps.users.selectors import users_with_email
-from apps.users.serializers import user_fields
 from apps.users.services import (
     UserUpsertResult,
     attribute_values_check,
@@ -38,6 +36,7 @@ from apps.users.services import (
     user_lock,
     user_update_fields,
 )
+from apps.users.wire import user_fields
 
 MAX_BATCH_EVENTS = 1000
 
@@ -176,15 +175,15 @@ class AchievementCompleteApi(AppApi):
         description="Completes an api-trigger achievement for the user, creating the user when "
         "unknown and otherwise updating the supplied user fields. Completing it again changes "
         "nothing and answers 200 with the first completion.",
-        parameters=[achievements_openapi.ACHIEVEMENT_KEY],
-        request=AchievementCompleteSerializer,
+        parameters=[openapi.ACHIEVEMENT_KEY],
+        request=serializers.AchievementCompleteSerializer,
         responses={
             201: OpenApiResponse(
-                achievements_openapi.AchievementCompletionResponse,
+                openapi.AchievementCompletionResponse,
                 description="The user completed the achievement with this request.",
             ),
             200: OpenApiResponse(
-                achievements_openapi.AchievementCompletionResponse,
+                openapi.AchievementCompletionResponse,
                 description="The user had already completed it: the first completion.",
             ),
             **errors(
@@ -207,7 +206,7 @@ class AchievementCompleteApi(AppApi):
     )
     def post(self, request: Request, key: str) -> Response:
         scope = self.scope(request)
-        data = validated(AchievementCompleteSerializer, request.data)
+        data = validated(serializers.AchievementCompleteSerializer, request.data)
         user_id = data["user"]["id"]
         scope.ensure_user_access(user_id)
         scope.ensure_user_fields_allowed(data["user"])

@@ -255,8 +255,9 @@ def trigger_create(tenant: Tenant, system: PointsSystem, data: dict[str, Any]) -
     return trigger
 
 
-def trigger_update(tenant: Tenant, trigger: PointsTrigger, data: dict[str, Any]) -> PointsTrigger:
-    counted = (
+def _counted(trigger: PointsTrigger) -> tuple[Any, ...]:
+    """What a trigger counts (its users' marks measure progress towards it)."""
+    return (
         trigger.type,
         trigger.metric_id,
         trigger.metric_threshold,
@@ -265,17 +266,13 @@ def trigger_update(tenant: Tenant, trigger: PointsTrigger, data: dict[str, Any])
         trigger.time_interval,
         trigger.event_attributes,
     )
+
+
+def trigger_update(tenant: Tenant, trigger: PointsTrigger, data: dict[str, Any]) -> PointsTrigger:
+    counted = _counted(trigger)
     _trigger_apply(tenant, trigger, data, creating=False)
     trigger.save()
-    if counted != (
-        trigger.type,
-        trigger.metric_id,
-        trigger.metric_threshold,
-        trigger.streak_length,
-        trigger.time_unit,
-        trigger.time_interval,
-        trigger.event_attributes,
-    ):
+    if counted != _counted(trigger):
         # What the trigger counts changed: progress towards it starts from scratch.
         PointsTriggerMark.objects.filter(trigger=trigger).delete()
     tenant_config_changed(tenant)

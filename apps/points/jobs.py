@@ -4,7 +4,6 @@ marks whose next interval has completed."""
 
 import datetime as dt
 
-from django.db import transaction
 from django.db.models import Q
 
 from apps.core.periodic import periodic_job
@@ -13,7 +12,7 @@ from apps.points.models import PointsTrigger, PointsTriggerMark
 from apps.points.selectors import points_config
 from apps.points.services import time_trigger_pay
 from apps.users.models import EndUser
-from apps.users.services import user_lock_pk
+from apps.users.services import user_job_lock
 
 BATCH = 500
 
@@ -42,8 +41,7 @@ def points_time_triggers(now: dt.datetime) -> int:
                 break
             last_pk = batch[-1]
             for user_pk in batch:
-                with transaction.atomic():
-                    user = user_lock_pk(user_pk, skip_locked=True)
+                with user_job_lock(user_pk) as user:
                     if user is None:
                         continue  # busy with an event; paid on the next run
                     system = points_config(user.tenant).get(trigger.system.key)

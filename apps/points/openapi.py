@@ -4,10 +4,10 @@ only).
 Response shapes follow the Trophy wire models (reference §3.6) and what the render functions of
 apps.points.ledger and apps.points.views emit: fields those functions always write are required
 (possibly null); fields written only for one trigger type are optional. The application shapes
-(PointsTrigger, PointsAward, PointsBoost, PointsLevel, MetricEventPointsResponse) are also
-carried by the event response and the achievement completion, which apps.pipeline documents by
-importing them from here (pipeline sits above points). Request bodies are the validating
-serializers of apps.points.serializers, renamed here after the points resource.
+the event response and the achievement completion carry too (PointsTrigger, PointsAward,
+PointsBoost, PointsLevel, MetricEventPointsResponse) are declared in apps.points.wire. Request
+bodies are the validating serializers of apps.points.serializers, renamed here after the points
+resource.
 """
 
 from typing import Any
@@ -16,19 +16,21 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from apps.accounts.openapi import Badge
-from apps.achievements.openapi import AttributeRef
 from apps.core.api.params import ATTRIBUTE_FILTER_SCHEMA
-from apps.metrics.openapi import AttributeKeyValue
+from apps.core.openapi import Badge
+from apps.metrics.wire import UsersMetricEventSummaryResponseItem
 from apps.points.choices import BoostStatus, Rounding, TimeUnit, TriggerStatus, TriggerType
+from apps.points.wire import (
+    PointsAward,
+    PointsLevel,
+    PointsResponseBase,
+    PointsTrigger,
+    badge_url_field,
+    description_field,
+    max_points_field,
+)
+from apps.users.wire import AttributeRef
 
-# Enum value sets of the application API (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES).
-# The application API spells time units hour/day, the admin API hours/days (reference §6.3).
-POINTS_TRIGGER_TYPES = ["metric", "achievement", "streak", "time", "user_creation"]
-POINTS_TRIGGER_STATUSES = ["active", "inactive", "archived"]
-POINTS_TRIGGER_TIME_UNITS = ["hour", "day"]
-POINTS_BOOST_STATUSES = ["active", "scheduled", "finished"]
-POINTS_BOOST_ROUNDINGS = ["down", "up", "nearest"]
 # Labelled, not SystemStatus.choices: TenantStatus has the same (value, label) pairs, and
 # sharing its hash would name this enum TenantStatusEnum.
 ADMIN_POINTS_SYSTEM_STATUSES = [
@@ -70,105 +72,7 @@ AWARDS = OpenApiParameter(
 # --- points (application API) -------------------------------------------------------------
 
 
-def _description() -> serializers.CharField:
-    return serializers.CharField(allow_null=True, help_text="null when the system has none.")
-
-
-def _badge_url() -> serializers.CharField:
-    return serializers.CharField(allow_null=True)
-
-
-def _max_points() -> serializers.IntegerField:
-    return serializers.IntegerField(
-        allow_null=True, help_text="Most points a user can hold; null: no cap."
-    )
-
-
-class PointsLevel(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    name = serializers.CharField()
-    description = serializers.CharField(allow_blank=True, help_text='"" when none.')
-    badgeUrl = _badge_url()
-    points = serializers.IntegerField(help_text="Total from which a user is at this level.")
-
-
-class PointsTrigger(serializers.Serializer):
-    id = serializers.CharField()
-    type = serializers.ChoiceField(choices=POINTS_TRIGGER_TYPES)
-    points = serializers.IntegerField(help_text="Points each time it fires; negative deducts.")
-    status = serializers.ChoiceField(choices=POINTS_TRIGGER_STATUSES)
-    achievementId = serializers.CharField(required=False, help_text="achievement trigger.")
-    metricId = serializers.CharField(required=False, help_text="metric trigger.")
-    metricName = serializers.CharField(required=False, help_text="metric trigger.")
-    metricThreshold = serializers.IntegerField(
-        required=False, help_text="metric trigger: fires at each multiple of this total."
-    )
-    streakLengthThreshold = serializers.IntegerField(
-        required=False, help_text="streak trigger: fires at each multiple of this length."
-    )
-    achievementName = serializers.CharField(required=False, help_text="achievement trigger.")
-    timeUnit = serializers.ChoiceField(
-        choices=POINTS_TRIGGER_TIME_UNITS, required=False, help_text="time trigger."
-    )
-    timeInterval = serializers.IntegerField(required=False, help_text="time trigger.")
-    userAttributes = AttributeKeyValue(
-        many=True, help_text="Only users with all these attribute values earn it."
-    )
-    eventAttribute = AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes.")
-    eventAttributes = AttributeKeyValue(
-        many=True, required=False, help_text="metric trigger: events counted ([] for all)."
-    )
-    created = serializers.DateTimeField()
-    updated = serializers.DateTimeField()
-
-
-class PointsBoost(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    status = serializers.ChoiceField(choices=POINTS_BOOST_STATUSES)
-    start = serializers.DateField(help_text="First day (inclusive).")
-    end = serializers.DateField(allow_null=True, help_text="Last day (inclusive); null: open.")
-    multiplier = serializers.FloatField()
-    rounding = serializers.ChoiceField(
-        choices=POINTS_BOOST_ROUNDINGS, help_text="How a fractional boosted award is rounded."
-    )
-
-
-class PointsAward(serializers.Serializer):
-    id = serializers.CharField()
-    awarded = serializers.IntegerField(help_text="Points added; negative for a deduction.")
-    date = serializers.DateTimeField()
-    total = serializers.IntegerField(help_text="The user's total after the award.")
-    trigger = PointsTrigger(help_text="The trigger as it was when it fired.")
-    boosts = PointsBoost(many=True, help_text="The boosts applied to this award.")
-
-
-class _PointsResponse(serializers.Serializer):
-    # No docstring: subclasses would inherit it as their component description.
-    id = serializers.CharField()
-    key = serializers.CharField()
-    name = serializers.CharField()
-    description = _description()
-    badgeUrl = _badge_url()
-    maxPoints = _max_points()
-
-
-class MetricEventPointsResponse(_PointsResponse):
-    """A points system changed by an event or an achievement completion."""
-
-    total = serializers.IntegerField(help_text="The user's new total.")
-    level = PointsLevel(
-        required=False,
-        allow_null=True,
-        help_text="Present only when the user's level changed: the new level, or null when the "
-        "user fell below every level.",
-    )
-    added = serializers.IntegerField(help_text="Net points added; negative for deductions.")
-    awards = PointsAward(many=True, help_text="The awards made.")
-
-
-class GetUserPointsResponse(_PointsResponse):
+class GetUserPointsResponse(PointsResponseBase):
     """A user's total, level and most recent awards in one points system."""
 
     total = serializers.IntegerField(help_text="The user's total (0 before any award).")
@@ -183,9 +87,9 @@ class PointsSystemResponse(serializers.Serializer):
 
     id = serializers.CharField()
     name = serializers.CharField()
-    description = _description()
-    badgeUrl = _badge_url()
-    maxPoints = _max_points()
+    description = description_field()
+    badgeUrl = badge_url_field()
+    maxPoints = max_points_field()
     triggers = PointsTrigger(many=True, help_text="The active triggers.")
 
 
@@ -207,10 +111,9 @@ class PointsRange(serializers.Serializer):
         return {"from": serializers.IntegerField(help_text="Lowest total of the range."), **fields}
 
 
-class UsersPointsEventSummaryResponseItem(serializers.Serializer):
-    date = serializers.DateField(help_text="First day of the bucket.")
-    total = serializers.FloatField(help_text="The user's total at the end of the bucket.")
-    change = serializers.FloatField(help_text="The change within the bucket.")
+# The same buckets as a metric's (summary_render); a component of its own, by the SDKs' name.
+class UsersPointsEventSummaryResponseItem(UsersMetricEventSummaryResponseItem):
+    pass
 
 
 # --- points (admin API) -------------------------------------------------------------------
@@ -283,7 +186,7 @@ class AdminPointsSystem(serializers.Serializer):
     description = serializers.CharField(allow_blank=True, help_text='"" when none.')
     status = serializers.ChoiceField(choices=ADMIN_POINTS_SYSTEM_STATUSES)
     badge = Badge(allow_null=True)
-    maxPoints = _max_points()
+    maxPoints = max_points_field()
     levels = _nested(AdminPointsLevel, "levels")
     boosts = _nested(AdminPointsBoost, "boosts")
     triggers = _nested(AdminPointsTrigger, "triggers")

@@ -9,7 +9,6 @@ from typing import Any
 from django.db.models import OuterRef, Subquery, Sum
 
 from apps.accounts.models import Tenant
-from apps.achievements.domain import attributes_match
 from apps.core.config_cache import tenant_cached
 from apps.core.db import CompiledSelect
 from apps.points import domain
@@ -23,8 +22,9 @@ from apps.points.models import (
     PointsTotal,
     PointsTrigger,
 )
+from apps.users.domain import attributes_match
 from apps.users.models import EndUser
-from apps.users.selectors import attribute_filters_resolve
+from apps.users.selectors import attribute_filters_resolve, attributes_q
 
 
 @dataclass(frozen=True)
@@ -262,9 +262,7 @@ def system_totals(
     tenant: Tenant, system_pk: int, user_filters: dict[str, str] | None = None
 ) -> list[int]:
     """Every user's total in the system (users without awards count as 0)."""
-    users = EndUser.objects.filter(tenant=tenant)
-    for key, value in (user_filters or {}).items():
-        users = users.filter(**{f"attributes__{key}": value})
+    users = EndUser.objects.filter(attributes_q(user_filters or {}), tenant=tenant)
     totals = dict(
         PointsTotal.objects.filter(system_id=system_pk, user__in=users).values_list(
             "user_id", "total"

@@ -5,9 +5,10 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.achievements.serializers import AttributeRefSerializer, BadgeSerializer
+from apps.achievements.wire import BadgeSerializer
 from apps.core.api.fields import StrictSerializer, StringField, key_field
 from apps.points.choices import Rounding, TimeUnit, TriggerStatus, TriggerType
+from apps.users.wire import AttributeRefSerializer
 
 
 class LevelCreateSerializer(StrictSerializer):

@@ -8,7 +8,6 @@ from typing import Any
 from django.db import transaction
 
 from apps.accounts.models import Tenant
-from apps.achievements.domain import attributes_match
 from apps.core.db import CompiledSelect, Load
 from apps.metrics.selectors import metric_filtered_total
 from apps.points import domain
@@ -17,6 +16,7 @@ from apps.points.errors import PointsBlockedError
 from apps.points.ledger import Ledger
 from apps.points.models import PointsTotal, PointsTriggerMark
 from apps.points.selectors import USER_TOTALS, SystemDef, TriggerDef, points_config
+from apps.users.domain import attributes_match
 from apps.users.models import EndUser
 
 # Hand-compiled (apps/core/db.py): the user's marks (one per trigger they reached), picked in

@@ -9,7 +9,6 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 
-from django.db import transaction
 from django.db.models import F, Q
 
 from apps.streaks.models import StreakSettings, StreakState
@@ -19,7 +18,7 @@ from apps.streaks.services import (
     streak_settle_locked,
 )
 from apps.users.models import EndUser
-from apps.users.services import user_lock_pk
+from apps.users.services import user_job_lock
 
 logger = logging.getLogger("gamify.jobs")
 
@@ -38,10 +37,8 @@ def _for_each_locked(
 ) -> list[StreakJobOutcome]:
     outcomes: list[StreakJobOutcome] = []
     for user_pk in user_pks:
-        with transaction.atomic():
-            # The user's row is the pipeline's lock point; a user busy with an event is
-            # skipped (that event settles the streak itself) and retried on the next run.
-            user = user_lock_pk(user_pk, skip_locked=True)
+        # A user busy with an event is skipped: that event settles the streak itself.
+        with user_job_lock(user_pk) as user:
             if user is not None:
                 done = act(user.tenant, user, now)
                 if react is not None and done:

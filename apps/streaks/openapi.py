@@ -1,17 +1,19 @@
 """OpenAPI documentation of streaks, streak settings and preferences (documentation only).
 
 Response shapes follow the Trophy wire models (reference §3.2, §3.4) and what the render
-functions of apps.streaks.serializers emit: fields those functions always write are required
-(possibly null); fields written only when a feature is on (freezes, auto-earn, a reset) are
-optional. Request bodies are the validating serializers themselves, wrapped here where a
-streak operation takes {"<key>": [items]} instead of a bare array (reference §2.2).
+functions of apps.streaks.serializers and apps.streaks.wire emit: fields those functions always
+write are required (possibly null); fields written only when a feature is on (freezes,
+auto-earn, a reset) are optional. Request bodies are the validating serializers themselves,
+wrapped here where a streak operation takes {"<key>": [items]} instead of a bare array
+(reference §2.2). The streak preferences, which the notification preferences embed, are
+documented in apps.streaks.wire.
 """
 
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.core.api.params import LIST_ITEM_SCHEMA
-from apps.core.openapi import AdminDeletedItem, AdminIssue
+from apps.core.openapi import AdminDeletedItem, AdminIssue, ids_parameter
 from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.serializers import (
     FreezeItemSerializer,
@@ -46,17 +48,9 @@ USER_IDS = OpenApiParameter(
         "(?userIds=a,b). Unknown ids are left out of the response."
     ),
 )
-PAUSE_IDS = OpenApiParameter(
-    "ids",
-    {"type": "array", "items": {"type": "string", "format": "uuid"}},
-    OpenApiParameter.QUERY,
-    required=True,
-    style="form",
-    explode=True,
-    description=(
-        f"1 to {MAX_ITEMS} streak pause ids, as repeated keys (?ids=a&ids=b) or comma-separated "
-        "(?ids=a,b). An unknown or malformed id is reported in `issues`."
-    ),
+PAUSE_IDS = ids_parameter(
+    f"1 to {MAX_ITEMS} streak pause ids, as repeated keys (?ids=a&ids=b) or comma-separated "
+    "(?ids=a,b). An unknown or malformed id is reported in `issues`."
 )
 
 # --- streaks (application API) ------------------------------------------------------------
@@ -129,31 +123,6 @@ class BulkStreakResponseItem(serializers.Serializer):
     extended = serializers.DateTimeField(
         allow_null=True,
         help_text="When the streak was last extended; null when there is no active streak.",
-    )
-
-
-# --- streak preferences (application API; the endpoint is apps.notifications.views) --------
-
-
-class StreakMetricPreference(serializers.Serializer):
-    key = serializers.CharField(help_text="The metric's key.")
-    threshold = serializers.FloatField(help_text="Minimum change of the metric in a period.")
-
-
-class StreakPreferences(serializers.Serializer):
-    enabled = serializers.BooleanField(
-        help_text="false: the user's streak stays 0, with no streak notifications."
-    )
-    evaluationMode = serializers.ChoiceField(
-        choices=EvaluationMode.choices, required=False, help_text="The user's own mode, if set."
-    )
-    metrics = StreakMetricPreference(
-        many=True, required=False, help_text="The user's own thresholds, if set."
-    )
-    daysOff = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=6),
-        required=False,
-        help_text="The user's own days off (0 = Sunday ... 6 = Saturday), if set.",
     )
 
 

@@ -15,10 +15,10 @@ from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import Issues, run_item, validated
 from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
-from apps.streaks import openapi, selectors, serializers, services
+from apps.streaks import openapi, selectors, serializers, services, wire
 from apps.users.domain import local_date
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get, users_by_external_ids
+from apps.users.wire import USER_ID
 
 MAX_HISTORY_PERIODS = 365
 MAX_ITEMS = 100
@@ -56,7 +56,7 @@ class UserStreakApi(AppApi):
         view = selectors.streak_view(scope.tenant, user, selectors.streak_state_get(user), now)
         history = selectors.streak_history(user, view, periods)
         upcoming = selectors.pauses_of(user, local_date(now, user.tz))
-        return Response(serializers.streak_response_render(view, history, upcoming))
+        return Response(wire.streak_response_render(view, history, upcoming))
 
 
 class StreakListApi(AppApi):

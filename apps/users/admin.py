@@ -1,18 +1,11 @@
 """Dashboard pages for end-users (read-only, with actions contributed by higher apps) and custom
 attribute definitions."""
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.utils import display_for_value
 from django.http import HttpRequest, HttpResponse
-from django.urls import URLPattern
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -22,38 +15,14 @@ from apps.accounts.admin.base import (
     TenantFilter,
     key_field,
 )
+from apps.users.end_user_page import (
+    END_USER_CARDS,
+    END_USER_SECTIONS,
+    END_USER_URLS,
+    EndUserCard,
+)
 from apps.users.models import Attribute, EndUser
 from apps.users.services import attribute_create, attribute_delete, attribute_update
-
-# Read-only sections of the end-user page contributed by higher apps (metric totals, recent
-# events, later streaks and points): users sits below them and cannot import their models, so
-# they register a callable taking the EndUser, decorated with @admin.display for its label.
-END_USER_SECTIONS: list[Callable[[EndUser], Any]] = []
-
-
-def end_user_section(section: Callable[[EndUser], Any]) -> Callable[[EndUser], Any]:
-    END_USER_SECTIONS.append(section)
-    return section
-
-
-@dataclass(frozen=True)
-class EndUserCard:
-    """One card of the end-user page, rendered by the app that contributes it."""
-
-    slug: str  # the card's anchor on the page: #user-<slug>
-    title: str
-    body: SafeString
-    wide: bool = False  # spans the page's two columns
-
-
-# The end-user page as higher apps compose it (apps/pipeline/dashboard_user: streak calendar,
-# points, achievements, leaderboards, notifications, with their actions). Each provider takes
-# the request (for permissions and the selected tenant) and the user, and returns its cards.
-END_USER_CARDS: list[Callable[[HttpRequest, EndUser], list[EndUserCard]]] = []
-# Views beside the page (the actions' confirmation pages): each provider takes EndUserAdmin and
-# returns URL patterns, included before Django's own so its "<object_id>/" catch-all does not
-# swallow them.
-END_USER_URLS: list[Callable[[admin.ModelAdmin], list[URLPattern]]] = []
 
 
 def section_cards(user: EndUser) -> list[EndUserCard]:
@@ -66,23 +35,6 @@ def section_cards(user: EndUser) -> list[EndUserCard]:
             EndUserCard(slug=name.replace("_", "-"), title=title, body=section(user), wide=True)
         )
     return cards
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, Decimal):
-        # Amounts are stored with 6 decimal places; 12.5 reads better than 12.500000.
-        return format(value.normalize(), "f")
-    return str(display_for_value(value, "-"))
-
-
-def html_table(headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> SafeString:
-    """A small read-only table for a detail page; every cell is escaped."""
-    if not rows:
-        return format_html("{}", "-")
-    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
-    cells = "<td>{}</td>" * len(headers)
-    body = format_html_join("", f"<tr>{cells}</tr>", ([_cell(v) for v in row] for row in rows))
-    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)
 
 
 @admin.register(EndUser)

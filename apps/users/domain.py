@@ -1,9 +1,11 @@
-"""Pure rules about end-users: time zones, control-group assignment, sign-up dates."""
+"""Pure rules about end-users: time zones, control-group assignment, sign-up dates, and which
+users (or events) an attribute filter admits."""
 
 import datetime as dt
 import functools
 import hashlib
 import zoneinfo
+from collections.abc import Mapping
 
 UTC = dt.UTC
 
@@ -39,3 +41,14 @@ def control_assign(tenant_key: str, external_id: str, ratio_percent: int) -> boo
     ratio, so a retried first identification cannot flip the group."""
     digest = hashlib.sha256(f"{tenant_key}:{external_id}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % 100 < ratio_percent
+
+
+def attributes_match(filters: Mapping[str, str] | None, values: Mapping[str, str]) -> bool:
+    """Whether attribute values (a user's or an event's) pass a configuration's filters: every
+    filter must match. None is a filter that names a deleted attribute: it admits nobody,
+    rather than everybody. The one rule behind achievements, points triggers and boosts,
+    leaderboard participation and notification templates; `attributes_q`
+    (apps/users/selectors.py) is the same rule as a query."""
+    if filters is None:
+        return False
+    return all(values.get(key) == value for key, value in filters.items())

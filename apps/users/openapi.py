@@ -1,4 +1,5 @@
-"""OpenAPI documentation of users and attributes (documentation only)."""
+"""OpenAPI documentation of users and attributes (documentation only). The user's shapes, which
+other apps' documents embed, are declared in apps/users/wire.py."""
 
 from typing import Any
 
@@ -6,22 +7,14 @@ from drf_spectacular.extensions import (
     OpenApiSerializerExtension,
     OpenApiSerializerFieldExtension,
 )
-from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.users.choices import AttributeType
 from apps.users.domain import zone_names
 
-USER_ID = OpenApiParameter(
-    "user_id",
-    str,
-    OpenApiParameter.PATH,
-    description="Your identifier of the user.",
-)
-
 
 class SignUpDateFieldExtension(OpenApiSerializerFieldExtension):
-    target_class = "apps.users.serializers.SignUpDateField"
+    target_class = "apps.users.wire.SignUpDateField"
 
     def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
         return {
@@ -33,7 +26,7 @@ class SignUpDateFieldExtension(OpenApiSerializerFieldExtension):
 
 
 class TimeZoneFieldExtension(OpenApiSerializerFieldExtension):
-    target_class = "apps.users.serializers.TimeZoneField"
+    target_class = "apps.users.wire.TimeZoneField"
 
     def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
         names: list[str | None] = list(zone_names())
@@ -50,7 +43,7 @@ class UpsertedUserSerializerExtension(OpenApiSerializerExtension):
     """UpsertedUserSerializer inherits the docstring of UpdatedUser ("every field optional"),
     which its required `id` contradicts; describe it in its own words."""
 
-    target_class = "apps.users.serializers.UpsertedUserSerializer"
+    target_class = "apps.users.wire.UpsertedUserSerializer"
 
     def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
         schema: dict[str, Any] = auto_schema._map_serializer(
@@ -62,22 +55,6 @@ class UpsertedUserSerializerExtension(OpenApiSerializerExtension):
             "and an attribute set to null is removed."
         )
         return schema
-
-
-class User(serializers.Serializer):
-    id = serializers.CharField(help_text="Your identifier of the user.")
-    email = serializers.CharField(allow_null=True)
-    name = serializers.CharField(allow_null=True)
-    tz = serializers.CharField(allow_null=True, help_text="IANA time zone, e.g. Europe/Paris.")
-    signUpDate = serializers.DateField(allow_null=True)
-    deviceTokens = serializers.ListField(child=serializers.CharField())
-    subscribeToEmails = serializers.BooleanField()
-    attributes = serializers.DictField(
-        child=serializers.CharField(), help_text="Values of the defined user attributes, by key."
-    )
-    control = serializers.BooleanField(help_text="Whether the user is in the control group.")
-    created = serializers.DateTimeField()
-    updated = serializers.DateTimeField()
 
 
 class AdminAttribute(serializers.Serializer):

@@ -1,7 +1,9 @@
 """Reads of end-users and attribute definitions. Every read starts from the tenant."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from django.db.models import Q
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
@@ -59,6 +61,14 @@ def attributes_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Attribute
 
 def attribute_get(tenant: Tenant, public_id: str) -> Attribute | None:
     return Attribute.objects.filter(tenant=tenant, public_id=public_id).first()
+
+
+def attributes_q(filters: Mapping[str, str], field: str = "attributes") -> Q:
+    """`attributes_match` (apps/users/domain.py) as a query condition: the rows whose JSON
+    `field` (a user's or an event's attributes, or one reached through a relation) holds every
+    filter value. A filter naming a deleted attribute (None) admits nobody: callers answer
+    that case before they query."""
+    return Q(*((f"{field}__{key}", value) for key, value in filters.items()))
 
 
 AttributeRefs = list[dict[str, str]]  # [{"attributeId": uuid, "attributeValue": str}]

@@ -1,6 +1,8 @@
 """Writes of end-users (identification is an upsert) and attribute definitions."""
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,13 +99,25 @@ def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
 
 def user_lock_pk(user_pk: int, *, skip_locked: bool = False) -> EndUser | None:
     """user_lock by primary key, with the user's tenant. `skip_locked`: None rather than wait
-    when the user is busy (periodic jobs, which come back to them on their next run)."""
+    when the user is busy (user_job_lock)."""
     return (
         EndUser.objects.select_for_update(skip_locked=skip_locked, of=("self",))
         .select_related("tenant")
         .filter(pk=user_pk)
         .first()
     )
+
+
+@contextmanager
+def user_job_lock(user_pk: int) -> Iterator[EndUser | None]:
+    """A background job's turn with one user: a transaction of its own that holds the user's
+    row lock (user_lock), so the job's writes and the user's events never interleave and each
+    user's work commits alone. The user is None when unknown or busy: a job skips a user whose
+    lock an event holds rather than queue behind live traffic (a job waiting on one busy user
+    would hold up the whole batch behind it), and comes back to them on its next run, so a job
+    that uses this must find its users by what is due and be safe to repeat."""
+    with transaction.atomic():
+        yield user_lock_pk(user_pk, skip_locked=True)
 
 
 def user_create_or_lock(

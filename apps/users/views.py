@@ -13,7 +13,7 @@ from apps.core.bulk import Collection, validated
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.users import openapi, selectors, serializers, services
+from apps.users import openapi, selectors, serializers, services, wire
 from apps.users.models import Attribute
 
 MAX_USER_ID = 255
@@ -38,23 +38,23 @@ class UserCreateApi(UserWrites):
         summary="Create a user",
         description="Creates the user (201), or updates the supplied fields of an existing "
         "user with that id (200).",
-        request=serializers.UpsertedUserSerializer,
+        request=wire.UpsertedUserSerializer,
         responses={
-            201: OpenApiResponse(openapi.User, description="Created."),
-            200: OpenApiResponse(openapi.User, description="The user existed and was updated."),
+            201: OpenApiResponse(wire.User, description="Created."),
+            200: OpenApiResponse(wire.User, description="The user existed and was updated."),
             **errors(400, 401, 403, 404, 413, 422),
         },
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
-        data = validated(serializers.UpsertedUserSerializer, request.data)
+        data = validated(wire.UpsertedUserSerializer, request.data)
         scope.ensure_user_access(data["id"])
-        fields = serializers.user_fields(data)
+        fields = wire.user_fields(data)
         scope.ensure_user_fields_allowed(fields)
         with transaction.atomic():
             result = self.upsert(scope, data["id"], fields, True)
         return Response(
-            serializers.user_render(result.user, scope.tenant),
+            wire.user_render(result.user, scope.tenant),
             status=201 if result.created else 200,
         )
 
@@ -63,9 +63,9 @@ class UserApi(UserWrites):
     @extend_schema(
         operation_id="users_get",
         summary="Get a user",
-        parameters=[openapi.USER_ID],
+        parameters=[wire.USER_ID],
         responses={
-            200: openapi.User,
+            200: wire.User,
             **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
         },
     )
@@ -73,15 +73,15 @@ class UserApi(UserWrites):
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
         user = selectors.user_get(scope.tenant, user_id)
-        return Response(serializers.user_render(user, scope.tenant))
+        return Response(wire.user_render(user, scope.tenant))
 
     @extend_schema(
         operation_id="users_identify",
         summary="Identify a user",
         description="Creates the user, or updates the supplied fields of an existing one.",
-        parameters=[openapi.USER_ID],
-        request=serializers.UserFieldsSerializer,
-        responses={200: openapi.User, **errors(400, 401, 403, 404, 413, 422)},
+        parameters=[wire.USER_ID],
+        request=wire.UserFieldsSerializer,
+        responses={200: wire.User, **errors(400, 401, 403, 404, 413, 422)},
     )
     def put(self, request: Request, user_id: str) -> Response:
         """Identify: upsert."""
@@ -92,10 +92,10 @@ class UserApi(UserWrites):
         summary="Update a user",
         description="Updates the supplied fields of an existing user; null clears email, name, "
         "tz and deviceTokens, and removes an attribute.",
-        parameters=[openapi.USER_ID],
-        request=serializers.UserFieldsSerializer,
+        parameters=[wire.USER_ID],
+        request=wire.UserFieldsSerializer,
         responses={
-            200: openapi.User,
+            200: wire.User,
             **errors(400, 401, 403, (404, "User not found, or unknown Tenant-ID."), 413, 422),
         },
     )
@@ -108,11 +108,11 @@ class UserApi(UserWrites):
         scope.ensure_user_access(user_id)
         if len(user_id) > MAX_USER_ID:
             raise ValidationError(f"id must be at most {MAX_USER_ID} characters")
-        fields = validated(serializers.UserFieldsSerializer, request.data)
+        fields = validated(wire.UserFieldsSerializer, request.data)
         scope.ensure_user_fields_allowed(fields)
         with transaction.atomic():
             result = self.upsert(scope, user_id, fields, create)
-        return Response(serializers.user_render(result.user, scope.tenant))
+        return Response(wire.user_render(result.user, scope.tenant))
 
 
 class AttributeCollection(Collection):

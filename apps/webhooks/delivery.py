@@ -13,10 +13,10 @@ import uuid
 from collections.abc import Sequence
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.dispatch import due_rows_enqueue
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from apps.webhooks.services import endpoint_secrets, webhook_endpoint_disable
@@ -53,17 +53,15 @@ def retry_at(attempts: int, now: dt.datetime, retry_after: float | None) -> dt.d
 
 def deliveries_due_claim(now: dt.datetime, limit: int = 2000) -> list[list[int]]:
     """Mark due deliveries as handed to workers; chunks of ids for send tasks."""
-    due = Q(status=DeliveryStatus.PENDING, next_attempt_at__lte=now) & (
-        Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - REENQUEUE_AFTER)
+    rows = due_rows_enqueue(
+        WebhookDelivery,
+        Q(status=DeliveryStatus.PENDING, next_attempt_at__lte=now),
+        now,
+        reenqueue_after=REENQUEUE_AFTER,
+        order_by=("next_attempt_at", "id"),
+        limit=limit,
     )
-    with transaction.atomic():
-        ids = list(
-            WebhookDelivery.objects.select_for_update(skip_locked=True)
-            .filter(due)
-            .order_by("next_attempt_at", "id")
-            .values_list("pk", flat=True)[:limit]
-        )
-        WebhookDelivery.objects.filter(due, pk__in=ids).update(enqueued_at=now)
+    ids = [pk for (pk,) in rows]
     return [ids[i : i + SEND_CHUNK] for i in range(0, len(ids), SEND_CHUNK)]
 
 

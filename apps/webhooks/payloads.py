@@ -6,7 +6,7 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions, user_completions
-from apps.achievements.serializers import user_achievement_render
+from apps.achievements.wire import user_achievement_render
 from apps.core.facts import AchievementCompleted, NotificationDue, PointsChanged, RankChanged
 from apps.leaderboards.selectors import (
     board_definitions,
@@ -20,10 +20,10 @@ from apps.points.ledger import award_render, level_render, system_base_render
 from apps.points.models import PointsAward
 from apps.points.selectors import points_config
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
-from apps.streaks.serializers import streak_base_render, streak_response_render
+from apps.streaks.wire import streak_base_render, streak_response_render
 from apps.users.domain import zone
 from apps.users.models import EndUser
-from apps.users.serializers import user_render
+from apps.users.wire import user_render
 
 
 def user(tenant: Tenant, end_user: EndUser) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Pure achievement rules (apps.achievements.domain): attribute filters, anniversaries,
-composites and rarity. No database."""
+"""Pure achievement rules (apps.achievements.domain): metric targets, anniversaries, composites
+and rarity. No database. Attribute filters are a users rule (tests/users/test_domain.py)."""
 
 import datetime as dt
 from decimal import Decimal
@@ -11,41 +11,12 @@ from hypothesis import strategies as st
 from apps.achievements.domain import (
     anniversary_date,
     anniversary_reached,
-    attributes_match,
     composites_completed,
     metric_reached,
     rarity,
 )
 
 d = dt.date
-
-
-class TestAttributesMatch:
-    def test_no_filters_match_everyone(self):
-        assert attributes_match({}, {})
-        assert attributes_match({}, {"plan": "pro"})
-
-    def test_every_filter_must_match(self):
-        filters = {"plan": "pro", "country": "fr"}
-        assert attributes_match(filters, {"plan": "pro", "country": "fr", "extra": "x"})
-        assert not attributes_match(filters, {"plan": "pro", "country": "de"})
-        assert not attributes_match(filters, {"plan": "pro"})
-
-    def test_values_compare_exactly(self):
-        assert not attributes_match({"plan": "pro"}, {"plan": "Pro"})
-        assert not attributes_match({"plan": "pro"}, {"plan": "pro "})
-        assert not attributes_match({"plan": ""}, {})
-        assert attributes_match({"plan": ""}, {"plan": ""})
-
-    def test_unresolvable_filters_match_nobody(self):
-        # A filter naming a deleted attribute resolves to None.
-        assert not attributes_match(None, {})
-        assert not attributes_match(None, {"plan": "pro"})
-
-    @given(st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=5))
-    def test_a_users_own_attributes_always_match(self, values):
-        assert attributes_match(values, values)
-        assert attributes_match({}, values)
 
 
 class TestMetricReached:

@@ -3,7 +3,7 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from apps.users.domain import control_assign, local_date, tz_is_valid
+from apps.users.domain import attributes_match, control_assign, local_date, tz_is_valid
 
 
 def test_time_zone_validation():
@@ -43,3 +43,31 @@ def test_control_ratio_is_roughly_respected():
 @given(st.text(min_size=1, max_size=50), st.integers(0, 100))
 def test_control_assignment_is_deterministic(user_id, ratio):
     assert control_assign("t", user_id, ratio) == control_assign("t", user_id, ratio)
+
+
+class TestAttributesMatch:
+    def test_no_filters_match_everyone(self):
+        assert attributes_match({}, {})
+        assert attributes_match({}, {"plan": "pro"})
+
+    def test_every_filter_must_match(self):
+        filters = {"plan": "pro", "country": "fr"}
+        assert attributes_match(filters, {"plan": "pro", "country": "fr", "extra": "x"})
+        assert not attributes_match(filters, {"plan": "pro", "country": "de"})
+        assert not attributes_match(filters, {"plan": "pro"})
+
+    def test_values_compare_exactly(self):
+        assert not attributes_match({"plan": "pro"}, {"plan": "Pro"})
+        assert not attributes_match({"plan": "pro"}, {"plan": "pro "})
+        assert not attributes_match({"plan": ""}, {})
+        assert attributes_match({"plan": ""}, {"plan": ""})
+
+    def test_unresolvable_filters_match_nobody(self):
+        # A filter naming a deleted attribute resolves to None.
+        assert not attributes_match(None, {})
+        assert not attributes_match(None, {"plan": "pro"})
+
+    @given(st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=5))
+    def test_a_users_own_attributes_always_match(self, values):
+        assert attributes_match(values, values)
+        assert attributes_match({}, values)

@@ -1,5 +1,5 @@
 """Dashboard plumbing shared by every app's admin module: service-backed and read-only pages,
-tenant labels, columns and filters.
+tenant labels, columns and filters, and the small read-only tables of detail pages.
 
 accounts is the lowest app with dashboard pages, so every other app's admin may import this module
 without breaking the layers of docs/architecture.md §2.
@@ -8,11 +8,13 @@ without breaking the layers of docs/architecture.md §2.
 import dataclasses
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import actions as django_actions
+from django.contrib.admin.utils import display_for_value
 from django.db import models, transaction
 from django.db.models import ForeignObjectRel, QuerySet
 from django.forms.models import ModelChoiceField
@@ -383,3 +385,20 @@ class ReadOnlyAdmin(DashboardAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, Decimal):
+        # Amounts are stored with 6 decimal places; 12.5 reads better than 12.500000.
+        return format(value.normalize(), "f")
+    return str(display_for_value(value, "-"))
+
+
+def html_table(headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> SafeString:
+    """A small read-only table for a detail page; every cell is escaped."""
+    if not rows:
+        return format_html("{}", "-")
+    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
+    cells = "<td>{}</td>" * len(headers)
+    body = format_html_join("", f"<tr>{cells}</tr>", ([_cell(v) for v in row] for row in rows))
+    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)

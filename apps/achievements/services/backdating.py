@@ -15,6 +15,7 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.achievements.selectors import AchievementDef, achievement_definitions, qualifying_user_pks
 from apps.users.domain import local_date
 from apps.users.models import EndUser
+from apps.users.selectors import attributes_q
 
 logger = logging.getLogger("gamify.achievements")
 
@@ -44,12 +45,14 @@ def _backdate(achievement_pk: int, now: dt.datetime) -> int:
     if definition is None or definition.user_filters is None:
         return 0
     candidates = (
-        EndUser.objects.filter(tenant=tenant, pk__in=_qualifying_user_pks(definition, tenant, now))
+        EndUser.objects.filter(
+            attributes_q(definition.user_filters),
+            tenant=tenant,
+            pk__in=_qualifying_user_pks(definition, tenant, now),
+        )
         .exclude(achievements__achievement_id=achievement_pk)
         .order_by("pk")
     )
-    for key, value in definition.user_filters.items():
-        candidates = candidates.filter(**{f"attributes__{key}": value})
     created, last_pk = 0, 0
     while True:
         batch = list(

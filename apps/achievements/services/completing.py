@@ -18,7 +18,7 @@ from apps.achievements.models import AchievementCompletion
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
 from apps.core.db import CompiledSelect, Load
 from apps.metrics.selectors import metric_filtered_total
-from apps.users.domain import local_date
+from apps.users.domain import attributes_match, local_date
 from apps.users.models import EndUser
 
 
@@ -136,7 +136,7 @@ def achievements_apply_event(
             continue
         if d.event_filters:
             # Only matching events count; an event that does not match changes nothing.
-            if not domain.attributes_match(d.event_filters, event_attributes):
+            if not attributes_match(d.event_filters, event_attributes):
                 continue
             signature = tuple(sorted(d.event_filters.items()))
             if signature not in filtered_totals:

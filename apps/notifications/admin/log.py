@@ -15,10 +15,10 @@ from apps.accounts.admin.base import (
     ReadOnlyAdmin,
     TenantColumnMixin,
     TenantFilter,
+    html_table,
 )
 from apps.notifications.choices import Channel, PushKind
 from apps.notifications.models import Message
-from apps.users.admin import html_table
 
 # The end-user page shows this many of the user's latest messages; the log has the rest.
 RECENT_MESSAGES = 20

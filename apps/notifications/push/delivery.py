@@ -33,7 +33,11 @@ from apps.notifications.push.routing import route
 from apps.notifications.push.secrets import secrets_decrypt
 from apps.notifications.push.services import push_channel_flag
 from apps.notifications.rendering import push_render
-from apps.notifications.selectors import notification_config, push_channels_active
+from apps.notifications.selectors import (
+    notification_config,
+    push_channels_active,
+    template_to_send,
+)
 from apps.notifications.services import push_refusal_for
 from apps.users.services import device_tokens_prune
 
@@ -147,11 +151,7 @@ class PushBatch:
 def _template(message: Message) -> PushTemplate | None:
     config = notification_config(message.tenant)
     chosen = config.push_template_for(message.type, message.user.attributes)
-    if chosen is None:
-        return None
-    if message.push_template is not None and message.push_template.pk == chosen.pk:
-        return message.push_template
-    return PushTemplate.objects.filter(pk=chosen.pk).first()
+    return template_to_send(message.push_template, chosen, PushTemplate)
 
 
 def _tokens_of(message: Message) -> list[str]:

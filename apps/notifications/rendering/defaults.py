@@ -2,6 +2,7 @@
 templates are checked and previewed against."""
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -21,17 +22,23 @@ class DefaultTemplate:
     text: str
 
 
+def _reader(channel: str, type: str) -> Callable[[str], str]:
+    """The files of a type's built-in template, templates/notifications/<channel>/<type><end>."""
+    if type not in NotificationType.values:  # the type names a file
+        raise ValueError(f"unknown notification type {type!r}")
+    folder = settings.BASE_DIR / "templates" / "notifications" / channel
+    return lambda end: (folder / f"{type}{end}").read_text(encoding="utf-8")
+
+
 @functools.cache
 def default_email_template(type: str) -> DefaultTemplate:
     """The built-in template of a notification type: what every tenant starts with."""
-    if type not in NotificationType.values:  # the type names a file
-        raise ValueError(f"unknown notification type {type!r}")
-    folder = settings.BASE_DIR / "templates" / "notifications" / "email"
+    read = _reader("email", type)
     return DefaultTemplate(
         name=NotificationType(type).label,
-        subject=(folder / f"{type}.subject.txt").read_text(encoding="utf-8").strip(),
-        html=(folder / f"{type}.html").read_text(encoding="utf-8"),
-        text=(folder / f"{type}.txt").read_text(encoding="utf-8"),
+        subject=read(".subject.txt").strip(),
+        html=read(".html"),
+        text=read(".txt"),
     )
 
 
@@ -45,13 +52,11 @@ class DefaultPushTemplate:
 @functools.cache
 def default_push_template(type: str) -> DefaultPushTemplate:
     """The built-in push template of a notification type."""
-    if type not in NotificationType.values:  # the type names a file
-        raise ValueError(f"unknown notification type {type!r}")
-    folder = settings.BASE_DIR / "templates" / "notifications" / "push"
+    read = _reader("push", type)
     return DefaultPushTemplate(
         name=NotificationType(type).label,
-        title=(folder / f"{type}.title.txt").read_text(encoding="utf-8").strip(),
-        body=(folder / f"{type}.body.txt").read_text(encoding="utf-8").strip(),
+        title=read(".title.txt").strip(),
+        body=read(".body.txt").strip(),
     )
 
 

@@ -10,7 +10,7 @@ importing this package fills them (apps.pipeline.admin imports it).
 
 from apps.pipeline.dashboard_user.actions import action_urls
 from apps.pipeline.dashboard_user.page import end_user_cards
-from apps.users.admin import END_USER_CARDS, END_USER_URLS
+from apps.users.end_user_page import END_USER_CARDS, END_USER_URLS
 
 END_USER_CARDS.append(end_user_cards)
 END_USER_URLS.append(action_urls)

@@ -37,8 +37,8 @@ from apps.streaks.selectors import (
     CALENDAR_PENDING,
     CALENDAR_RESET,
 )
-from apps.users.admin import EndUserCard
 from apps.users.domain import local_date
+from apps.users.end_user_page import EndUserCard
 from apps.users.models import EndUser
 
 RECENT_MESSAGES = 20

@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ServiceAdmin
+from apps.accounts.admin.base import ServiceAdmin, html_table
 from apps.accounts.models import Tenant
 from apps.points import configuration
 from apps.points.admin.forms import ConfigForm
@@ -37,7 +37,6 @@ from apps.points.models import (
     PointsTrigger,
 )
 from apps.points.serializers import SystemCreateSerializer, SystemUpdateSerializer
-from apps.users.admin import html_table
 
 ARCHIVE_TEMPLATE = "admin/points/pointssystem/archive_confirmation.html"
 

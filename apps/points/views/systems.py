@@ -12,7 +12,7 @@ from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
-from apps.points import domain, openapi, selectors
+from apps.points import domain, openapi, selectors, wire
 from apps.points.errors import PointsSystemNotFoundError
 from apps.points.ledger import boost_render, level_render, system_base_render, trigger_render
 from apps.users.selectors import attribute_definitions
@@ -54,7 +54,7 @@ class PointsBoostsApi(AppApi):
         "includeFinished=true.",
         parameters=[openapi.POINTS_KEY, openapi.INCLUDE_FINISHED],
         responses={
-            200: openapi.PointsBoost(many=True),
+            200: wire.PointsBoost(many=True),
             **errors(
                 401,
                 403,
@@ -83,7 +83,7 @@ class PointsLevelsApi(AppApi):
         description="The system's levels, lowest threshold first.",
         parameters=[openapi.POINTS_KEY],
         responses={
-            200: openapi.PointsLevel(many=True),
+            200: wire.PointsLevel(many=True),
             **errors(401, 403, (404, "Points system not found, or unknown Tenant-ID.")),
         },
     )

@@ -6,21 +6,18 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.api.params import query_date, query_int
+from apps.core.api.params import query_int
 from apps.core.api.views import AppApi
-from apps.core.errors import ValidationError
 from apps.core.openapi import errors
-from apps.metrics.choices import Aggregation
-from apps.metrics.openapi import AGGREGATION, END_DATE, START_DATE
-from apps.metrics.serializers import summary_render
-from apps.points import domain, openapi, selectors
+from apps.metrics.wire import AGGREGATION, END_DATE, START_DATE, summary_query, summary_render
+from apps.points import domain, openapi, selectors, wire
 from apps.points.errors import PointsSystemNotFoundError
 from apps.points.ledger import award_render, boost_render, level_render, system_base_render
 from apps.points.views.systems import _system
 from apps.users.domain import local_date
 from apps.users.errors import UserNotFoundError
-from apps.users.openapi import USER_ID
 from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class UserPointsApi(AppApi):
@@ -77,7 +74,7 @@ class UserPointsBoostsApi(AppApi):
         "the global ones whose attribute filters the user matches, and the user's own.",
         parameters=[USER_ID, openapi.POINTS_KEY],
         responses={
-            200: openapi.PointsBoost(many=True),
+            200: wire.PointsBoost(many=True),
             **errors(401, 403, (404, "User or points system not found, or unknown Tenant-ID.")),
         },
     )
@@ -115,11 +112,7 @@ class UserPointsEventSummaryApi(AppApi):
     def get(self, request: Request, user_id: str, key: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
-        params = request.query_params
-        aggregation = params.get("aggregation")
-        if aggregation not in Aggregation.values:
-            raise ValidationError("aggregation must be one of daily, weekly, monthly")
-        start, end = query_date(params, "startDate"), query_date(params, "endDate")
+        aggregation, start, end = summary_query(request.query_params)
         user = user_get(scope.tenant, user_id)
         system = _system(scope.tenant, key)
         buckets = selectors.points_event_summary(user, system.pk, aggregation, start, end)

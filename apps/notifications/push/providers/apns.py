@@ -19,7 +19,11 @@ import httpx
 import jwt
 
 from apps.notifications.push.providers.base import PushNotification, TokenResult, token_hash
-from apps.notifications.push.providers.http import new_http_client, retry_after_seconds
+from apps.notifications.push.providers.http import (
+    HttpClientOwner,
+    retry_after_seconds,
+    unanswered,
+)
 
 logger = logging.getLogger("gamify.notifications.push")
 
@@ -134,7 +138,7 @@ def _result(token: str, response: httpx.Response) -> TokenResult:
     return TokenResult(token, ok=False, status_code=status, reason=reason)
 
 
-class ApnsProvider:
+class ApnsProvider(HttpClientOwner):
     kind = "apns"
 
     def __init__(
@@ -151,8 +155,7 @@ class ApnsProvider:
         self.bundle_id = bundle_id
         self._signing_key_pem = signing_key_pem
         self.base_url = base_url.rstrip("/")
-        self._owns_client = client is None
-        self._client = client or new_http_client()
+        super().__init__(client)
 
     def send(self, notification: PushNotification, tokens: list[str]) -> list[TokenResult]:
         payload = apns_payload(notification)
@@ -195,10 +198,5 @@ class ApnsProvider:
         try:
             response = self._client.post(url, content=payload, headers=headers)
         except httpx.RequestError as exc:
-            # The class name only: an exception's text may carry the URL, hence the token.
-            return TokenResult(token, ok=False, reason=type(exc).__name__, temporary=True)
+            return unanswered(token, exc)
         return _result(token, response)
-
-    def close(self) -> None:
-        if self._owns_client:
-            self._client.close()

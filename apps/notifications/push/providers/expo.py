@@ -11,7 +11,11 @@ from typing import Any
 import httpx
 
 from apps.notifications.push.providers.base import PushNotification, TokenResult, token_hash
-from apps.notifications.push.providers.http import new_http_client, retry_after_seconds
+from apps.notifications.push.providers.http import (
+    HttpClientOwner,
+    retry_after_seconds,
+    unanswered,
+)
 
 logger = logging.getLogger("gamify.notifications.push")
 
@@ -120,7 +124,7 @@ def _receipt(ticket_id: str, answer: Any) -> ExpoReceipt:
     return ExpoReceipt(ticket_id, ok=False, reason=reason, dead=reason == "DeviceNotRegistered")
 
 
-class ExpoProvider:
+class ExpoProvider(HttpClientOwner):
     kind = "expo"
 
     def __init__(
@@ -128,8 +132,7 @@ class ExpoProvider:
     ) -> None:
         self._access_token = access_token
         self.base_url = base_url.rstrip("/")
-        self._owns_client = client is None
-        self._client = client or new_http_client()
+        super().__init__(client)
 
     def send(self, notification: PushNotification, tokens: list[str]) -> list[TokenResult]:
         results: list[TokenResult] = []
@@ -145,10 +148,6 @@ class ExpoProvider:
             found.update(self._receipts_batch(ticket_ids[start : start + RECEIPTS_BATCH]))
         return found
 
-    def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
-
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "application/json"}
         if self._access_token:
@@ -161,9 +160,7 @@ class ExpoProvider:
         try:
             response = self._client.post(url, json=messages, headers=self._headers())
         except httpx.RequestError as exc:
-            return [
-                TokenResult(t, ok=False, reason=type(exc).__name__, temporary=True) for t in tokens
-            ]
+            return [unanswered(t, exc) for t in tokens]
         if response.status_code != 200:
             logger.warning("expo send of %d messages: HTTP %d", len(tokens), response.status_code)
             return _request_failure(tokens, response)

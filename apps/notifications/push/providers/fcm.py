@@ -17,7 +17,11 @@ import httpx
 import jwt
 
 from apps.notifications.push.providers.base import PushNotification, TokenResult, token_hash
-from apps.notifications.push.providers.http import new_http_client, retry_after_seconds
+from apps.notifications.push.providers.http import (
+    HttpClientOwner,
+    retry_after_seconds,
+    unanswered,
+)
 
 logger = logging.getLogger("gamify.notifications.push")
 
@@ -179,7 +183,7 @@ class _Auth:
     renewed: bool = False
 
 
-class FcmProvider:
+class FcmProvider(HttpClientOwner):
     kind = "fcm"
 
     def __init__(
@@ -194,8 +198,7 @@ class FcmProvider:
         # The channel's projectId setting; the service account's own project otherwise.
         self.project_id = project_id or str(service_account.get("project_id", ""))
         self.base_url = base_url.rstrip("/")
-        self._owns_client = client is None
-        self._client = client or new_http_client()
+        super().__init__(client)
 
     def send(self, notification: PushNotification, tokens: list[str]) -> list[TokenResult]:
         results: list[TokenResult] = []
@@ -237,9 +240,5 @@ class FcmProvider:
                 url, json={"message": message}, headers={"authorization": f"Bearer {bearer}"}
             )
         except httpx.RequestError as exc:
-            return TokenResult(token, ok=False, reason=type(exc).__name__, temporary=True)
+            return unanswered(token, exc)
         return _result(token, response)
-
-    def close(self) -> None:
-        if self._owns_client:
-            self._client.close()

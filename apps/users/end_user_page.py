@@ -1,0 +1,45 @@
+"""The end-user dashboard page's extension points. The page is the users app's
+(apps/users/admin.py renders it), but most of what it shows belongs to the apps above users,
+which it cannot import: they register their cards, sections and views here instead
+(apps/pipeline/dashboard_user/, apps/metrics/admin.py)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import URLPattern
+from django.utils.safestring import SafeString
+
+from apps.users.models import EndUser
+
+# Read-only sections of the end-user page contributed by higher apps (metric totals, recent
+# events, later streaks and points): users sits below them and cannot import their models, so
+# they register a callable taking the EndUser, decorated with @admin.display for its label.
+END_USER_SECTIONS: list[Callable[[EndUser], Any]] = []
+
+
+def end_user_section(section: Callable[[EndUser], Any]) -> Callable[[EndUser], Any]:
+    END_USER_SECTIONS.append(section)
+    return section
+
+
+@dataclass(frozen=True)
+class EndUserCard:
+    """One card of the end-user page, rendered by the app that contributes it."""
+
+    slug: str  # the card's anchor on the page: #user-<slug>
+    title: str
+    body: SafeString
+    wide: bool = False  # spans the page's two columns
+
+
+# The end-user page as higher apps compose it (apps/pipeline/dashboard_user: streak calendar,
+# points, achievements, leaderboards, notifications, with their actions). Each provider takes
+# the request (for permissions and the selected tenant) and the user, and returns its cards.
+END_USER_CARDS: list[Callable[[HttpRequest, EndUser], list[EndUserCard]]] = []
+# Views beside the page (the actions' confirmation pages): each provider takes EndUserAdmin and
+# returns URL patterns, included before Django's own so its "<object_id>/" catch-all does not
+# swallow them.
+END_USER_URLS: list[Callable[[admin.ModelAdmin], list[URLPattern]]] = []

@@ -1,0 +1,194 @@
+"""The user's wire vocabulary that other apps' routes, bodies and documents share: the {user_id}
+path parameter, the user object (`User`, `user_render`: user reads, the year in review,
+webhook payloads), the user a request body upserts (`UpsertedUserSerializer`: events,
+identification, completions) and the shapes of attribute filters (`AttributeRefSerializer`
+and `AttributeRef` on the admin side, `AttributeKeyValue` on the application side).
+
+Each is declared once here, beside the data it describes; the apps that embed them import this
+module, never the users app's interface modules (docs/style.md, "One app from another")."""
+
+import datetime as dt
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.fields import Field
+
+from apps.accounts.models import Tenant
+from apps.core.api.fields import StrictSerializer, StringField
+from apps.users.domain import tz_is_valid
+from apps.users.models import EndUser
+from apps.users.selectors import attribute_definitions
+
+USER_ID = OpenApiParameter(
+    "user_id",
+    str,
+    OpenApiParameter.PATH,
+    description="Your identifier of the user.",
+)
+
+
+# --- the user object -------------------------------------------------------------------
+
+
+class User(serializers.Serializer):
+    id = serializers.CharField(help_text="Your identifier of the user.")
+    email = serializers.CharField(allow_null=True)
+    name = serializers.CharField(allow_null=True)
+    tz = serializers.CharField(allow_null=True, help_text="IANA time zone, e.g. Europe/Paris.")
+    signUpDate = serializers.DateField(allow_null=True)
+    deviceTokens = serializers.ListField(child=serializers.CharField())
+    subscribeToEmails = serializers.BooleanField()
+    attributes = serializers.DictField(
+        child=serializers.CharField(), help_text="Values of the defined user attributes, by key."
+    )
+    control = serializers.BooleanField(help_text="Whether the user is in the control group.")
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+def user_render(user: EndUser, tenant: Tenant) -> dict[str, Any]:
+    defined = attribute_definitions(tenant).user_keys
+    return {
+        "id": user.external_id,
+        "email": user.email,
+        "name": user.name,
+        "tz": user.tz,
+        "signUpDate": user.sign_up_date.isoformat() if user.sign_up_date else None,
+        "deviceTokens": list(user.device_tokens),
+        "subscribeToEmails": user.subscribe_to_emails,
+        "attributes": {k: v for k, v in user.attributes.items() if k in defined},
+        "control": user.control,
+        "created": user.created,
+        "updated": user.updated,
+    }
+
+
+# --- the user in request bodies --------------------------------------------------------
+
+MAX_DEVICE_TOKENS = 100
+MAX_ATTRIBUTES = 100
+
+
+class SignUpDateField(serializers.Field):
+    """YYYY-MM-DD; an ISO date-time is accepted and truncated to its UTC day (reference §3.2)."""
+
+    default_error_messages = {"invalid": "must be a date (YYYY-MM-DD) or an ISO 8601 date-time"}
+
+    def to_internal_value(self, data: Any) -> dt.date:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        try:
+            if len(data) == 10:
+                return dt.date.fromisoformat(data)
+            moment = dt.datetime.fromisoformat(data.replace("Z", "+00:00"))
+        except ValueError:
+            self.fail("invalid")
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        return moment.astimezone(dt.UTC).date()
+
+    def to_representation(self, value: Any) -> Any:
+        return value.isoformat()
+
+
+class TimeZoneField(serializers.CharField):
+    """An IANA time zone name such as Europe/Paris (documented as the list this server knows)."""
+
+    default_error_messages = {"zone": "must be an IANA time zone such as Europe/Paris"}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=64, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        value = str(super().to_internal_value(data))
+        if not tz_is_valid(value):
+            self.fail("zone")
+        return value
+
+
+class StringMapField(serializers.DictField):
+    """{key: string} attribute values; a null value removes the key (users only)."""
+
+    def __init__(self, allow_null_values: bool, **kwargs: Any) -> None:
+        super().__init__(
+            child=StringField(max_length=255, allow_blank=True, allow_null=allow_null_values),
+            **kwargs,
+        )
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        if len(value) > MAX_ATTRIBUTES:
+            raise serializers.ValidationError(f"at most {MAX_ATTRIBUTES} attributes")
+        return value
+
+
+class UserFieldsSerializer(StrictSerializer):
+    """UpdatedUser: every field optional; null clears name, email, tz, deviceTokens."""
+
+    email = serializers.EmailField(max_length=254, required=False, allow_null=True)
+    name = serializers.CharField(max_length=255, required=False, allow_null=True, allow_blank=True)
+    tz = TimeZoneField(required=False, allow_null=True)
+    signUpDate = SignUpDateField(required=False, allow_null=True)
+    deviceTokens = serializers.ListField(
+        child=StringField(max_length=4096),
+        required=False,
+        allow_null=True,
+        max_length=MAX_DEVICE_TOKENS,
+    )
+    subscribeToEmails = serializers.BooleanField(required=False)
+    attributes = StringMapField(allow_null_values=True, required=False)
+
+    def to_internal_value(self, data: Any) -> Any:
+        # BooleanField would accept "true", 1 and "yes"; JSON has booleans, so require one.
+        if (
+            isinstance(data, dict)
+            and "subscribeToEmails" in data
+            and not isinstance(data["subscribeToEmails"], bool)
+        ):
+            raise serializers.ValidationError({"subscribeToEmails": "must be a boolean"})
+        return super().to_internal_value(data)
+
+
+class UpsertedUserSerializer(UserFieldsSerializer):
+    id = serializers.CharField(max_length=255)
+
+
+def user_fields(validated: dict[str, Any]) -> dict[str, Any]:
+    """The supplied user fields without the id."""
+    return {key: value for key, value in validated.items() if key != "id"}
+
+
+# --- attribute filters ------------------------------------------------------------------
+
+
+class _AttributeRefList(serializers.ListSerializer):
+    """A null list means none; DRF hands `allow_null` to the items too, and [null] reached the
+    services as None (a 500). Items are never null."""
+
+    def run_child_validation(self, data: Any) -> Any:
+        if data is None:
+            raise serializers.ValidationError(Field.default_error_messages["null"], code="null")
+        return super().run_child_validation(data)
+
+
+class AttributeRefSerializer(StrictSerializer):
+    attributeId = serializers.UUIDField(format="hex_verbose")
+    attributeValue = StringField(max_length=255)
+
+    class Meta:
+        list_serializer_class = _AttributeRefList
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        return {"attributeId": str(value["attributeId"]), "attributeValue": value["attributeValue"]}
+
+
+class AttributeRef(serializers.Serializer):
+    attributeId = serializers.UUIDField(help_text="The attribute's id.")
+    attributeValue = serializers.CharField()
+
+
+class AttributeKeyValue(serializers.Serializer):
+    key = serializers.CharField()
+    value = serializers.CharField()
