@@ -2,6 +2,8 @@
 
 import datetime as dt
 import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -56,6 +58,36 @@ def board_render(board: BoardDef, run_start: dt.date | None) -> dict[str, Any]:
     elif board.rank_by == RankBy.POINTS:
         body.update(pointsSystemKey=board.points_key, pointsSystemName=board.points_name)
     return body
+
+
+@dataclass(frozen=True)
+class BoardStanding:
+    """Where an event left the user on one board: facts, rendered once (standings_render)."""
+
+    board: BoardDef
+    run_start: dt.date
+    group: str
+    rank: int | None  # None: not on the board
+    previous_rank: int | None
+    threshold: Decimal | int
+
+
+def standings_render(standings: Iterable[BoardStanding]) -> dict[str, dict[str, Any]]:
+    """The `leaderboards` map of the event response (MetricEventLeaderboardResponse by key)."""
+    result: dict[str, dict[str, Any]] = {}
+    for s in standings:
+        body = board_render(s.board, s.run_start)
+        body.update(
+            rank=s.rank,
+            previousRank=s.previous_rank,
+            threshold=int(s.threshold),
+            breakdownAttributeValues=[
+                {"key": k, "value": v}
+                for k, v in (part.split("=", 1) for part in s.group.split("|") if part)
+            ],
+        )
+        result[s.board.key] = body
+    return result
 
 
 def _delta(
@@ -146,10 +178,10 @@ def leaderboards_apply_event(
     streak_length: int | None,
     now: dt.datetime,
     loaded: Entries | None = None,
-) -> dict[str, dict[str, Any]]:
-    """The leaderboards step of the pipeline (the caller holds the user's lock). Returns the
-    event response's `leaderboards` map: boards this event affected. `loaded`: the user's
-    entries when the caller read them (leaderboards_event_load)."""
+) -> list[BoardStanding]:
+    """The leaderboards step of the pipeline (the caller holds the user's lock). Returns where
+    the event left the user on each board it affected. `loaded`: the user's entries when the
+    caller read them (leaderboards_event_load)."""
     work = []
     for board, run_start, group in _places(tenant, user, now):
         contribution = _delta(board, metric_pk, value, points_added, streak_length)
@@ -171,14 +203,14 @@ def leaderboards_apply_event(
             if new_value != old:
                 moves[pk] = new_value
     kept = entries_move([(pk, v, now) for pk, v in moves.items()]) if moves else set()
-    result: dict[str, dict[str, Any]] = {}
+    result: list[BoardStanding] = []
     for board, run_start, group, found, amount, absolute in work:
         # A newcomer on a full board may have displaced (deleted) the entry since it was
         # read: another user's transaction, under that user's lock. Then the user is not on
         # the board any more, and this event counts as theirs to re-enter with.
         if found is not None and found[0] in moves and found[0] not in kept:
             found = None
-        result[board.key] = _apply(board, user, run_start, group, found, amount, absolute, now)
+        result.append(_apply(board, user, run_start, group, found, amount, absolute, now))
     return result
 
 
@@ -196,7 +228,7 @@ def _apply(
     amount: Decimal,
     absolute: bool,
     now: dt.datetime,
-) -> dict[str, Any]:
+) -> BoardStanding:
     run = ranks.RunKey(board.pk, run_start, group)
     mine: Decimal | None = None  # the user's value on the board after this event
     previous_rank: int | None = None
@@ -224,18 +256,8 @@ def _apply(
     count = place.others + (mine is not None)
     lowest = [v for v in (place.lowest_other, mine) if v is not None]
     full = count >= board.max_participants and lowest
-    body = board_render(board, run_start)
-    body.update(
-        rank=rank,
-        previousRank=previous_rank,
-        # The value a newcomer must exceed: the lowest when the board is full, else 0.
-        threshold=int(min(lowest)) if full else 0,
-        breakdownAttributeValues=[
-            {"key": k, "value": v}
-            for k, v in (part.split("=", 1) for part in group.split("|") if part)
-        ],
-    )
-    return body
+    # The value a newcomer must exceed: the lowest when the board is full, else 0.
+    return BoardStanding(board, run_start, group, rank, previous_rank, min(lowest) if full else 0)
 
 
 def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Decimal) -> Decimal:

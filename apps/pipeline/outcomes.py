@@ -1,31 +1,27 @@
-"""Frozen outcome objects: what each feature step did to one event.
+"""Frozen outcome objects: what each feature step did to one event, as typed facts.
 
 The response, notifications and webhooks are all built from these, never by re-reading the
-database. A step that has no configuration (or whose feature has not been built yet) returns
-its empty outcome.
+database; the response is rendered once, at the end (`render` here and in
+apps/pipeline/services.py). A step that has no configuration returns its empty outcome.
 """
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.achievements.services import Completed
+from apps.achievements.wire import user_achievement_render
 from apps.core.facts import AchievementCompleted
+from apps.leaderboards.services import BoardStanding, standings_render
+from apps.points.ledger import SystemChange, points_render
+from apps.streaks.selectors import StreakView
+from apps.streaks.wire import streak_base_render
 
 
 @dataclass(frozen=True)
 class StreakOutcome:
-    """The user's streak after the event (the wire's MetricEventStreakResponse without
-    `extended`) and what the event did to it."""
+    """The user's streak after the event and what the event did to it."""
 
-    streak: dict[str, Any] = field(
-        default_factory=lambda: {
-            "length": 0,
-            "frequency": "daily",
-            "started": None,
-            "periodStart": None,
-            "periodEnd": None,
-            "expires": None,
-        }
-    )
+    view: StreakView
     extended: bool = False
     started: bool = False  # this event started a new streak
     lost: int = 0  # a streak of this length was found lost (missed periods) before the event
@@ -33,30 +29,57 @@ class StreakOutcome:
 
     @property
     def length(self) -> int:
-        return int(self.streak["length"])
+        return self.view.length
+
+    @property
+    def started_on(self) -> str | None:
+        """The streak's first day as the wire writes it (None without a streak)."""
+        state = self.view.settlement.state
+        return state.started.isoformat() if state.length and state.started else None
+
+    @property
+    def freezes(self) -> int:
+        """Freezes left (0 when freezes are not enabled)."""
+        return self.view.settlement.state.freezes if self.view.config.freezes_enabled else 0
 
     def render(self) -> dict[str, Any]:
-        return {**self.streak, "extended": self.extended}
+        """The wire's MetricEventStreakResponse."""
+        return {**streak_base_render(self.view), "extended": self.extended}
 
 
 @dataclass(frozen=True)
 class AchievementsOutcome:
-    """Achievements this event completed: rendered (UserAchievementResponse) and by pk, for
-    the points step's achievement triggers."""
+    """Achievements this event completed, in order."""
 
-    completed: tuple[dict[str, Any], ...] = ()
-    achievement_pks: tuple[int, ...] = ()
+    completed: tuple[Completed, ...] = ()
     facts: tuple[AchievementCompleted, ...] = ()
+
+    @property
+    def achievement_pks(self) -> tuple[int, ...]:  # for the points step's achievement triggers
+        return tuple(c.definition.pk for c in self.completed)
+
+    def render(self) -> list[dict[str, Any]]:
+        """UserAchievementResponse of each."""
+        return [user_achievement_render(c.definition, c.completed_at) for c in self.completed]
 
 
 @dataclass(frozen=True)
 class PointsOutcome:
-    """Points systems changed by the event, keyed by system key."""
+    """Points systems changed by the event."""
 
-    systems: dict[str, dict[str, Any]] = field(default_factory=dict)
-    added_by_pk: dict[int, int] = field(default_factory=dict)  # for points leaderboards
+    changes: tuple[SystemChange, ...] = ()
+
+    @property
+    def added_by_pk(self) -> dict[int, int]:  # for points leaderboards
+        return {c.system.pk: c.added for c in self.changes}
+
+    def render(self) -> dict[str, dict[str, Any]]:
+        return points_render(self.changes)
 
 
 @dataclass(frozen=True)
 class LeaderboardsOutcome:
-    boards: dict[str, dict[str, Any]] = field(default_factory=dict)
+    standings: tuple[BoardStanding, ...] = field(default_factory=tuple)
+
+    def render(self) -> dict[str, dict[str, Any]]:
+        return standings_render(self.standings)

@@ -18,7 +18,13 @@ from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
 from apps.pipeline import steps
 from apps.pipeline.config import EventConfig, event_config
-from apps.pipeline.outcomes import StreakOutcome
+from apps.pipeline.outcomes import (
+    AchievementsOutcome,
+    LeaderboardsOutcome,
+    PointsOutcome,
+    StreakOutcome,
+)
+from apps.points.ledger import points_render
 from apps.points.services import points_for_achievements
 from apps.users.models import EndUser
 from apps.users.services import (
@@ -53,20 +59,21 @@ def _response(
     metric: MetricDef,
     total: Decimal,
     streak: StreakOutcome,
-    achievements: list[dict[str, Any]],
-    points: dict[str, Any],
-    leaderboards: dict[str, Any],
+    achievements: AchievementsOutcome,
+    points: PointsOutcome,
+    leaderboards: LeaderboardsOutcome,
     idempotency_key: str | None,
     replayed: bool,
 ) -> dict[str, Any]:
+    """The event response, rendered once from the steps' outcomes."""
     body: dict[str, Any] = {
         "eventId": event_id,
         "metricId": metric.public_id,
         "total": total,
-        "achievements": achievements,
+        "achievements": achievements.render(),
         "currentStreak": streak.render(),
-        "points": points,
-        "leaderboards": leaderboards,
+        "points": points.render(),
+        "leaderboards": leaderboards.render(),
     }
     if idempotency_key is not None:
         body["idempotencyKey"] = idempotency_key
@@ -152,9 +159,9 @@ def event_apply(
         config.metric,
         recorded.total,
         streak,
-        list(achievements.completed),
-        points.systems,
-        leaderboards.boards,
+        achievements,
+        points,
+        leaderboards,
         data.idempotency_key,
         replayed=False,
     )
@@ -177,9 +184,9 @@ def _replay(
         config.metric,
         user_metric_total(user, config.metric.pk),
         steps.streak_current(tenant, user, now),
-        [],
-        {},
-        {},
+        AchievementsOutcome(),
+        PointsOutcome(),
+        LeaderboardsOutcome(),
         key,
         replayed=True,
     )
@@ -205,13 +212,13 @@ def achievement_complete(
     if not result.created:
         return CompletionResult(result, {})
     completed = (definition.pk, *(c.definition.pk for c in result.also_completed))
-    points = points_for_achievements(tenant, user, completed, now)
+    changes = points_for_achievements(tenant, user, completed, now)
     first = Completed(definition, result.completion_id, result.completed_at)
     facts: list[Fact] = list(steps.completion_facts(user, [first, *result.also_completed]))
-    facts += steps.points_facts(user.pk, points)
+    facts += steps.points_facts(user.pk, changes)
     facts += notifications_record(tenant, user, facts, now)
     webhooks_record(tenant, user, facts, now)
-    return CompletionResult(result, points)
+    return CompletionResult(result, points_render(changes))
 
 
 def user_identify(
@@ -231,9 +238,9 @@ def user_identify(
         return result
     now = now or timezone.now()
     # The new row is this transaction's own: no one else can hold or take its lock before commit.
-    points = points_for_achievements(tenant, result.user, (), now)
-    if points:
-        facts = steps.points_facts(result.user.pk, points)
+    changes = points_for_achievements(tenant, result.user, (), now)
+    if changes:
+        facts = steps.points_facts(result.user.pk, changes)
         facts += notifications_record(tenant, result.user, facts, now)
         webhooks_record(tenant, result.user, facts, now)
     return result

@@ -7,9 +7,9 @@ frozen outcome.
 """
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.achievements.services import (
@@ -17,7 +17,6 @@ from apps.achievements.services import (
     achievements_apply_event,
     achievements_event_load,
 )
-from apps.achievements.wire import user_achievement_render
 from apps.core.db import load_together
 from apps.core.facts import (
     AchievementCompleted,
@@ -38,7 +37,7 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
-from apps.points.selectors import points_config
+from apps.points.ledger import SystemChange
 from apps.points.services import PointsLoaded, points_apply_event, points_event_load
 from apps.streaks.selectors import (
     streak_config,
@@ -47,7 +46,6 @@ from apps.streaks.selectors import (
     streaks_configured,
 )
 from apps.streaks.services import StreakLoaded, streak_apply_event, streak_event_load
-from apps.streaks.wire import streak_base_render
 from apps.users.models import EndUser
 
 
@@ -97,7 +95,7 @@ def streak_step(ctx: EventContext) -> StreakOutcome:
         ctx.tenant, ctx.user, ctx.metric.pk, ctx.now, loaded=ctx.loaded.streak
     )
     return StreakOutcome(
-        streak=streak_base_render(result.view),
+        view=result.view,
         extended=result.extended,
         started=result.started,
         lost=result.lost,
@@ -117,9 +115,7 @@ def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsO
         done=ctx.loaded.completed,
     )
     return AchievementsOutcome(
-        completed=tuple(user_achievement_render(c.definition, c.completed_at) for c in completed),
-        achievement_pks=tuple(c.definition.pk for c in completed),
-        facts=completion_facts(ctx.user, completed),
+        completed=tuple(completed), facts=completion_facts(ctx.user, completed)
     )
 
 
@@ -138,7 +134,7 @@ def completion_facts(user: EndUser, completed: list[Completed]) -> tuple[Achieve
 def points_step(
     ctx: EventContext, streak: StreakOutcome, achievements: AchievementsOutcome
 ) -> PointsOutcome:
-    systems = points_apply_event(
+    changes = points_apply_event(
         ctx.tenant,
         ctx.user,
         ctx.metric.pk,
@@ -146,24 +142,18 @@ def points_step(
         ctx.recorded.total,
         streak.extended,
         streak.length,
-        streak.streak.get("started"),
+        streak.started_on,
         achievements.achievement_pks,
         ctx.now,
         loaded=ctx.loaded.points,
     )
-    config = points_config(ctx.tenant)
-    return PointsOutcome(
-        systems=systems,
-        added_by_pk={
-            config[key].pk: body["added"] for key, body in systems.items() if key in config
-        },
-    )
+    return PointsOutcome(changes=tuple(changes))
 
 
 def leaderboards_step(
     ctx: EventContext, streak: StreakOutcome, points: PointsOutcome
 ) -> LeaderboardsOutcome:
-    boards = leaderboards_apply_event(
+    standings = leaderboards_apply_event(
         ctx.tenant,
         ctx.user,
         ctx.metric.pk,
@@ -173,27 +163,27 @@ def leaderboards_step(
         ctx.now,
         loaded=ctx.loaded.entries,
     )
-    return LeaderboardsOutcome(boards=boards)
+    return LeaderboardsOutcome(standings=tuple(standings))
 
 
 def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:
     """The user's streak as of now, for responses that apply nothing (idempotent replays)."""
     stored = streak_state_get(user) if streaks_configured(streak_config(tenant)) else None
     view = streak_view(tenant, user, stored, now)
-    return StreakOutcome(streak=streak_base_render(view))
+    return StreakOutcome(view=view)
 
 
-def points_facts(user_pk: int, systems: dict[str, dict[str, Any]]) -> list[Fact]:
-    """What awarding points did (the `points` map of a response), as facts."""
+def points_facts(user_pk: int, changes: Sequence[SystemChange]) -> list[Fact]:
+    """What awarding points did, as facts."""
     return [
         PointsChanged(
             user_pk,
-            key,
-            int(body["added"]),
-            int(body["total"]),
-            tuple(award["id"] for award in body.get("awards", ())),
+            c.system.key,
+            c.added,
+            c.total,
+            tuple(str(award.public_id) for award in c.awards),
         )
-        for key, body in systems.items()
+        for c in changes
     ]
 
 
@@ -210,14 +200,13 @@ def event_facts(
     if streak.lost:
         facts.append(StreakLost(user_pk, streak.lost))
     if streak.freezes_consumed:
-        left = int(streak.streak.get("freezes", 0))
+        left = streak.freezes
         facts.append(StreakFreezesChanged(user_pk, streak.freezes_consumed, 0, left))
     if streak.extended:
         facts.append(StreakExtended(user_pk, streak.length, streak.started))
     facts.extend(achievements.facts)
-    facts.extend(points_facts(user_pk, points.systems))
+    facts.extend(points_facts(user_pk, points.changes))
     facts.extend(
-        RankChanged(user_pk, key, body.get("rank"), body.get("previousRank"))
-        for key, body in leaderboards.boards.items()
+        RankChanged(user_pk, s.board.key, s.rank, s.previous_rank) for s in leaderboards.standings
     )
     return facts

@@ -215,11 +215,11 @@ class Ledger:
             if change.system.pk in self._blocking and change.total.total < 0:
                 raise PointsBlockedError(change.system.key)
 
-    def flush(self, marks: Sequence[PointsTriggerMark] = ()) -> dict[str, dict[str, Any]]:
+    def flush(self, marks: Sequence[PointsTriggerMark] = ()) -> list["SystemChange"]:
         """Write awards, totals, levels, daily changes and the trigger `marks` that moved
-        (apps/points/sql.py: one statement on PostgreSQL); return the event response's
-        `points` map (systems this ledger changed). Raises PointsBlockedError, having
-        possibly written, for the caller's transaction to roll back."""
+        (apps/points/sql.py: one statement on PostgreSQL); return what changed in each system
+        (points_render makes the responses' `points` map of it). Raises PointsBlockedError,
+        having possibly written, for the caller's transaction to roll back."""
         changed = [c for c in self._changes.values() if c.awards]
         self._check_blocking(changed)
         for change in changed:
@@ -240,18 +240,45 @@ class Ledger:
             self._keep_inserted(changed, inserted)
             changed = [c for c in changed if c.awards]
             self._check_blocking(changed)
-        result: dict[str, dict[str, Any]] = {}
-        for change in changed:
-            system, row = change.system, change.total
-            added = sum(a.awarded for a in change.awards)
-            body = {
-                **system_base_render(system),
-                "total": row.total,
-                "added": added,
-                "awards": [award_render(a) for a in change.awards],
-            }
-            if row.level_id != change.previous_level_pk:
-                current = next((lv for lv in system.levels if lv.pk == row.level_id), None)
-                body["level"] = level_render(current) if current else None
-            result[system.key] = body
-        return result
+        return [
+            SystemChange(
+                system=c.system,
+                total=c.total.total,
+                added=sum(a.awarded for a in c.awards),
+                awards=tuple(c.awards),
+                level_changed=c.total.level_id != c.previous_level_pk,
+                level_pk=c.total.level_id,
+            )
+            for c in changed
+        ]
+
+
+@dataclass(frozen=True)
+class SystemChange:
+    """What a ledger's flush did to one system: facts, rendered once (points_render)."""
+
+    system: SystemDef
+    total: int
+    added: int
+    awards: tuple[PointsAward, ...]
+    level_changed: bool
+    level_pk: int | None
+
+
+def points_render(changes: Sequence[SystemChange]) -> dict[str, dict[str, Any]]:
+    """The `points` map of event and completion responses (MetricEventPointsResponse by
+    system key)."""
+    result: dict[str, dict[str, Any]] = {}
+    for change in changes:
+        system = change.system
+        body = {
+            **system_base_render(system),
+            "total": change.total,
+            "added": change.added,
+            "awards": [award_render(a) for a in change.awards],
+        }
+        if change.level_changed:
+            current = next((lv for lv in system.levels if lv.pk == change.level_pk), None)
+            body["level"] = level_render(current) if current else None
+        result[system.key] = body
+    return result

@@ -3,7 +3,6 @@
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from django.db import transaction
 
@@ -13,7 +12,7 @@ from apps.metrics.selectors import metric_filtered_total
 from apps.points import domain
 from apps.points.choices import TriggerType
 from apps.points.errors import PointsBlockedError
-from apps.points.ledger import Ledger
+from apps.points.ledger import Ledger, SystemChange
 from apps.points.models import PointsTotal, PointsTriggerMark
 from apps.points.selectors import USER_TOTALS, SystemDef, TriggerDef, points_config
 from apps.users.domain import attributes_match
@@ -71,10 +70,10 @@ def points_apply_event(
     achievement_pks: tuple[int, ...],
     now: dt.datetime,
     loaded: PointsLoaded | None = None,
-) -> dict[str, dict[str, Any]]:
-    """The points step of the pipeline (the caller holds the user's lock). Returns the
-    event response's `points` map: only systems this event changed. `loaded`: the user's
-    rows when the caller read them (points_event_load)."""
+) -> list[SystemChange]:
+    """The points step of the pipeline (the caller holds the user's lock). Returns what the
+    event changed, by system (only systems it changed). `loaded`: the user's rows when the
+    caller read them (points_event_load)."""
     config = points_config(tenant)
     plan: list[tuple[SystemDef, TriggerDef]] = []
     for system in config.values():
@@ -94,7 +93,7 @@ def points_apply_event(
             ):
                 plan.append((system, t))
     if not plan:
-        return {}
+        return []
     ledger = Ledger(tenant, user, now)
     ledger.load(list({s.pk: s for s, _ in plan}.values()), loaded.totals if loaded else None)
     metric_triggers = [t for _, t in plan if t.type == TriggerType.METRIC]
@@ -130,7 +129,7 @@ def points_apply_event(
 
 def points_for_achievements(
     tenant: Tenant, user: EndUser, achievement_pks: tuple[int, ...], now: dt.datetime
-) -> dict[str, dict[str, Any]]:
+) -> list[SystemChange]:
     """Points for completions outside an event (API completion): achievement triggers, and
     user_creation when this is the user's first contact with a system."""
     return points_apply_event(
@@ -140,7 +139,7 @@ def points_for_achievements(
 
 def time_trigger_pay(
     tenant: Tenant, user: EndUser, system: SystemDef, trigger: TriggerDef, now: dt.datetime
-) -> dict[str, dict[str, Any]]:
+) -> list[SystemChange]:
     """Pay the intervals of a time trigger completed since the user's first activity (their
     creation); the caller holds the user's lock. Idempotent through the mark and dedupe keys."""
     mark = PointsTriggerMark.objects.filter(
@@ -148,7 +147,7 @@ def time_trigger_pay(
     ).first() or PointsTriggerMark(user=user, trigger_id=trigger.pk, mark=0)
     unit, interval = trigger.time_unit or "days", trigger.time_interval or 1
     elapsed = domain.intervals_elapsed(user.created, now, unit, interval)
-    result: dict[str, dict[str, Any]] = {}
+    result: list[SystemChange] = []
     if elapsed > mark.mark:
         ledger = Ledger(tenant, user, now)
         ledger.load([system])
@@ -168,7 +167,7 @@ def time_trigger_pay(
             with transaction.atomic():
                 result = ledger.flush()
         except PointsBlockedError:
-            result = {}  # a deduction the balance cannot cover is skipped, not retried
+            result = []  # a deduction the balance cannot cover is skipped, not retried
         mark.mark = elapsed
     step = dt.timedelta(hours=interval) if unit.startswith("hour") else dt.timedelta(days=interval)
     mark.due_at = user.created + step * (mark.mark + 1)
