@@ -10,7 +10,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import AchievementDef, Stats
-from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, StrictSerializer, StringField, key_field
 from apps.users.serializers import UpsertedUserSerializer
 
 
@@ -26,7 +26,7 @@ class _AttributeRefList(serializers.ListSerializer):
 
 class AttributeRefSerializer(StrictSerializer):
     attributeId = serializers.UUIDField(format="hex_verbose")
-    attributeValue = StringField(max_length=255)
+    attributeValue = StringField(max_length=MAX_ATTRIBUTE_VALUE)
 
     class Meta:
         list_serializer_class = _AttributeRefList

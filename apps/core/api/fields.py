@@ -10,6 +10,9 @@ from rest_framework import serializers
 # ASCII only (\d would also accept other scripts' digits), and \Z rather than $, which would
 # accept a trailing newline.
 KEY_PATTERN = r"^[a-zA-Z0-9_-]+\Z"
+# An attribute value, of a user, an event or an attribute filter.
+MAX_ATTRIBUTE_VALUE = 255
+KEY_RULE = "must match ^[a-zA-Z\\d-_]+$ (ASCII letters, digits, - and _)"
 
 
 class StringField(serializers.CharField):
@@ -30,7 +33,7 @@ def key_field() -> serializers.RegexField:
         KEY_PATTERN,
         max_length=100,
         trim_whitespace=False,
-        error_messages={"invalid": "must match ^[a-zA-Z\\d-_]+$ (ASCII letters, digits, - and _)"},
+        error_messages={"invalid": KEY_RULE},
     )
 
 

@@ -9,12 +9,16 @@ from apps.points.admin import ledger, part_pages, parts, systems
 from apps.points.admin.forms import (
     AttributePairsField,
     ConfigForm,
+    attribute_refs,
+    attribute_values_rule,
     filter_pairs,
 )
 
 __all__ = [
     "AttributePairsField",
     "ConfigForm",
+    "attribute_refs",
+    "attribute_values_rule",
     "filter_pairs",
     "ledger",
     "part_pages",

@@ -12,6 +12,7 @@ from rest_framework import serializers as drf
 from rest_framework.settings import api_settings
 
 from apps.accounts.models import Tenant
+from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, control_characters_error
 from apps.users.selectors import attribute_definitions
 
 # Admin API keys inside messages ("metric triggers need metricThreshold") are written as the
@@ -46,6 +47,37 @@ def _errors(detail: Any, prefix: str = "") -> Iterator[tuple[str | None, str]]:
             yield from _errors(value, prefix)
     else:
         yield prefix or None, str(detail)
+
+
+def attribute_refs(
+    form: forms.BaseForm, name: str, tenant: Tenant, kind: str
+) -> list[dict[str, str]]:
+    """The (key, value) rows of an AttributePairsField as the attribute filters services take
+    ({"attributeId", "attributeValue"}); an unknown key is an error of the field."""
+    ids = attribute_definitions(tenant).ids_by_type_key
+    pairs = form.cleaned_data[name]
+    unknown = sorted({key for key, _ in pairs if (kind, key) not in ids})
+    if unknown:
+        form.add_error(name, f"unknown {kind} attribute keys: {', '.join(unknown)}")
+    return [
+        {"attributeId": ids[(kind, key)], "attributeValue": value}
+        for key, value in pairs
+        if (kind, key) in ids
+    ]
+
+
+def attribute_values_rule(pairs: list[tuple[str, str]]) -> None:
+    """The values of an AttributePairsField, as the admin API checks each filter's value (the
+    message names the row, counted from 0 as in the API's)."""
+    problems = []
+    for index, (_, value) in enumerate(pairs):
+        problem = control_characters_error("attributeValue", value)
+        if problem is None and len(value) > MAX_ATTRIBUTE_VALUE:
+            problem = f"Ensure this field has no more than {MAX_ATTRIBUTE_VALUE} characters."
+        if problem is not None:
+            problems.append(f"{index}: {problem}")
+    if problems:
+        raise forms.ValidationError(problems)
 
 
 def filter_pairs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[tuple[str, str]]:
@@ -235,16 +267,7 @@ class ConfigForm(forms.ModelForm):
         return humanize(text, self.labels()) if self.humanize_errors else text
 
     def attribute_refs(self, name: str, tenant: Tenant, kind: str) -> list[dict[str, str]]:
-        ids = attribute_definitions(tenant).ids_by_type_key
-        pairs = self.cleaned_data[name]
-        unknown = sorted({key for key, _ in pairs if (kind, key) not in ids})
-        if unknown:
-            self.add_error(name, f"unknown {kind} attribute keys: {', '.join(unknown)}")
-        return [
-            {"attributeId": ids[(kind, key)], "attributeValue": value}
-            for key, value in pairs
-            if (kind, key) in ids
-        ]
+        return attribute_refs(self, name, tenant, kind)
 
     def clean(self) -> dict[str, Any]:
         super().clean()
