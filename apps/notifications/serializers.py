@@ -1,5 +1,6 @@
 """Wire shapes of notification preferences, email and push templates, and push channels."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -37,6 +38,11 @@ class NotificationPreferencesSerializer(StrictSerializer):
 class PreferencesUpdateSerializer(StrictSerializer):
     notifications = NotificationPreferencesSerializer(required=False)
     streak = StreakPreferencesSerializer(required=False)
+
+    @staticmethod
+    def streak_kwargs(data: Mapping[str, Any]) -> dict[str, Any]:
+        """streak_preferences_update's arguments, from the body's streak part."""
+        return StreakPreferencesSerializer.service_kwargs(data["streak"])
 
 
 class _TemplateFields(StrictSerializer):

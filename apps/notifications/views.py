@@ -79,7 +79,8 @@ class UserPreferencesApi(AppApi):
         user = user_get(scope.tenant, user_id)
         with transaction.atomic():
             if "streak" in data:
-                streak_preferences_update(scope.tenant, user, data["streak"])
+                kwargs = serializers.PreferencesUpdateSerializer.streak_kwargs(data)
+                streak_preferences_update(scope.tenant, user, **kwargs)
             if "notifications" in data:
                 services.notification_preferences_update(user, data["notifications"])
         return Response(self._render(scope.tenant, user))

@@ -117,6 +117,7 @@ class ServiceForm(forms.ModelForm):
     create_only: ClassVar[tuple[str, ...]] = ("key",)
     # Messages that name API fields are rewritten with the form's labels (see `message`).
     humanize_errors: ClassVar[bool] = False
+    api_words: ClassVar[re.Pattern[str]] = _API_WORD
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -143,7 +144,7 @@ class ServiceForm(forms.ModelForm):
         }
 
     def message(self, text: str) -> str:
-        return humanize(text, self.labels()) if self.humanize_errors else text
+        return humanize(text, self.labels(), self.api_words) if self.humanize_errors else text
 
     def service_kwargs(self) -> dict[str, Any]:
         """The arguments of the service call, from valid input (forms implement)."""
