@@ -1,6 +1,7 @@
 """Wire shapes of achievements: admin input, application and admin output."""
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -40,6 +41,14 @@ class BadgeSerializer(StrictSerializer):
     url = serializers.URLField(max_length=2000)
 
 
+def with_badge_url(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Service arguments take a badge ({"url"} or null on the wire) as its URL, `badge_url`."""
+    if "badge" in kwargs:
+        badge = kwargs.pop("badge")
+        kwargs["badge_url"] = badge["url"] if badge else None
+    return kwargs
+
+
 class _AchievementFields(StrictSerializer):
     description = StringField(max_length=2000, required=False, allow_null=True, allow_blank=True)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
@@ -68,6 +77,10 @@ class _AchievementFields(StrictSerializer):
 
     def validate_achievementIds(self, value: list[Any] | None) -> list[str] | None:
         return None if value is None else [str(v) for v in value]
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        return with_badge_url(super().service_kwargs(data))
 
     def validate_metricId(self, value: Any) -> str | None:
         return None if value is None else str(value)

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.arguments import arguments_check
 from apps.core.errors import ValidationError
 from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
@@ -66,6 +67,7 @@ def leaderboard_create(
 ) -> Leaderboard:
     """A new board, inactive unless `status` says otherwise; it starts today unless `start`
     says otherwise."""
+    arguments_check("leaderboard_create", settings, LeaderboardSettings)
     board = Leaderboard(tenant=tenant, start=timezone.now().date())
     return _save(tenant, board, {"name": name, "key": key, "rank_by": rank_by, **settings})
 
@@ -75,6 +77,7 @@ def leaderboard_update(
 ) -> Leaderboard:
     """Change the given settings; the others are kept. A live board keeps its key, ranking and
     participation filters (resending the stored value is not a change)."""
+    arguments_check("leaderboard_update", changes, LeaderboardChanges)
     if board.status != Status.INACTIVE:
         current = {
             "key": board.key,

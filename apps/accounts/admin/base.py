@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 # Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
 from apps.accounts.admin.forms import ServiceForm as ServiceForm
+from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
 from apps.accounts.admin.forms import humanize as humanize
 from apps.accounts.admin.forms import items_rules as items_rules
 from apps.accounts.admin.forms import key_field as key_field

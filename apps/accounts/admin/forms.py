@@ -9,14 +9,19 @@ both refuse alike.
 """
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from django import forms
 from django.core import validators
 
 from apps.accounts.models import Tenant
-from apps.core.api.fields import KEY_PATTERN, KEY_RULE, control_characters_error
+from apps.core.api.fields import (
+    KEY_PATTERN,
+    KEY_RULE,
+    MAX_ATTRIBUTE_VALUE,
+    control_characters_error,
+)
 
 Rule = Callable[[Any], None]
 
@@ -88,6 +93,18 @@ def items_rules(max_items: int) -> list[Rule]:
     ]
 
 
+def attribute_value_problems(values: Iterable[str]) -> list[str | None]:
+    """Each attribute filter value's problem (None: none), as the admin API finds it: control
+    characters first and alone, then the length."""
+    problems: list[str | None] = []
+    for value in values:
+        problem = control_characters_error("attributeValue", value)
+        if problem is None and len(value) > MAX_ATTRIBUTE_VALUE:
+            problem = f"Ensure this field has no more than {MAX_ATTRIBUTE_VALUE} characters."
+        problems.append(problem)
+    return problems
+
+
 def range_rules(lower: int | None, upper: int | None) -> list[Rule]:
     rules: list[Rule] = []
     if lower is not None:
@@ -153,6 +170,11 @@ class ServiceForm(forms.ModelForm):
     def check_rules(self) -> None:
         """Checks across inputs that the page shares with the admin API (forms override)."""
 
+    def checks(self, name: str) -> bool:
+        """Whether the input `name` is part of the call, so its limits apply (forms whose
+        inputs are not all sent override)."""
+        return name in self.fields
+
     def clean(self) -> dict[str, Any]:
         super().clean()
         if self.errors or self.config_tenant() is None:
@@ -172,13 +194,13 @@ class ServiceForm(forms.ModelForm):
         for name, wire in self.wire_names.items():
             value = self.cleaned_data.get(name)
             problem = control_characters_error(wire, value) if isinstance(value, str) else None
-            if problem is not None and name in self.fields:
+            if problem is not None and self.checks(name):
                 self.add_error(name, self.message(problem))
 
     def _check_limits(self) -> None:
         for name, rules in self.rules.items():
             value = self.cleaned_data.get(name)
-            if name not in self.fields or value in (None, ""):
+            if not self.checks(name) or value in (None, ""):
                 continue
             for rule in rules:
                 try:

@@ -18,19 +18,27 @@ from apps.achievements.services.completing import (
 from apps.achievements.services.configuration import (
     REQUIRED_FIELDS,
     TRIGGER_FIELDS,
+    WIRE_NAMES,
+    AchievementChanges,
+    AchievementSettings,
+    achievement_create,
     achievement_delete,
-    achievement_save,
+    achievement_update,
 )
 
 __all__ = [
     "REQUIRED_FIELDS",
     "TRIGGER_FIELDS",
+    "WIRE_NAMES",
+    "AchievementChanges",
+    "AchievementSettings",
     "ApiCompletion",
     "Completed",
     "achievement_backdate",
     "achievement_complete_api",
+    "achievement_create",
     "achievement_delete",
-    "achievement_save",
+    "achievement_update",
     "achievements_apply_event",
     "anniversaries_complete",
 ]

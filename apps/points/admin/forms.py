@@ -11,8 +11,8 @@ from django.utils.safestring import SafeString
 from rest_framework import serializers as drf
 from rest_framework.settings import api_settings
 
+from apps.accounts.admin.base import attribute_value_problems
 from apps.accounts.models import Tenant
-from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, control_characters_error
 from apps.users.selectors import attribute_definitions
 
 # Admin API keys inside messages ("metric triggers need metricThreshold") are written as the
@@ -69,13 +69,8 @@ def attribute_refs(
 def attribute_values_rule(pairs: list[tuple[str, str]]) -> None:
     """The values of an AttributePairsField, as the admin API checks each filter's value (the
     message names the row, counted from 0 as in the API's)."""
-    problems = []
-    for index, (_, value) in enumerate(pairs):
-        problem = control_characters_error("attributeValue", value)
-        if problem is None and len(value) > MAX_ATTRIBUTE_VALUE:
-            problem = f"Ensure this field has no more than {MAX_ATTRIBUTE_VALUE} characters."
-        if problem is not None:
-            problems.append(f"{index}: {problem}")
+    found = attribute_value_problems(value for _, value in pairs)
+    problems = [f"{index}: {problem}" for index, problem in enumerate(found) if problem]
     if problems:
         raise forms.ValidationError(problems)
 

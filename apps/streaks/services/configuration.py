@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.arguments import arguments_check
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
 from apps.streaks.errors import StreakCustomizationDisabledError, StreakSettingsInvalidError
@@ -31,6 +32,7 @@ class StreakSettingsChanges(TypedDict, total=False):
 def streak_settings_update(tenant: Tenant, **changes: Unpack[StreakSettingsChanges]) -> None:
     """PATCH /streaks/settings and the settings page: the given settings change, the others
     are kept. Switching away from daily clears the days off."""
+    arguments_check("streak_settings_update", changes, StreakSettingsChanges)
     definitions = metric_definitions(tenant)
     conditions = changes.get("conditions", [])
     unknown = sorted(key for key, _ in conditions if key not in definitions)
@@ -88,6 +90,7 @@ def streak_preferences_update(
 ) -> None:
     """PATCH /users/{id}/preferences, streak part. `enabled` is always allowed; the rest only
     when the tenant enables customization."""
+    arguments_check("streak_preferences_update", changes, StreakPreferenceChanges)
     now = now or timezone.now()
     config = streak_config(tenant)
     personal = {"evaluation_mode", "conditions", "days_off"} & set(changes)
