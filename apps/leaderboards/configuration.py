@@ -16,7 +16,7 @@ from apps.leaderboards.choices import RankBy, Status
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.leaderboards.selectors import ordered
 from apps.metrics.models import Metric
-from apps.points.models import PointsSystem
+from apps.points.selectors import points_system_get
 from apps.users.choices import AttributeType
 from apps.users.services import attribute_refs_check
 
@@ -112,9 +112,7 @@ def _save(
         if board.metric is None:
             raise ValidationError("metricId: Metric not found by ID")
     if values.get("points_system_id") is not None:
-        board.points_system = PointsSystem.objects.filter(
-            tenant=tenant, public_id=values["points_system_id"], status="active"
-        ).first()
+        board.points_system = points_system_get(tenant, values["points_system_id"])
         if board.points_system is None:
             raise ValidationError("pointsSystemId: Points system not found by ID")
     if "breakdown_attributes" in values:

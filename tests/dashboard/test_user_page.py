@@ -117,31 +117,29 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
             "/admin/v1/achievements", [{"id": item["id"], "status": "active"}]
         )
         assert response.status_code == 200, response.content
-    system, _ = configuration.system_create(
+    system, _ = configuration.points_system_create(
         tenant,
-        {
-            "key": "xp",
-            "name": "XP",
-            "levels": [
-                {"key": "bronze", "name": "Bronze", "points": 10},
-                {"key": "silver", "name": "Silver", "points": 100},
-            ],
-            "triggers": [
-                {
-                    "type": "metric",
-                    "points": 5,
-                    "status": "active",
-                    "metricId": metric.public_id,
-                    "metricThreshold": 1,
-                },
-                {
-                    "type": "achievement",
-                    "points": 50,
-                    "status": "active",
-                    "achievementId": achievements["share"]["id"],
-                },
-            ],
-        },
+        key="xp",
+        name="XP",
+        levels=[
+            {"key": "bronze", "name": "Bronze", "points": 10},
+            {"key": "silver", "name": "Silver", "points": 100},
+        ],
+        triggers=[
+            {
+                "type": "metric",
+                "points": 5,
+                "status": "active",
+                "metric_id": metric.public_id,
+                "metric_threshold": 1,
+            },
+            {
+                "type": "achievement",
+                "points": 50,
+                "status": "active",
+                "achievement_id": achievements["share"]["id"],
+            },
+        ],
     )
     create(
         api_client,

@@ -105,6 +105,21 @@ def attribute_value_problems(values: Iterable[str]) -> list[str | None]:
     return problems
 
 
+def url_problems(value: str, max_length: int = 2000) -> list[str]:
+    """A URL's problems as the admin API finds them in a badge or logo ({"url"}): control
+    characters first and alone, then the length and the form."""
+    if (problem := control_characters_error("url", value)) is not None:
+        return [problem]
+    problems: list[str] = []
+    rules: list[Rule] = [*text_rules(max_length), validators.URLValidator()]
+    for rule in rules:
+        try:
+            rule(value)
+        except forms.ValidationError as exc:
+            problems += exc.messages
+    return problems
+
+
 def range_rules(lower: int | None, upper: int | None) -> list[Rule]:
     rules: list[Rule] = []
     if lower is not None:
@@ -168,7 +183,8 @@ class ServiceForm(forms.ModelForm):
         raise NotImplementedError
 
     def check_rules(self) -> None:
-        """Checks across inputs that the page shares with the admin API (forms override)."""
+        """Checks across inputs that the page shares with the admin API (forms override; the
+        arguments are in `kwargs`)."""
 
     def checks(self, name: str) -> bool:
         """Whether the input `name` is part of the call, so its limits apply (forms whose
@@ -179,13 +195,13 @@ class ServiceForm(forms.ModelForm):
         super().clean()
         if self.errors or self.config_tenant() is None:
             return self.cleaned_data
-        kwargs = self.service_kwargs()  # may refuse input too (an unknown attribute)
+        self.kwargs = self.service_kwargs()  # may refuse input too (an unknown attribute)
         for check in (self._check_text, self._check_limits, self.check_rules):
             if self.errors:
                 break
             check()
-        if not self.errors:
-            self.kwargs = kwargs
+        if self.errors:
+            self.kwargs = {}
         return self.cleaned_data
 
     def _check_text(self) -> None:

@@ -8,7 +8,6 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from django import forms
-from django.core import validators
 from django.forms.utils import pretty_name
 from rest_framework import serializers as drf
 
@@ -19,6 +18,7 @@ from apps.accounts.admin.base import (
     key_field,
     range_rules,
     text_rules,
+    url_problems,
 )
 from apps.accounts.models import Tenant
 from apps.achievements import services
@@ -29,7 +29,6 @@ from apps.achievements.admin.fields import (
 )
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
-from apps.core.api.fields import control_characters_error
 from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
@@ -125,18 +124,8 @@ def _metric_value(value: Decimal) -> None:
 
 
 def _badge_url(value: str) -> None:
-    problem = control_characters_error("url", value)
-    if problem is not None:
-        raise forms.ValidationError(problem)
-    errors: list[str] = []
-    rules: list[Any] = [*text_rules(2000), validators.URLValidator()]
-    for rule in rules:
-        try:
-            rule(value)
-        except forms.ValidationError as exc:
-            errors += exc.messages
-    if errors:
-        raise forms.ValidationError(errors)
+    if problems := url_problems(value):
+        raise forms.ValidationError(problems)
 
 
 def _filter_values(rows: list[tuple[str, str]]) -> None:

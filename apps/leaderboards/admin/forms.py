@@ -27,8 +27,8 @@ from apps.points.admin import (
     attribute_values_rule,
     filter_pairs,
 )
-from apps.points.choices import SystemStatus
 from apps.points.models import PointsSystem
+from apps.points.selectors import points_systems_active
 from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
 
@@ -200,9 +200,7 @@ class LeaderboardForm(ServiceForm):
         fields: Any = self.fields
         fields["metric"].queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
         fields["metric"].label_from_instance = _metric_label
-        fields["points_system"].queryset = PointsSystem.objects.filter(
-            tenant=tenant, status=SystemStatus.ACTIVE
-        ).order_by("name", "key")
+        fields["points_system"].queryset = points_systems_active(tenant).order_by("name", "key")
         fields["points_system"].label_from_instance = _system_label
         fields["max_participants"].help_text = fields["max_participants"].help_text.format(
             maximum=settings.LEADERBOARD_MAX_PARTICIPANTS

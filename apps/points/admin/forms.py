@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString
 from rest_framework import serializers as drf
 from rest_framework.settings import api_settings
 
-from apps.accounts.admin.base import attribute_value_problems
+from apps.accounts.admin.base import attribute_value_problems, url_problems
 from apps.accounts.models import Tenant
 from apps.users.selectors import attribute_definitions
 
@@ -64,6 +64,12 @@ def attribute_refs(
         for key, value in pairs
         if (kind, key) in ids
     ]
+
+
+def badge_rule(url: str) -> None:
+    """A badge's URL, as the admin API checks a badge ({"url"}): its messages name the url."""
+    if problems := url_problems(url):
+        raise forms.ValidationError([f"url: {problem}" for problem in problems])
 
 
 def attribute_values_rule(pairs: list[tuple[str, str]]) -> None:
