@@ -130,7 +130,7 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
         email_templates_seed(tenant)
         EmailTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     else:
-        push_channel_create(tenant, kind="expo", fields={})
+        push_channel_create(tenant, kind="expo")
         push_templates_seed(tenant)
         PushTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     from apps.accounts.services import tenant_config_changed

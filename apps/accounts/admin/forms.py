@@ -191,6 +191,11 @@ class ServiceForm(forms.ModelForm):
         inputs are not all sent override)."""
         return name in self.fields
 
+    def checked_value(self, name: str) -> Any:
+        """What the call gets for the input `name` (a form that reads a value from elsewhere,
+        such as an uploaded file, overrides)."""
+        return self.cleaned_data.get(name)
+
     def clean(self) -> dict[str, Any]:
         super().clean()
         if self.errors or self.config_tenant() is None:
@@ -208,14 +213,14 @@ class ServiceForm(forms.ModelForm):
         """No control characters in what the service stores as text, as the admin API refuses
         them (descriptions and other free text may hold line breaks and tabs)."""
         for name, wire in self.wire_names.items():
-            value = self.cleaned_data.get(name)
+            value = self.checked_value(name)
             problem = control_characters_error(wire, value) if isinstance(value, str) else None
             if problem is not None and self.checks(name):
                 self.add_error(name, self.message(problem))
 
     def _check_limits(self) -> None:
         for name, rules in self.rules.items():
-            value = self.cleaned_data.get(name)
+            value = self.checked_value(name)
             if not self.checks(name) or value in (None, ""):
                 continue
             for rule in rules:

@@ -150,12 +150,12 @@ class _Nested(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         assert self.create_serializer is not None  # noqa: S101 - every nested one has both
-        kwargs = self.create_serializer.service_kwargs(data)  # type: ignore[attr-defined]
+        kwargs = self.create_serializer.service_kwargs(data)
         return self.writes[0](scope.tenant, parent, **kwargs)
 
     def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
         assert self.update_serializer is not None  # noqa: S101 - every nested one has both
-        kwargs = self.update_serializer.service_kwargs(data)  # type: ignore[attr-defined]
+        kwargs = self.update_serializer.service_kwargs(data)
         return self.writes[1](scope.tenant, obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
