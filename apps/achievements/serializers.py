@@ -10,8 +10,14 @@ from rest_framework.fields import Field
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement
-from apps.achievements.selectors import AchievementDef, Stats
-from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, StrictSerializer, StringField, key_field
+from apps.achievements.selectors import AchievementDef, Stats, achievement_settings
+from apps.core.api.fields import (
+    MAX_ATTRIBUTE_VALUE,
+    StrictSerializer,
+    StringField,
+    camel_case,
+    key_field,
+)
 from apps.users.serializers import UpsertedUserSerializer
 
 
@@ -143,27 +149,12 @@ def with_stats(body: dict[str, Any], d: AchievementDef, stats: Stats) -> dict[st
 
 
 def admin_render(a: Achievement) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "id": str(a.public_id),
-        "name": a.name,
-        "description": a.description,
-        "trigger": a.trigger,
-        "status": a.status,
-        "badge": {"url": a.badge_url} if a.badge_url else None,
-        "userAttributes": list(a.user_attributes),
-    }
-    if a.trigger == Trigger.API:
-        body["key"] = a.key
-    elif a.trigger == Trigger.METRIC:
-        body.update(
-            metricId=str(a.metric.public_id) if a.metric else None,
-            metricValue=a.metric_value,
-            eventAttributes=list(a.event_attributes),
-        )
-    elif a.trigger == Trigger.STREAK:
-        body["streakLength"] = a.streak_length
-    elif a.trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = a.anniversary_years
-    elif a.trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = [str(p.public_id) for p in a.prerequisites.all()]
+    """AdminAchievement: the stored settings (achievement_settings) as the admin API names
+    them; the badge is an object."""
+    body: dict[str, Any] = {"id": str(a.public_id)}
+    for name, value in achievement_settings(a).items():
+        if name == "badge_url":
+            body["badge"] = {"url": value} if value else None
+        else:
+            body[camel_case(name)] = value
     return body

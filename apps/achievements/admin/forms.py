@@ -29,6 +29,7 @@ from apps.achievements.admin.fields import (
 )
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
+from apps.achievements.selectors import achievement_settings
 from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
@@ -365,30 +366,9 @@ def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]
 
 
 def _stored(a: Achievement) -> dict[str, Any]:
-    """The stored achievement in the form's terms: the common settings and its kind's."""
-    stored: dict[str, Any] = {
-        "name": a.name,
-        "description": a.description,
-        "trigger": a.trigger,
-        "status": a.status,
-        "badge_url": a.badge_url or None,
-        "user_attributes": list(a.user_attributes),
-    }
-    if a.trigger == Trigger.API:
-        stored["key"] = a.key
-    elif a.trigger == Trigger.METRIC:
-        stored.update(
-            metric=str(a.metric.public_id) if a.metric else None,
-            metric_value=a.metric_value,
-            event_attributes=list(a.event_attributes),
-        )
-    elif a.trigger == Trigger.STREAK:
-        stored["streak_length"] = a.streak_length
-    elif a.trigger == Trigger.ANNIVERSARY:
-        stored["anniversary_years"] = a.anniversary_years
-    elif a.trigger == Trigger.ACHIEVEMENT:
-        stored["prerequisites"] = [str(p.public_id) for p in a.prerequisites.all()]
-    return stored
+    """The stored achievement by form field: the common settings and its kind's."""
+    settings = achievement_settings(a)
+    return {_FIELD_OF_ARGUMENT[name]: value for name, value in settings.items()}
 
 
 def _same(name: str, value: Any, stored: Any) -> bool:

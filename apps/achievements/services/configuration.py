@@ -1,7 +1,6 @@
 """Configuration of achievements from the admin API and the dashboard: the fields of each
 trigger, prerequisites without cycles, and backdating enqueued when qualification changes."""
 
-from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any, TypedDict, Unpack
 
@@ -10,7 +9,7 @@ from apps.accounts.services import tenant_config_changed
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.models import Achievement, AchievementPrerequisite
-from apps.core.arguments import arguments_check
+from apps.core.arguments import arguments_check, kind_problem
 from apps.core.outbox import outbox_enqueue
 from apps.metrics.models import Metric
 from apps.users.choices import AttributeType
@@ -79,25 +78,24 @@ QUALIFYING = frozenset(
 )
 
 
-def _wire(names: Iterable[str]) -> str:
-    return ", ".join(WIRE_NAMES[name] for name in names)
-
-
 def _apply(
     tenant: Tenant, achievement: Achievement, values: dict[str, Any], creating: bool
 ) -> bool:
     """Set the given settings; returns whether qualification may have changed."""
     trigger = values.get("trigger", achievement.trigger)
     changed_trigger = trigger != achievement.trigger
-    for other, fields in TRIGGER_FIELDS.items():
-        if other != trigger:
-            given = [f for f in fields if values.get(f) is not None]
-            if given:
-                raise AchievementInvalidError(f"{_wire(given)} only apply to {other} achievements")
+    problem = kind_problem(
+        trigger,
+        values,
+        TRIGGER_FIELDS,
+        REQUIRED_FIELDS,
+        WIRE_NAMES,
+        noun="achievements",
+        new=creating or changed_trigger,
+    )
+    if problem is not None:
+        raise AchievementInvalidError(problem)
     if creating or changed_trigger:
-        missing = [f for f in REQUIRED_FIELDS[trigger] if values.get(f) is None]
-        if missing:
-            raise AchievementInvalidError(f"{trigger} achievements need {_wire(missing)}")
         achievement.key = achievement.metric = achievement.metric_value = None
         achievement.streak_length = achievement.anniversary_years = None
         achievement.event_attributes = []

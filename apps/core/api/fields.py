@@ -90,6 +90,12 @@ def snake_case(name: str) -> str:
     return _HUMP.sub(r"_\1", name).lower()
 
 
+def camel_case(name: str) -> str:
+    """A Python name as the wire spells it: max_points -> maxPoints."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
 class StrictSerializer(serializers.Serializer):
     """Rejects unknown fields instead of silently ignoring a typo, non-strings given for string
     fields (email, URL, key and plain text fields alike), and control characters in them.

@@ -6,7 +6,7 @@ from typing import Any, Required, TypedDict, Unpack
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.models import Achievement
-from apps.core.arguments import arguments_check
+from apps.core.arguments import arguments_check, kind_problem
 from apps.metrics.models import Metric
 from apps.points import domain
 from apps.points.choices import TriggerStatus, TriggerType
@@ -77,25 +77,26 @@ _TRIGGER_PLAIN = (
 )
 
 
-def _wire(names: list[str]) -> str:
-    return ", ".join(WIRE_NAMES[name] for name in names)
-
-
 def _trigger_apply(
     tenant: Tenant, trigger: PointsTrigger, values: dict[str, Any], creating: bool
 ) -> None:
     new_type = values.get("type", trigger.type)
     if not creating and new_type != trigger.type and trigger.status != TriggerStatus.INACTIVE:
         raise PointsConfigInvalidError("type can only change while the trigger is inactive")
-    for other, fields in TRIGGER_FIELDS.items():
-        if other != new_type:
-            given = [f for f in fields if values.get(f) not in (None, [])]
-            if given:
-                raise PointsConfigInvalidError(f"{_wire(given)} only apply to {other} triggers")
-    if creating or new_type != trigger.type:
-        missing = [f for f in REQUIRED[new_type] if values.get(f) is None]
-        if missing:
-            raise PointsConfigInvalidError(f"{new_type} triggers need {_wire(missing)}")
+    new = creating or new_type != trigger.type
+    problem = kind_problem(
+        new_type,
+        values,
+        TRIGGER_FIELDS,
+        REQUIRED,
+        WIRE_NAMES,
+        noun="triggers",
+        new=new,
+        unset=(None, []),  # an empty filter list is no filter
+    )
+    if problem is not None:
+        raise PointsConfigInvalidError(problem)
+    if new:
         trigger.metric = trigger.achievement = None
         trigger.metric_threshold = trigger.streak_length = trigger.time_interval = None
         trigger.time_unit = None
