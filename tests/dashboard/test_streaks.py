@@ -553,6 +553,8 @@ def test_adding_a_pause_goes_through_the_service(
         ({"user_id": "nobody"}, None, 'User not found: "nobody"'),
         ({"end": "2027-06-01"}, None, "A pause lasts at most 366 days"),
         ({"start": "soon"}, "start", "Enter a valid date."),
+        # One message, not one per letter of it.
+        ({"user_id": "al\x07ice"}, "user_id", "Must not contain control characters"),
     ],
 )
 def test_invalid_pauses_are_a_form_error(
