@@ -96,7 +96,7 @@ class SystemDef:
 
 def points_systems_active(tenant: Tenant | None) -> QuerySet[PointsSystem]:
     """The systems that award and that the APIs show: an archived system is kept read-only
-    for its ledger and is out of reach (configuration.py refuses to change it)."""
+    for its ledger and is out of reach (apps/points/configuration/archive.py)."""
     return PointsSystem.objects.filter(tenant=tenant, status=SystemStatus.ACTIVE)
 
 
