@@ -124,15 +124,13 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
     tenant = organization_create("Bench").tenant
     metric_create(tenant, name="Words", key="words", unit_type="number", units="")
     tenant.refresh_from_db()
-    streak_settings_update(
-        tenant, {"frequency": "daily", "metrics": [{"key": "words", "threshold": 1}]}
-    )
+    streak_settings_update(tenant, frequency="daily", conditions=[("words", 1)])
     tenant.refresh_from_db()
     if channel == "email":
         email_templates_seed(tenant)
         EmailTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     else:
-        push_channel_create(tenant, kind="expo", fields={})
+        push_channel_create(tenant, kind="expo")
         push_templates_seed(tenant)
         PushTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     from apps.accounts.services import tenant_config_changed

@@ -86,7 +86,7 @@ def seed() -> Any:
     tenant = organization_create("Bench").tenant
     metric_create(tenant, name="Words", key="words", unit_type="number", units="")
     tenant.refresh_from_db()
-    streak_settings_update(tenant, {"metrics": [{"key": "words", "threshold": 1}]})
+    streak_settings_update(tenant, conditions=[("words", 1)])
     tenant.refresh_from_db()
     return tenant
 

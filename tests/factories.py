@@ -26,7 +26,7 @@ class OrganizationWithKey:
         return api_key_create_admin(self.environment)[1]
 
     def application_key(self, user_id: str, tenant: Tenant | None = None) -> str:
-        return application_key_create(tenant or self.tenant, user_id)[1]
+        return application_key_create(tenant or self.tenant, user_id=user_id)[1]
 
 
 class MetricFactory(factory.django.DjangoModelFactory):

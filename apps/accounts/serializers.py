@@ -1,20 +1,14 @@
 """Input shapes of the accounts admin endpoints, and renderers of their output."""
 
-import re
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
+from apps.accounts import domain
 from apps.accounts.choices import AggregationPeriod, FontFamily
 from apps.accounts.models import ApiKey, Environment, Tenant
-from apps.core.api.fields import StrictSerializer
-
-_BYTE = r"\s*\d{1,3}\s*"
-_ALPHA = r"\s*(?:0|1|0?\.\d+|1\.0+)\s*"
-_COLOR = re.compile(
-    rf"^(?:#[0-9a-fA-F]{{3}}|#[0-9a-fA-F]{{6}}|rgb\({_BYTE},{_BYTE},{_BYTE}\)"
-    rf"|rgba\({_BYTE},{_BYTE},{_BYTE},{_ALPHA}\))\Z"
-)
+from apps.core.api.fields import StrictSerializer, snake_case
 
 
 class TenantCreateSerializer(StrictSerializer):
@@ -45,20 +39,47 @@ class BrandingUpdateSerializer(StrictSerializer):
     appIcon = BadgeSerializer(required=False, allow_null=True)
 
     def validate_brandColor(self, value: str) -> str:
-        if not _COLOR.match(value):
-            raise serializers.ValidationError("must be #RGB, #RRGGBB, rgb() or rgba()")
+        if not domain.brand_color_valid(value):
+            raise serializers.ValidationError(domain.BRAND_COLOR_RULE)
         return value
 
 
 class ExperimentationUpdateSerializer(StrictSerializer):
-    controlRatio = serializers.IntegerField(min_value=0, max_value=100, required=False)
-    userActivationWindow = serializers.IntegerField(min_value=1, max_value=365, required=False)
+    controlRatio = serializers.IntegerField(
+        min_value=domain.CONTROL_RATIO.lower, max_value=domain.CONTROL_RATIO.upper, required=False
+    )
+    userActivationWindow = serializers.IntegerField(
+        min_value=domain.ACTIVATION_WINDOW_DAYS.lower,
+        max_value=domain.ACTIVATION_WINDOW_DAYS.upper,
+        required=False,
+    )
 
 
 class SettingsUpdateSerializer(StrictSerializer):
     branding = BrandingUpdateSerializer(required=False)
     experimentation = ExperimentationUpdateSerializer(required=False)
     aggregationPeriod = serializers.ChoiceField(choices=AggregationPeriod.choices, required=False)
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """settings_update's arguments: experimentation's settings stand on their own, and the
+        branding images are URLs (null removes one)."""
+        kwargs: dict[str, Any] = {
+            snake_case(key): value for key, value in data.get("experimentation", {}).items()
+        }
+        if "aggregationPeriod" in data:
+            kwargs["aggregation_period"] = data["aggregationPeriod"]
+        if "branding" in data:
+            kwargs["branding"] = {
+                _BRANDING_ARGUMENT.get(key, snake_case(key)): value["url"]
+                if key in _BRANDING_ARGUMENT and value is not None
+                else value
+                for key, value in data["branding"].items()
+            }
+        return kwargs
+
+
+_BRANDING_ARGUMENT = {"logo": "logo_url", "appIcon": "app_icon_url"}
 
 
 def tenant_render(tenant: Tenant) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -29,7 +29,7 @@ def tenant_config_changed(tenant: Tenant) -> None:
 
 
 def environment_create(
-    organization: Organization, name: str, key: str, priority: int
+    organization: Organization, *, name: str, key: str, priority: int
 ) -> Environment:
     environment = Environment.objects.create(
         organization=organization, name=name, key=key, priority=priority
@@ -41,7 +41,7 @@ def environment_create(
     return environment
 
 
-def api_key_create_admin(environment: Environment, name: str = "") -> tuple[ApiKey, str]:
+def api_key_create_admin(environment: Environment, *, name: str = "") -> tuple[ApiKey, str]:
     prefix, secret, full_key = key_generate(application=False)
     api_key = ApiKey.objects.create(
         environment=environment,
@@ -59,7 +59,7 @@ def organization_create(name: str) -> CreatedOrganization:
     if not name or len(name) > 255:
         raise ValidationError("name must be 1 to 255 characters")
     organization = Organization.objects.create(name=name)
-    environment = environment_create(organization, "Production", "production", priority=1)
+    environment = environment_create(organization, name="Production", key="production", priority=1)
     api_key, full_key = api_key_create_admin(environment, name="Default admin key")
     return CreatedOrganization(
         organization, environment, environment.tenants.get(is_default=True), api_key, full_key
@@ -99,7 +99,7 @@ def api_key_revoke(api_key: ApiKey) -> None:
     api_key.save(update_fields=["is_active", "updated"])
 
 
-def application_key_create(tenant: Tenant, user_id: str) -> tuple[ApiKey, str]:
+def application_key_create(tenant: Tenant, *, user_id: str) -> tuple[ApiKey, str]:
     prefix, secret, full_key = key_generate(application=True)
     api_key = ApiKey.objects.create(
         environment_id=tenant.environment_id,
@@ -129,7 +129,7 @@ def _customer_id_error(customer_id: str) -> ValidationError:
     return ValidationError(f'Customer ID "{customer_id}" already exists in this environment')
 
 
-def tenant_create(environment: Environment, customer_id: str, name: str) -> Tenant:
+def tenant_create(environment: Environment, *, customer_id: str, name: str) -> Tenant:
     if _customer_id_taken(environment.pk, customer_id, exclude_pk=None):
         raise _customer_id_error(customer_id)
     try:
@@ -166,31 +166,58 @@ def tenant_archive(tenant: Tenant) -> None:
     ApiKey.objects.filter(tenant=tenant).update(is_active=False)
 
 
-_SETTINGS_FIELDS = {
-    "controlRatio": "control_ratio",
-    "userActivationWindow": "user_activation_window",
+class BrandingChanges(TypedDict, total=False):
+    """Branding settings to change; None removes one (its default applies again)."""
+
+    app_name: str | None
+    app_url: str | None
+    brand_color: str | None
+    font: str | None
+    logo_url: str | None
+    app_icon_url: str | None
+
+
+# Branding is stored as GET /settings shows it: these keys, logo and app icon as {"url": ...}.
+_BRANDING_STORED = {
+    "app_name": "appName",
+    "app_url": "appUrl",
+    "brand_color": "brandColor",
+    "font": "font",
+    "logo_url": "logo",
+    "app_icon_url": "appIcon",
 }
+_BRANDING_IMAGES = frozenset({"logo_url", "app_icon_url"})
 
 
-def settings_update(tenant: Tenant, data: dict[str, Any]) -> Tenant:
-    """Apply a validated PATCH /settings body: only supplied fields change."""
+def settings_update(
+    tenant: Tenant,
+    *,
+    branding: BrandingChanges | None = None,
+    control_ratio: int | None = None,
+    user_activation_window: int | None = None,
+    aggregation_period: str | None = None,
+) -> Tenant:
+    """PATCH /settings and the tenant page: only the given settings change; branding changes
+    per key, the others are kept."""
     fields = ["updated"]
-    branding = data.get("branding")
     if branding is not None:
         merged = dict(tenant.branding)
-        for key, value in branding.items():
+        for name, value in branding.items():
+            stored = _BRANDING_STORED[name]
             if value is None:
-                merged.pop(key, None)
+                merged.pop(stored, None)
             else:
-                merged[key] = value
+                merged[stored] = {"url": value} if name in _BRANDING_IMAGES else value
         tenant.branding = merged
         fields.append("branding")
-    for key, value in (data.get("experimentation") or {}).items():
-        setattr(tenant, _SETTINGS_FIELDS[key], value)
-        fields.append(_SETTINGS_FIELDS[key])
-    if "aggregationPeriod" in data:
-        tenant.aggregation_period = data["aggregationPeriod"]
-        fields.append("aggregation_period")
+    for field, value in (
+        ("control_ratio", control_ratio),
+        ("user_activation_window", user_activation_window),
+        ("aggregation_period", aggregation_period),
+    ):
+        if value is not None:
+            setattr(tenant, field, value)
+            fields.append(field)
     tenant.save(update_fields=fields)
     tenant_config_changed(tenant)
     return tenant

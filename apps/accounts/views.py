@@ -28,11 +28,13 @@ class TenantCollection(Collection):
         return selectors.tenant_get(scope.environment, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Tenant:
-        return services.tenant_create(scope.environment, data["customerId"], data["name"])
+        return services.tenant_create(
+            scope.environment, **serializers.TenantCreateSerializer.service_kwargs(data)
+        )
 
     def update(self, scope: Scope, parent: Any, obj: Tenant, data: dict[str, Any]) -> Tenant:
         return services.tenant_update(
-            obj, customer_id=data.get("customerId"), name=data.get("name")
+            obj, **serializers.TenantUpdateSerializer.service_kwargs(data)
         )
 
     def delete(self, scope: Scope, parent: Any, obj: Tenant) -> None:
@@ -56,7 +58,9 @@ class ApplicationKeyCollection(Collection):
         return selectors.application_key_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> tuple[ApiKey, str]:
-        return services.application_key_create(scope.tenant, data["userId"])
+        return services.application_key_create(
+            scope.tenant, **serializers.ApplicationKeyCreateSerializer.service_kwargs(data)
+        )
 
     def delete(self, scope: Scope, parent: Any, obj: ApiKey) -> None:
         services.api_key_delete(obj)
@@ -102,5 +106,7 @@ class SettingsApi(AdminApi):
     def patch(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
         data = validated(serializers.SettingsUpdateSerializer, request.data)
-        services.settings_update(tenant, data)
+        services.settings_update(
+            tenant, **serializers.SettingsUpdateSerializer.service_kwargs(data)
+        )
         return Response(selectors.settings_get(tenant))

@@ -132,6 +132,34 @@ def achievement_get(tenant: Tenant, public_id: str) -> Achievement | None:
     )
 
 
+def achievement_settings(a: Achievement) -> dict[str, Any]:
+    """A stored achievement's settings as its services take them: the common ones, then those
+    of its trigger (a composite's prerequisites cost a query)."""
+    settings: dict[str, Any] = {
+        "name": a.name,
+        "description": a.description,
+        "trigger": a.trigger,
+        "status": a.status,
+        "badge_url": a.badge_url or None,
+        "user_attributes": list(a.user_attributes),
+    }
+    if a.trigger == Trigger.API:
+        settings["key"] = a.key
+    elif a.trigger == Trigger.METRIC:
+        settings.update(
+            metric_id=str(a.metric.public_id) if a.metric else None,
+            metric_value=a.metric_value,
+            event_attributes=list(a.event_attributes),
+        )
+    elif a.trigger == Trigger.STREAK:
+        settings["streak_length"] = a.streak_length
+    elif a.trigger == Trigger.ANNIVERSARY:
+        settings["anniversary_years"] = a.anniversary_years
+    elif a.trigger == Trigger.ACHIEVEMENT:
+        settings["achievement_ids"] = [str(p.public_id) for p in a.prerequisites.all()]
+    return settings
+
+
 def achievement_by_key(tenant: Tenant, key: str) -> AchievementDef | None:
     for definition in achievement_definitions(tenant).values():
         if definition.key == key and definition.status != Status.INACTIVE:

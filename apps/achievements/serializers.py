@@ -2,6 +2,7 @@
 achievements (served by this app). The achievement as other apps embed it is in
 apps/achievements/wire.py."""
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -9,8 +10,9 @@ from rest_framework import serializers
 
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
-from apps.achievements.wire import BadgeSerializer
-from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.achievements.selectors import achievement_settings
+from apps.achievements.wire import BadgeSerializer, with_badge_url
+from apps.core.api.fields import StrictSerializer, StringField, camel_case, key_field
 from apps.metrics.selectors import MetricDef
 from apps.users.wire import AttributeRefSerializer
 
@@ -44,6 +46,10 @@ class _AchievementFields(StrictSerializer):
     def validate_achievementIds(self, value: list[Any] | None) -> list[str] | None:
         return None if value is None else [str(v) for v in value]
 
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        return with_badge_url(super().service_kwargs(data))
+
     def validate_metricId(self, value: Any) -> str | None:
         return None if value is None else str(value)
 
@@ -74,27 +80,12 @@ def user_metric_render(
 
 
 def admin_render(a: Achievement) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "id": str(a.public_id),
-        "name": a.name,
-        "description": a.description,
-        "trigger": a.trigger,
-        "status": a.status,
-        "badge": {"url": a.badge_url} if a.badge_url else None,
-        "userAttributes": list(a.user_attributes),
-    }
-    if a.trigger == Trigger.API:
-        body["key"] = a.key
-    elif a.trigger == Trigger.METRIC:
-        body.update(
-            metricId=str(a.metric.public_id) if a.metric else None,
-            metricValue=a.metric_value,
-            eventAttributes=list(a.event_attributes),
-        )
-    elif a.trigger == Trigger.STREAK:
-        body["streakLength"] = a.streak_length
-    elif a.trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = a.anniversary_years
-    elif a.trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = [str(p.public_id) for p in a.prerequisites.all()]
+    """AdminAchievement: the stored settings (achievement_settings) as the admin API names
+    them; the badge is an object."""
+    body: dict[str, Any] = {"id": str(a.public_id)}
+    for name, value in achievement_settings(a).items():
+        if name == "badge_url":
+            body["badge"] = {"url": value} if value else None
+        else:
+            body[camel_case(name)] = value
     return body

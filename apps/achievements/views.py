@@ -178,12 +178,14 @@ class AchievementCollection(Collection):
         return selectors.achievement_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Achievement:
-        return services.achievement_save(scope.tenant, None, data)
+        kwargs = serializers.AchievementCreateSerializer.service_kwargs(data)
+        return services.achievement_create(scope.tenant, **kwargs)
 
     def update(
         self, scope: Scope, parent: Any, obj: Achievement, data: dict[str, Any]
     ) -> Achievement:
-        return services.achievement_save(scope.tenant, obj, data)
+        kwargs = serializers.AchievementUpdateSerializer.service_kwargs(data)
+        return services.achievement_update(scope.tenant, obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: Achievement) -> None:
         services.achievement_delete(scope.tenant, obj)

@@ -106,3 +106,11 @@ def with_stats(body: dict[str, Any], d: AchievementDef, stats: Stats) -> dict[st
 
 class BadgeSerializer(StrictSerializer):
     url = serializers.URLField(max_length=2000)
+
+
+def with_badge_url(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Service arguments take a badge ({"url"} or null on the wire) as its URL, `badge_url`."""
+    if "badge" in kwargs:
+        badge = kwargs.pop("badge")
+        kwargs["badge_url"] = badge["url"] if badge else None
+    return kwargs

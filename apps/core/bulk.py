@@ -26,6 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api.errors import validation_message
+from apps.core.api.fields import StrictSerializer
 from apps.core.api.params import is_uuid, query_ids, query_limit_skip
 from apps.core.api.views import AdminApi
 from apps.core.errors import ApplicationError, NotFoundError, ValidationError
@@ -87,8 +88,9 @@ class Collection(ABC):
     create and update are routed only when the matching serializer is set."""
 
     noun: ClassVar[str] = "Resource"
-    create_serializer: ClassVar[type[serializers.Serializer] | None] = None
-    update_serializer: ClassVar[type[serializers.Serializer] | None] = None
+    # Input shapes; `service_kwargs` maps what they validated to the service's arguments.
+    create_serializer: ClassVar[type[StrictSerializer] | None] = None
+    update_serializer: ClassVar[type[StrictSerializer] | None] = None
     # Names operationIds and envelope components when the URL prefix alone would not
     # ("points" -> "points-systems": CreatePointsSystemsResponse, as Trophy names it).
     schema_prefix: ClassVar[str | None] = None

@@ -3,6 +3,8 @@
 import datetime as dt
 
 DAY, MONTH, YEAR = "day", "month", "year"
+MAX_RUN_INTERVAL = 1000  # units of a run: up to 1,000 days, months or years
+MAX_BREAKDOWN_ATTRIBUTES = 10
 
 
 def _add_months(day: dt.date, months: int) -> dt.date:

@@ -4,18 +4,16 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
+from apps.core.errors import NotFoundError, ValidationError
 from apps.leaderboards import domain, ranks
-from apps.leaderboards.choices import RankBy
+from apps.leaderboards.choices import Status
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
-from apps.metrics.models import MetricEvent
-from apps.points.models import PointsAward
-from apps.users.domain import attributes_match, zone
 from apps.users.models import EndUser
-from apps.users.selectors import attribute_definitions, attribute_filters_resolve, attributes_q
+from apps.users.selectors import attribute_definitions, attribute_filters_resolve
 
 
 @dataclass(frozen=True)
@@ -171,7 +169,23 @@ def _rankings_from_members(members: list[str], offset: int) -> list[dict[str, An
     ]
 
 
-# --- dashboard reads: runs, groups and why a ranking is empty --------------------------------
+# --- the application API's reads: boards, runs, rankings, a user's standing -----------------
+
+# What the application API shows; an inactive board is being set up and does not exist there.
+VISIBLE = (Status.ACTIVE, Status.SCHEDULED, Status.FINISHED)
+
+
+def board_visible(tenant: Tenant, key: str) -> BoardDef:
+    board = board_definitions(tenant).get(key)
+    if board is None or board.status not in VISIBLE:
+        raise NotFoundError(f'Leaderboard not found: "{key}"')
+    return board
+
+
+def boards_listed(tenant: Tenant, *, include_finished: bool) -> list[BoardDef]:
+    """The active and scheduled boards, oldest first, and the finished ones when asked."""
+    shown = (Status.ACTIVE, Status.SCHEDULED, *((Status.FINISHED,) if include_finished else ()))
+    return [b for b in board_definitions(tenant).values() if b.status in shown]
 
 
 def run_current(board: BoardDef, today: dt.date) -> dt.date:
@@ -181,137 +195,78 @@ def run_current(board: BoardDef, today: dt.date) -> dt.date:
     return board.run_for(day) or board.start
 
 
-def board_runs(board: BoardDef) -> list[dt.date]:
-    """Starts of the runs that kept entries or daily snapshots, newest first."""
-    entries = LeaderboardEntry.objects.filter(leaderboard_id=board.pk)
-    snapshots = LeaderboardSnapshot.objects.filter(leaderboard_id=board.pk)
-    starts = set(entries.values_list("run_start", flat=True).distinct())
-    starts |= set(snapshots.values_list("run_start", flat=True).distinct())
-    return sorted(starts, reverse=True)
+def run_asked(board: BoardDef, asked: dt.date | None, today: dt.date) -> dt.date:
+    """The run asked for (its start date, or any date inside it), else the current one."""
+    if asked is None:
+        return run_current(board, today)
+    run = board.run_for(asked)
+    if run is None:
+        raise ValidationError("run is outside this leaderboard's dates")
+    return run
 
 
-def run_groups(board: BoardDef, run: dt.date) -> dict[str, int]:
-    """The breakdown groups of a run that have entries ("" without breakdown), each with the
-    number of participants the API ranks (a lowered maxParticipants shows only the top)."""
-    rows = (
-        LeaderboardEntry.objects.filter(leaderboard_id=board.pk, run_start=run)
-        .values("group")
-        .annotate(count=Count("pk"))
-        .order_by("group")
-    )
-    return {row["group"]: min(row["count"], board.max_participants) for row in rows}
-
-
-@dataclass(frozen=True)
-class RankedEntry:
-    rank: int
-    entry: LeaderboardEntry
-
-
-def rankings_page_entries(
-    board: BoardDef, run: dt.date, group: str, offset: int, limit: int
-) -> list[RankedEntry]:
-    """rankings_page with the entries behind it (exact values, user rows, when each value was
-    reached) for the dashboard: ranks and order are the API's, computed by rankings_page."""
-    page = rankings_page(board, run, group, offset, limit)
-    entries = {
-        entry.user.external_id: entry
-        for entry in run_entries(board.pk, run, group)
-        .filter(user__external_id__in=[row["userId"] for row in page])
-        .select_related("user")
-    }
-    # An entry displaced between the two reads is left out rather than shown without a value.
-    return [
-        RankedEntry(row["rank"], entries[row["userId"]]) for row in page if row["userId"] in entries
-    ]
-
-
-# How many of the latest events (or awards) since a board went live the dashboard examines
-# one by one to tell why none counted: enough to see a pattern, few enough for a page view.
-RECENT_ACTIVITY = 200
-
-
-@dataclass(frozen=True)
-class BoardActivity:
-    """What could have entered end-users in one run of a board: the evidence behind the
-    dashboard's explanation of an empty ranking."""
-
-    in_run: bool  # events (points awards on points boards) dated inside the run
-    since_live: bool  # ... of which some came after the board went live
-    users: int  # end-users of the tenant
-    eligible: int  # ... matching the participation filters, with every breakdown attribute
-    recent: int  # the latest events since the board went live, examined one by one
-    recent_taking_part: int  # ... by an end-user who takes part
-    recent_in_window: int  # ... of those, inside the daily window in the user's time
-
-
-def _activity_rows(tenant: Tenant, board: BoardDef, run: dt.date) -> tuple[QuerySet[Any], str]:
-    """The rows that feed the board within the run's dates, and their time field."""
-    end = board.run_end(run)
-    dates: dict[str, Any] = {"local_date__gte": run}
-    if end is not None:
-        dates["local_date__lte"] = end
-    if board.rank_by == RankBy.POINTS:
-        awards = PointsAward.objects.filter(tenant=tenant, **dates, system_id=board.points_pk or 0)
-        return awards, "created"
-    if board.rank_by == RankBy.METRIC:
-        events = MetricEvent.objects.filter(tenant=tenant, **dates, metric_id=board.metric_pk or 0)
-        return events, "occurred_at"
-    # A streak grows on any event that meets the streak conditions.
-    return MetricEvent.objects.filter(tenant=tenant, **dates), "occurred_at"
-
-
-def board_activity(
-    tenant: Tenant, board: BoardDef, run: dt.date, live_since: dt.datetime
-) -> BoardActivity:
-    """Existence checks and a bounded sample rather than counts: this runs on a page view,
-    over the event table."""
-    rows, moment = _activity_rows(tenant, board, run)
-    in_run = rows.exists()
-    since = rows.filter(**{f"{moment}__gte": live_since})
-    recent = (
-        list(since.select_related("user").order_by(f"-{moment}")[:RECENT_ACTIVITY])
-        if in_run
-        else []
-    )
-    # The pipeline's own tests (leaderboards_apply_event), applied to each sampled row.
-    taking_part = [
-        row
-        for row in recent
-        if attributes_match(board.user_filters, row.user.attributes)
-        and group_of(board, row.user.attributes) is not None
-    ]
-    in_window = [
-        row
-        for row in taking_part
-        if domain.in_window(
-            getattr(row, moment).astimezone(zone(row.user.tz)).time(),
-            board.start_time,
-            board.end_time,
+def breakdown_group(board: BoardDef, filters: dict[str, str]) -> str:
+    """The group a breakdown board's rankings are asked for: one value per breakdown
+    attribute, no more and no fewer."""
+    keys = board.breakdown_keys or ()
+    if set(filters) != set(keys):
+        raise ValidationError(
+            f"userAttributes must give a value for each breakdown attribute: {', '.join(keys)}"
         )
+    group = group_of(board, filters)
+    assert group is not None  # noqa: S101 - every key given above
+    return group
+
+
+def rankings_from(
+    board: BoardDef, run: dt.date, group: str, *, offset: int, limit: int, user_id: str | None
+) -> list[dict[str, Any]] | None:
+    """A page of rankings; with `user_id`, the page starts `offset` places after the user's own
+    (None when the user has no place in the run)."""
+    if user_id:
+        entry = (
+            ordered(board.pk, run, group)
+            .select_related("user")
+            .filter(user__external_id=user_id)
+            .first()
+        )
+        if entry is None:
+            return None
+        offset = max(0, rank_of(entry) - 1 + offset)
+    return rankings_page(board, run, group, offset, limit)
+
+
+@dataclass(frozen=True)
+class UserStanding:
+    group: str | None  # None: a breakdown attribute is missing, so the user takes no part
+    entry: LeaderboardEntry | None  # None: not ranked in the run
+    rank: int | None  # None when not ranked, or ranked below the places the board shows
+
+    @property
+    def beyond_top(self) -> bool:
+        """Ranked, below the board's maxParticipants (a lowered maximum keeps the entry)."""
+        return self.entry is not None and self.rank is None
+
+
+def user_standing(board: BoardDef, run: dt.date, user: EndUser) -> UserStanding:
+    """The user's place in one run of the board (in their breakdown group): two queries."""
+    group = group_of(board, user.attributes)
+    entry = None
+    if group is not None:
+        entry = run_entries(board.pk, run, group).filter(user=user).first()
+    rank = rank_of(entry) if entry is not None else None
+    if rank is not None and rank > board.max_participants:
+        rank = None
+    return UserStanding(group, entry, rank)
+
+
+def history_days(
+    board_pk: int, run: dt.date, user_pk: int, days: int
+) -> list[tuple[LeaderboardSnapshot, LeaderboardSnapshot | None]]:
+    """The user's latest `days` daily snapshots in the run, newest first, each with the day
+    before it (one more row is read: the oldest shown day needs its predecessor)."""
+    snapshots = history(board_pk, run, user_pk, days + 1) if days else []
+    return [
+        (snapshot, snapshots[i + 1] if i + 1 < len(snapshots) else None)
+        for i, snapshot in enumerate(snapshots[:days])
     ]
-    users = EndUser.objects.filter(tenant=tenant)
-    eligible = users.filter(attributes_q(board.user_filters or {}))
-    for key in board.breakdown_keys or ():
-        eligible = eligible.filter(attributes__has_key=key)
-    # A filter or breakdown attribute that names a deleted attribute matches no one.
-    unresolved = board.user_filters is None or board.breakdown_keys is None
-    return BoardActivity(
-        in_run=in_run,
-        since_live=bool(recent),
-        users=users.count(),
-        eligible=0 if unresolved else eligible.count(),
-        recent=len(recent),
-        recent_taking_part=len(taking_part),
-        recent_in_window=len(in_window),
-    )
-
-
-def board_record_counts(boards: list[Leaderboard]) -> dict[str, int]:
-    """What deleting boards removes with them: entries, daily snapshots and the runs they
-    belong to (a run is a board's start date plus its interval; it has no row of its own)."""
-    entries = LeaderboardEntry.objects.filter(leaderboard__in=boards)
-    snapshots = LeaderboardSnapshot.objects.filter(leaderboard__in=boards)
-    runs = set(entries.values_list("leaderboard_id", "run_start").distinct())
-    runs |= set(snapshots.values_list("leaderboard_id", "run_start").distinct())
-    return {"entries": entries.count(), "snapshots": snapshots.count(), "runs": len(runs)}

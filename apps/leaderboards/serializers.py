@@ -6,6 +6,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy, RunUnit, Status
 from apps.users.wire import AttributeRefSerializer
 
@@ -23,11 +24,14 @@ class _BoardFields(StrictSerializer):
     startTime = serializers.TimeField(required=False, allow_null=True, input_formats=_TIME_FORMATS)
     endTime = serializers.TimeField(required=False, allow_null=True, input_formats=_TIME_FORMATS)
     breakdownAttributes = serializers.ListField(
-        child=serializers.UUIDField(), required=False, allow_null=True, max_length=10
+        child=serializers.UUIDField(),
+        required=False,
+        allow_null=True,
+        max_length=domain.MAX_BREAKDOWN_ATTRIBUTES,
     )
     runUnit = serializers.ChoiceField(choices=RunUnit.choices, required=False, allow_null=True)
     runInterval = serializers.IntegerField(
-        min_value=1, max_value=1000, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_RUN_INTERVAL, required=False, allow_null=True
     )
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
 

@@ -1,4 +1,5 @@
-"""Writes of leaderboards: the pipeline step (entries and ranks) and configuration."""
+"""Writes of leaderboards: the pipeline step (entries and ranks). Configuration is written by
+configuration.py."""
 
 import datetime as dt
 import functools
@@ -8,28 +9,22 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Sum
-from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.accounts.services import tenant_config_changed
 from apps.core.db import CompiledSelect, Load
-from apps.core.errors import ValidationError
 from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
-from apps.leaderboards.models import Leaderboard, LeaderboardEntry
+from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.selectors import (
     BoardDef,
     board_definitions,
     group_of,
-    ordered,
 )
 from apps.leaderboards.sql import Standing, displace_lowest, entries_move, lock_run
-from apps.metrics.models import Metric, MetricDailyChange
-from apps.points.models import PointsDailyChange, PointsSystem
-from apps.users.choices import AttributeType
+from apps.metrics.models import MetricDailyChange
+from apps.points.models import PointsDailyChange
 from apps.users.domain import attributes_match, zone
 from apps.users.models import EndUser
-from apps.users.services import attribute_refs_check
 
 
 def board_render(board: BoardDef, run_start: dt.date | None) -> dict[str, Any]:
@@ -319,139 +314,3 @@ def _enter(
         # The displaced entry was the lowest: the threshold is now the next one up.
         place = ranks.standing(run, user.pk, (value, now), (value, now))
     return place
-
-
-# --- configuration --------------------------------------------------------------------------
-
-FROZEN_ONCE_LIVE = ("key", "rankBy", "userAttributes")
-
-
-def leaderboard_save(
-    tenant: Tenant, board: Leaderboard | None, data: dict[str, Any]
-) -> Leaderboard:
-    creating = board is None
-    target = board or Leaderboard(tenant=tenant, start=timezone.now().date())
-    if not creating and target.status != Status.INACTIVE:
-        current = {
-            "key": target.key,
-            "rankBy": target.rank_by,
-            "userAttributes": target.user_attributes,
-        }
-        # Resending the stored value is not a change (clients often send whole objects).
-        frozen = [f for f in FROZEN_ONCE_LIVE if f in data and data[f] != current[f]]
-        if frozen:
-            raise ValidationError(
-                f"{', '.join(frozen)} can only change while the leaderboard is inactive"
-            )
-    if "key" in data:
-        clash = Leaderboard.objects.filter(tenant=tenant, key=data["key"]).exclude(pk=target.pk)
-        if clash.exists():
-            raise ValidationError("Key already in use by another leaderboard")
-        target.key = data["key"]
-    for wire, attr in (
-        ("name", "name"),
-        ("description", "description"),
-        ("rankBy", "rank_by"),
-        ("maxParticipants", "max_participants"),
-        ("start", "start"),
-        ("end", "end"),
-        ("startTime", "start_time"),
-        ("endTime", "end_time"),
-        ("runUnit", "run_unit"),
-        ("runInterval", "run_interval"),
-    ):
-        if wire in data:
-            setattr(target, attr, data[wire])
-    if data.get("metricId") is not None:
-        target.metric = Metric.objects.filter(tenant=tenant, public_id=data["metricId"]).first()
-        if target.metric is None:
-            raise ValidationError("metricId: Metric not found by ID")
-    if data.get("pointsSystemId") is not None:
-        target.points_system = PointsSystem.objects.filter(
-            tenant=tenant, public_id=data["pointsSystemId"], status="active"
-        ).first()
-        if target.points_system is None:
-            raise ValidationError("pointsSystemId: Points system not found by ID")
-    if "breakdownAttributes" in data:
-        refs = [{"attributeId": a, "attributeValue": ""} for a in data["breakdownAttributes"] or []]
-        target.breakdown_attributes = [
-            r["attributeId"] for r in attribute_refs_check(tenant, refs, AttributeType.USER)
-        ]
-    if "userAttributes" in data:
-        target.user_attributes = attribute_refs_check(
-            tenant, data["userAttributes"], AttributeType.USER
-        )
-    _validate(target)
-    if "status" in data:
-        _transition(target, data["status"])
-    lowered = (
-        not creating
-        and "maxParticipants" in data
-        and target.pk is not None
-        and (
-            Leaderboard.objects.filter(
-                pk=target.pk, max_participants__gt=target.max_participants
-            ).exists()
-        )
-    )
-    target.save()
-    if lowered:
-        _trim(target)
-    tenant_config_changed(tenant)
-    return target
-
-
-def _trim(board: Leaderboard) -> None:
-    """A lowered maxParticipants keeps the top entries of every run and group."""
-    runs = (
-        LeaderboardEntry.objects.filter(leaderboard=board)
-        .values_list("run_start", "group")
-        .distinct()
-    )
-    for run_start, group in runs:
-        extra = list(
-            ordered(board.pk, run_start, group).values_list("pk", flat=True)[
-                board.max_participants :
-            ]
-        )
-        LeaderboardEntry.objects.filter(pk__in=extra).delete()
-    ranks.forget_board(board.pk)
-
-
-def _validate(board: Leaderboard) -> None:
-    if board.rank_by == RankBy.METRIC and board.metric is None:
-        raise ValidationError("metricId is required for metric leaderboards")
-    if board.rank_by == RankBy.POINTS and board.points_system is None:
-        raise ValidationError("pointsSystemId is required for points leaderboards")
-    if board.rank_by != RankBy.METRIC:
-        board.metric = None
-    if board.rank_by != RankBy.POINTS:
-        board.points_system = None
-    if (board.run_unit is None) != (board.run_interval is None):
-        raise ValidationError("runUnit and runInterval go together")
-    if board.rank_by == RankBy.STREAK and board.run_unit is not None:
-        raise ValidationError("Streak leaderboards can only be perpetual")
-    if board.end is not None and board.end < board.start:
-        raise ValidationError("end must not be before start")
-
-
-def _transition(board: Leaderboard, wanted: str) -> None:
-    """Status changes behave like the dashboard's actions (spec: States and transitions)."""
-    today = timezone.now().date()
-    if wanted in (Status.ACTIVE, Status.SCHEDULED):
-        if board.end is not None and board.end < today:
-            raise ValidationError("A leaderboard whose end date has passed cannot go live")
-        board.status = domain.status_after_activation(board.start, today)
-    elif wanted == Status.FINISHED:
-        if board.end is None or board.end >= today:
-            raise ValidationError("Only a leaderboard whose end date has passed can be finished")
-        board.status = Status.FINISHED
-    else:
-        board.status = Status.INACTIVE  # back to editing; entries are kept
-
-
-def leaderboard_delete(tenant: Tenant, board: Leaderboard) -> None:
-    pk = board.pk
-    board.delete()
-    ranks.forget_board(pk)
-    tenant_config_changed(tenant)

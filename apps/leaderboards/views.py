@@ -18,40 +18,21 @@ from apps.core.api.params import (
 )
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
-from apps.core.errors import NotFoundError, ValidationError
+from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.leaderboards import openapi, selectors, serializers, services
-from apps.leaderboards.choices import Status
+from apps.leaderboards import configuration, openapi, selectors, serializers, services
 from apps.leaderboards.models import Leaderboard
 from apps.leaderboards.selectors import BoardDef
 from apps.users.models import EndUser
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
 
-VISIBLE = (Status.ACTIVE, Status.SCHEDULED, Status.FINISHED)
-
-
-def _board(tenant: Any, key: str) -> BoardDef:
-    board = selectors.board_definitions(tenant).get(key)
-    if board is None or board.status not in VISIBLE:
-        raise NotFoundError(f'Leaderboard not found: "{key}"')
-    return board
-
 
 def _run(board: BoardDef, request: Request) -> Any:
-    """The run asked for (its start date, or any date inside it), else the current one (by
-    today's UTC date; the last run of a finished board)."""
+    """The run asked for, else the current one (by today's UTC date)."""
     asked = query_date_optional(request.query_params, "run")
-    day = asked or timezone.now().date()
-    if board.end is not None and day > board.end and asked is None:
-        day = board.end
-    run = board.run_for(day)
-    if run is None:
-        if asked is not None:
-            raise ValidationError("run is outside this leaderboard's dates")
-        run = board.start
-    return run
+    return selectors.run_asked(board, asked, timezone.now().date())
 
 
 def _group(board: BoardDef, request: Request) -> str:
@@ -60,15 +41,7 @@ def _group(board: BoardDef, request: Request) -> str:
         if raw:
             raise ValidationError("userAttributes is only valid on breakdown leaderboards")
         return ""
-    filters = parse_attribute_filter(raw)
-    if set(filters) != set(board.breakdown_keys):
-        raise ValidationError(
-            f"userAttributes must give a value for each breakdown attribute: "
-            f"{', '.join(board.breakdown_keys)}"
-        )
-    group = selectors.group_of(board, filters)
-    assert group is not None  # noqa: S101 - every key given above
-    return group
+    return selectors.breakdown_group(board, parse_attribute_filter(raw))
 
 
 class LeaderboardListApi(AppApi):
@@ -92,13 +65,9 @@ class LeaderboardListApi(AppApi):
         include_finished = query_bool(request.query_params, "includeFinished")
         tenant = self.scope(request).tenant
         today = timezone.now().date()
+        boards = selectors.boards_listed(tenant, include_finished=include_finished)
         return Response(
-            [
-                {**services.board_render(b, b.run_for(today)), "status": b.status}
-                for b in selectors.board_definitions(tenant).values()
-                if b.status in (Status.ACTIVE, Status.SCHEDULED)
-                or (include_finished and b.status == Status.FINISHED)
-            ]
+            [{**services.board_render(b, b.run_for(today)), "status": b.status} for b in boards]
         )
 
 
@@ -134,27 +103,18 @@ class LeaderboardApi(AppApi):
     )
     def get(self, request: Request, key: str) -> Response:
         scope = self.scope(request)
-        board = _board(scope.tenant, key)
+        board = selectors.board_visible(scope.tenant, key)
         params = request.query_params
         offset = query_int(
             params, "offset", default=0, minimum=0, maximum=settings.LEADERBOARD_MAX_PARTICIPANTS
         )
         limit = query_int(params, "limit", default=10, minimum=0, maximum=1000)
         run, group = _run(board, request), _group(board, request)
-        ordered = selectors.ordered(board.pk, run, group).select_related("user")
-        user_id = params.get("userId")
-        if user_id:
-            # The page is centred on the user: offset counts from their position.
-            entry = ordered.filter(user__external_id=user_id).first()
-            if entry is None:
-                return Response(
-                    {**services.board_render(board, run), "status": board.status, "rankings": []}
-                )
-            offset = max(0, selectors.rank_of(entry) - 1 + offset)
-        rankings = selectors.rankings_page(board, run, group, offset, limit)
-        return Response(
-            {**services.board_render(board, run), "status": board.status, "rankings": rankings}
+        rankings = selectors.rankings_from(
+            board, run, group, offset=offset, limit=limit, user_id=params.get("userId")
         )
+        body = {**services.board_render(board, run), "status": board.status}
+        return Response({**body, "rankings": rankings or []})
 
 
 class UserLeaderboardApi(AppApi):
@@ -182,29 +142,18 @@ class UserLeaderboardApi(AppApi):
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
         user: EndUser = user_get(scope.tenant, user_id)
-        board = _board(scope.tenant, key)
+        board = selectors.board_visible(scope.tenant, key)
         days = query_int(request.query_params, "numEvents", default=10, minimum=0, maximum=100)
         run = _run(board, request)
-        group = selectors.group_of(board, user.attributes)
-        entry = (
-            selectors.run_entries(board.pk, run, group).filter(user=user).first()
-            if group is not None
-            else None
-        )
-        # One more day than shown: the oldest shown day needs the day before it.
-        history = selectors.history(board.pk, run, user.pk, days + 1) if days else []
-        rank = selectors.rank_of(entry) if entry else None
-        if rank is not None and rank > board.max_participants:
-            entry, rank = None, None
+        standing = selectors.user_standing(board, run, user)
+        history = selectors.history_days(board.pk, run, user.pk, days)
+        shown = standing.entry if standing.rank is not None else None
         return Response(
             {
                 **services.board_render(board, run),
-                "rank": rank,
-                "value": int(entry.value) if entry else None,
-                "history": [
-                    _history_item(h, history[i + 1] if i + 1 < len(history) else None)
-                    for i, h in enumerate(history[:days])
-                ],
+                "rank": standing.rank,
+                "value": int(shown.value) if shown else None,
+                "history": [_history_item(day, before) for day, before in history],
             }
         )
 
@@ -241,13 +190,15 @@ class LeaderboardCollection(Collection):
         )
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Leaderboard:
-        return services.leaderboard_save(scope.tenant, None, data)
+        kwargs = serializers.LeaderboardCreateSerializer.service_kwargs(data)
+        return configuration.leaderboard_create(scope.tenant, **kwargs)
 
     def update(self, scope: Scope, parent: Any, obj: Leaderboard, data: dict[str, Any]) -> Any:
-        return services.leaderboard_save(scope.tenant, obj, data)
+        kwargs = serializers.LeaderboardUpdateSerializer.service_kwargs(data)
+        return configuration.leaderboard_update(scope.tenant, obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: Leaderboard) -> None:
-        services.leaderboard_delete(scope.tenant, obj)
+        configuration.leaderboard_delete(scope.tenant, obj)
 
     def render(self, b: Leaderboard) -> dict[str, Any]:
         return {

@@ -33,6 +33,13 @@ RECAP_LATENESS = dt.timedelta(days=1)
 
 CHANNELS_ALL = ("email", "push")
 
+# The longest template parts a tenant may write (admin API and dashboard alike).
+MAX_TEMPLATE_SUBJECT = 1_000  # an email's subject, a push notification's title
+MAX_TEMPLATE_HTML = 200_000
+MAX_TEMPLATE_TEXT = 100_000  # an email's text, a push body, each value of a push's data
+MAX_TEMPLATE_URL = 2_000
+MAX_TEMPLATE_PRIORITY = 1_000_000
+
 
 @functools.lru_cache(maxsize=1024)
 def send_zone(tz: str | None) -> zoneinfo.ZoneInfo:

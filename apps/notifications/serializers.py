@@ -1,10 +1,12 @@
 """Wire shapes of notification preferences, email and push templates, and push channels."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
+from apps.notifications import domain
 from apps.notifications.choices import (
     Channel,
     NotificationType,
@@ -13,12 +15,14 @@ from apps.notifications.choices import (
     TemplateStatus,
 )
 from apps.notifications.models import EmailTemplate, Message, PushChannel, PushTemplate
+from apps.notifications.push.credentials import MAX_LENGTHS
 from apps.streaks.wire import StreakPreferencesSerializer
 from apps.users.wire import AttributeRefSerializer
 
-MAX_SUBJECT = 1_000
-MAX_HTML = 200_000
-MAX_TEXT = 100_000
+MAX_SUBJECT = domain.MAX_TEMPLATE_SUBJECT
+MAX_HTML = domain.MAX_TEMPLATE_HTML
+MAX_TEXT = domain.MAX_TEMPLATE_TEXT
+_PRIORITY = domain.MAX_TEMPLATE_PRIORITY
 
 
 def _channels() -> serializers.ListField:
@@ -38,6 +42,11 @@ class PreferencesUpdateSerializer(StrictSerializer):
     notifications = NotificationPreferencesSerializer(required=False)
     streak = StreakPreferencesSerializer(required=False)
 
+    @staticmethod
+    def streak_kwargs(data: Mapping[str, Any]) -> dict[str, Any]:
+        """streak_preferences_update's arguments, from the body's streak part."""
+        return StreakPreferencesSerializer.service_kwargs(data["streak"])
+
 
 class _TemplateFields(StrictSerializer):
     name = StringField(max_length=255)
@@ -52,7 +61,7 @@ class _TemplateFields(StrictSerializer):
         trim_whitespace=False,
     )
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
-    priority = serializers.IntegerField(min_value=-1_000_000, max_value=1_000_000, required=False)
+    priority = serializers.IntegerField(min_value=-_PRIORITY, max_value=_PRIORITY, required=False)
 
 
 class EmailTemplateCreateSerializer(_TemplateFields):
@@ -109,23 +118,24 @@ def message_render(message: Message) -> dict[str, Any]:
 class _ChannelFields(StrictSerializer):
     status = serializers.ChoiceField(choices=PushChannelStatus.choices, required=False)
     # APNs
-    teamId = StringField(max_length=20, required=False)
-    keyId = StringField(max_length=20, required=False)
-    bundleId = StringField(max_length=255, required=False)
-    signingKey = StringField(max_length=10_000, required=False, trim_whitespace=False)
+    teamId = StringField(max_length=MAX_LENGTHS["teamId"], required=False)
+    keyId = StringField(max_length=MAX_LENGTHS["keyId"], required=False)
+    bundleId = StringField(max_length=MAX_LENGTHS["bundleId"], required=False)
+    signingKey = StringField(
+        max_length=MAX_LENGTHS["signingKey"], required=False, trim_whitespace=False
+    )
     sandbox = serializers.BooleanField(required=False)
     # FCM: the service-account JSON object, as Google's console downloads it
     serviceAccount = serializers.DictField(required=False)
     # Expo
-    accessToken = StringField(max_length=1_000, required=False, allow_null=True, allow_blank=True)
+    accessToken = StringField(
+        max_length=MAX_LENGTHS["accessToken"], required=False, allow_null=True, allow_blank=True
+    )
 
     def validate_serviceAccount(self, value: dict[str, Any]) -> dict[str, Any]:
-        if len(str(value)) > 20_000:
+        if len(str(value)) > MAX_LENGTHS["serviceAccount"]:
             raise serializers.ValidationError("is too large")
         return value
-
-
-CHANNEL_FIELDS = ("teamId", "keyId", "bundleId", "signingKey", "sandbox", "serviceAccount")
 
 
 class PushChannelCreateSerializer(_ChannelFields):
@@ -135,11 +145,6 @@ class PushChannelCreateSerializer(_ChannelFields):
 class PushChannelUpdateSerializer(_ChannelFields):
     id = serializers.UUIDField()
     flagged = serializers.BooleanField(required=False, help_text="false clears the bad-token flag.")
-
-
-def channel_fields(data: dict[str, Any]) -> dict[str, Any]:
-    """The provider fields of a validated channel item (settings and secrets)."""
-    return {k: data[k] for k in (*CHANNEL_FIELDS, "accessToken") if k in data}
 
 
 def push_channel_render(channel: PushChannel) -> dict[str, Any]:
@@ -174,13 +179,15 @@ class _PushTemplateFields(StrictSerializer):
     status = serializers.ChoiceField(choices=TemplateStatus.choices, required=False)
     title = StringField(max_length=MAX_SUBJECT, required=False)
     body = StringField(max_length=MAX_TEXT, required=False, trim_whitespace=False)
-    url = StringField(max_length=2_000, required=False, allow_blank=True, allow_null=True)
+    url = StringField(
+        max_length=domain.MAX_TEMPLATE_URL, required=False, allow_blank=True, allow_null=True
+    )
     # A field named like Serializer.data: DRF\'s metaclass moves it into the fields.
     data = serializers.DictField(  # type: ignore[assignment]  # a field, moved by DRF's metaclass
         child=StringField(max_length=MAX_TEXT, allow_blank=True), required=False, allow_null=True
     )
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
-    priority = serializers.IntegerField(min_value=-1_000_000, max_value=1_000_000, required=False)
+    priority = serializers.IntegerField(min_value=-_PRIORITY, max_value=_PRIORITY, required=False)
 
 
 class PushTemplateCreateSerializer(_PushTemplateFields):

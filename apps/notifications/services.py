@@ -7,13 +7,14 @@ commit. Nothing here touches the network.
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.arguments import arguments_check
 from apps.core.facts import AchievementCompleted, Fact, NotificationDue, UserActive
 from apps.core.outbox import outbox_enqueue
 from apps.notifications import domain
@@ -126,25 +127,29 @@ def email_template_create(
     return template
 
 
-_UPDATABLE = ("name", "subject", "html", "text", "status", "priority")
+class EmailTemplateChanges(TypedDict, total=False):
+    name: str
+    subject: str
+    html: str
+    text: str | None  # empty or None: derived from the HTML
+    status: str
+    priority: int
+    user_attributes: list[dict[str, str]] | None  # None: unchanged
 
 
 def email_template_update(
-    template: EmailTemplate,
-    *,
-    user_attributes: list[dict[str, str]] | None = None,
-    **changes: Any,
+    template: EmailTemplate, **changes: Unpack[EmailTemplateChanges]
 ) -> EmailTemplate:
-    """Change the given fields (`name`, `subject`, `html`, `text`, `status`, `priority`,
-    `user_attributes`); the type cannot change. A template that no longer renders is refused."""
-    unknown = set(changes) - set(_UPDATABLE)
-    if unknown:
-        raise TypeError(f"email_template_update got unexpected fields {sorted(unknown)}")
-    for field, value in changes.items():
+    """Change the given fields; the type cannot change. A template that no longer renders is
+    refused."""
+    arguments_check("email_template_update", changes, EmailTemplateChanges)
+    user_attributes = changes.get("user_attributes")
+    fields = {name: value for name, value in changes.items() if name != "user_attributes"}
+    for field, value in fields.items():
         setattr(template, field, "" if field == "text" and value is None else value)
     if user_attributes is not None:
         template.user_attributes = attribute_refs_check(template.tenant, user_attributes, "user")
-    if {"subject", "html", "text"} & set(changes):
+    if {"subject", "html", "text"} & set(fields):
         _check_parts(template.subject, template.html, template.text)
     template.save()
     tenant_config_changed(template.tenant)

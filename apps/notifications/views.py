@@ -79,7 +79,8 @@ class UserPreferencesApi(AppApi):
         user = user_get(scope.tenant, user_id)
         with transaction.atomic():
             if "streak" in data:
-                streak_preferences_update(scope.tenant, user, data["streak"])
+                kwargs = serializers.PreferencesUpdateSerializer.streak_kwargs(data)
+                streak_preferences_update(scope.tenant, user, **kwargs)
             if "notifications" in data:
                 services.notification_preferences_update(user, data["notifications"])
         return Response(self._render(scope.tenant, user))
@@ -123,20 +124,13 @@ class _TemplateCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         self.kind.seed(scope.tenant)
-        return self.kind.create(
-            scope.tenant,
-            type=data["type"],
-            name=data["name"],
-            status=data.get("status", "inactive"),
-            user_attributes=data.get("userAttributes"),
-            priority=data.get("priority", 0),
-            **{f: data[f] for f in self.kind.content_fields if f in data},
-        )
+        assert self.create_serializer is not None  # noqa: S101 - both kinds are writable
+        kwargs = self.create_serializer.service_kwargs(data)
+        return self.kind.create(scope.tenant, **kwargs)
 
     def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        fields = ("name", "status", "priority", *self.kind.content_fields)
-        changes: dict[str, Any] = {f: data[f] for f in fields if f in data}
-        return self.kind.update(obj, user_attributes=data.get("userAttributes"), **changes)
+        assert self.update_serializer is not None  # noqa: S101 - both kinds are writable
+        return self.kind.update(obj, **self.update_serializer.service_kwargs(data))
 
     def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
         self.kind.delete(obj)
@@ -197,22 +191,14 @@ class PushChannelCollection(Collection):
         return selectors.push_channel_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> PushChannel:
-        return push_services.push_channel_create(
-            scope.tenant,
-            kind=data["kind"],
-            status=data.get("status", "active"),
-            fields=serializers.channel_fields(data),
-        )
+        kwargs = serializers.PushChannelCreateSerializer.service_kwargs(data)
+        return push_services.push_channel_create(scope.tenant, **kwargs)
 
     def update(
         self, scope: Scope, parent: Any, obj: PushChannel, data: dict[str, Any]
     ) -> PushChannel:
-        return push_services.push_channel_update(
-            obj,
-            status=data.get("status"),
-            flagged=data.get("flagged"),
-            fields=serializers.channel_fields(data),
-        )
+        kwargs = serializers.PushChannelUpdateSerializer.service_kwargs(data)
+        return push_services.push_channel_update(obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: PushChannel) -> None:
         push_services.push_channel_delete(obj)

@@ -8,9 +8,8 @@ from rest_framework import serializers
 from apps.core.api.fields import StrictSerializer, StringField
 from apps.metrics.domain import value_parse
 from apps.metrics.errors import MetricValueInvalidError
+from apps.pipeline.intake import MAX_IDEMPOTENCY_KEY
 from apps.users.wire import StringMapField, UpsertedUserSerializer
-
-MAX_IDEMPOTENCY_KEY = 255
 
 
 class MetricValueField(serializers.Field):

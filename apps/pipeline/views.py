@@ -2,40 +2,22 @@
 
 from typing import Any
 
-from django.db import transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.achievements.choices import Trigger
-from apps.achievements.errors import AchievementNotFoundError
-from apps.achievements.selectors import achievement_by_key
 from apps.achievements.wire import user_achievement_render
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
-from apps.core.errors import ApplicationError, ValidationError
+from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.core.scope import Scope
-from apps.metrics.selectors import metric_by_key
 from apps.metrics.wire import METRIC_KEY
-from apps.pipeline import openapi, serializers
-from apps.pipeline.batches import events_enqueue
-from apps.pipeline.services import (
-    EventInput,
-    achievement_complete,
-    event_process,
-    user_identify,
-)
+from apps.pipeline import intake, openapi, serializers
+from apps.pipeline.services import EventInput, event_process, user_identify
 from apps.users import views as users_views
-from apps.users.selectors import users_with_email
-from apps.users.services import (
-    UserUpsertResult,
-    attribute_values_check,
-    user_create_or_lock,
-    user_lock,
-    user_update_fields,
-)
+from apps.users.services import UserUpsertResult
 from apps.users.wire import user_fields
 
 MAX_BATCH_EVENTS = 1000
@@ -66,8 +48,7 @@ class MetricEventCreateApi(AppApi):
         scope.ensure_user_access(data["user"]["id"])
         scope.ensure_user_fields_allowed(data["user"])
         idempotency_key = request.headers.get("Idempotency-Key")
-        if idempotency_key is not None and not 1 <= len(idempotency_key) <= 255:
-            raise ValidationError("Idempotency-Key must be 1 to 255 characters")
+        intake.idempotency_key_check(idempotency_key)
         result = event_process(
             scope.tenant,
             EventInput(
@@ -109,51 +90,22 @@ class BatchEventsApi(AdminApi):
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
         items = bulk_items(request.data, maximum=MAX_BATCH_EVENTS)
-        inputs = [self._input(scope.tenant, index, item) for index, item in enumerate(items)]
-        self._check_email_rule(scope.tenant, inputs)
+        events = [self._event(scope.tenant, index, item) for index, item in enumerate(items)]
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not 1 <= len(key) <= 255:
-            raise ValidationError("Idempotency-Key must be 1 to 255 characters")
-        return Response({"accepted": events_enqueue(scope.tenant, inputs, key)}, status=202)
+        accepted = intake.batch_submit(scope.tenant, events, idempotency_key=key)
+        return Response({"accepted": accepted}, status=202)
 
     @staticmethod
-    def _check_email_rule(tenant: Any, inputs: list[EventInput]) -> None:
-        """subscribeToEmails may be true only for a user with an email, judged as the events
-        will be applied: in order, starting from the stored users. Checked now so an accepted
-        event is never dropped by the worker later."""
-        subscribing = {i.user_id for i in inputs if i.user_fields.get("subscribeToEmails") is True}
-        if not subscribing:
-            return
-        has_email = users_with_email(tenant, subscribing)
-        for index, item in enumerate(inputs):
-            fields = item.user_fields
-            if fields.get("email"):
-                has_email.add(item.user_id)
-            elif "email" in fields or fields.get("subscribeToEmails") is False:
-                has_email.discard(item.user_id)
-            if fields.get("subscribeToEmails") is True and item.user_id not in has_email:
-                raise ValidationError(
-                    f"[{index}] user.subscribeToEmails cannot be true for a user without an email"
-                )
-
-    @staticmethod
-    def _input(tenant: Any, index: int, item: Any) -> EventInput:
+    def _event(tenant: Any, index: int, item: Any) -> EventInput:
+        """One event of the batch, its shape validated here and its rules by the intake, in
+        order: the first invalid event answers for the batch."""
         serializer = serializers.BatchEventSerializer(data=item) if isinstance(item, dict) else None
         if serializer is None:
             raise ValidationError(f"[{index}]: must be a JSON object")
         if not serializer.is_valid():
             raise ValidationError(f"[{index}] {validation_message(serializer.errors)}")
         data = serializer.validated_data
-        try:
-            metric_by_key(tenant, data["key"])  # 404 for an unknown metric
-            attribute_values_check(tenant, data["attributes"], "event")
-            attribute_values_check(tenant, data["user"].get("attributes"), "user")
-        except ApplicationError as exc:
-            # Same status, with the index of the event that caused it.
-            error = ApplicationError(f"[{index}] {exc.message}")
-            error.status_code = exc.status_code
-            raise error from None
-        return EventInput(
+        event = EventInput(
             metric_key=data["key"],
             user_id=data["user"]["id"],
             user_fields=user_fields(data["user"]),
@@ -161,6 +113,8 @@ class BatchEventsApi(AdminApi):
             attributes=data["attributes"],
             idempotency_key=data.get("idempotencyKey"),
         )
+        intake.batch_event_check(tenant, index, event)
+        return event
 
 
 class AchievementCompleteApi(AppApi):
@@ -210,23 +164,15 @@ class AchievementCompleteApi(AppApi):
         user_id = data["user"]["id"]
         scope.ensure_user_access(user_id)
         scope.ensure_user_fields_allowed(data["user"])
-        definition = achievement_by_key(scope.tenant, key)
-        if definition is None or definition.trigger != Trigger.API:
-            raise AchievementNotFoundError(key)
-        with transaction.atomic():
-            user = user_lock(scope.tenant, user_id)
-            fields = user_fields(data["user"])
-            if user is None:
-                user = user_create_or_lock(scope.tenant, user_id, fields).user
-            else:
-                user_update_fields(scope.tenant, user, fields)
-            done = achievement_complete(scope.tenant, user, definition)
-        completion = done.completion
+        done = intake.achievement_complete_by_key(
+            scope.tenant, key=key, user_id=user_id, user_fields=user_fields(data["user"])
+        )
+        completion = done.result.completion
         return Response(
             {
                 "completionId": completion.completion_id,
-                "achievement": user_achievement_render(definition, completion.completed_at),
-                "points": done.points,
+                "achievement": user_achievement_render(done.definition, completion.completed_at),
+                "points": done.result.points,
             },
             status=201 if completion.created else 200,
         )

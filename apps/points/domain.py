@@ -104,3 +104,32 @@ def summary_buckets(totals: Sequence[int], buckets: int = 10) -> list[Bucket]:
         low, high = index * width + 1, (index + 1) * width
         result.append(Bucket(low, high, sum(1 for t in totals if low <= t <= high)))
     return result
+
+
+# --- configuration rules, for the admin API and the dashboard alike ---------------------------
+
+MAX_POINTS = 10**15  # a system's maximum, a level's threshold
+MAX_TRIGGER_POINTS = 10**12  # paid (or deducted) by one trigger
+MAX_THRESHOLD = 10**12  # a metric trigger's threshold
+MAX_REPEAT = 100_000  # a streak trigger's length, a time trigger's interval
+
+
+def multiplier_problem(multiplier: Decimal) -> str | None:
+    if not Decimal(0) < multiplier < Decimal(100) or multiplier == 1:
+        return "must be greater than 0, less than 100 and not 1"
+    return None
+
+
+def trigger_points_problem(points: int) -> str | None:
+    return "must not be 0" if points == 0 else None
+
+
+def boost_problem(
+    start: dt.date, end: dt.date | None, user_id: str | None, user_attributes: object
+) -> str | None:
+    """A boost is for one user or for users matching filters, and ends after it starts."""
+    if user_id and user_attributes:
+        return "userId and userAttributes are mutually exclusive"
+    if end is not None and end < start:
+        return "end must not be before start"
+    return None

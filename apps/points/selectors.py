@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import OuterRef, Subquery, Sum
+from django.db.models import OuterRef, QuerySet, Subquery, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
@@ -94,16 +94,22 @@ class SystemDef:
     level_points: tuple[domain.Level, ...] = field(default=())
 
 
+def points_systems_active(tenant: Tenant | None) -> QuerySet[PointsSystem]:
+    """The systems that award and that the APIs show: an archived system is kept read-only
+    for its ledger and is out of reach (apps/points/configuration/archive.py)."""
+    return PointsSystem.objects.filter(tenant=tenant, status=SystemStatus.ACTIVE)
+
+
+def points_system_get(tenant: Tenant, public_id: str) -> PointsSystem | None:
+    return points_systems_active(tenant).filter(public_id=public_id).first()
+
+
 def points_config(tenant: Tenant) -> dict[str, SystemDef]:
     """Active systems by key, with active triggers, levels and boosts: cached per config
     version so the pipeline reads no configuration table per event."""
 
     def load() -> dict[str, SystemDef]:
-        systems = list(
-            PointsSystem.objects.filter(tenant=tenant, status=SystemStatus.ACTIVE).order_by(
-                "created", "id"
-            )
-        )
+        systems = list(points_systems_active(tenant).order_by("created", "id"))
         pks = [s.pk for s in systems]
         triggers = list(
             PointsTrigger.objects.filter(system_id__in=pks, status=TriggerStatus.ACTIVE)

@@ -1,35 +1,43 @@
 """Input shapes of the points admin API (reference §3.6)."""
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
-from apps.achievements.wire import BadgeSerializer
+from apps.achievements.wire import BadgeSerializer, with_badge_url
 from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.points import domain
 from apps.points.choices import Rounding, TimeUnit, TriggerStatus, TriggerType
 from apps.users.wire import AttributeRefSerializer
 
 
-class LevelCreateSerializer(StrictSerializer):
+class _WithBadge(StrictSerializer):
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        return with_badge_url(super().service_kwargs(data))
+
+
+class LevelCreateSerializer(_WithBadge):
     name = StringField(max_length=255)
     key = key_field()
-    points = serializers.IntegerField(min_value=0, max_value=10**15)
+    points = serializers.IntegerField(min_value=0, max_value=domain.MAX_POINTS)
     description = StringField(max_length=2000, required=False, allow_blank=True)
     badge = BadgeSerializer(required=False, allow_null=True)
 
 
-class LevelUpdateSerializer(StrictSerializer):
+class LevelUpdateSerializer(_WithBadge):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
-    points = serializers.IntegerField(min_value=0, max_value=10**15, required=False)
+    points = serializers.IntegerField(min_value=0, max_value=domain.MAX_POINTS, required=False)
     description = StringField(max_length=2000, required=False, allow_blank=True)
     badge = BadgeSerializer(required=False, allow_null=True)
 
 
 def _multiplier_check(value: Decimal) -> Decimal:
-    if not Decimal(0) < value < Decimal(100) or value == 1:
-        raise serializers.ValidationError("must be greater than 0, less than 100 and not 1")
+    if (problem := domain.multiplier_problem(value)) is not None:
+        raise serializers.ValidationError(problem)
     return value
 
 
@@ -46,10 +54,11 @@ class BoostCreateSerializer(StrictSerializer):
         return _multiplier_check(value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if attrs.get("userId") and attrs.get("userAttributes"):
-            raise serializers.ValidationError("userId and userAttributes are mutually exclusive")
-        if attrs.get("end") is not None and attrs["end"] < attrs["start"]:
-            raise serializers.ValidationError("end must not be before start")
+        problem = domain.boost_problem(
+            attrs["start"], attrs.get("end"), attrs.get("userId"), attrs.get("userAttributes")
+        )
+        if problem is not None:
+            raise serializers.ValidationError(problem)
         return attrs
 
 
@@ -67,28 +76,38 @@ class BoostUpdateSerializer(StrictSerializer):
 
 
 class _TriggerFields(StrictSerializer):
-    points = serializers.IntegerField(min_value=-(10**12), max_value=10**12)
+    points = serializers.IntegerField(
+        min_value=-domain.MAX_TRIGGER_POINTS, max_value=domain.MAX_TRIGGER_POINTS
+    )
     status = serializers.ChoiceField(choices=TriggerStatus.choices, required=False)
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
     metricId = serializers.UUIDField(required=False, allow_null=True)
     metricThreshold = serializers.IntegerField(
-        min_value=1, max_value=10**12, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_THRESHOLD, required=False, allow_null=True
     )
     eventAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
     achievementId = serializers.UUIDField(required=False, allow_null=True)
     streakLength = serializers.IntegerField(
-        min_value=1, max_value=100_000, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_REPEAT, required=False, allow_null=True
     )
     timeUnit = serializers.ChoiceField(choices=TimeUnit.choices, required=False, allow_null=True)
     timeInterval = serializers.IntegerField(
-        min_value=1, max_value=100_000, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_REPEAT, required=False, allow_null=True
     )
     blockIfOutOfPoints = serializers.BooleanField(required=False)
 
     def validate_points(self, value: int) -> int:
-        if value == 0:
-            raise serializers.ValidationError("must not be 0")
+        if (problem := domain.trigger_points_problem(value)) is not None:
+            raise serializers.ValidationError(problem)
         return value
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        kwargs = super().service_kwargs(data)
+        for name in ("metric_id", "achievement_id"):
+            if kwargs.get(name) is not None:
+                kwargs[name] = str(kwargs[name])
+        return kwargs
 
 
 class TriggerCreateSerializer(_TriggerFields):
@@ -104,24 +123,38 @@ class TriggerUpdateSerializer(_TriggerFields):
         self.fields["points"].required = False
 
 
-class SystemCreateSerializer(StrictSerializer):
+class SystemCreateSerializer(_WithBadge):
     name = StringField(max_length=255)
     key = key_field()
     description = StringField(max_length=2000, required=False, allow_blank=True)
     badge = BadgeSerializer(required=False, allow_null=True)
     maxPoints = serializers.IntegerField(
-        min_value=1, max_value=10**15, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_POINTS, required=False, allow_null=True
     )
     levels = LevelCreateSerializer(many=True, required=False)
     boosts = BoostCreateSerializer(many=True, required=False)
     triggers = TriggerCreateSerializer(many=True, required=False)
 
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """points_system_create's arguments, with those of the levels, boosts and triggers
+        given along."""
+        kwargs = super().service_kwargs(data)
+        for name, serializer in (
+            ("levels", LevelCreateSerializer),
+            ("boosts", BoostCreateSerializer),
+            ("triggers", TriggerCreateSerializer),
+        ):
+            if name in kwargs:
+                kwargs[name] = [serializer.service_kwargs(item) for item in kwargs[name]]
+        return kwargs
 
-class SystemUpdateSerializer(StrictSerializer):
+
+class SystemUpdateSerializer(_WithBadge):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
     description = StringField(max_length=2000, required=False, allow_blank=True)
     badge = BadgeSerializer(required=False, allow_null=True)
     maxPoints = serializers.IntegerField(
-        min_value=1, max_value=10**15, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_POINTS, required=False, allow_null=True
     )

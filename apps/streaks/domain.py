@@ -241,3 +241,44 @@ def missed_at(settled_through: dt.date, frequency: str, zone: dt.tzinfo) -> dt.d
     midnight at the start of the second period after it."""
     second = next_period(next_period(settled_through, frequency), frequency)
     return dt.datetime.combine(second, dt.time(), tzinfo=zone)
+
+
+# --- configuration rules, for the admin API and the dashboard alike ---------------------------
+
+MAX_FREEZES = 100  # freezes at start, the maximum a user holds, and those earned at once
+MAX_AUTO_EARN_DAYS = 3650
+MAX_THRESHOLD = 10**12  # a condition's change per period
+MAX_DAYS_OFF = 6  # a daily streak needs at least one day a week
+MAX_PAUSE_DAYS = 365  # a pause lasts at most this many days after its first
+
+
+@dataclass(frozen=True)
+class FreezeSettings:
+    """Freezes of a tenant's streaks; auto-earn is both interval (days) and amount, or off."""
+
+    start_count: int
+    max_count: int
+    auto_earn_interval: int | None = None
+    auto_earn_amount: int | None = None
+
+
+def freezes_problem(freezes: FreezeSettings) -> str | None:
+    """What is wrong with the freeze settings, in the admin API's terms (None: nothing)."""
+    if freezes.max_count < freezes.start_count:
+        return "maxCount must be at least startCount"
+    if (freezes.auto_earn_interval is None) != (freezes.auto_earn_amount is None):
+        return "set both autoEarnInterval and autoEarnAmount, or neither"
+    return None
+
+
+def conditions_problem(metric_keys: Iterable[str]) -> str | None:
+    keys = list(metric_keys)
+    return "metric keys must be unique" if len(keys) != len(set(keys)) else None
+
+
+def pause_problem(start: dt.date, end: dt.date) -> str | None:
+    if end < start:
+        return "end must not be before start"
+    if (end - start).days > MAX_PAUSE_DAYS:
+        return f"a pause lasts at most {MAX_PAUSE_DAYS + 1} days"
+    return None

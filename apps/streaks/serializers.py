@@ -1,43 +1,49 @@
 """Wire shapes of streak settings and of the admin streak operations. The streak object and the
 streak preferences, which other apps embed, are in apps/streaks/wire.py."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
+from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency
 from apps.streaks.models import StreakPause
 from apps.streaks.selectors import StreakConfig
-from apps.streaks.wire import DaysOffField
-
-MAX_PAUSE_DAYS = 365
+from apps.streaks.wire import DaysOffField, conditions_of
 
 
 class SettingsMetricSerializer(StrictSerializer):
     key = StringField(max_length=100)
     # Whole numbers: the SDK's StreakSettingsMetric.threshold is an integer.
-    threshold = serializers.IntegerField(min_value=1, max_value=10**12)
+    threshold = serializers.IntegerField(min_value=1, max_value=domain.MAX_THRESHOLD)
 
 
 class FreezesSerializer(StrictSerializer):
-    startCount = serializers.IntegerField(min_value=0, max_value=100)
-    maxCount = serializers.IntegerField(min_value=0, max_value=100)
+    startCount = serializers.IntegerField(min_value=0, max_value=domain.MAX_FREEZES)
+    maxCount = serializers.IntegerField(min_value=0, max_value=domain.MAX_FREEZES)
     autoEarnInterval = serializers.IntegerField(
-        min_value=1, max_value=3650, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_AUTO_EARN_DAYS, required=False, allow_null=True
     )
     autoEarnAmount = serializers.IntegerField(
-        min_value=1, max_value=100, required=False, allow_null=True
+        min_value=1, max_value=domain.MAX_FREEZES, required=False, allow_null=True
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if attrs["maxCount"] < attrs["startCount"]:
-            raise serializers.ValidationError("maxCount must be at least startCount")
-        if (attrs.get("autoEarnInterval") is None) != (attrs.get("autoEarnAmount") is None):
-            raise serializers.ValidationError(
-                "set both autoEarnInterval and autoEarnAmount, or neither"
-            )
+        problem = domain.freezes_problem(_freeze_settings(attrs))
+        if problem is not None:
+            raise serializers.ValidationError(problem)
         return attrs
+
+
+def _freeze_settings(attrs: Mapping[str, Any]) -> domain.FreezeSettings:
+    return domain.FreezeSettings(
+        start_count=attrs["startCount"],
+        max_count=attrs["maxCount"],
+        auto_earn_interval=attrs.get("autoEarnInterval"),
+        auto_earn_amount=attrs.get("autoEarnAmount"),
+    )
 
 
 class StreakSettingsUpdateSerializer(StrictSerializer):
@@ -49,10 +55,21 @@ class StreakSettingsUpdateSerializer(StrictSerializer):
     freezes = FreezesSerializer(required=False, allow_null=True)
 
     def validate_metrics(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        keys = [item["key"] for item in value]
-        if len(keys) != len(set(keys)):
-            raise serializers.ValidationError("metric keys must be unique")
+        problem = domain.conditions_problem(item["key"] for item in value)
+        if problem is not None:
+            raise serializers.ValidationError(problem)
         return value
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """streak_settings_update's arguments: the metrics are conditions (metric key,
+        threshold), the freezes FreezeSettings (null: off)."""
+        kwargs = super().service_kwargs(data)
+        if "metrics" in data:
+            kwargs["conditions"] = conditions_of(kwargs.pop("metrics"))
+        if kwargs.get("freezes") is not None:
+            kwargs["freezes"] = _freeze_settings(kwargs["freezes"])
+        return kwargs
 
 
 class FreezeItemSerializer(StrictSerializer):
@@ -65,10 +82,11 @@ class PauseItemSerializer(StrictSerializer):
     end = serializers.DateField()
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if attrs["end"] < attrs["start"]:
-            raise serializers.ValidationError("end must not be before start")
-        if (attrs["end"] - attrs["start"]).days > MAX_PAUSE_DAYS:
-            raise serializers.ValidationError(f"a pause lasts at most {MAX_PAUSE_DAYS + 1} days")
+        # The service's rule, checked here too so that the item's problem is told before its
+        # user is looked up.
+        problem = domain.pause_problem(attrs["start"], attrs["end"])
+        if problem is not None:
+            raise serializers.ValidationError(problem)
         return attrs
 
 

@@ -129,8 +129,9 @@ class StreakSettingsApi(AdminApi):
     def patch(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
         data = validated(serializers.StreakSettingsUpdateSerializer, request.data)
+        kwargs = serializers.StreakSettingsUpdateSerializer.service_kwargs(data)
         with transaction.atomic():
-            services.streak_settings_update(tenant, data)
+            services.streak_settings_update(tenant, **kwargs)
         return Response(serializers.settings_render(selectors.streak_config(tenant)))
 
 
@@ -204,8 +205,7 @@ class StreakFreezesApi(AdminApi):
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
-        if not selectors.streak_config(scope.tenant).freezes_enabled:
-            raise ValidationError("Streak freezes are not enabled for this tenant")
+        services.streak_freezes_check(scope.tenant)
         issues = Issues()
 
         def grant(user: Any, data: dict[str, Any]) -> bool | None:
@@ -249,7 +249,9 @@ class StreakPausesApi(AdminApi):
         scope = self.scope(request)
 
         def create(user: Any, data: dict[str, Any]) -> dict[str, Any]:
-            pause = services.streak_pause_create(scope.tenant, user, data["start"], data["end"])
+            pause = services.streak_pause_create(
+                scope.tenant, user, start=data["start"], end=data["end"]
+            )
             return serializers.admin_pause_render(pause, user.external_id)
 
         issues = Issues()

@@ -6,6 +6,7 @@ once here; the streaks app's own routes use them too (docs/style.md, "One app fr
 another")."""
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -83,7 +84,9 @@ def streak_response_render(
 class DaysOffField(serializers.ListField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
-            child=serializers.IntegerField(min_value=0, max_value=6), max_length=6, **kwargs
+            child=serializers.IntegerField(min_value=0, max_value=6),
+            max_length=domain.MAX_DAYS_OFF,
+            **kwargs,
         )
 
 
@@ -97,6 +100,19 @@ class StreakPreferencesSerializer(StrictSerializer):
     evaluationMode = serializers.ChoiceField(choices=EvaluationMode.choices, required=False)
     metrics = MetricPreferenceSerializer(many=True, required=False)
     daysOff = DaysOffField(required=False)
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """streak_preferences_update's arguments: the metrics are conditions."""
+        kwargs = super().service_kwargs(data)
+        if "metrics" in data:
+            kwargs["conditions"] = conditions_of(kwargs.pop("metrics"))
+        return kwargs
+
+
+def conditions_of(metrics: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Metrics as the wire lists them ({key, threshold}) as the services' conditions."""
+    return [(item["key"], item["threshold"]) for item in metrics]
 
 
 class StreakMetricPreference(serializers.Serializer):

@@ -15,7 +15,7 @@ from rest_framework import serializers
 from rest_framework.fields import Field
 
 from apps.accounts.models import Tenant
-from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, StrictSerializer, StringField
 from apps.users.domain import tz_is_valid
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_definitions
@@ -174,7 +174,7 @@ class _AttributeRefList(serializers.ListSerializer):
 
 class AttributeRefSerializer(StrictSerializer):
     attributeId = serializers.UUIDField(format="hex_verbose")
-    attributeValue = StringField(max_length=255)
+    attributeValue = StringField(max_length=MAX_ATTRIBUTE_VALUE)
 
     class Meta:
         list_serializer_class = _AttributeRefList

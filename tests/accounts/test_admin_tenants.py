@@ -120,7 +120,7 @@ def test_admin_tenant_customer_id_may_repeat_in_another_organization(api_client,
 
 
 def test_admin_tenant_customer_id_may_repeat_in_another_environment(org, other_tenant):
-    staging = environment_create(org.organization, "Staging", "staging", priority=2)
+    staging = environment_create(org.organization, name="Staging", key="staging", priority=2)
 
     again = tenant_create(staging, customer_id="customer-b", name="Staging B")
 
@@ -196,7 +196,7 @@ def test_admin_tenant_list_omits_tenants_of_other_organizations(api_client, othe
 
 
 def test_admin_tenant_of_another_environment_is_invisible(api_client, org, other_tenant):
-    staging = environment_create(org.organization, "Staging", "staging", priority=2)
+    staging = environment_create(org.organization, name="Staging", key="staging", priority=2)
     staged = tenant_create(staging, customer_id="staged", name="Staged")
 
     assert [t["customerId"] for t in api_client.get(URL).json()] == ["customer-b"]
@@ -468,8 +468,8 @@ def test_admin_environments_list_shape(api_client):
 
 
 def test_admin_environments_list_is_ordered_by_priority(api_client, org):
-    environment_create(org.organization, "Development", "development", priority=3)
-    environment_create(org.organization, "Staging", "staging", priority=2)
+    environment_create(org.organization, name="Development", key="development", priority=3)
+    environment_create(org.organization, name="Staging", key="staging", priority=2)
 
     response = api_client.get("/admin/v1/environments")
 

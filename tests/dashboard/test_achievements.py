@@ -1,5 +1,5 @@
-"""Achievements in the dashboard: written through achievement_save with the admin API's validation
-(what the dashboard stores is what the admin API would store), every kind on one page, completions
+"""Achievements in the dashboard: written through the admin API's services (what the dashboard
+stores is what the admin API would store), every kind on one page, completions
 and backdating on the change page, delete confirmations that count what goes, tenant scoping."""
 
 from decimal import Decimal
@@ -54,14 +54,16 @@ def source(tenant: Tenant) -> Attribute:
 
 def save(tenant: Tenant, **data: Any) -> Achievement:
     """An achievement made by the admin API's service, inactive unless told otherwise."""
-    return services.achievement_save(tenant, None, {"status": "inactive", **data})
+    return services.achievement_create(tenant, **{"status": "inactive", **data})
 
 
 def metric_achievement(
     tenant: Tenant, metric: Metric, value: int = 1000, **data: Any
 ) -> Achievement:
     data.setdefault("name", "Novelist")
-    return save(tenant, trigger="metric", metricId=str(metric.public_id), metricValue=value, **data)
+    return save(
+        tenant, trigger="metric", metric_id=str(metric.public_id), metric_value=value, **data
+    )
 
 
 def complete(achievement: Achievement, user: EndUser, backdated: bool = False) -> None:
@@ -148,12 +150,14 @@ def test_the_list_shows_kind_status_badge_completions_and_rarity(
     staff_client: Client, tenant: Tenant, metric: Metric
 ) -> None:
     novelist = metric_achievement(
-        tenant, metric, status="active", badge={"url": "https://cdn.example/novelist.png"}
+        tenant, metric, status="active", badge_url="https://cdn.example/novelist.png"
     )
     save(tenant, name="Share", trigger="api", key="share", status="locked")
-    save(tenant, name="Week", trigger="streak", streakLength=7)
-    save(tenant, name="Birthday", trigger="anniversary", anniversaryYears=2)
-    save(tenant, name="Everything", trigger="achievement", achievementIds=[str(novelist.public_id)])
+    save(tenant, name="Week", trigger="streak", streak_length=7)
+    save(tenant, name="Birthday", trigger="anniversary", anniversary_years=2)
+    save(
+        tenant, name="Everything", trigger="achievement", achievement_ids=[str(novelist.public_id)]
+    )
     users = EndUserFactory.create_batch(4, tenant=tenant)
     complete(novelist, users[0])
 
@@ -190,8 +194,8 @@ def test_the_list_queries_do_not_grow_with_rows(
     for i in range(6):
         other = MetricFactory(tenant=tenant)
         achievement = metric_achievement(tenant, other, name=f"A{i}", status="active")
-        save(tenant, name=f"S{i}", trigger="streak", streakLength=i + 1)
-        save(tenant, name=f"C{i}", trigger="achievement", achievementIds=[str(first.public_id)])
+        save(tenant, name=f"S{i}", trigger="streak", streak_length=i + 1)
+        save(tenant, name=f"C{i}", trigger="achievement", achievement_ids=[str(first.public_id)])
         complete(achievement, EndUserFactory(tenant=tenant))
     with CaptureQueriesContext(connection) as many:
         response = staff_client.get(url)
@@ -227,7 +231,7 @@ def test_each_kind_is_stored_as_the_admin_api_stores_it(
     kind: str,
 ) -> None:
     first = save(tenant, name="First", trigger="api", key="first")
-    second = save(tenant, name="Second", trigger="streak", streakLength=3)
+    second = save(tenant, name="Second", trigger="streak", streak_length=3)
     fields, body = KIND_CASES[kind]
     fields, body = dict(fields), dict(body)
     if kind == "metric":
@@ -306,8 +310,8 @@ def test_the_add_page_offers_the_selected_tenants_choices(
     metric: Metric,
     plan: Attribute,
 ) -> None:
-    save(tenant, name="Mine", trigger="streak", streakLength=3)
-    save(other_tenant, name="Theirs", trigger="streak", streakLength=3)
+    save(tenant, name="Mine", trigger="streak", streak_length=3)
+    save(other_tenant, name="Theirs", trigger="streak", streak_length=3)
     foreign_metric = MetricFactory(tenant=other_tenant, key="steps", name="Steps")
     AttributeFactory(tenant=other_tenant, key="tier", type=AttributeType.USER)
 
@@ -333,9 +337,9 @@ def test_the_change_page_shows_the_achievement_as_stored(
     achievement = metric_achievement(
         tenant,
         metric,
-        badge={"url": "https://cdn.example/novelist.png"},
-        userAttributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
-        eventAttributes=[{"attributeId": str(source.public_id), "attributeValue": "web"}],
+        badge_url="https://cdn.example/novelist.png",
+        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+        event_attributes=[{"attributeId": str(source.public_id), "attributeValue": "web"}],
     )
 
     page = staff_client.get(admin_url(Achievement, "change", achievement.pk))
@@ -501,9 +505,9 @@ def test_invalid_achievement_is_a_form_error(
 def test_a_refusal_of_the_service_is_shown_next_to_its_field(
     staff_client: Client, tenant: Tenant
 ) -> None:
-    base = save(tenant, name="Base", trigger="streak", streakLength=3)
-    upper = save(tenant, name="Upper", trigger="achievement", achievementIds=[str(base.public_id)])
-    top = save(tenant, name="Top", trigger="achievement", achievementIds=[str(upper.public_id)])
+    base = save(tenant, name="Base", trigger="streak", streak_length=3)
+    upper = save(tenant, name="Upper", trigger="achievement", achievement_ids=[str(base.public_id)])
+    top = save(tenant, name="Top", trigger="achievement", achievement_ids=[str(upper.public_id)])
 
     # Upper requiring Top would be a cycle: only the service knows (it walks the graph).
     response = staff_client.post(
@@ -550,7 +554,7 @@ def test_the_change_page_follows_backdating_until_it_finishes(
     for writer in writers:
         MetricTotal.objects.create(tenant=tenant, user=writer, metric=metric, total=Decimal(20))
     # Activated: the backdating task is queued after commit and has not run yet.
-    services.achievement_save(tenant, achievement, {"status": "active"})
+    services.achievement_update(tenant, achievement, status="active")
     complete(achievement, writers[0], backdated=True)
     url = admin_url(Achievement, "change", achievement.pk)
 
@@ -607,8 +611,8 @@ def test_the_delete_confirmation_counts_what_goes_with_it(
 def test_a_prerequisite_cannot_be_deleted_while_a_composite_requires_it(
     staff_client: Client, tenant: Tenant
 ) -> None:
-    base = save(tenant, name="Base", trigger="streak", streakLength=3)
-    save(tenant, name="Composite", trigger="achievement", achievementIds=[str(base.public_id)])
+    base = save(tenant, name="Base", trigger="streak", streak_length=3)
+    save(tenant, name="Composite", trigger="achievement", achievement_ids=[str(base.public_id)])
     url = admin_url(Achievement, "delete", base.pk)
 
     confirm = staff_client.get(url)
@@ -625,9 +629,9 @@ def test_a_prerequisite_cannot_be_deleted_while_a_composite_requires_it(
 def test_a_composite_and_its_prerequisite_are_deleted_together(
     staff_client: Client, tenant: Tenant
 ) -> None:
-    base = save(tenant, name="Base", trigger="streak", streakLength=3)
+    base = save(tenant, name="Base", trigger="streak", streak_length=3)
     composite = save(
-        tenant, name="Composite", trigger="achievement", achievementIds=[str(base.public_id)]
+        tenant, name="Composite", trigger="achievement", achievement_ids=[str(base.public_id)]
     )
 
     response = staff_client.post(
@@ -669,7 +673,7 @@ def test_another_tenants_achievement_is_not_found(
 def test_a_prerequisite_of_another_tenant_is_refused(
     staff_client: Client, tenant: Tenant, other_tenant: Tenant
 ) -> None:
-    theirs = save(other_tenant, name="Theirs", trigger="streak", streakLength=3)
+    theirs = save(other_tenant, name="Theirs", trigger="streak", streak_length=3)
 
     response = staff_client.post(
         admin_url(Achievement, "add"),
@@ -748,7 +752,7 @@ def test_streak_lengths_are_named_in_the_tenants_frequency(
 ) -> None:
     StreakSettings.objects.create(tenant=tenant, frequency="weekly")
     bump(tenant)
-    save(tenant, name="Month", trigger="streak", streakLength=4)
+    save(tenant, name="Month", trigger="streak", streak_length=4)
 
     page = staff_client.get(admin_url(Achievement)).content.decode()
     assert "4 weeks in a row" in page

@@ -1,4 +1,4 @@
-"""Leaderboards are edited through leaderboard_save with the admin API's validation (status
+"""Leaderboards are edited through the services the admin API uses (status
 changes included); their live rankings show the API's ranks with values in the board's units,
 by run, breakdown group and page, and say why a ranking is empty; entries and snapshots are
 shown, never written."""
@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.leaderboards import services
+from apps.leaderboards import configuration
 from apps.leaderboards.admin.display import DASH, value_text
 from apps.leaderboards.choices import Status
 from apps.leaderboards.jobs import leaderboards_lifecycle
@@ -52,9 +52,9 @@ def plan(tenant: Tenant) -> Attribute:
 
 @pytest.fixture
 def board(tenant: Tenant, metric: Metric) -> Leaderboard:
-    data = {"name": "Words", "key": "words-board", "rankBy": "metric"}
-    return services.leaderboard_save(
-        tenant, None, {**data, "metricId": str(metric.public_id), "status": "active"}
+    data = {"name": "Words", "key": "words-board", "rank_by": "metric"}
+    return configuration.leaderboard_create(
+        tenant, **data, metric_id=str(metric.public_id), status="active"
     )
 
 
@@ -168,21 +168,18 @@ def test_list_and_change_page_link_to_the_live_rankings(
 def test_change_page_reads_like_the_board(
     staff_client: Any, tenant: Tenant, metric: Metric, plan: Attribute
 ) -> None:
-    board = services.leaderboard_save(
+    board = configuration.leaderboard_create(
         tenant,
-        None,
-        {
-            "name": "Weekly words",
-            "key": "weekly",
-            "rankBy": "metric",
-            "metricId": str(metric.public_id),
-            "start": "2026-01-05",
-            "runUnit": "day",
-            "runInterval": 7,
-            "startTime": "08:00",
-            "breakdownAttributes": [str(plan.public_id)],
-            "userAttributes": [{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
-        },
+        name="Weekly words",
+        key="weekly",
+        rank_by="metric",
+        metric_id=str(metric.public_id),
+        start=dt.date(2026, 1, 5),
+        run_unit="day",
+        run_interval=7,
+        start_time=dt.time(8, 0),
+        breakdown_attributes=[str(plan.public_id)],
+        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
     )
 
     page = staff_client.get(admin_url(Leaderboard, "change", board.pk)).content.decode()
@@ -242,17 +239,14 @@ def test_creating_a_board_goes_through_the_service(
 def test_edit_page_shows_the_board_as_stored(
     staff_client: Any, tenant: Tenant, metric: Metric, plan: Attribute
 ) -> None:
-    board = services.leaderboard_save(
+    board = configuration.leaderboard_create(
         tenant,
-        None,
-        {
-            "name": "W",
-            "key": "w",
-            "rankBy": "metric",
-            "metricId": str(metric.public_id),
-            "breakdownAttributes": [str(plan.public_id)],
-            "userAttributes": [{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
-        },
+        name="W",
+        key="w",
+        rank_by="metric",
+        metric_id=str(metric.public_id),
+        breakdown_attributes=[str(plan.public_id)],
+        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
     )
     page = staff_client.get(admin_url(Leaderboard, "change", board.pk))
     initial = page.context["adminform"].form.initial
@@ -271,9 +265,9 @@ def test_breakdown_attributes_keep_their_stored_order(
     plan = AttributeFactory(tenant=tenant, key="plan", type=AttributeType.USER)
     tier = AttributeFactory(tenant=tenant, key="tier", type=AttributeType.USER)
     bump(tenant)
-    data = {"name": "W", "key": "w", "rankBy": "metric", "metricId": str(metric.public_id)}
-    board = services.leaderboard_save(
-        tenant, None, {**data, "breakdownAttributes": [str(region.public_id)]}
+    data = {"name": "W", "key": "w", "rank_by": "metric", "metric_id": str(metric.public_id)}
+    board = configuration.leaderboard_create(
+        tenant, **data, breakdown_attributes=[str(region.public_id)]
     )
 
     response = staff_client.post(
@@ -468,15 +462,15 @@ def rankings_url(board: Leaderboard) -> str:
 
 
 def live(tenant: Tenant, metric: Metric, **data: Any) -> Leaderboard:
-    body = {
+    fields = {
         "name": "Words",
         "key": "words-board",
-        "rankBy": "metric",
-        "metricId": str(metric.public_id),
+        "rank_by": "metric",
+        "metric_id": str(metric.public_id),
         "status": "active",
         **data,
     }
-    return services.leaderboard_save(tenant, None, body)
+    return configuration.leaderboard_create(tenant, **fields)
 
 
 def send(client: Any, user: str, value: Any = 1, **user_fields: Any) -> None:
@@ -569,15 +563,12 @@ def test_values_read_in_the_units_of_what_the_board_ranks(
 def test_points_boards_show_the_system_name(staff_client: Any, tenant: Tenant, clock: Any) -> None:
     system = PointsSystem.objects.create(tenant=tenant, key="xp", name="XP")
     bump(tenant)
-    board = services.leaderboard_save(
+    board = configuration.leaderboard_create(
         tenant,
-        None,
-        {
-            "name": "XP",
-            "key": "xp-board",
-            "rankBy": "points",
-            "pointsSystemId": str(system.public_id),
-        },
+        name="XP",
+        key="xp-board",
+        rank_by="points",
+        points_system_id=str(system.public_id),
     )
     record(board, EndUserFactory(tenant=tenant, external_id="alice"), 300)
 
@@ -588,7 +579,7 @@ def test_a_past_run_is_chosen_from_the_runs_of_the_board(
     staff_client: Any, api_client: Any, tenant: Tenant, metric: Metric, clock: Any
 ) -> None:
     clock.move_to(at("2026-03-09"))
-    board = live(tenant, metric, runUnit="day", runInterval=1)
+    board = live(tenant, metric, run_unit="day", run_interval=1)
     send(api_client, "alice", 2)
     clock.move_to(at("2026-03-10"))
     send(api_client, "bob", 4)
@@ -612,7 +603,7 @@ def test_breakdown_groups_are_chosen_and_ranked_apart(
     staff_client: Any, api_client: Any, tenant: Tenant, metric: Metric, plan: Attribute, clock: Any
 ) -> None:
     bump(tenant)
-    board = live(tenant, metric, breakdownAttributes=[str(plan.public_id)])
+    board = live(tenant, metric, breakdown_attributes=[str(plan.public_id)])
     send(api_client, "alice", 5, attributes={"plan": "pro"})
     send(api_client, "bob", 9, attributes={"plan": "pro"})
     send(api_client, "carol", 1, attributes={"plan": "free"})
@@ -687,7 +678,7 @@ def test_events_before_activation_do_not_count(
     board = live(tenant, metric, status="inactive")
     send(api_client, "alice", 3)
     clock.shift(3600)
-    services.leaderboard_save(tenant, board, {"status": "active"})
+    configuration.leaderboard_update(tenant, board, status="active")
 
     text = reasons(staff_client, board)
 
@@ -705,7 +696,7 @@ def test_a_participation_filter_that_matches_no_one_is_named(
     board = live(
         tenant,
         metric,
-        userAttributes=[{"attributeId": str(plan.public_id), "attributeValue": "enterprise"}],
+        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "enterprise"}],
     )
     send(api_client, "alice", 3, attributes={"plan": "pro"})
     send(api_client, "bob", 3, attributes={"plan": "free"})
@@ -719,7 +710,7 @@ def test_a_participation_filter_that_matches_no_one_is_named(
 def test_activity_outside_the_daily_window_is_named(
     staff_client: Any, api_client: Any, tenant: Tenant, metric: Metric, clock: Any
 ) -> None:
-    board = live(tenant, metric, startTime=dt.time(8), endTime=dt.time(9))
+    board = live(tenant, metric, start_time=dt.time(8), end_time=dt.time(9))
     send(api_client, "alice", 3)  # noon UTC, alice's own time
 
     assert (
@@ -735,7 +726,7 @@ def test_activity_of_end_users_who_do_not_take_part_is_named(
     board = live(
         tenant,
         metric,
-        userAttributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
     )
     send(api_client, "alice", 3, attributes={"plan": "free"})
     # Someone could take part, but has not been active: the activity came from others.
@@ -761,8 +752,8 @@ def test_a_finished_board_says_when_it_ended(
 def test_a_streak_board_without_streaks_says_so(
     staff_client: Any, tenant: Tenant, clock: Any
 ) -> None:
-    board = services.leaderboard_save(
-        tenant, None, {"name": "S", "key": "s", "rankBy": "streak", "status": "active"}
+    board = configuration.leaderboard_create(
+        tenant, name="S", key="s", rank_by="streak", status="active"
     )
     assert "Streaks are not set up for this tenant" in reasons(staff_client, board)
 
@@ -872,15 +863,8 @@ def populate(tenant: Tenant, first: int, count: int) -> None:
         tenant=tenant, key="words"
     )
     for i in range(first, first + count):
-        board = services.leaderboard_save(
-            tenant,
-            None,
-            {
-                "name": f"W{i}",
-                "key": f"w{i}",
-                "rankBy": "metric",
-                "metricId": str(metric.public_id),
-            },
+        board = configuration.leaderboard_create(
+            tenant, name=f"W{i}", key=f"w{i}", rank_by="metric", metric_id=str(metric.public_id)
         )
         record(board, EndUserFactory(tenant=tenant), i + 1)
 

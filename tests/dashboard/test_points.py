@@ -55,35 +55,31 @@ def source(tenant: Tenant) -> Attribute:
 @pytest.fixture
 def system(tenant: Tenant, metric: Metric, plan: Attribute) -> PointsSystem:
     """XP, made by the configuration functions: two levels, a boost and a metric trigger."""
-    created, _ = configuration.system_create(
+    created, _ = configuration.points_system_create(
         tenant,
-        {
-            "key": "xp",
-            "name": "XP",
-            "levels": [
-                {"key": "bronze", "name": "Bronze", "points": 10},
-                {"key": "silver", "name": "Silver", "points": 100},
-            ],
-            "boosts": [
-                {
-                    "name": "Pro week",
-                    "start": dt.date(2026, 3, 1),
-                    "multiplier": Decimal(2),
-                    "userAttributes": [
-                        {"attributeId": str(plan.public_id), "attributeValue": "pro"}
-                    ],
-                }
-            ],
-            "triggers": [
-                {
-                    "type": "metric",
-                    "points": 5,
-                    "status": "active",
-                    "metricId": metric.public_id,
-                    "metricThreshold": 1,
-                }
-            ],
-        },
+        key="xp",
+        name="XP",
+        levels=[
+            {"key": "bronze", "name": "Bronze", "points": 10},
+            {"key": "silver", "name": "Silver", "points": 100},
+        ],
+        boosts=[
+            {
+                "name": "Pro week",
+                "start": dt.date(2026, 3, 1),
+                "multiplier": Decimal(2),
+                "user_attributes": [{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+            }
+        ],
+        triggers=[
+            {
+                "type": "metric",
+                "points": 5,
+                "status": "active",
+                "metric_id": metric.public_id,
+                "metric_threshold": 1,
+            }
+        ],
     )
     return created
 
@@ -567,7 +563,7 @@ def test_boost_rows_are_refused_in_the_words_of_the_page(
 def test_an_archived_system_shows_its_configuration_read_only(
     staff_client: Any, tenant: Tenant, system: PointsSystem
 ) -> None:
-    configuration.system_archive(tenant, system)
+    configuration.points_system_archive(tenant, system)
 
     page = staff_client.get(admin_url(PointsSystem, "change", system.pk))
 
@@ -630,7 +626,7 @@ def test_archiving_a_system_is_confirmed_with_counts(
 def test_archiving_selected_systems_is_confirmed_with_counts(
     staff_client: Any, tenant: Tenant, system: PointsSystem, alice: EndUser
 ) -> None:
-    coins, _ = configuration.system_create(tenant, {"key": "coins", "name": "Coins"})
+    coins, _ = configuration.points_system_create(tenant, key="coins", name="Coins")
     selection = {"action": "archive_selected", "_selected_action": [system.pk, coins.pk]}
 
     page = staff_client.post(admin_url(PointsSystem), selection)
@@ -808,7 +804,7 @@ def test_changing_the_type_of_an_inactive_trigger_drops_the_old_types_fields(
     staff_client: Any, tenant: Tenant, system: PointsSystem, metric: Metric
 ) -> None:
     trigger = system.triggers.get()
-    configuration.trigger_update(tenant, trigger, {"status": "inactive"})
+    configuration.points_trigger_update(tenant, trigger, status="inactive")
 
     # The metric fields still hold the old values, as the form showed them.
     changes = trigger_form(system, metric, type="streak", status="inactive", streak_length="3")
@@ -842,9 +838,11 @@ def test_another_tenants_systems_are_out_of_reach(
     system: PointsSystem,
     metric: Metric,
 ) -> None:
-    theirs, _ = configuration.system_create(
+    theirs, _ = configuration.points_system_create(
         other_tenant,
-        {"key": "theirs", "name": "Theirs", "levels": [{"key": "l", "name": "L", "points": 1}]},
+        key="theirs",
+        name="Theirs",
+        levels=[{"key": "l", "name": "L", "points": 1}],
     )
     MetricFactory(tenant=other_tenant, key="steps")
     bump(other_tenant)
@@ -954,7 +952,7 @@ def test_end_user_page_queries_do_not_grow_with_awards(
     staff_client.get(url)  # warm per-process caches (content types, session)
     with CaptureQueriesContext(connection) as few:
         staff_client.get(url)
-    coins, _ = configuration.system_create(tenant, {"key": "coins", "name": "Coins"})
+    coins, _ = configuration.points_system_create(tenant, key="coins", name="Coins")
     record_awards(tenant, alice, coins, 30, first=100)
     record_awards(tenant, alice, system, 30, first=200)
     staff_client.get(url)  # the new system bumped the configuration: snapshots reload once
@@ -969,17 +967,13 @@ def test_end_user_page_queries_do_not_grow_with_awards(
 def populate(tenant: Tenant, first: int, count: int) -> None:
     """Systems with a level, a trigger and a boost, and users with awards, in one tenant."""
     for n in range(first, first + count):
-        system, _ = configuration.system_create(
+        system, _ = configuration.points_system_create(
             tenant,
-            {
-                "key": f"xp-{n}",
-                "name": "XP",
-                "levels": [{"key": "one", "name": "One", "points": 1}],
-                "triggers": [{"type": "user_creation", "points": 5}],
-                "boosts": [
-                    {"name": "Double", "start": dt.date(2026, 1, 1), "multiplier": Decimal(2)}
-                ],
-            },
+            key=f"xp-{n}",
+            name="XP",
+            levels=[{"key": "one", "name": "One", "points": 1}],
+            triggers=[{"type": "user_creation", "points": 5}],
+            boosts=[{"name": "Double", "start": dt.date(2026, 1, 1), "multiplier": Decimal(2)}],
         )
         user = EndUserFactory(tenant=tenant)
         record_awards(tenant, user, system, 2)
@@ -1012,14 +1006,17 @@ def test_system_page_queries_do_not_grow_with_its_configuration(
         staff_client.get(url)
     EndUserFactory(tenant=tenant, external_id="alice")
     for n in range(5):
-        configuration.level_create(tenant, system, {"key": f"l{n}", "name": "L", "points": n})
-        configuration.trigger_create(
+        configuration.points_level_create(tenant, system, key=f"l{n}", name="L", points=n)
+        configuration.points_trigger_create(
             tenant,
             system,
-            {"type": "metric", "points": 1, "metricId": metric.public_id, "metricThreshold": n + 1},
+            type="metric",
+            points=1,
+            metric_id=metric.public_id,
+            metric_threshold=n + 1,
         )
         boost = {"name": f"B{n}", "start": dt.date(2026, 1, 1), "multiplier": Decimal(3)}
-        configuration.boost_create(tenant, system, {**boost, "userId": "alice"})
+        configuration.points_boost_create(tenant, system, **{**boost, "user_id": "alice"})
     staff_client.get(url)  # the configuration changed: cached definitions reload once
     with CaptureQueriesContext(connection) as many:
         staff_client.get(url)

@@ -57,13 +57,11 @@ def apns_channel(tenant: Tenant) -> PushChannel:
     return push_channel_create(
         tenant,
         kind="apns",
-        fields={
-            "teamId": "TEAM123456",
-            "keyId": "KEY1234567",
-            "bundleId": "com.example.app",
-            "signingKey": apns_signing_key(),
-            "sandbox": False,
-        },
+        team_id="TEAM123456",
+        key_id="KEY1234567",
+        bundle_id="com.example.app",
+        signing_key=apns_signing_key(),
+        sandbox=False,
     )
 
 
@@ -301,7 +299,7 @@ def test_an_empty_secret_on_edit_keeps_the_old_one(staff_client: Any, tenant: Te
 
 
 def test_a_new_secret_replaces_the_old_one(staff_client: Any, tenant: Tenant) -> None:
-    channel = push_channel_create(tenant, kind="expo", fields={"accessToken": "old-token"})
+    channel = push_channel_create(tenant, kind="expo", access_token="old-token")
     url = admin_url(PushChannel, "change", channel.pk)
 
     assert staff_client.post(url, {"status": "active", "access_token": ""}).status_code == 302
@@ -316,7 +314,7 @@ def test_a_new_secret_replaces_the_old_one(staff_client: Any, tenant: Tenant) ->
 def test_the_change_page_shows_only_the_channels_own_provider(
     staff_client: Any, tenant: Tenant
 ) -> None:
-    channel = push_channel_create(tenant, kind="fcm", fields={"serviceAccount": service_account()})
+    channel = push_channel_create(tenant, kind="fcm", service_account=service_account())
 
     form = staff_client.get(admin_url(PushChannel, "change", channel.pk)).context["adminform"].form
 
@@ -330,7 +328,7 @@ def test_the_list_shows_a_flagged_channel_with_its_reason(
     staff_client: Any, tenant: Tenant
 ) -> None:
     flag(apns_channel(tenant))
-    push_channel_create(tenant, kind="expo", fields={})
+    push_channel_create(tenant, kind="expo")
 
     content = staff_client.get(admin_url(PushChannel)).content.decode()
 
@@ -343,7 +341,7 @@ def test_the_list_shows_a_flagged_channel_with_its_reason(
 
 def test_the_clear_flag_action(staff_client: Any, tenant: Tenant) -> None:
     flagged = flag(apns_channel(tenant))
-    other = push_channel_create(tenant, kind="expo", fields={})
+    other = push_channel_create(tenant, kind="expo")
 
     response = staff_client.post(
         admin_url(PushChannel),

@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from apps.accounts.models import Tenant
 from apps.metrics.models import Metric
 from apps.streaks.choices import PauseStatus
+from apps.streaks.domain import FreezeSettings
 from apps.streaks.models import (
     StreakCondition,
     StreakPause,
@@ -36,10 +37,10 @@ from tests.factories import EndUserFactory, MetricFactory
 TODAY = dt.datetime(2026, 3, 12, 12, tzinfo=dt.UTC)
 DAY = dt.timedelta(days=1)
 
-DAILY_WITH_FREEZES = {
+DAILY_WITH_FREEZES: dict[str, Any] = {
     "frequency": "daily",
-    "metrics": [{"key": "words", "threshold": 1}],
-    "freezes": {"startCount": 0, "maxCount": 2},
+    "conditions": [("words", 1)],
+    "freezes": FreezeSettings(start_count=0, max_count=2),
 }
 
 
@@ -59,7 +60,7 @@ def event(api_client: Any, clock: Any, user_id: str, when: dt.datetime) -> None:
 @pytest.fixture
 def streaks(api_client: Any, clock: Any, tenant: Tenant, metric: Metric) -> dict[str, EndUser]:
     """alice and bob have streaks of 2 days (yesterday and today), through the event API."""
-    streak_settings_update(tenant, DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
     for user_id in ("alice", "bob"):
         event(api_client, clock, user_id, TODAY - DAY)
         event(api_client, clock, user_id, TODAY)
@@ -92,7 +93,9 @@ def listed(client: Any, model: type) -> list[Any]:
 
 
 def test_streak_pages_render(staff_client: Any, tenant: Tenant, streaks: dict) -> None:
-    streak_pause_create(tenant, streaks["alice"], TODAY.date() + DAY, TODAY.date() + 3 * DAY)
+    streak_pause_create(
+        tenant, streaks["alice"], start=TODAY.date() + DAY, end=TODAY.date() + 3 * DAY
+    )
     objects = {
         StreakSettings: StreakSettings.objects.get(),
         StreakState: StreakState.objects.first(),
@@ -112,7 +115,7 @@ def test_streak_pages_render(staff_client: Any, tenant: Tenant, streaks: dict) -
 def test_recorded_streaks_are_read_only(
     staff_client: Any, tenant: Tenant, streaks: dict, model: type
 ) -> None:
-    streak_pause_create(tenant, streaks["alice"], TODAY.date(), TODAY.date())
+    streak_pause_create(tenant, streaks["alice"], start=TODAY.date(), end=TODAY.date())
     obj = model.objects.first()
     if model is not StreakPause:  # pauses are added from the dashboard (see below)
         assert staff_client.get(admin_url(model, "add")).status_code == 403
@@ -190,7 +193,7 @@ def test_the_settings_page_shows_conditions_as_rows_and_days_off_as_checkboxes(
     staff_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
     MetricFactory(tenant=tenant, key="pages")
-    streak_settings_update(tenant, {**DAILY_WITH_FREEZES, "daysOff": [0, 3]})
+    streak_settings_update(tenant, **{**DAILY_WITH_FREEZES, "days_off": [0, 3]})
     # The list opens the selected tenant's settings.
     assert staff_client.get(admin_url(StreakSettings))["Location"] == settings_url(tenant)
 
@@ -220,7 +223,7 @@ def test_editing_settings_goes_through_the_service(
     staff_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
     pages = MetricFactory(tenant=tenant, key="pages")
-    streak_settings_update(tenant, DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
     version = version_of(tenant)
 
     changes = settings_form(
@@ -286,7 +289,7 @@ def test_invalid_settings_are_a_form_error_and_change_nothing(
     field: str | None,
     message: str,
 ) -> None:
-    streak_settings_update(tenant, DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
     settings = StreakSettings.objects.get()
     version = version_of(tenant)
 
@@ -308,7 +311,7 @@ def test_invalid_settings_are_a_form_error_and_change_nothing(
 def test_settings_of_a_configured_tenant_are_edited_not_added_again(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, metric: Metric
 ) -> None:
-    streak_settings_update(tenant, {"frequency": "weekly"})
+    streak_settings_update(tenant, frequency="weekly")
 
     assert staff_client.get(admin_url(StreakSettings, "add")).status_code == 403
     response = staff_client.post(admin_url(StreakSettings, "add"), settings_form(tenant=tenant.pk))
@@ -322,7 +325,7 @@ def test_settings_of_a_configured_tenant_are_edited_not_added_again(
 
 
 def test_settings_are_not_deleted_from_the_dashboard(staff_client: Any, tenant: Tenant) -> None:
-    streak_settings_update(tenant, {"frequency": "weekly"})
+    streak_settings_update(tenant, frequency="weekly")
     settings = StreakSettings.objects.get()
     assert staff_client.get(admin_url(StreakSettings, "delete", settings.pk)).status_code == 403
     run_action(staff_client, StreakSettings, "delete_selected", [settings])
@@ -333,7 +336,7 @@ def test_another_tenants_streaks_are_out_of_reach(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, streaks: dict
 ) -> None:
     MetricFactory(tenant=other_tenant, key="logins")
-    streak_settings_update(other_tenant, {"metrics": [{"key": "logins", "threshold": 2}]})
+    streak_settings_update(other_tenant, conditions=[("logins", 2)])
     carol = EndUserFactory(tenant=other_tenant, external_id="carol")
     theirs = StreakState.objects.create(
         tenant=other_tenant, user=carol, frequency="daily", length=9
@@ -550,6 +553,8 @@ def test_adding_a_pause_goes_through_the_service(
         ({"user_id": "nobody"}, None, 'User not found: "nobody"'),
         ({"end": "2027-06-01"}, None, "A pause lasts at most 366 days"),
         ({"start": "soon"}, "start", "Enter a valid date."),
+        # One message, not one per letter of it.
+        ({"user_id": "al\x07ice"}, "user_id", "Must not contain control characters"),
     ],
 )
 def test_invalid_pauses_are_a_form_error(
@@ -573,7 +578,9 @@ def test_invalid_pauses_are_a_form_error(
 
 def test_archiving_pauses(staff_client: Any, tenant: Tenant, streaks: dict) -> None:
     start = TODAY.date() + DAY
-    pauses = [streak_pause_create(tenant, user, start, start) for user in streaks.values()]
+    pauses = [
+        streak_pause_create(tenant, user, start=start, end=start) for user in streaks.values()
+    ]
 
     assert run_action(staff_client, StreakPause, "archive_pauses", pauses[:1]) == [
         "Archived 1 pause."
@@ -625,7 +632,7 @@ def test_end_user_page_queries_do_not_grow_with_streak_history(
     staff_client.get(url)  # warm per-process caches (content types, session)
     with CaptureQueriesContext(connection) as few:
         staff_client.get(url)
-    streak_pause_create(tenant, alice, TODAY.date() + DAY, TODAY.date() + 2 * DAY)
+    streak_pause_create(tenant, alice, start=TODAY.date() + DAY, end=TODAY.date() + 2 * DAY)
     StreakPeriod.objects.bulk_create(
         StreakPeriod(
             tenant=tenant,

@@ -22,6 +22,7 @@ from apps.metrics.models import Metric
 from apps.notifications.models import Message
 from apps.points import configuration
 from apps.points.models import PointsTotal
+from apps.streaks.domain import FreezeSettings
 from apps.streaks.models import StreakPause, StreakState
 from apps.streaks.services import streak_pause_create, streak_settings_update
 from apps.users.models import EndUser
@@ -38,10 +39,10 @@ from tests.factories import (
 TODAY = dt.datetime(2026, 3, 12, 12, tzinfo=dt.UTC)
 DAY = dt.timedelta(days=1)
 
-DAILY_WITH_FREEZES = {
+DAILY_WITH_FREEZES: dict[str, Any] = {
     "frequency": "daily",
-    "metrics": [{"key": "words", "threshold": 1}],
-    "freezes": {"startCount": 0, "maxCount": 2},
+    "conditions": [("words", 1)],
+    "freezes": FreezeSettings(start_count=0, max_count=2),
 }
 
 
@@ -82,7 +83,7 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
     with freezes, four achievements, an XP system paying for words and for sharing, a words
     leaderboard, and the achievement email."""
     AttributeFactory(tenant=tenant, key="plan")
-    streak_settings_update(tenant, DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
     metric_id = str(metric.public_id)
     achievements = {
         "ten": create(
@@ -116,31 +117,29 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
             "/admin/v1/achievements", [{"id": item["id"], "status": "active"}]
         )
         assert response.status_code == 200, response.content
-    system, _ = configuration.system_create(
+    system, _ = configuration.points_system_create(
         tenant,
-        {
-            "key": "xp",
-            "name": "XP",
-            "levels": [
-                {"key": "bronze", "name": "Bronze", "points": 10},
-                {"key": "silver", "name": "Silver", "points": 100},
-            ],
-            "triggers": [
-                {
-                    "type": "metric",
-                    "points": 5,
-                    "status": "active",
-                    "metricId": metric.public_id,
-                    "metricThreshold": 1,
-                },
-                {
-                    "type": "achievement",
-                    "points": 50,
-                    "status": "active",
-                    "achievementId": achievements["share"]["id"],
-                },
-            ],
-        },
+        key="xp",
+        name="XP",
+        levels=[
+            {"key": "bronze", "name": "Bronze", "points": 10},
+            {"key": "silver", "name": "Silver", "points": 100},
+        ],
+        triggers=[
+            {
+                "type": "metric",
+                "points": 5,
+                "status": "active",
+                "metric_id": metric.public_id,
+                "metric_threshold": 1,
+            },
+            {
+                "type": "achievement",
+                "points": 50,
+                "status": "active",
+                "achievement_id": achievements["share"]["id"],
+            },
+        ],
     )
     create(
         api_client,
@@ -178,7 +177,7 @@ def alice(api_client: Any, clock: Any, tenant: Tenant, setup: dict[str, Any]) ->
         send(api_client, clock, "alice", TODAY - days_ago * DAY)
     send(api_client, clock, "bob", TODAY, value=1)
     user = EndUser.objects.get(tenant=tenant, external_id="alice")
-    streak_pause_create(tenant, user, TODAY.date() + 2 * DAY, TODAY.date() + 3 * DAY)
+    streak_pause_create(tenant, user, start=TODAY.date() + 2 * DAY, end=TODAY.date() + 3 * DAY)
     return user
 
 
@@ -276,9 +275,7 @@ def test_the_streak_card_shows_the_calendar(staff_client: Client, alice: EndUser
 def test_a_weekly_streak_shows_one_cell_per_week(
     staff_client: Client, api_client: Any, clock: Any, tenant: Tenant, metric: Metric
 ) -> None:
-    streak_settings_update(
-        tenant, {"frequency": "weekly", "metrics": [{"key": "words", "threshold": 1}]}
-    )
+    streak_settings_update(tenant, frequency="weekly", conditions=[("words", 1)])
     for days_ago in (21, 14, 0):  # the weeks of 15 February, 22 February and 8 March
         send(api_client, clock, "walt", TODAY - days_ago * DAY)
     walt = EndUser.objects.get(tenant=tenant, external_id="walt")
@@ -437,7 +434,7 @@ def test_a_freeze_is_granted_up_to_the_maximum(staff_client: Client, alice: EndU
 def test_no_freeze_is_granted_while_freezes_are_off(
     staff_client: Client, tenant: Tenant, alice: EndUser
 ) -> None:
-    streak_settings_update(tenant, {"freezes": None})
+    streak_settings_update(tenant, freezes=None)
     url = action_url("streak_freeze", alice)
     assert "Streak freezes are not enabled for this tenant" in confirm(staff_client, url)
     response, texts = post(staff_client, url)

@@ -78,12 +78,10 @@ def every(**but):
 def test_preferences_page_shows_branding_and_current_choices(tenant, user, browser):
     settings_update(
         tenant,
-        {
-            "branding": {
-                "appName": "Wordsmith",
-                "brandColor": "#4f46e5",
-                "logo": {"url": "https://cdn.example.com/logo.png"},
-            }
+        branding={
+            "app_name": "Wordsmith",
+            "brand_color": "#4f46e5",
+            "logo_url": "https://cdn.example.com/logo.png",
         },
     )
     user.notification_preferences = {"recap": [], "streak_reminder": ["push"]}

@@ -188,9 +188,9 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> ApiKey:
         data = form.cleaned_data
         if data["kind"] == ApiKeyKind.ADMIN:
-            api_key, full_key = api_key_create_admin(data["environment"], data["name"])
+            api_key, full_key = api_key_create_admin(data["environment"], name=data["name"])
         else:
-            api_key, full_key = application_key_create(data["tenant"], data["user_id"])
+            api_key, full_key = application_key_create(data["tenant"], user_id=data["user_id"])
         key_show_once(request, api_key, api_key, full_key)
         return api_key
 

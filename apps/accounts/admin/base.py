@@ -6,7 +6,6 @@ without breaking the layers of docs/architecture.md §2.
 """
 
 import dataclasses
-import re
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -24,10 +23,20 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
+# Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
+from apps.accounts.admin.forms import ServiceForm as ServiceForm
+from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
+from apps.accounts.admin.forms import humanize as humanize
+from apps.accounts.admin.forms import items_rules as items_rules
+from apps.accounts.admin.forms import key_field as key_field
+from apps.accounts.admin.forms import key_rules as key_rules
+from apps.accounts.admin.forms import range_rules as range_rules
+from apps.accounts.admin.forms import refusing_control_characters
+from apps.accounts.admin.forms import text_rules as text_rules
+from apps.accounts.admin.forms import url_problems as url_problems
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Tenant
 from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
-from apps.core.api.fields import KEY_PATTERN, control_characters_error
 from apps.core.errors import ApplicationError
 
 # Set on the request when a service refused a write; see ServiceAdmin.changeform_view.
@@ -35,18 +44,6 @@ _SERVICE_ERROR = "_dashboard_service_error"
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
 TENANT_RELATED = "tenant__environment__organization"
-
-
-def key_field(max_length: int) -> forms.RegexField:
-    """Keys typed in the dashboard follow the same rule as keys sent to the admin API. ASCII:
-    Python's \\d alone also matches other scripts' digits, such as Arabic-Indic ones."""
-    return forms.RegexField(
-        re.compile(KEY_PATTERN, re.ASCII),
-        max_length=max_length,
-        # A key with stray spaces is refused rather than silently trimmed into another key.
-        strip=False,
-        error_messages={"invalid": "must contain only letters, digits, - and _"},
-    )
 
 
 def tenant_choices() -> QuerySet[Tenant]:
@@ -231,26 +228,6 @@ def delete_selected(
     except ApplicationError as exc:
         modeladmin.message_user(request, exc.message, messages.ERROR)
         return None
-
-
-def refusing_control_characters(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
-    """The API's rule for display strings, in dashboard forms too: no control characters in a
-    one-line input; text areas (descriptions, templates) may hold line breaks and tabs."""
-
-    class Checked(form):  # type: ignore[valid-type,misc]
-        def clean(self) -> dict[str, Any]:
-            cleaned: dict[str, Any] = super().clean()
-            for name, value in list(cleaned.items()):  # add_error removes the entry
-                field = self.fields.get(name)
-                if not isinstance(value, str) or field is None:
-                    continue
-                free_text = isinstance(field.widget, forms.Textarea)
-                if (problem := control_characters_error(name, value, free_text)) is not None:
-                    self.add_error(name, f"This field {problem}.")
-            return cleaned
-
-    Checked.__name__ = form.__name__
-    return Checked
 
 
 class ServiceAdmin(DashboardAdmin):

@@ -119,7 +119,9 @@ class EnvironmentAdmin(ServiceAdmin):
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Environment:
         data = form.cleaned_data
-        return environment_create(data["organization"], data["name"], data["key"], data["priority"])
+        return environment_create(
+            data["organization"], name=data["name"], key=data["key"], priority=data["priority"]
+        )
 
     def service_update(
         self, request: HttpRequest, current: Environment, form: forms.ModelForm

@@ -1,17 +1,18 @@
 """Dashboard pages for tenants and their settings."""
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin
+from django.core import validators
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from apps.accounts import domain
 from apps.accounts.admin.base import EnvironmentFilter, ServiceAdmin, tenant_label
 from apps.accounts.choices import FontFamily, TenantStatus
 from apps.accounts.models import Tenant
-from apps.accounts.serializers import SettingsUpdateSerializer
 from apps.accounts.services import (
     settings_update,
     tenant_archive,
@@ -20,29 +21,8 @@ from apps.accounts.services import (
 )
 from apps.accounts.staff import visible_tenants
 
-# Tenant settings fields -> their place in a PATCH /settings body.
-_EXPERIMENTATION = {
-    "control_ratio": "controlRatio",
-    "user_activation_window": "userActivationWindow",
-}
-_SETTINGS_FIELD = {"aggregationPeriod": "aggregation_period"} | {
-    wire: field for field, wire in _EXPERIMENTATION.items()
-}
-
-
-def _error_messages(errors: Any, prefix: str = "") -> Iterator[str]:
-    if isinstance(errors, dict):
-        for key, value in errors.items():
-            yield from _error_messages(value, f"{prefix}{key}: ")
-    elif isinstance(errors, list):
-        for value in errors:
-            yield from _error_messages(value, prefix)
-    else:
-        yield f"{prefix}{errors}"
-
-
-# Branding form fields -> their key in the settings' branding object. Logo and app icon are
-# badges ({"url": ...}) on the wire and a URL in the form.
+# Branding form fields -> their key in the stored branding (as GET /settings shows it). Logo and
+# app icon are URLs here and images ({"url": ...}) there; settings_update takes them as URLs.
 BRANDING_FIELDS = {
     "app_name": "appName",
     "app_url": "appUrl",
@@ -51,12 +31,30 @@ BRANDING_FIELDS = {
     "logo": "logo",
     "app_icon": "appIcon",
 }
-_BADGES = {"logo", "appIcon"}
+_IMAGES = {"logo", "app_icon"}
+_ARGUMENT = {"logo": "logo_url", "app_icon": "app_icon_url"}
+SETTINGS = ("control_ratio", "user_activation_window", "aggregation_period")
+
+
+def _branding_shown(branding: dict[str, Any]) -> dict[str, Any]:
+    """Stored branding as the form's inputs."""
+    shown = {field: branding.get(key) for field, key in BRANDING_FIELDS.items()}
+    return {
+        field: value["url"] if field in _IMAGES and value else value
+        for field, value in shown.items()
+    }
+
+
+def _in_range(value: int | None, limits: domain.Range) -> int | None:
+    if value is not None:
+        validators.MinValueValidator(limits.lower)(value)
+        validators.MaxValueValidator(limits.upper)(value)
+    return value
 
 
 class TenantForm(forms.ModelForm):
-    """Settings are validated by the admin API's settings serializer, so the dashboard cannot
-    store what PATCH /settings would refuse. Branding is one input per setting."""
+    """A tenant and its settings, as PATCH /settings sets them (their limits and formats come
+    from apps/accounts/domain.py). Branding is one input per setting."""
 
     app_name = forms.CharField(label="App name", required=False, max_length=255)
     app_url = forms.URLField(
@@ -105,74 +103,42 @@ class TenantForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.validated_settings: dict[str, Any] = {}
         if "customer_id" in self.fields:
             self.fields["customer_id"].required = True
-        branding = self.instance.branding if self.instance.pk else {}
-        for field, wire in BRANDING_FIELDS.items():
-            value = branding.get(wire)
-            self.initial[field] = value["url"] if wire in _BADGES and value else value
+        self.initial.update(_branding_shown(self.instance.branding if self.instance.pk else {}))
 
-    def branding(self) -> dict[str, Any]:
+    def clean_control_ratio(self) -> int | None:
+        return _in_range(self.cleaned_data.get("control_ratio"), domain.CONTROL_RATIO)
+
+    def clean_user_activation_window(self) -> int | None:
+        return _in_range(
+            self.cleaned_data.get("user_activation_window"), domain.ACTIVATION_WINDOW_DAYS
+        )
+
+    def clean_brand_color(self) -> str:
+        value: str = self.cleaned_data.get("brand_color", "")
+        if value and not domain.brand_color_valid(value):
+            raise forms.ValidationError(domain.BRAND_COLOR_RULE)
+        return value
+
+    def settings_changes(self, tenant: Tenant) -> dict[str, Any]:
+        """settings_update's arguments for what differs from the stored settings: branding
+        changes per setting, so an input cleared in the form removes its setting."""
         cleaned = self.cleaned_data
-        branding: dict[str, Any] = {}
-        for field, wire in BRANDING_FIELDS.items():
-            value = cleaned.get(field)
-            if value:
-                branding[wire] = {"url": value} if wire in _BADGES else value
-        return branding
-
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
-        if "app_name" not in self.fields or self.instance.pk is None:
-            return cleaned
-        body: dict[str, Any] = {"branding": self.branding(), "experimentation": {}}
-        for field, wire in _EXPERIMENTATION.items():
-            if cleaned.get(field) is not None:
-                body["experimentation"][wire] = cleaned[field]
-        if cleaned.get("aggregation_period"):
-            body["aggregationPeriod"] = cleaned["aggregation_period"]
-        serializer = SettingsUpdateSerializer(data=body)
-        if serializer.is_valid():
-            self.validated_settings = serializer.validated_data
-            return cleaned
-        for group, errors in serializer.errors.items():
-            if isinstance(errors, dict) and group in ("experimentation", "branding"):
-                for wire, inner in errors.items():
-                    target = _SETTINGS_FIELD.get(wire, _BRANDING_FIELD.get(wire))
-                    for message in _error_messages(inner):
-                        self.add_error(target, message)
-            else:
-                for message in _error_messages(errors):
-                    self.add_error(_SETTINGS_FIELD.get(group), message)
-        return cleaned
-
-
-_BRANDING_FIELD = {wire: field for field, wire in BRANDING_FIELDS.items()}
-
-
-def settings_changes(tenant: Tenant, validated: dict[str, Any]) -> dict[str, Any]:
-    """The difference between the stored settings and the form's, as a PATCH /settings body:
-    settings_update merges branding per key, so a key removed in the form is sent as null."""
-    body: dict[str, Any] = {}
-    experimentation = {
-        wire: value
-        for wire, value in validated.get("experimentation", {}).items()
-        if getattr(tenant, _SETTINGS_FIELD[wire]) != value
-    }
-    if experimentation:
-        body["experimentation"] = experimentation
-    period = validated.get("aggregationPeriod")
-    if period is not None and period != tenant.aggregation_period:
-        body["aggregationPeriod"] = period
-    new = dict(validated.get("branding", {}))
-    old = tenant.branding
-    branding = {key: None for key in old if key not in new}
-    branding.update({key: value for key, value in new.items() if old.get(key) != value})
-    if branding:
-        body["branding"] = branding
-    return body
+        changes: dict[str, Any] = {
+            field: cleaned[field]
+            for field in SETTINGS
+            if cleaned.get(field) not in (None, "") and cleaned[field] != getattr(tenant, field)
+        }
+        stored = _branding_shown(tenant.branding)
+        branding = {
+            _ARGUMENT.get(field, field): cleaned.get(field) or None
+            for field in BRANDING_FIELDS
+            if (cleaned.get(field) or None) != (stored.get(field) or None)
+        }
+        if branding:
+            changes["branding"] = branding
+        return changes
 
 
 @admin.register(Tenant)
@@ -232,7 +198,9 @@ class TenantAdmin(ServiceAdmin):
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Tenant:
         data = form.cleaned_data
-        return tenant_create(data["environment"], data["customer_id"], data["name"])
+        return tenant_create(
+            data["environment"], customer_id=data["customer_id"], name=data["name"]
+        )
 
     def service_update(self, request: HttpRequest, current: Tenant, form: forms.ModelForm) -> None:
         data, changed = form.cleaned_data, form.changed_data
@@ -242,10 +210,10 @@ class TenantAdmin(ServiceAdmin):
                 customer_id=data["customer_id"] if "customer_id" in changed else None,
                 name=data["name"] if "name" in changed else None,
             )
-        body = settings_changes(current, form.validated_settings)  # type: ignore[attr-defined]
-        if body:
+        changes = cast(TenantForm, form).settings_changes(current)
+        if changes:
             # settings_update bumps config_version, which invalidates the configuration cache.
-            settings_update(current, body)
+            settings_update(current, **changes)
 
     def service_delete(self, request: HttpRequest, obj: Tenant) -> None:
         tenant_archive(obj)

@@ -10,10 +10,12 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.core.api.fields import MAX_ATTRIBUTE_VALUE
+
 # Without JavaScript there is no "Add a filter" button: the page offers this many rows at least.
 MIN_ROWS = 3
-# The admin API's limit on an attribute value (AttributeRefSerializer).
-VALUE_MAX_LENGTH = 255
+# The limit on an attribute value, as the admin API's.
+VALUE_MAX_LENGTH = MAX_ATTRIBUTE_VALUE
 
 Rows = list[tuple[str, str]]
 

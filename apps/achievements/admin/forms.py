@@ -1,18 +1,25 @@
-"""The achievement form: what staff fill in, turned into the body of the admin API's create or
-update call, validated by the API's own serializer and saved by the same service
-(services.achievement_save). Which fields belong to which kind, and which are required, come from
-the service's tables, so the form keeps no second copy of the rules."""
+"""The achievement form: what staff fill in, turned into the arguments of achievement_create or
+achievement_update, the services the admin API calls. Which fields belong to which kind, and
+which are required, come from the service's tables, so the form keeps no second copy of the
+rules; its limits are those the admin API enforces, in its words."""
 
 import re
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, ClassVar
 
 from django import forms
 from django.forms.utils import pretty_name
-from rest_framework.settings import api_settings
+from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import key_field
+from apps.accounts.admin.base import (
+    ServiceForm,
+    attribute_value_problems,
+    items_rules,
+    key_field,
+    range_rules,
+    text_rules,
+    url_problems,
+)
 from apps.accounts.models import Tenant
 from apps.achievements import services
 from apps.achievements.admin.fields import (
@@ -22,11 +29,7 @@ from apps.achievements.admin.fields import (
 )
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
-from apps.achievements.serializers import (
-    AchievementCreateSerializer,
-    AchievementUpdateSerializer,
-    admin_render,
-)
+from apps.achievements.selectors import achievement_settings
 from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
@@ -50,7 +53,23 @@ STATUS_CHOICES = [
     (Status.LOCKED, "Locked: no new completions; shown only to the users who completed it"),
 ]
 
-# Form field -> admin API key: the body of the call and where the API's messages belong.
+# Form field -> the service's argument; the admin API's name for each is where its messages
+# belong ("metricId: Metric not found by ID").
+ARGUMENTS = {
+    "trigger": "trigger",
+    "name": "name",
+    "description": "description",
+    "status": "status",
+    "badge_url": "badge_url",
+    "key": "key",
+    "metric": "metric_id",
+    "metric_value": "metric_value",
+    "event_attributes": "event_attributes",
+    "streak_length": "streak_length",
+    "anniversary_years": "anniversary_years",
+    "prerequisites": "achievement_ids",
+    "user_attributes": "user_attributes",
+}
 API_KEYS = {
     "trigger": "trigger",
     "name": "name",
@@ -67,15 +86,18 @@ API_KEYS = {
     "user_attributes": "userAttributes",
 }
 FIELD_OF = {key: name for name, key in API_KEYS.items()}
+_FIELD_OF_ARGUMENT = {argument: name for name, argument in ARGUMENTS.items()}
 # The settings of each kind, from the service's own table.
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(FIELD_OF[key] for key in keys)
-    for kind, keys in services.TRIGGER_FIELDS.items()
+    str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
+    for kind, arguments in services.TRIGGER_FIELDS.items()
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(FIELD_OF[key] for key in keys)
-    for kind, keys in services.REQUIRED_FIELDS.items()
+    str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
+    for kind, arguments in services.REQUIRED_FIELDS.items()
 }
+# A threshold as the admin API reads one (its precision and its messages).
+METRIC_VALUE = drf.DecimalField(max_digits=24, decimal_places=6, min_value=1)
 KIND_LABELS = {
     Trigger.METRIC: "Metric",
     Trigger.STREAK: "Streak",
@@ -95,7 +117,25 @@ def _decimal(value: Decimal | None) -> str | None:
     return None if value is None else format(value.normalize(), "f")
 
 
-class AchievementForm(forms.ModelForm):
+def _metric_value(value: Decimal) -> None:
+    try:
+        METRIC_VALUE.run_validation(str(value))
+    except drf.ValidationError as exc:
+        raise forms.ValidationError([str(message) for message in exc.detail]) from None
+
+
+def _badge_url(value: str) -> None:
+    if problems := url_problems(value):
+        raise forms.ValidationError(problems)
+
+
+def _filter_values(rows: list[tuple[str, str]]) -> None:
+    problems = [p for p in attribute_value_problems(value for _, value in rows) if p]
+    if problems:
+        raise forms.ValidationError(problems)
+
+
+class AchievementForm(ServiceForm):
     trigger = forms.ChoiceField(
         choices=KIND_CHOICES,
         initial=Trigger.METRIC,
@@ -141,6 +181,23 @@ class AchievementForm(forms.ModelForm):
         help_text="Only users with all these attribute values can complete it. None: everyone.",
     )
 
+    # For the check of control characters: the badge's URL is checked with its own limits.
+    wire_names: ClassVar[dict[str, str]] = {
+        name: key for name, key in API_KEYS.items() if name != "badge_url"
+    }
+    rules: ClassVar[dict[str, list[Any]]] = {
+        "name": text_rules(255),
+        "description": text_rules(2000),
+        "badge_url": [_badge_url],
+        "metric_value": [_metric_value],
+        "streak_length": range_rules(1, 100_000),
+        "anniversary_years": range_rules(1, 200),
+        "prerequisites": items_rules(100),
+        "user_attributes": [_filter_values],
+        "event_attributes": [_filter_values],
+    }
+    create_only = ()
+
     # The tenant a new achievement is created in (the page sets it: the selected tenant).
     new_tenant: ClassVar[Tenant | None] = None
 
@@ -149,8 +206,8 @@ class AchievementForm(forms.ModelForm):
         fields = ("tenant",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.sent: set[str] = set()  # the inputs the call gets (limits apply to those only)
         super().__init__(*args, **kwargs)
-        self.api_data: dict[str, Any] = {}
         self.fields["key"].required = False
         self.fields[
             "key"
@@ -160,8 +217,6 @@ class AchievementForm(forms.ModelForm):
         tenant = self.config_tenant()
         if tenant is not None:
             self._offer_tenant_choices(tenant)
-        if self.instance.pk:
-            self.initial = {**self.initial_from(self.instance), **self.initial}
 
     def config_tenant(self) -> Tenant | None:
         return self.instance.tenant if self.instance.pk else type(self).new_tenant
@@ -206,18 +261,23 @@ class AchievementForm(forms.ModelForm):
             "user_attributes": _rows(obj.user_attributes),
         }
 
-    # --- the admin API's body ------------------------------------------------------------------
+    # --- the service's arguments ---------------------------------------------------------------
 
-    def body(self, cleaned: dict[str, Any]) -> dict[str, Any]:
-        """The create or update item the admin API would receive: the common fields and those of
-        the chosen kind only (what is left in another kind's fields is not part of it)."""
+    def service_kwargs(self) -> dict[str, Any]:
+        """The common settings and those of the chosen kind only (what is left in another
+        kind's inputs is not part of it); on a change, only what differs from the stored
+        achievement."""
+        cleaned = self.cleaned_data
         kind = cleaned["trigger"]
+        self._check_required(kind)
+        if self.errors:
+            return {}
         values = {
             "trigger": kind,
             "name": cleaned["name"],
             "description": cleaned["description"] or None,
             "status": cleaned["status"],
-            "badge_url": {"url": cleaned["badge_url"]} if cleaned["badge_url"] else None,
+            "badge_url": cleaned["badge_url"] or None,
             "user_attributes": _refs(cleaned["user_attributes"]),
             "key": cleaned["key"] or None,
             "metric": str(cleaned["metric"].public_id) if cleaned["metric"] else None,
@@ -229,11 +289,16 @@ class AchievementForm(forms.ModelForm):
         }
         other_kinds = {name for names in KIND_FIELDS.values() for name in names}
         own = set(KIND_FIELDS[kind])
-        return {
-            API_KEYS[name]: value
-            for name, value in values.items()
-            if name not in other_kinds or name in own
+        chosen = {
+            name: value for name, value in values.items() if name not in other_kinds or name in own
         }
+        if self.instance.pk:
+            chosen = _changes(chosen, self.instance)
+        self.sent = set(chosen)
+        return {ARGUMENTS[name]: value for name, value in chosen.items()}
+
+    def checks(self, name: str) -> bool:
+        return name in self.sent
 
     def _check_required(self, kind: str) -> None:
         """The service refuses a new kind without its fields, and keeps the stored value when one
@@ -243,28 +308,6 @@ class AchievementForm(forms.ModelForm):
             value = self.cleaned_data.get(name)
             if value is None or value == "" or (name == "prerequisites" and not value):
                 self.add_error(name, f"Required for {label} achievements.")
-
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
-        tenant = self.config_tenant()
-        if self.errors or tenant is None:
-            return cleaned
-        self._check_required(cleaned["trigger"])
-        if self.errors:
-            return cleaned
-        body = self.body(cleaned)
-        if self.instance.pk:
-            item = {"id": str(self.instance.public_id), **_changes(body, self.instance)}
-            serializer: Any = AchievementUpdateSerializer(data=item)
-        else:
-            serializer = AchievementCreateSerializer(data=body)
-        if serializer.is_valid():
-            self.api_data = dict(serializer.validated_data)
-        else:
-            for key, message in _errors(serializer.errors):
-                self.add_error(FIELD_OF.get(key or ""), message)
-        return cleaned
 
     def add_error(self, field: str | None, error: Any) -> None:
         """Messages of the service (shown by ServiceAdmin as errors of the whole form) go next to
@@ -309,40 +352,29 @@ def _refs(rows: list[tuple[str, str]]) -> list[dict[str, str]]:
     return [{"attributeId": attribute, "attributeValue": value} for attribute, value in rows]
 
 
-def _changes(body: dict[str, Any], achievement: Achievement) -> dict[str, Any]:
-    """What differs from the stored achievement. Every qualification field sent to the service,
-    even unchanged, backdates the achievement again (a scan of the tenant's users), so an edit
-    of the description must not send the threshold. A new kind sends all of its fields: the
-    service requires them."""
-    stored = admin_render(achievement)
-    if body["trigger"] != stored["trigger"]:
-        return body
-    return {key: value for key, value in body.items() if not _same(key, value, stored.get(key))}
+def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]:
+    """What differs from the stored achievement. Every qualification setting given to the
+    service, even unchanged, backdates the achievement again (a scan of the tenant's users), so
+    an edit of the description must not send the threshold. A new kind sends all of its
+    settings: the service requires them."""
+    stored = _stored(achievement)
+    if values["trigger"] != stored["trigger"]:
+        return values
+    return {
+        name: value for name, value in values.items() if not _same(name, value, stored.get(name))
+    }
 
 
-def _same(key: str, value: Any, stored: Any) -> bool:
-    if key == "achievementIds":
+def _stored(a: Achievement) -> dict[str, Any]:
+    """The stored achievement by form field: the common settings and its kind's."""
+    settings = achievement_settings(a)
+    return {_FIELD_OF_ARGUMENT[name]: value for name, value in settings.items()}
+
+
+def _same(name: str, value: Any, stored: Any) -> bool:
+    if name == "prerequisites":
         return sorted(value or []) == sorted(stored or [])
     return bool(value == stored)
-
-
-def _errors(detail: Any, prefix: str = "") -> Iterator[tuple[str | None, str]]:
-    """DRF's error detail as (top-level API key, message) pairs; a nested key (a filter row,
-    the badge's url) stays in the message as a row number or not at all."""
-    if isinstance(detail, dict):
-        for key, value in detail.items():
-            if not prefix:
-                top = None if key == api_settings.NON_FIELD_ERRORS_KEY else str(key)
-                yield from _errors(value, top or "")
-            else:
-                yield from _errors(value, prefix)
-    elif isinstance(detail, list):
-        nested = any(isinstance(item, dict) for item in detail)
-        for index, value in enumerate(detail):
-            for key, message in _errors(value, prefix):
-                yield key, f"Row {index + 1}: {message}" if nested and value else message
-    else:
-        yield prefix or None, str(detail)
 
 
 def _humane(message: str, form: forms.BaseForm) -> str:

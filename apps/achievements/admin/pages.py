@@ -1,6 +1,7 @@
-"""Dashboard pages for achievements (written by the admin API's service, achievement_save), their
-completions (read-only: recorded by the pipeline, the API and backdating). The end-user page's
-achievements card is the pipeline's (apps/pipeline/dashboard_user)."""
+"""Dashboard pages for achievements (written by the admin API's services, achievement_create
+and achievement_update), their completions (read-only: recorded by the pipeline, the API and
+backdating). The end-user page's achievements card is the pipeline's
+(apps/pipeline/dashboard_user)."""
 
 import dataclasses
 from collections.abc import Iterable
@@ -190,7 +191,7 @@ class AchievementAdmin(ServiceAdmin):
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> type[forms.ModelForm]:
-        # Only the tenant is the row's; the rest is the admin API's body for the service.
+        # Only the tenant is the row's; the rest is the service's arguments.
         kwargs["fields"] = ("tenant",) if obj is None else ()
         form: Any = super().get_form(request, obj, change, **kwargs)
         # modelform_factory made a class for this request alone.
@@ -200,13 +201,13 @@ class AchievementAdmin(ServiceAdmin):
     # --- writes, through the admin API's service -----------------------------------------------
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Achievement:
-        data = _api_data(form)
-        return services.achievement_save(form.cleaned_data["tenant"], None, data)
+        kwargs = cast(AchievementForm, form).kwargs
+        return services.achievement_create(form.cleaned_data["tenant"], **kwargs)
 
     def service_update(
         self, request: HttpRequest, current: Achievement, form: forms.ModelForm
     ) -> None:
-        services.achievement_save(current.tenant, current, _api_data(form))
+        services.achievement_update(current.tenant, current, **cast(AchievementForm, form).kwargs)
 
     def service_delete(self, request: HttpRequest, obj: Achievement) -> None:
         services.achievement_delete(obj.tenant, obj)
@@ -301,10 +302,6 @@ def status_badge(status: str) -> SafeString:
         status,
         Status(status).label,
     )
-
-
-def _api_data(form: forms.ModelForm) -> dict[str, Any]:
-    return cast(AchievementForm, form).api_data
 
 
 def _summary(obj: Any) -> Summary:

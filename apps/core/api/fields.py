@@ -1,6 +1,7 @@
 """Serializer building blocks shared by every app's input shapes."""
 
 import re
+from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
@@ -9,6 +10,9 @@ from rest_framework import serializers
 # ASCII only (\d would also accept other scripts' digits), and \Z rather than $, which would
 # accept a trailing newline.
 KEY_PATTERN = r"^[a-zA-Z0-9_-]+\Z"
+# An attribute value, of a user, an event or an attribute filter.
+MAX_ATTRIBUTE_VALUE = 255
+KEY_RULE = "must match ^[a-zA-Z\\d-_]+$ (ASCII letters, digits, - and _)"
 
 
 class StringField(serializers.CharField):
@@ -29,7 +33,7 @@ def key_field() -> serializers.RegexField:
         KEY_PATTERN,
         max_length=100,
         trim_whitespace=False,
-        error_messages={"invalid": "must match ^[a-zA-Z\\d-_]+$ (ASCII letters, digits, - and _)"},
+        error_messages={"invalid": KEY_RULE},
     )
 
 
@@ -78,9 +82,32 @@ class PositiveDecimalField(serializers.DecimalField):
         return value
 
 
+_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def snake_case(name: str) -> str:
+    """A wire name as Python spells it: maxPoints -> max_points."""
+    return _HUMP.sub(r"_\1", name).lower()
+
+
+def camel_case(name: str) -> str:
+    """A Python name as the wire spells it: max_points -> maxPoints."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
 class StrictSerializer(serializers.Serializer):
     """Rejects unknown fields instead of silently ignoring a typo, non-strings given for string
-    fields (email, URL, key and plain text fields alike), and control characters in them."""
+    fields (email, URL, key and plain text fields alike), and control characters in them.
+
+    `service_kwargs` hands the validated data to a service as keyword arguments (docs/style.md,
+    "Writing services"): wire names become snake_case and the item's `id` stays behind, since
+    the service is given the object itself. Shapes whose values change form on the way (a badge
+    object becomes `badge_url`) override it."""
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        return {snake_case(key): value for key, value in data.items() if key != "id"}
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):

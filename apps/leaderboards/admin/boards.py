@@ -1,6 +1,7 @@
-"""The leaderboard pages: the list, the settings page (written through leaderboard_save with the
-admin API's validation; status changes, such as activating or scheduling, are the same `status`
-key), the live rankings, and a delete confirmation that counts what goes."""
+"""The leaderboard pages: the list, the settings page (written through leaderboard_create and
+leaderboard_update, as the admin API writes; status changes, such as activating or scheduling,
+are the same `status` setting), the live rankings, and a delete confirmation that counts what
+goes."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import ServiceAdmin, selected_tenant
 from apps.core.errors import ApplicationError
-from apps.leaderboards import selectors, services
+from apps.leaderboards import configuration, dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
     dates_text,
     ranked_on,
@@ -84,7 +85,7 @@ class LeaderboardAdmin(ServiceAdmin):
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> type[forms.ModelForm]:
-        # Only the tenant is the row's; the rest is the API body for the service.
+        # Only the tenant is the row's; the rest is the service's arguments.
         kwargs["fields"] = ("tenant",) if obj is None else ()
         form = super().get_form(request, obj, change, **kwargs)
         tenant = obj.tenant if obj is not None else selected_tenant(request)
@@ -93,20 +94,21 @@ class LeaderboardAdmin(ServiceAdmin):
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Leaderboard:
         board_form = cast(LeaderboardForm, form)
         with _in_form_words(board_form):
-            return services.leaderboard_save(form.cleaned_data["tenant"], None, board_form.api_data)
+            tenant = form.cleaned_data["tenant"]
+            return configuration.leaderboard_create(tenant, **board_form.kwargs)
 
     def service_update(
         self, request: HttpRequest, current: Leaderboard, form: forms.ModelForm
     ) -> None:
         board_form = cast(LeaderboardForm, form)
         with _in_form_words(board_form):
-            services.leaderboard_save(current.tenant, current, board_form.api_data)
+            configuration.leaderboard_update(current.tenant, current, **board_form.kwargs)
 
     def service_delete(self, request: HttpRequest, obj: Leaderboard) -> None:
-        services.leaderboard_delete(obj.tenant, obj)
+        configuration.leaderboard_delete(obj.tenant, obj)
 
     def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
-        counts = selectors.board_record_counts(objs)
+        counts = dashboard_reads.board_record_counts(objs)
         return {
             "ranking entries": counts["entries"],
             "daily rank snapshots": counts["snapshots"],
@@ -209,7 +211,7 @@ class LeaderboardAdmin(ServiceAdmin):
         if board is not None:
             extra_context = {
                 **(extra_context or {}),
-                "removal": _removal_text(selectors.board_record_counts([board])),
+                "removal": _removal_text(dashboard_reads.board_record_counts([board])),
             }
         return super().delete_view(request, object_id, extra_context)
 

@@ -1,6 +1,6 @@
-"""The leaderboard page's form: the body of the admin API's create or update call, laid out as
-the board reads (what it ranks, when, who takes part). leaderboard_save validates and writes it;
-the checks here only put the commonest mistakes next to their field."""
+"""The leaderboard page's form: the arguments of leaderboard_create or leaderboard_update, laid
+out as the board reads (what it ranks, when, who takes part). The service validates and writes
+them; the checks here only put the commonest mistakes next to their field."""
 
 from typing import Any, ClassVar
 
@@ -8,23 +8,29 @@ from django import forms
 from django.conf import settings
 from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget
 
-from apps.accounts.models import Tenant
-from apps.leaderboards.choices import RankBy, RunUnit, Status
-from apps.leaderboards.models import Leaderboard
-from apps.leaderboards.serializers import (
-    LeaderboardCreateSerializer,
-    LeaderboardUpdateSerializer,
+from apps.accounts.admin.base import (
+    ServiceForm,
+    items_rules,
+    key_rules,
+    range_rules,
+    text_rules,
 )
+from apps.accounts.models import Tenant
+from apps.leaderboards import domain
+from apps.leaderboards.choices import RankBy, RunUnit, Status
+from apps.leaderboards.configuration import FROZEN_ONCE_LIVE
+from apps.leaderboards.models import Leaderboard
 from apps.metrics.models import Metric
-from apps.points.admin import AttributePairsField, ConfigForm, filter_pairs
-from apps.points.choices import SystemStatus
+from apps.points.admin import (
+    AttributePairsField,
+    attribute_refs,
+    attribute_values_rule,
+    filter_pairs,
+)
 from apps.points.models import PointsSystem
+from apps.points.selectors import points_systems_active
 from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
-
-# Keys the service refuses to receive once a board is live, even unchanged: sent only when
-# they differ from the stored board.
-FROZEN_ONCE_LIVE = {"key": "key", "rankBy": "rank_by", "userAttributes": "user_attributes"}
 
 RANK_BY_CHOICES = [
     (RankBy.METRIC, "Total of a metric"),
@@ -53,7 +59,13 @@ def _system_label(system: PointsSystem) -> str:
     return f"{system.name} ({system.key})"
 
 
-class LeaderboardForm(ConfigForm):
+def _max_participants(value: int) -> None:
+    # The operator's LEADERBOARD_MAX_PARTICIPANTS, read when checked (tests change it).
+    for rule in range_rules(1, settings.LEADERBOARD_MAX_PARTICIPANTS):
+        rule(value)
+
+
+class LeaderboardForm(ServiceForm):
     name = forms.CharField(label="Name")
     key = forms.CharField(
         label="Key",
@@ -145,9 +157,7 @@ class LeaderboardForm(ConfigForm):
         error_messages={"invalid_choice": "Unknown user attribute: %(value)s."},
     )
 
-    create_serializer = LeaderboardCreateSerializer
-    update_serializer = LeaderboardUpdateSerializer
-    api_keys: ClassVar[dict[str, str]] = {
+    wire_names: ClassVar[dict[str, str]] = {
         "name": "name",
         "key": "key",
         "rank_by": "rankBy",
@@ -165,6 +175,15 @@ class LeaderboardForm(ConfigForm):
         "breakdown_attributes": "breakdownAttributes",
         "user_attributes": "userAttributes",
     }
+    rules: ClassVar[dict[str, list[Any]]] = {
+        "name": text_rules(255),
+        "key": key_rules(),
+        "description": text_rules(2000),
+        "max_participants": [_max_participants],
+        "run_interval": range_rules(1, domain.MAX_RUN_INTERVAL),
+        "breakdown_attributes": items_rules(domain.MAX_BREAKDOWN_ATTRIBUTES),
+        "user_attributes": [attribute_values_rule],
+    }
     create_only = ()
     humanize_errors = True
     # The tenant the page shows (set by LeaderboardAdmin.get_form): an add form offers its
@@ -181,9 +200,7 @@ class LeaderboardForm(ConfigForm):
         fields: Any = self.fields
         fields["metric"].queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
         fields["metric"].label_from_instance = _metric_label
-        fields["points_system"].queryset = PointsSystem.objects.filter(
-            tenant=tenant, status=SystemStatus.ACTIVE
-        ).order_by("name", "key")
+        fields["points_system"].queryset = points_systems_active(tenant).order_by("name", "key")
         fields["points_system"].label_from_instance = _system_label
         fields["max_participants"].help_text = fields["max_participants"].help_text.format(
             maximum=settings.LEADERBOARD_MAX_PARTICIPANTS
@@ -242,24 +259,39 @@ class LeaderboardForm(ConfigForm):
             self.add_error("end", "The end date must not be before the start date.")
         return super().clean()
 
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-        body = super().body(cleaned, tenant)
-        for key in ("metricId", "pointsSystemId"):
-            body[key] = str(body[key].public_id) if body[key] is not None else None
-        body["description"] = body["description"] or None
-        if body["start"] is None:
-            body.pop("start")  # the service starts a new board today
-        body["breakdownAttributes"] = self._breakdown_ids(cleaned["breakdown_attributes"], tenant)
-        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
+    def service_kwargs(self) -> dict[str, Any]:
+        cleaned = self.cleaned_data
+        tenant = self.config_tenant()
+        assert tenant is not None  # noqa: S101 - ServiceForm.clean asks only with a tenant
+        kwargs: dict[str, Any] = {
+            "name": cleaned["name"],
+            "key": cleaned["key"],
+            "rank_by": cleaned["rank_by"],
+            "metric_id": _public_id(cleaned["metric"]),
+            "points_system_id": _public_id(cleaned["points_system"]),
+            "status": cleaned["status"],
+            "description": cleaned["description"] or None,
+            "max_participants": cleaned["max_participants"],
+            "end": cleaned["end"],
+            "start_time": cleaned["start_time"],
+            "end_time": cleaned["end_time"],
+            "run_unit": cleaned["run_unit"],
+            "run_interval": cleaned["run_interval"],
+            "breakdown_attributes": self._breakdown_ids(cleaned["breakdown_attributes"], tenant),
+            "user_attributes": attribute_refs(self, "user_attributes", tenant, AttributeType.USER),
+        }
+        if cleaned["start"] is not None:
+            kwargs["start"] = cleaned["start"]  # otherwise a new board starts today
         board = self.instance
         if board.pk:
-            for key, attr in FROZEN_ONCE_LIVE.items():
-                if body[key] == getattr(board, attr):
-                    del body[key]
-            if body["status"] == board.status:
+            # A live board refuses these even unchanged: sent only when they differ.
+            for name in FROZEN_ONCE_LIVE:
+                if kwargs[name] == getattr(board, name):
+                    del kwargs[name]
+            if kwargs["status"] == board.status:
                 # Unchanged: not a transition (an active board past its end is not refused).
-                del body["status"]
-        return body
+                del kwargs["status"]
+        return kwargs
 
     def _breakdown_ids(self, chosen: list[str], tenant: Tenant) -> list[str]:
         ids = attribute_definitions(tenant).ids_by_type_key
@@ -273,3 +305,7 @@ class LeaderboardForm(ConfigForm):
         stored = list(self.initial.get("breakdown_attributes") or [])
         ordered = [k for k in stored if k in chosen] + [k for k in chosen if k not in stored]
         return [ids[(AttributeType.USER, k)] for k in ordered if k not in unknown]
+
+
+def _public_id(obj: Any) -> str | None:
+    return str(obj.public_id) if obj is not None else None

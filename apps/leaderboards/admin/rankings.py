@@ -2,8 +2,9 @@
 page by page, and, when a ranking is empty, the reasons found in the board's settings and the
 tenant's activity.
 
-Ranks come from selectors.rankings_page (through rankings_page_entries), so the dashboard and
-the API never disagree on who is where.
+Ranks come from selectors.rankings_page (through dashboard_reads.rankings_page_entries), so the
+dashboard and the API never disagree on who is where; the current run is selectors.run_current,
+the one the API shows when no run is asked for.
 """
 
 import datetime as dt
@@ -17,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.leaderboards import selectors
+from apps.leaderboards import dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
     day,
     group_label,
@@ -113,7 +114,9 @@ def _status_reasons(board: Leaderboard, today: dt.date) -> list[str]:
     return []
 
 
-def _participation_reasons(definition: BoardDef, activity: selectors.BoardActivity) -> list[str]:
+def _participation_reasons(
+    definition: BoardDef, activity: dashboard_reads.BoardActivity
+) -> list[str]:
     if definition.breakdown_keys is None:
         return [
             "A breakdown attribute of this leaderboard was deleted: no end-user can be placed "
@@ -144,7 +147,7 @@ def _activity_reasons(
     board: Leaderboard,
     run: dt.date,
     since: dt.datetime,
-    activity: selectors.BoardActivity,
+    activity: dashboard_reads.BoardActivity,
     excluded: bool,
 ) -> list[str]:
     """What happened to the activity of the run, given that it entered no one."""
@@ -160,7 +163,7 @@ def _activity_reasons(
         ]
     checked = (
         f" (the latest {activity.recent} were checked)"
-        if activity.recent >= selectors.RECENT_ACTIVITY
+        if activity.recent >= dashboard_reads.RECENT_ACTIVITY
         else ""
     )
     if activity.recent_taking_part == 0:
@@ -202,7 +205,7 @@ def empty_reasons(
     reasons = _status_reasons(board, today)
     if reasons:
         return reasons
-    activity = selectors.board_activity(tenant, definition, run, since)
+    activity = dashboard_reads.board_activity(tenant, definition, run, since)
     participation = _participation_reasons(definition, activity)
     reasons = list(participation)
     if board.rank_by == RankBy.STREAK and not streaks_configured(streak_config(tenant)):
@@ -236,7 +239,7 @@ class Selection:
 def _select(params: QueryDict, definition: BoardDef) -> Selection:
     current = selectors.run_current(definition, timezone.now().date())
     run = _parse_run(params.get("run", ""), definition) or current
-    groups = selectors.run_groups(definition, run)
+    groups = dashboard_reads.run_groups(definition, run)
     group = params.get("group", "") if definition.breakdown_keys else ""
     if definition.breakdown_keys and not group and groups:
         group = next(iter(groups))  # the first group by name
@@ -248,7 +251,7 @@ def _select(params: QueryDict, definition: BoardDef) -> Selection:
 
 def _rows(board: Leaderboard, definition: BoardDef, chosen: Selection) -> list[Row]:
     offset = (chosen.page - 1) * PAGE_SIZE
-    ranked = selectors.rankings_page_entries(
+    ranked = dashboard_reads.rankings_page_entries(
         definition, chosen.run, chosen.group, offset, PAGE_SIZE
     )
     frequency = streak_config(board.tenant).frequency if board.rank_by == RankBy.STREAK else ""
@@ -280,7 +283,7 @@ def rankings_context(request: HttpRequest, board: Leaderboard, definition: Board
     """The rankings page's data for the run, group and page in the query string."""
     chosen = _select(request.GET, definition)
     run, current, page, pages = chosen.run, chosen.current, chosen.page, chosen.pages
-    runs = sorted({*selectors.board_runs(definition), current, run}, reverse=True)
+    runs = sorted({*dashboard_reads.board_runs(definition), current, run}, reverse=True)
     rows = _rows(board, definition, chosen)
     breakdown = bool(definition.breakdown_keys)
     group_names = sorted({*chosen.groups, chosen.group} - {""}) if breakdown else []

@@ -12,14 +12,22 @@ from django.template.loader import render_to_string
 from apps.accounts.admin.base import (
     TENANT_RELATED,
     ServiceAdmin,
+    ServiceForm,
     TenantColumnMixin,
     TenantFilter,
+    range_rules,
     selected_tenant,
 )
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
+from apps.notifications import domain
 from apps.notifications.choices import NotificationType, TemplateStatus
-from apps.points.admin import AttributePairsField, ConfigForm, filter_pairs
+from apps.points.admin import (
+    AttributePairsField,
+    attribute_refs,
+    attribute_values_rule,
+    filter_pairs,
+)
 from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
 
@@ -45,10 +53,9 @@ def with_field_errors(
     return FieldErrorForm
 
 
-class TemplateFormBase(ConfigForm):
+class TemplateFormBase(ServiceForm):
     """The fields every notification template has, around each kind's content fields: the
-    body of the admin API's create or update call, validated by its serializer; the template
-    services then check that the template renders."""
+    arguments of the template services, which check that the template renders."""
 
     type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
     name = forms.CharField(max_length=255)
@@ -67,11 +74,19 @@ class TemplateFormBase(ConfigForm):
         help_text="Sent only to users with all of these attribute values. Empty: everyone.",
     )
     create_only = ("type",)
+    rules: ClassVar[dict[str, list[Any]]] = {
+        "priority": range_rules(-domain.MAX_TEMPLATE_PRIORITY, domain.MAX_TEMPLATE_PRIORITY),
+        "user_attributes": [attribute_values_rule],
+    }
+    # Form field -> the services' argument (each kind adds its content fields).
+    arguments: ClassVar[dict[str, str]] = {
+        name: name for name in ("type", "name", "status", "priority", "user_attributes")
+    }
     # The tenant the page shows (set by TemplateAdminBase.get_form): an add form offers its
     # attributes.
     page_tenant: ClassVar[Tenant | None] = None
     # The content inputs a saved template must have; on creation, left empty, the service
-    # fills them (their API keys in `defaulted`) from the built-in template of the type.
+    # fills them (their arguments in `defaulted`) from the built-in template of the type.
     required_on_edit: ClassVar[tuple[str, ...]]
     defaulted: ClassVar[tuple[str, ...]]
 
@@ -95,12 +110,20 @@ class TemplateFormBase(ConfigForm):
             "user_attributes": filter_pairs(obj.tenant, obj.user_attributes, AttributeType.USER),
         }
 
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-        body = super().body(cleaned, tenant)
-        body["userAttributes"] = self.attribute_refs("user_attributes", tenant, AttributeType.USER)
+    def service_kwargs(self) -> dict[str, Any]:
+        tenant = self.config_tenant()
+        assert tenant is not None  # noqa: S101 - ServiceForm.clean asks only with a tenant
+        kwargs = {
+            argument: self.cleaned_data[name]
+            for name, argument in self.arguments.items()
+            if name in self.fields
+        }
+        kwargs["user_attributes"] = attribute_refs(
+            self, "user_attributes", tenant, AttributeType.USER
+        )
         if not self.instance.pk:
-            body = {k: v for k, v in body.items() if k not in self.defaulted or v}
-        return body
+            kwargs = {k: v for k, v in kwargs.items() if k not in self.defaulted or v}
+        return kwargs
 
 
 class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):

@@ -2,7 +2,7 @@
 
 import json
 import re
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -15,12 +15,10 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from apps.accounts.admin.base import text_rules
 from apps.accounts.models import Tenant
-from apps.notifications import serializers
+from apps.notifications import domain
 from apps.notifications.admin.forms import TemplateAdminBase, TemplateFormBase, with_field_errors
-from apps.notifications.choices import (
-    TemplateStatus,
-)
 from apps.notifications.context import app_context
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import PushTemplate
@@ -86,11 +84,25 @@ def data_text(data: dict[str, str]) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
 
 
+def _data_values(data: dict[str, str]) -> None:
+    """Each value of the custom data, as long as the admin API allows (its message names the
+    key)."""
+    rule = text_rules(domain.MAX_TEMPLATE_TEXT)[0]
+    problems = []
+    for key, value in data.items():
+        try:
+            rule(value)
+        except forms.ValidationError as exc:
+            problems += [f"{key}: {message}" for message in exc.messages]
+    if problems:
+        raise forms.ValidationError(problems)
+
+
 class PushTemplateForm(TemplateFormBase):
     title = forms.CharField(
         required=False, widget=forms.TextInput(attrs={**_CODE, "maxlength": 1000})
     )
-    # Not "body": ConfigForm.body builds the API body.
+    # Not "body", the name of the service's argument: a form has no field of that name.
     body_text = forms.CharField(
         required=False,
         strip=False,
@@ -109,12 +121,21 @@ class PushTemplateForm(TemplateFormBase):
         "“screen: streak”; values are templates. Keys with a colon or values over several "
         "lines: write a JSON object instead. Empty: none.",
     )
-    create_serializer = serializers.PushTemplateCreateSerializer
-    update_serializer = serializers.PushTemplateUpdateSerializer
-    api_keys = {
+    arguments: ClassVar[dict[str, str]] = {
+        **TemplateFormBase.arguments,
+        **{field: part for part, field in _PARTS.items()},
+    }
+    wire_names: ClassVar[dict[str, str]] = {
         **{name: name for name in ("type", "name", "status", "priority")},
         **{field: part for part, field in _PARTS.items()},
         "user_attributes": "userAttributes",
+    }
+    rules: ClassVar[dict[str, list[Any]]] = {
+        **TemplateFormBase.rules,
+        "title": text_rules(domain.MAX_TEMPLATE_SUBJECT),
+        "body_text": text_rules(domain.MAX_TEMPLATE_TEXT),
+        "url": text_rules(domain.MAX_TEMPLATE_URL),
+        "data": [_data_values],
     }
     required_on_edit = ("title", "body_text")
     defaulted = ("title", "body")
@@ -160,31 +181,15 @@ class PushTemplateAdmin(TemplateAdminBase):
         return with_field_errors(super().get_form(request, obj, change, **kwargs), _part_field)
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushTemplate:
-        tenant, data = form.cleaned_data["tenant"], cast(PushTemplateForm, form).api_data
+        tenant = form.cleaned_data["tenant"]
         # As the admin API does: a tenant's first template never stands in for its defaults.
         services.push_templates_seed(tenant)
-        return services.push_template_create(
-            tenant,
-            type=data["type"],
-            name=data["name"],
-            title=data.get("title"),
-            body=data.get("body"),
-            url=data.get("url") or "",
-            data=data.get("data") or {},
-            status=data.get("status", TemplateStatus.INACTIVE),
-            user_attributes=data.get("userAttributes"),
-            priority=data.get("priority", 0),
-        )
+        return services.push_template_create(tenant, **cast(PushTemplateForm, form).kwargs)
 
     def service_update(
         self, request: HttpRequest, current: PushTemplate, form: forms.ModelForm
     ) -> None:
-        data = cast(PushTemplateForm, form).api_data
-        fields = ("name", "title", "body", "url", "data", "status", "priority")
-        changes = {field: data[field] for field in fields if field in data}
-        services.push_template_update(
-            current, user_attributes=data.get("userAttributes"), **changes
-        )
+        services.push_template_update(current, **cast(PushTemplateForm, form).kwargs)
 
     def service_delete(self, request: HttpRequest, obj: PushTemplate) -> None:
         services.push_template_delete(obj)

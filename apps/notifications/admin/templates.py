@@ -2,7 +2,7 @@
 test send."""
 
 import logging
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -16,8 +16,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
+from apps.accounts.admin.base import text_rules
 from apps.accounts.models import Tenant
-from apps.notifications import serializers, services
+from apps.notifications import domain, services
 from apps.notifications.admin.forms import TemplateAdminBase, TemplateFormBase, with_field_errors
 from apps.notifications.delivery import email_test_send
 from apps.notifications.errors import TemplateRenderError
@@ -52,11 +53,19 @@ class EmailTemplateForm(TemplateFormBase):
         widget=forms.Textarea(attrs={**_CODE, "rows": 10}),
         help_text="Empty: derived from the HTML.",
     )
-    create_serializer = serializers.EmailTemplateCreateSerializer
-    update_serializer = serializers.EmailTemplateUpdateSerializer
-    api_keys = {
+    arguments: ClassVar[dict[str, str]] = {
+        **TemplateFormBase.arguments,
+        **{name: name for name in _PARTS},
+    }
+    wire_names: ClassVar[dict[str, str]] = {
         **{name: name for name in ("type", "name", "status", "priority", *_PARTS)},
         "user_attributes": "userAttributes",
+    }
+    rules: ClassVar[dict[str, list[Any]]] = {
+        **TemplateFormBase.rules,
+        "subject": text_rules(domain.MAX_TEMPLATE_SUBJECT),
+        "html": text_rules(domain.MAX_TEMPLATE_HTML),
+        "text": text_rules(domain.MAX_TEMPLATE_TEXT),
     }
     required_on_edit = ("subject", "html")
     defaulted = _PARTS
@@ -90,32 +99,20 @@ class EmailTemplateAdmin(TemplateAdminBase):
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> type[forms.ModelForm]:
-        # Only the tenant is the row's; the rest is the API body for the services.
+        # Only the tenant is the row's; the rest is the services' arguments.
         kwargs["fields"] = ("tenant",) if obj is None else ()
         return with_field_errors(super().get_form(request, obj, change, **kwargs), _part_of)
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> EmailTemplate:
-        tenant, data = form.cleaned_data["tenant"], cast(EmailTemplateForm, form).api_data
+        tenant = form.cleaned_data["tenant"]
         # As the admin API does: a tenant's first template never stands in for its defaults.
         services.email_templates_seed(tenant)
-        given = {key: data[key] for key in ("status", "priority", *_PARTS) if key in data}
-        return services.email_template_create(
-            tenant,
-            type=data["type"],
-            name=data["name"],
-            user_attributes=data.get("userAttributes"),
-            **given,
-        )
+        return services.email_template_create(tenant, **cast(EmailTemplateForm, form).kwargs)
 
     def service_update(
         self, request: HttpRequest, current: EmailTemplate, form: forms.ModelForm
     ) -> None:
-        data = cast(EmailTemplateForm, form).api_data
-        fields = ("name", "subject", "html", "text", "status", "priority")
-        changes = {field: data[field] for field in fields if field in data}
-        services.email_template_update(
-            current, user_attributes=data.get("userAttributes"), **changes
-        )
+        services.email_template_update(current, **cast(EmailTemplateForm, form).kwargs)
 
     def service_delete(self, request: HttpRequest, obj: EmailTemplate) -> None:
         services.email_template_delete(obj)

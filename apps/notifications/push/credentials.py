@@ -27,6 +27,16 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     PushKind.EXPO: (),
 }
 SERVICE_ACCOUNT_FIELDS = ("project_id", "client_email", "private_key", "token_uri")
+# The longest value of each field a tenant may give (characters); a service account is
+# counted as its parsed JSON's text.
+MAX_LENGTHS: dict[str, int] = {
+    "teamId": 20,
+    "keyId": 20,
+    "bundleId": 255,
+    "signingKey": 10_000,
+    "serviceAccount": 20_000,
+    "accessToken": 1_000,
+}
 
 
 def _private_key(pem: str, kind: type, what: str) -> None:

@@ -1,10 +1,11 @@
 """Writes of push channels and push templates."""
 
 import datetime as dt
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.arguments import arguments_check
 from apps.core.errors import ValidationError
 from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
 from apps.notifications.models import PushChannel, PushTemplate
@@ -19,8 +20,35 @@ MAX_DATA_KEYS = 20
 # --- channels ------------------------------------------------------------------------------
 
 
-def _split(kind: str, fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The wire fields of a channel, as (non-secret settings, secrets)."""
+class ChannelCredentials(TypedDict, total=False):
+    """A channel's provider fields: APNs' team, key and bundle ids, sandbox and signing key
+    (the .p8 file's text), FCM's service account (the JSON key file, parsed), Expo's access
+    token. The secrets among them are stored encrypted and never shown."""
+
+    team_id: str
+    key_id: str
+    bundle_id: str
+    sandbox: bool
+    signing_key: str
+    service_account: dict[str, Any]
+    access_token: str | None
+
+
+# Stored (and named in messages) as the admin API names them: credentials.SETTINGS, SECRETS.
+_STORED = {
+    "team_id": "teamId",
+    "key_id": "keyId",
+    "bundle_id": "bundleId",
+    "sandbox": "sandbox",
+    "signing_key": "signingKey",
+    "service_account": "serviceAccount",
+    "access_token": "accessToken",
+}
+
+
+def _split(kind: str, given: ChannelCredentials) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The provider fields of a channel, as (non-secret settings, secrets) to store."""
+    fields = {_STORED[name]: value for name, value in given.items()}
     unknown = set(fields) - set(SETTINGS[kind]) - set(SECRETS[kind])
     if unknown:
         raise ValidationError(f"{kind} channels take no {', '.join(sorted(unknown))}")
@@ -30,9 +58,14 @@ def _split(kind: str, fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
 
 
 def push_channel_create(
-    tenant: Tenant, *, kind: str, status: str = PushChannelStatus.ACTIVE, fields: dict[str, Any]
+    tenant: Tenant,
+    *,
+    kind: str,
+    status: str = PushChannelStatus.ACTIVE,
+    **credentials: Unpack[ChannelCredentials],
 ) -> PushChannel:
-    settings, secrets = _split(kind, fields)
+    arguments_check("push_channel_create", credentials, ChannelCredentials)
+    settings, secrets = _split(kind, credentials)
     stored = credentials_check(kind, settings, secrets)
     channel = PushChannel.objects.create(
         tenant=tenant,
@@ -50,11 +83,12 @@ def push_channel_update(
     *,
     status: str | None = None,
     flagged: bool | None = None,
-    fields: dict[str, Any],
+    **credentials: Unpack[ChannelCredentials],
 ) -> PushChannel:
     """Change settings and replace the secrets given (others are kept; the kind is fixed).
     `flagged=False` clears the bad-token flag, and pruning resumes."""
-    settings, secrets = _split(channel.kind, fields)
+    arguments_check("push_channel_update", credentials, ChannelCredentials)
+    settings, secrets = _split(channel.kind, credentials)
     if settings or secrets:
         merged_secrets = {**secrets_decrypt(channel.credentials), **secrets}
         merged_settings = {**channel.settings, **settings}
@@ -147,23 +181,30 @@ def push_template_create(
     return template
 
 
-_UPDATABLE = ("name", "title", "body", "url", "data", "status", "priority")
+class PushTemplateChanges(TypedDict, total=False):
+    name: str
+    title: str
+    body: str
+    url: str | None
+    data: dict[str, str] | None
+    status: str
+    priority: int
+    user_attributes: list[dict[str, str]] | None  # None: unchanged
 
 
 def push_template_update(
-    template: PushTemplate,
-    *,
-    user_attributes: list[dict[str, str]] | None = None,
-    **changes: Any,
+    template: PushTemplate, **changes: Unpack[PushTemplateChanges]
 ) -> PushTemplate:
-    unknown = set(changes) - set(_UPDATABLE)
-    if unknown:
-        raise TypeError(f"push_template_update got unexpected fields {sorted(unknown)}")
-    for field, value in changes.items():
+    """Change the given fields; the type cannot change. A template that no longer renders is
+    refused."""
+    arguments_check("push_template_update", changes, PushTemplateChanges)
+    user_attributes = changes.get("user_attributes")
+    fields = {name: value for name, value in changes.items() if name != "user_attributes"}
+    for field, value in fields.items():
         setattr(template, field, value if value is not None else ("" if field == "url" else {}))
     if user_attributes is not None:
         template.user_attributes = attribute_refs_check(template.tenant, user_attributes, "user")
-    if {"title", "body", "url", "data"} & set(changes):
+    if {"title", "body", "url", "data"} & set(fields):
         _check(template.title, template.body, template.url, template.data)
     template.save()
     tenant_config_changed(template.tenant)

@@ -17,19 +17,18 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
-from rest_framework import serializers as drf
 
 from apps.accounts.models import Tenant
 from apps.accounts.staff import selected_tenant
 from apps.achievements.choices import Status as AchievementStatus
 from apps.achievements.choices import Trigger
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
-from apps.core.api.errors import validation_message
 from apps.core.errors import ApplicationError
 from apps.pipeline.dashboard_user.streak import unit_of
 from apps.pipeline.services import achievement_complete
 from apps.points.choices import TriggerType
 from apps.points.selectors import points_config
+from apps.streaks import domain as streak_domain
 from apps.streaks import services as streaks
 from apps.streaks.selectors import (
     StreakView,
@@ -38,7 +37,6 @@ from apps.streaks.selectors import (
     streak_state_get,
     streak_view,
 )
-from apps.streaks.serializers import PauseItemSerializer
 from apps.users.domain import local_date
 from apps.users.errors import UserNotFoundError
 from apps.users.models import EndUser
@@ -201,11 +199,10 @@ class PauseForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if "start" in data and "end" in data:
-            # The admin API's rules for a pause, with its messages (the service checks the rest).
-            try:
-                PauseItemSerializer().validate(data)
-            except drf.ValidationError as exc:
-                raise forms.ValidationError(validation_message(exc.detail)) from None
+            # The service's rule for a pause, told before the service is called.
+            problem = streak_domain.pause_problem(data["start"], data["end"])
+            if problem is not None:
+                raise forms.ValidationError(problem)
         return data
 
 
@@ -236,7 +233,7 @@ class StreakPauseAdd(StreakAction):
 
     def perform(self, data: dict[str, Any]) -> tuple[int, str]:
         start, end = data["start"], data["end"]
-        streaks.streak_pause_create(self.tenant, self.user, start, end, self.now)
+        streaks.streak_pause_create(self.tenant, self.user, start=start, end=end, now=self.now)
         return messages.SUCCESS, f"Paused {self.user}'s streak from {_day(start)} to {_day(end)}."
 
 

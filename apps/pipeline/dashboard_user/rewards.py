@@ -15,13 +15,7 @@ from apps.achievements.selectors import (
     user_completion_rows,
 )
 from apps.leaderboards.choices import Status as BoardStatus
-from apps.leaderboards.selectors import (
-    board_definitions,
-    group_of,
-    rank_of,
-    run_current,
-    run_entries,
-)
+from apps.leaderboards.selectors import board_definitions, run_current, user_standing
 from apps.metrics.selectors import metric_definitions, metric_filtered_total
 from apps.pipeline.dashboard_user.metrics import amount
 from apps.points.choices import SystemStatus
@@ -240,22 +234,17 @@ def board_rows(tenant: Tenant, user: EndUser, today: dt.date) -> list[BoardRow]:
         if board.status != BoardStatus.ACTIVE:
             continue
         run = run_current(board, today)
-        group = group_of(board, user.attributes)
-        entry = (
-            run_entries(board.pk, run, group).filter(user=user).first()
-            if group is not None
-            else None
-        )
-        rank = rank_of(entry) if entry is not None else None
+        standing = user_standing(board, run, user)
         note = ""
-        if group is None:
+        if standing.group is None:
             note = "not taking part: a breakdown attribute is missing"
-        elif entry is None:
+        elif standing.entry is None:
             note = "not ranked in this run"
-        elif rank is not None and rank > board.max_participants:
-            note, rank = f"outside the top {board.max_participants}", None
-        elif group:
-            note = f"group {group}"
+        elif standing.beyond_top:
+            note = f"outside the top {board.max_participants}"
+        elif standing.group:
+            note = f"group {standing.group}"
+        entry, rank = standing.entry, standing.rank
         rows.append(
             BoardRow(
                 pk=board.pk,

@@ -2,19 +2,21 @@
 triggers, levels and boosts, each written by the configuration function the admin API uses;
 the award ledger and totals are read-only.
 
-Other apps' configuration forms build on ConfigForm and the attribute filter fields here.
+Other apps' configuration forms use the attribute filter fields here.
 """
 
 from apps.points.admin import ledger, part_pages, parts, systems
 from apps.points.admin.forms import (
     AttributePairsField,
-    ConfigForm,
+    attribute_refs,
+    attribute_values_rule,
     filter_pairs,
 )
 
 __all__ = [
     "AttributePairsField",
-    "ConfigForm",
+    "attribute_refs",
+    "attribute_values_rule",
     "filter_pairs",
     "ledger",
     "part_pages",

@@ -1,51 +1,48 @@
-"""Configuration forms as admin API bodies (ConfigForm), and attribute filters as staff type
-them: rows of attribute and value (also used by the leaderboard and notification pages)."""
+"""Attribute filters as staff type them, rows of attribute and value (also used by the
+leaderboard and notification pages), and the checks of the points pages' inputs that several
+of them share."""
 
-import re
-from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 from django import forms
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
-from rest_framework import serializers as drf
-from rest_framework.settings import api_settings
 
+from apps.accounts.admin.base import attribute_value_problems, url_problems
 from apps.accounts.models import Tenant
 from apps.users.selectors import attribute_definitions
 
-# Admin API keys inside messages ("metric triggers need metricThreshold") are written as the
-# dashboard labels them; a key is one camelCase word.
-_API_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b")
+
+def attribute_refs(
+    form: forms.BaseForm, name: str, tenant: Tenant, kind: str
+) -> list[dict[str, str]]:
+    """The (key, value) rows of an AttributePairsField as the attribute filters services take
+    ({"attributeId", "attributeValue"}); an unknown key is an error of the field."""
+    ids = attribute_definitions(tenant).ids_by_type_key
+    pairs = form.cleaned_data[name]
+    unknown = sorted({key for key, _ in pairs if (kind, key) not in ids})
+    if unknown:
+        form.add_error(name, f"unknown {kind} attribute keys: {', '.join(unknown)}")
+    return [
+        {"attributeId": ids[(kind, key)], "attributeValue": value}
+        for key, value in pairs
+        if (kind, key) in ids
+    ]
 
 
-def humanize(message: str, labels: Mapping[str, str]) -> str:
-    """A service's or serializer's message in the words of the form: API keys become the labels
-    staff see (“Threshold”), and the sentence starts with a capital."""
-
-    def label(match: re.Match[str]) -> str:
-        word = match.group(0)
-        return f"“{labels[word]}”" if word in labels else word
-
-    text = _API_WORD.sub(label, message)
-    return text[:1].upper() + text[1:]
+def badge_rule(url: str) -> None:
+    """A badge's URL, as the admin API checks a badge ({"url"}): its messages name the url."""
+    if problems := url_problems(url):
+        raise forms.ValidationError([f"url: {problem}" for problem in problems])
 
 
-def _errors(detail: Any, prefix: str = "") -> Iterator[tuple[str | None, str]]:
-    """DRF's error detail as (top-level API key, message) pairs; nested keys (a filter's
-    attributeValue, the badge's url) stay in the message."""
-    if isinstance(detail, dict):
-        for key, value in detail.items():
-            if prefix:
-                for _, message in _errors(value):
-                    yield prefix, f"{key}: {message}"
-            else:
-                yield from _errors(value, str(key))
-    elif isinstance(detail, list):
-        for value in detail:
-            yield from _errors(value, prefix)
-    else:
-        yield prefix or None, str(detail)
+def attribute_values_rule(pairs: list[tuple[str, str]]) -> None:
+    """The values of an AttributePairsField, as the admin API checks each filter's value (the
+    message names the row, counted from 0 as in the API's)."""
+    found = attribute_value_problems(value for _, value in pairs)
+    problems = [f"{index}: {problem}" for index, problem in enumerate(found) if problem]
+    if problems:
+        raise forms.ValidationError(problems)
 
 
 def filter_pairs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[tuple[str, str]]:
@@ -188,87 +185,3 @@ class AttributePairsField(forms.Field):
             return bool(self.to_python(initial) != self.to_python(data))
         except forms.ValidationError:
             return True
-
-
-class ConfigForm(forms.ModelForm):
-    """A configuration page as the body of the admin API's create or update call. Only the
-    owner (tenant or system) is a model field, and only when adding (see the pages' get_form):
-    the rest is validated by the API's serializer and written by a configuration function, never
-    copied onto the row by the form, so the model's own messages never replace the API's."""
-
-    create_serializer: ClassVar[type[drf.Serializer]]
-    update_serializer: ClassVar[type[drf.Serializer]]
-    # Form field -> admin API key, for the body and for placing the serializer's errors.
-    api_keys: ClassVar[dict[str, str]]
-    create_only: ClassVar[tuple[str, ...]] = ("key",)
-    # Messages that name API keys are rewritten with the form's labels (see `message`).
-    humanize_errors: ClassVar[bool] = False
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.api_data: dict[str, Any] = {}
-        if self.instance.pk:
-            for name in self.create_only:
-                self.fields.pop(name, None)
-            self.initial = {**self.initial_from(self.instance), **self.initial}
-
-    def config_tenant(self) -> Tenant | None:
-        """The tenant whose configuration the form edits (each form names its own)."""
-        return getattr(self.instance, "tenant", None)
-
-    def initial_from(self, obj: Any) -> dict[str, Any]:
-        """Form values for an existing object in the admin API's terms (forms override)."""
-        return {}
-
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-        return {key: cleaned[name] for name, key in self.api_keys.items() if name in self.fields}
-
-    def labels(self) -> dict[str, str]:
-        """Admin API key -> the label staff see next to the field."""
-        return {
-            key: str(self.fields[name].label or name.replace("_", " ").capitalize())
-            for name, key in self.api_keys.items()
-            if name in self.fields
-        }
-
-    def message(self, text: str) -> str:
-        return humanize(text, self.labels()) if self.humanize_errors else text
-
-    def attribute_refs(self, name: str, tenant: Tenant, kind: str) -> list[dict[str, str]]:
-        ids = attribute_definitions(tenant).ids_by_type_key
-        pairs = self.cleaned_data[name]
-        unknown = sorted({key for key, _ in pairs if (kind, key) not in ids})
-        if unknown:
-            self.add_error(name, f"unknown {kind} attribute keys: {', '.join(unknown)}")
-        return [
-            {"attributeId": ids[(kind, key)], "attributeValue": value}
-            for key, value in pairs
-            if (kind, key) in ids
-        ]
-
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
-        tenant = self.config_tenant()
-        if self.errors or tenant is None:
-            return cleaned
-        body = self.body(cleaned, tenant)
-        if self.errors:
-            return cleaned
-        if self.instance.pk:
-            public_id = str(getattr(self.instance, "public_id", ""))
-            serializer = self.update_serializer(data={"id": public_id, **body})
-        else:
-            serializer = self.create_serializer(data=body)
-        if serializer.is_valid():
-            self.api_data = dict(serializer.validated_data)
-            return cleaned
-        fields = {key: name for name, key in self.api_keys.items() if name in self.fields}
-        for key, message in _errors(serializer.errors):
-            if key in fields:
-                self.add_error(fields[key], self.message(message))
-            elif key in (None, api_settings.NON_FIELD_ERRORS_KEY):
-                self.add_error(None, self.message(message))
-            else:
-                self.add_error(None, self.message(f"{key}: {message}"))
-        return cleaned

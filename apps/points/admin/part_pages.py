@@ -13,17 +13,17 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import ServiceAdmin, selected_tenant
-from apps.points.admin.part_forms import BoostForm, LevelForm, TriggerForm
+from apps.points.admin.part_forms import BoostForm, LevelForm
 from apps.points.admin.parts import (
     WRITES,
     TriggerInline,
-    _api_data,
+    _kwargs,
     _worded,
     active_systems,
     boost_audience,
-    refuse_if_archived,
     trigger_condition,
 )
+from apps.points.admin.trigger_form import TriggerForm
 from apps.points.choices import SystemStatus
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
@@ -70,15 +70,14 @@ class SystemPartAdmin(ServiceAdmin):
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Any:
         system = form.cleaned_data["system"]
         writes = WRITES[self.model]
-        return _worded(form, lambda: writes.create(system.tenant, system, _api_data(form)))
+        return _worded(form, lambda: writes.create(system.tenant, system, **_kwargs(form)))
 
     def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
-        refuse_if_archived(current.system)
+        # The function refuses a part of an archived system, as the admin API cannot reach one.
         writes = WRITES[self.model]
-        _worded(form, lambda: writes.update(current.system.tenant, current, _api_data(form)))
+        _worded(form, lambda: writes.update(current.system.tenant, current, **_kwargs(form)))
 
     def service_delete(self, request: HttpRequest, obj: Any) -> None:
-        refuse_if_archived(obj.system)
         WRITES[self.model].delete(obj.system.tenant, obj)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -14,16 +14,12 @@ from django.forms.formsets import DELETION_FIELD_NAME
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
+from apps.accounts.admin.base import ServiceForm
 from apps.accounts.models import Tenant
-from apps.core.errors import ApplicationError, ValidationError
-from apps.points import configuration
-from apps.points.admin.forms import ConfigForm
-from apps.points.admin.part_forms import (
-    BoostForm,
-    LevelForm,
-    PartChoices,
-    TriggerForm,
-)
+from apps.core.errors import ApplicationError
+from apps.points import configuration, selectors
+from apps.points.admin.part_forms import BoostForm, LevelForm, PartChoices
+from apps.points.admin.trigger_form import TriggerForm
 from apps.points.choices import SystemStatus, TriggerType
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
@@ -34,7 +30,8 @@ ROW_REFUSALS = "_points_row_refusals"
 @dataclass(frozen=True)
 class Writes:
     """The configuration functions of one kind of part, as the admin API's collection calls
-    them: create(tenant, system, data), update(tenant, part, data), delete(tenant, part)."""
+    them: create(tenant, system, **arguments), update(tenant, part, **arguments),
+    delete(tenant, part)."""
 
     create: Callable[..., Any]
     update: Callable[..., Any]
@@ -43,25 +40,25 @@ class Writes:
 
 WRITES: dict[type, Writes] = {
     PointsLevel: Writes(
-        configuration.level_create, configuration.level_update, configuration.level_delete
+        configuration.points_level_create,
+        configuration.points_level_update,
+        configuration.points_level_delete,
     ),
     PointsBoost: Writes(
-        configuration.boost_create, configuration.boost_update, configuration.boost_delete
+        configuration.points_boost_create,
+        configuration.points_boost_update,
+        configuration.points_boost_delete,
     ),
     PointsTrigger: Writes(
-        configuration.trigger_create, configuration.trigger_update, configuration.trigger_delete
+        configuration.points_trigger_create,
+        configuration.points_trigger_update,
+        configuration.points_trigger_delete,
     ),
 }
 
 
-def refuse_if_archived(system: PointsSystem) -> None:
-    # The admin API cannot reach an archived system's levels, boosts or triggers either.
-    if system.status == SystemStatus.ARCHIVED:
-        raise ValidationError(f"Points system {system.key} is archived")
-
-
 def active_systems(tenant: Tenant | None) -> QuerySet[PointsSystem]:
-    return PointsSystem.objects.filter(tenant=tenant, status=SystemStatus.ACTIVE).order_by("key")
+    return selectors.points_systems_active(tenant).order_by("key")
 
 
 def boost_audience(boost: PointsBoost) -> str:
@@ -137,11 +134,11 @@ class PartFormSet(BaseInlineFormSet):
                 deleted.append(form.instance)
         for form in existing:
             if not self._deleted(form) and form.has_changed():
-                _run(form, partial(writes.update, tenant, form.instance, _api_data(form)))
+                _run(form, partial(writes.update, tenant, form.instance, **_kwargs(form)))
                 changed.append((form.instance, form.changed_data))
         for form in self.extra_forms:
             if form.has_changed() and not self._deleted(form):
-                created.append(_run(form, partial(writes.create, tenant, system, _api_data(form))))
+                created.append(_run(form, partial(writes.create, tenant, system, **_kwargs(form))))
         self.new_objects, self.changed_objects, self.deleted_objects = created, changed, deleted
 
     def _deleted(self, form: Any) -> bool:
@@ -168,9 +165,9 @@ class PartInline(admin.options.InlineModelAdmin):
     show_change_link = True
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
-        # Only the system is a model field: the rest is the API body for the configuration
-        # function, never copied onto the row nor checked with the model's messages (see
-        # ConfigForm). (An empty list would mean "no restriction" to the model validation.)
+        # Only the system is a model field: the rest is the configuration function's arguments,
+        # never copied onto the row nor checked with the model's messages (see ServiceForm).
+        # (An empty list would mean "no restriction" to the model validation.)
         kwargs["fields"] = ("system",)
         formset = cast(type[PartFormSet], super().get_formset(request, obj, **kwargs))
         formset.refusals = getattr(request, ROW_REFUSALS, {})
@@ -253,10 +250,8 @@ def _worded(form: forms.ModelForm, work: Callable[[], Any]) -> Any:
     try:
         return work()
     except ApplicationError as exc:
-        assert isinstance(form, ConfigForm)  # noqa: S101 - every page here uses a ConfigForm
-        raise ApplicationError(form.message(exc.message)) from exc
+        raise ApplicationError(cast(ServiceForm, form).message(exc.message)) from exc
 
 
-def _api_data(form: forms.ModelForm) -> dict[str, Any]:
-    assert isinstance(form, ConfigForm)  # noqa: S101 - every page here uses a ConfigForm
-    return form.api_data
+def _kwargs(form: forms.ModelForm) -> dict[str, Any]:
+    return cast(ServiceForm, form).kwargs

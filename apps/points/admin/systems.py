@@ -2,7 +2,7 @@
 every write through the configuration functions the admin API uses. Deleting a system archives
 it, after a confirmation that counts what it leaves behind."""
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -14,10 +14,17 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ServiceAdmin, html_table
+from apps.accounts.admin.base import (
+    ServiceAdmin,
+    ServiceForm,
+    html_table,
+    key_rules,
+    range_rules,
+    text_rules,
+)
 from apps.accounts.models import Tenant
-from apps.points import configuration
-from apps.points.admin.forms import ConfigForm
+from apps.points import configuration, domain
+from apps.points.admin.forms import badge_rule
 from apps.points.admin.parts import (
     ROW_REFUSALS,
     BoostInline,
@@ -36,16 +43,11 @@ from apps.points.models import (
     PointsTotal,
     PointsTrigger,
 )
-from apps.points.serializers import SystemCreateSerializer, SystemUpdateSerializer
 
 ARCHIVE_TEMPLATE = "admin/points/pointssystem/archive_confirmation.html"
 
 
-def _badge(url: str) -> dict[str, str] | None:
-    return {"url": url} if url else None
-
-
-class SystemForm(ConfigForm):
+class SystemForm(ServiceForm):
     key = forms.CharField(
         strip=False, label="Key", help_text="How the API names the system; set for good."
     )
@@ -58,14 +60,18 @@ class SystemForm(ConfigForm):
         required=False, label="Maximum points", help_text="Empty: no maximum."
     )
 
-    create_serializer = SystemCreateSerializer
-    update_serializer = SystemUpdateSerializer
-    api_keys: ClassVar[dict[str, str]] = {
+    wire_names: ClassVar[dict[str, str]] = {
         "name": "name",
         "key": "key",
         "description": "description",
-        "badge_url": "badge",
         "max_points": "maxPoints",
+    }
+    rules: ClassVar[dict[str, list[Any]]] = {
+        "key": key_rules(),
+        "name": text_rules(255),
+        "description": text_rules(2000),
+        "badge_url": [badge_rule],
+        "max_points": range_rules(1, domain.MAX_POINTS),
     }
     humanize_errors = True
 
@@ -84,8 +90,14 @@ class SystemForm(ConfigForm):
             "max_points": obj.max_points,
         }
 
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-        return {**super().body(cleaned, tenant), "badge": _badge(cleaned["badge_url"])}
+    def service_kwargs(self) -> dict[str, Any]:
+        cleaned = self.cleaned_data
+        kwargs: dict[str, Any] = {
+            name: cleaned[name]
+            for name in ("key", "name", "description", "max_points")
+            if name in self.fields
+        }
+        return {**kwargs, "badge_url": cleaned["badge_url"] or None}
 
 
 def archive_counts(systems: list[PointsSystem]) -> dict[str, int]:
@@ -175,17 +187,17 @@ class PointsSystemAdmin(ServiceAdmin):
     # Writes
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PointsSystem:
-        system, _ = configuration.system_create(form.cleaned_data["tenant"], _api_data(form))
+        tenant = form.cleaned_data["tenant"]
+        system, _ = configuration.points_system_create(tenant, **_kwargs(form))
         return system
 
     def service_update(
         self, request: HttpRequest, current: PointsSystem, form: forms.ModelForm
     ) -> None:
-        configuration.system_update(current.tenant, current, _api_data(form))
+        configuration.points_system_update(current.tenant, current, **_kwargs(form))
 
     def service_delete(self, request: HttpRequest, obj: PointsSystem) -> None:
-        if obj.status != SystemStatus.ARCHIVED:
-            configuration.system_archive(obj.tenant, obj)
+        configuration.points_system_archive(obj.tenant, obj)
 
     def save_model(
         self, request: HttpRequest, obj: Any, form: forms.ModelForm, change: bool
@@ -239,7 +251,7 @@ class PointsSystemAdmin(ServiceAdmin):
         if request.POST.get("post"):
             with transaction.atomic():
                 for system in systems:
-                    configuration.system_archive(system.tenant, system)
+                    configuration.points_system_archive(system.tenant, system)
             self.message_user(
                 request, f"Archived {_plural(len(systems), 'points system')}.", messages.SUCCESS
             )
@@ -308,6 +320,5 @@ class PointsSystemAdmin(ServiceAdmin):
         return html_table(("Name", "Multiplier", "Start", "End", "For"), rows)
 
 
-def _api_data(form: forms.ModelForm) -> dict[str, Any]:
-    assert isinstance(form, ConfigForm)  # noqa: S101 - every page here uses a ConfigForm
-    return form.api_data
+def _kwargs(form: forms.ModelForm) -> dict[str, Any]:
+    return cast(SystemForm, form).kwargs

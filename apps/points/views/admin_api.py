@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from apps.core.api.params import is_uuid
 from apps.core.bulk import Collection
 from apps.core.errors import NotFoundError
 from apps.core.scope import Scope
@@ -87,25 +88,22 @@ class SystemCollection(Collection):
     output_schema = openapi.AdminPointsSystem
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]:
-        return list(
-            PointsSystem.objects.filter(tenant=scope.tenant, status="active").order_by(
-                "created", "id"
-            )[skip : skip + limit]
-        )
+        systems = selectors.points_systems_active(scope.tenant).order_by("created", "id")
+        return list(systems[skip : skip + limit])
 
     def get(self, scope: Scope, parent: Any, object_id: str) -> PointsSystem | None:
-        return PointsSystem.objects.filter(
-            tenant=scope.tenant, public_id=object_id, status="active"
-        ).first()
+        return selectors.points_system_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        return configuration.system_create(scope.tenant, data)
+        kwargs = serializers.SystemCreateSerializer.service_kwargs(data)
+        return configuration.points_system_create(scope.tenant, **kwargs)
 
     def update(self, scope: Scope, parent: Any, obj: PointsSystem, data: dict[str, Any]) -> Any:
-        return configuration.system_update(scope.tenant, obj, data)
+        kwargs = serializers.SystemUpdateSerializer.service_kwargs(data)
+        return configuration.points_system_update(scope.tenant, obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: PointsSystem) -> None:
-        configuration.system_archive(scope.tenant, obj)
+        configuration.points_system_archive(scope.tenant, obj)
 
     def render(self, obj: Any) -> dict[str, Any]:
         if isinstance(obj, tuple):  # created, with the nested items that were supplied
@@ -123,21 +121,15 @@ class SystemCollection(Collection):
 
 
 class _Nested(Collection):
-    """A collection inside one points system (/points/{systemId}/...)."""
+    """A collection inside one active points system (/points/{systemId}/...)."""
 
     model: Any
 
     def parent(self, scope: Scope, kwargs: dict[str, Any]) -> PointsSystem:
-        from apps.core.api.params import is_uuid
-
         system_id = kwargs["system_id"]
-        system = (
-            PointsSystem.objects.filter(
-                tenant=scope.tenant, public_id=system_id, status="active"
-            ).first()
-            if is_uuid(system_id)
-            else None
-        )
+        system = None
+        if is_uuid(system_id):
+            system = selectors.points_system_get(scope.tenant, system_id)
         if system is None:
             raise NotFoundError("Points system not found by ID")
         return system
@@ -146,7 +138,10 @@ class _Nested(Collection):
         return list(self.model.objects.filter(system=parent).order_by("id")[skip : skip + limit])
 
     def get(self, scope: Scope, parent: Any, object_id: str) -> Any:
-        return self.model.objects.filter(system=parent, public_id=object_id).first()
+        obj = self.model.objects.filter(system=parent, public_id=object_id).first()
+        if obj is not None:
+            obj.system = parent  # the services read it: no second query
+        return obj
 
     # (create, update, delete, render): the configuration functions of this collection.
     writes: tuple[
@@ -154,10 +149,14 @@ class _Nested(Collection):
     ]
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        return self.writes[0](scope.tenant, parent, data)
+        assert self.create_serializer is not None  # noqa: S101 - every nested one has both
+        kwargs = self.create_serializer.service_kwargs(data)
+        return self.writes[0](scope.tenant, parent, **kwargs)
 
     def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        return self.writes[1](scope.tenant, obj, data)
+        assert self.update_serializer is not None  # noqa: S101 - every nested one has both
+        kwargs = self.update_serializer.service_kwargs(data)
+        return self.writes[1](scope.tenant, obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
         self.writes[2](scope.tenant, obj)
@@ -173,9 +172,9 @@ class LevelCollection(_Nested):
     update_serializer = serializers.LevelUpdateSerializer
     output_schema = openapi.AdminPointsLevel
     writes = (
-        configuration.level_create,
-        configuration.level_update,
-        configuration.level_delete,
+        configuration.points_level_create,
+        configuration.points_level_update,
+        configuration.points_level_delete,
         level_admin_render,
     )
 
@@ -187,9 +186,9 @@ class BoostCollection(_Nested):
     update_serializer = serializers.BoostUpdateSerializer
     output_schema = openapi.AdminPointsBoost
     writes = (
-        configuration.boost_create,
-        configuration.boost_update,
-        configuration.boost_delete,
+        configuration.points_boost_create,
+        configuration.points_boost_update,
+        configuration.points_boost_delete,
         boost_admin_render,
     )
 
@@ -201,8 +200,8 @@ class TriggerCollection(_Nested):
     update_serializer = serializers.TriggerUpdateSerializer
     output_schema = openapi.AdminPointsTrigger
     writes = (
-        configuration.trigger_create,
-        configuration.trigger_update,
-        configuration.trigger_delete,
+        configuration.points_trigger_create,
+        configuration.points_trigger_update,
+        configuration.points_trigger_delete,
         trigger_admin_render,
     )

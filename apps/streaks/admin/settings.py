@@ -1,5 +1,5 @@
-"""The selected tenant's streak settings: one page, written by streak_settings_update with the
-admin API's body. Changing the frequency restarts every streak, so it is confirmed first, with
+"""The selected tenant's streak settings: one page, written by streak_settings_update as the
+admin API writes them. Changing the frequency restarts every streak, so it is confirmed first, with
 the number of streaks that restart."""
 
 from collections import defaultdict
@@ -18,12 +18,7 @@ from apps.accounts.admin.base import ServiceAdmin, selected_tenant
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
 from apps.streaks import services
-from apps.streaks.admin.settings_form import (
-    DAY_NAMES,
-    StreakSettingsForm,
-    _number,
-    humanize,
-)
+from apps.streaks.admin.settings_form import DAY_NAMES, StreakSettingsForm, _number
 from apps.streaks.models import StreakCondition, StreakSettings, StreakState
 
 CONFIRM_FREQUENCY = "_confirm_frequency"
@@ -83,7 +78,7 @@ class StreakSettingsAdmin(ServiceAdmin):
     ) -> type[forms.ModelForm]:
         # The admin would make every field of the fieldsets a model field of the form, which
         # then copies them onto the row and checks the row's constraints with the model's
-        # messages. Only the tenant is the row's; the rest is the API body for the service.
+        # messages. Only the tenant is the row's; the rest is the service's arguments.
         kwargs["fields"] = ("tenant",) if obj is None else ()
         form = super().get_form(request, obj, change, **kwargs)
         return type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
@@ -124,10 +119,11 @@ class StreakSettingsAdmin(ServiceAdmin):
     # Writes
 
     def _update(self, tenant: Tenant, form: forms.ModelForm) -> None:
+        settings_form = cast(StreakSettingsForm, form)
         try:
-            services.streak_settings_update(tenant, cast(StreakSettingsForm, form).api_data)
+            services.streak_settings_update(tenant, **settings_form.kwargs)
         except ApplicationError as exc:
-            raise ApplicationError(humanize(exc.message, StreakSettingsForm.labels())) from exc
+            raise ApplicationError(settings_form.message(exc.message)) from exc
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> StreakSettings:
         tenant = form.cleaned_data["tenant"]
@@ -179,7 +175,7 @@ class StreakSettingsAdmin(ServiceAdmin):
         form = self.get_form(request, obj, change=True)(request.POST, instance=obj)
         if not form.is_valid():
             return None
-        new = cast(StreakSettingsForm, form).api_data["frequency"]
+        new = cast(StreakSettingsForm, form).kwargs["frequency"]
         if new == obj.frequency:
             return None
         streaks = active_streaks(obj.tenant, obj.frequency)

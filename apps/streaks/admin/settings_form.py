@@ -1,72 +1,58 @@
-"""The streak settings page's form: the body of PATCH /admin/v1/streaks/settings, with the
-conditions as rows of metric and threshold, days off as weekday checkboxes and the freezes."""
+"""The streak settings page's form: the arguments of streak_settings_update, with the
+conditions as rows of metric and threshold, days off as weekday checkboxes and the freezes. Its
+limits are those of apps/streaks/domain.py, worded as the admin API words them."""
 
 import re
-from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any, ClassVar
 
 from django import forms
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from rest_framework import serializers as drf
 
+from apps.accounts.admin.base import ServiceForm, items_rules, range_rules, text_rules
 from apps.accounts.models import Tenant
+from apps.core.api.fields import control_characters_error
 from apps.metrics.selectors import metric_definitions
+from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency
 from apps.streaks.models import StreakSettings
 from apps.streaks.selectors import StreakConfig, streak_config
-from apps.streaks.serializers import StreakSettingsUpdateSerializer
 
 # 0 is Sunday, as in the admin API; the page lists the week from Monday.
 DAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 WEEK = (1, 2, 3, 4, 5, 6, 0)
 
-# Form fields named after the settings they edit, and the admin API key each one is sent as.
-API_KEYS = {
+# Form fields -> the admin API's names, which the service's messages use.
+WIRE_NAMES = {
     "frequency": "frequency",
     "evaluation_mode": "evaluationMode",
     "customization_enabled": "customizationEnabled",
     "days_off": "daysOff",
     "conditions": "metrics",
-}
-FREEZE_KEYS = {
     "freeze_start_count": "startCount",
     "freeze_max_count": "maxCount",
     "freeze_auto_earn_interval": "autoEarnInterval",
     "freeze_auto_earn_amount": "autoEarnAmount",
 }
+FREEZE_RULES = {
+    "freeze_start_count": range_rules(0, domain.MAX_FREEZES),
+    "freeze_max_count": range_rules(0, domain.MAX_FREEZES),
+    "freeze_auto_earn_interval": range_rules(1, domain.MAX_AUTO_EARN_DAYS),
+    "freeze_auto_earn_amount": range_rules(1, domain.MAX_FREEZES),
+}
+REQUIRED_FREEZES = ("freeze_start_count", "freeze_max_count")
+# A threshold typed in a row, read as the admin API reads one (whole numbers; its messages).
+THRESHOLD = drf.IntegerField(min_value=1, max_value=domain.MAX_THRESHOLD)
+_METRIC_KEY_RULES = text_rules(100)
 
-_API_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b|\bmetrics\b")
-
-
-def humanize(message: str, labels: Mapping[str, str]) -> str:
-    """A service's or serializer's message in the words of the page: API keys become the
-    labels staff see, and the sentence starts with a capital."""
-
-    def label(match: re.Match[str]) -> str:
-        word = match.group(0)
-        return f"“{labels[word]}”" if word in labels else word
-
-    text = _API_WORD.sub(label, message)
-    return text[:1].upper() + text[1:]
+_API_WORDS = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b|\bmetrics\b")
 
 
 def _number(value: Decimal) -> str:
     # Thresholds are stored with 6 decimal places and set as whole numbers: 500, not 500.000000.
     return format(value.normalize(), "f")
-
-
-def _error_paths(detail: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
-    """DRF's nested error detail as (path, message) pairs: ("freezes", "maxCount"), "..."."""
-    if isinstance(detail, dict):
-        for key, value in detail.items():
-            yield from _error_paths(value, (*path, key))
-    elif isinstance(detail, list):
-        for index, value in enumerate(detail):
-            nested = isinstance(value, dict | list)
-            yield from _error_paths(value, (*path, index) if nested else path)
-    else:
-        yield path, str(detail)
 
 
 class ConditionRowsWidget(forms.Widget):
@@ -138,7 +124,8 @@ class ConditionRowsWidget(forms.Widget):
 
 
 class ConditionRowsField(forms.Field):
-    """Conditions as the admin API's `metrics` list; the serializer checks the thresholds."""
+    """Conditions as rows of metric key and threshold, both as typed; the form reads the
+    thresholds (StreakSettingsForm.service_kwargs)."""
 
     widget = ConditionRowsWidget
 
@@ -165,10 +152,10 @@ class ConditionRowsField(forms.Field):
             return True
 
 
-class StreakSettingsForm(forms.ModelForm):
-    """The body of PATCH /admin/v1/streaks/settings as a form. Only `tenant` is a model field
-    (see StreakSettingsAdmin.get_form): the settings are validated by the API's serializer and
-    written by streak_settings_update, never copied onto the row by the form."""
+class StreakSettingsForm(ServiceForm):
+    """The arguments of streak_settings_update as a form. Only `tenant` is a model field (see
+    StreakSettingsAdmin.get_form): the settings are written by the service, never copied onto
+    the row by the form. The form shows the whole configuration, so saving it sets it all."""
 
     frequency = forms.ChoiceField(
         label="Frequency",
@@ -206,7 +193,7 @@ class StreakSettingsForm(forms.ModelForm):
         required=False,
         help_text="A freeze keeps a streak alive through one missed period.",
     )
-    # Unbounded here: the serializer's limits are the rule, and its messages name them.
+    # Unbounded inputs: the domain's limits are checked with the admin API's messages.
     freeze_start_count = forms.IntegerField(required=False, label="Freezes at start")
     freeze_max_count = forms.IntegerField(required=False, label="Maximum freezes")
     freeze_auto_earn_interval = forms.IntegerField(
@@ -215,6 +202,11 @@ class StreakSettingsForm(forms.ModelForm):
         help_text="Days. Empty (with the amount): freezes are only granted by you.",
     )
     freeze_auto_earn_amount = forms.IntegerField(required=False, label="Freezes earned each time")
+
+    wire_names: ClassVar[dict[str, str]] = WIRE_NAMES
+    create_only = ()
+    humanize_errors = True
+    api_words = _API_WORDS
 
     class Meta:
         model = StreakSettings
@@ -228,13 +220,12 @@ class StreakSettingsForm(forms.ModelForm):
         tenant = self.instance.tenant if self.instance.pk else self.page_tenant
         # Read through the selector so the form shows what the pipeline uses.
         config = streak_config(self.instance.tenant) if self.instance.pk else StreakConfig()
-        self.initial = {**self.initial_from(config), **self.initial}
+        self.initial = {**self.initial_from_config(config), **self.initial}
         widget: Any = self.fields["conditions"].widget
         widget.metrics = sorted(metric_definitions(tenant)) if tenant is not None else []
-        self.api_data: dict[str, Any] = {}
 
     @staticmethod
-    def initial_from(config: StreakConfig) -> dict[str, Any]:
+    def initial_from_config(config: StreakConfig) -> dict[str, Any]:
         conditions = sorted(
             (config.metric_keys[pk], _number(threshold))
             for pk, threshold in config.thresholds.items()
@@ -252,50 +243,87 @@ class StreakSettingsForm(forms.ModelForm):
             "freeze_auto_earn_amount": config.freeze_auto_earn_amount,
         }
 
-    @classmethod
-    def labels(cls) -> dict[str, str]:
-        """Admin API key -> the label staff see."""
-        fields = cls.base_fields
+    def config_tenant(self) -> Tenant | None:
+        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+
+    def service_kwargs(self) -> dict[str, Any]:
+        """Every setting, read and checked as the admin API checks a PATCH that sends them
+        all: each problem next to its input, in one pass."""
+        cleaned = self.cleaned_data
+        days_off = cleaned["days_off"]
+        self._limit("days_off", days_off, items_rules(domain.MAX_DAYS_OFF))
         return {
-            key: str(fields[name].label) for name, key in (*API_KEYS.items(), *FREEZE_KEYS.items())
+            "frequency": cleaned["frequency"],
+            "evaluation_mode": cleaned["evaluation_mode"],
+            "customization_enabled": cleaned["customization_enabled"],
+            "days_off": days_off,
+            "conditions": self._conditions(cleaned["conditions"]),
+            "freezes": self._freezes() if cleaned["freezes_enabled"] else None,
         }
 
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
-        if self.errors:
-            return cleaned
-        # Every key is sent: the form shows the whole configuration, so saving it sets it all.
-        body: dict[str, Any] = {key: cleaned[name] for name, key in API_KEYS.items()}
-        freezes = {key: cleaned[name] for name, key in FREEZE_KEYS.items()}
-        # Counts left empty are omitted, so the serializer says which one it requires.
-        body["freezes"] = (
-            {key: value for key, value in freezes.items() if value is not None}
-            if cleaned["freezes_enabled"]
-            else None
-        )
-        serializer = StreakSettingsUpdateSerializer(data=body)
-        if serializer.is_valid():
-            self.api_data = dict(serializer.validated_data)
-        else:
-            for path, message in _error_paths(serializer.errors):
-                field, text = self._form_error(path, message, body["metrics"])
-                self.add_error(field, humanize(text, self.labels()))
-        return cleaned
+    def _conditions(self, rows: list[dict[str, str]]) -> list[tuple[str, int]]:
+        conditions: list[tuple[str, int]] = []
+        problems: list[str] = []
+        for row in rows:
+            key = row["key"]
+            found = _row_problems(key, row["threshold"])
+            if found:
+                problems += [f"{key}: {problem}" for problem in found]
+            else:
+                conditions.append((key, THRESHOLD.run_validation(row["threshold"])))
+        for problem in problems:
+            self.add_error("conditions", self.message(problem))
+        duplicate = None if problems else domain.conditions_problem(k for k, _ in conditions)
+        if duplicate is not None:
+            self.add_error("conditions", self.message(duplicate))
+        return conditions
 
-    @staticmethod
-    def _form_error(
-        path: tuple[Any, ...], message: str, metrics: list[dict[str, str]]
-    ) -> tuple[str | None, str]:
-        """The form field that shows a serializer error at `path` (None: the whole form)."""
-        head: Any = path[0] if path else None
-        sub: Any = path[1] if len(path) > 1 else None
-        if head == "metrics":
-            if isinstance(sub, int):
-                return "conditions", f"{metrics[sub]['key']}: {message}"
-            return "conditions", message
-        if head == "freezes":
-            fields = {key: name for name, key in FREEZE_KEYS.items()}
-            return fields.get(sub, "freezes_enabled"), message
-        fields = {key: name for name, key in API_KEYS.items()}
-        return fields.get(head), message
+    def _freezes(self) -> domain.FreezeSettings | None:
+        cleaned = self.cleaned_data
+        values = {name: cleaned[name] for name in FREEZE_RULES}
+        valid = True
+        for name, value in values.items():
+            if value is None and name in REQUIRED_FREEZES:
+                self.add_error(name, "This field is required.")
+                valid = False
+            elif value is not None:
+                valid = self._limit(name, value, FREEZE_RULES[name]) and valid
+        if not valid:
+            return None
+        freezes = domain.FreezeSettings(
+            start_count=values["freeze_start_count"],
+            max_count=values["freeze_max_count"],
+            auto_earn_interval=values["freeze_auto_earn_interval"],
+            auto_earn_amount=values["freeze_auto_earn_amount"],
+        )
+        if (problem := domain.freezes_problem(freezes)) is not None:
+            self.add_error("freezes_enabled", self.message(problem))
+        return freezes
+
+    def _limit(self, name: str, value: Any, rules: list[Any]) -> bool:
+        problem = _first_problem(value, rules)
+        if problem is not None:
+            self.add_error(name, self.message(problem))
+        return problem is None
+
+
+def _row_problems(key: str, threshold: str) -> list[str]:
+    """A condition's problems, as the admin API finds them in one item of `metrics`: control
+    characters first and alone, then the key's length and the threshold."""
+    if (problem := control_characters_error("key", key)) is not None:
+        return [problem]
+    problems = [p for p in [_first_problem(key, _METRIC_KEY_RULES)] if p is not None]
+    try:
+        THRESHOLD.run_validation(threshold)
+    except drf.ValidationError as exc:
+        problems += [str(message) for message in exc.detail]
+    return problems
+
+
+def _first_problem(value: Any, rules: list[Any]) -> str | None:
+    for rule in rules:
+        try:
+            rule(value)
+        except forms.ValidationError as exc:
+            return "; ".join(exc.messages)
+    return None

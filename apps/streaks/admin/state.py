@@ -3,7 +3,7 @@ actions and forms that call the streak services (reset and restore, freezes, pau
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -16,15 +16,12 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from apps.accounts.admin.base import ReadOnlyAdmin, ServiceAdmin
+from apps.accounts.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, text_rules
 from apps.accounts.models import Tenant
-from apps.core.errors import ApplicationError, ValidationError
-from apps.streaks import services
-from apps.streaks.admin.settings_form import humanize
+from apps.core.errors import ApplicationError
+from apps.streaks import domain, services
 from apps.streaks.choices import PauseStatus
 from apps.streaks.models import StreakPause, StreakPeriod, StreakState
-from apps.streaks.selectors import streak_config
-from apps.streaks.serializers import PauseItemSerializer
 from apps.users.models import EndUser
 from apps.users.selectors import user_get
 
@@ -172,13 +169,8 @@ class StreakStateAdmin(StreakActionsMixin, UserLinkMixin, ReadOnlyAdmin):
 
     @admin.action(description="Grant one freeze to selected users", permissions=["manage"])
     def grant_freeze(self, request: HttpRequest, queryset: QuerySet[StreakState]) -> None:
-        def grant(tenant: Tenant, user: EndUser) -> bool:
-            # The admin API's rule (StreakFreezesApi): no grants while freezes are off.
-            if not streak_config(tenant).freezes_enabled:
-                raise ValidationError("Streak freezes are not enabled for this tenant")
-            return services.streak_freeze_grant(tenant, user)
-
-        done, declined, refusals = _per_user(queryset, grant)
+        # The service refuses each user while freezes are off, as the admin API does.
+        done, declined, refusals = _per_user(queryset, services.streak_freeze_grant)
         self._report(
             request,
             f"Granted a freeze to {_plural(done, 'user')}.",
@@ -224,9 +216,8 @@ class StreakPeriodAdmin(UserLinkMixin, ReadOnlyAdmin):
     readonly_fields = fields
 
 
-class PauseForm(forms.ModelForm):
-    """One item of POST /admin/v1/streaks/pauses: validated by its serializer, created by
-    streak_pause_create."""
+class PauseForm(ServiceForm):
+    """One pause, created by streak_pause_create for the end-user named by id."""
 
     user_id = forms.CharField(label="User id", help_text="The end-user's id in your application.")
     start = forms.DateField(
@@ -234,26 +225,26 @@ class PauseForm(forms.ModelForm):
     )
     end = forms.DateField(label="End", widget=AdminDateWidget, help_text="Inclusive.")
 
+    wire_names: ClassVar[dict[str, str]] = {"user_id": "userId", "start": "start", "end": "end"}
+    rules: ClassVar[dict[str, list[Any]]] = {"user_id": text_rules(255)}
+    create_only = ()
+    humanize_errors = True
+
     class Meta:
         model = StreakPause
         fields = ("tenant",)
 
-    LABELS = {"userId": "User id", "start": "Start", "end": "End"}
+    def config_tenant(self) -> Tenant | None:
+        return self.cleaned_data.get("tenant")
 
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        if self.errors:
-            return cleaned
-        body = {"userId": cleaned["user_id"], "start": cleaned["start"], "end": cleaned["end"]}
-        serializer = PauseItemSerializer(data=body)
-        if serializer.is_valid():
-            self.api_data = dict(serializer.validated_data)
-            return cleaned
-        fields = {"userId": "user_id", "start": "start", "end": "end"}
-        for key, errors in serializer.errors.items():
-            for message in errors:
-                self.add_error(fields.get(key), humanize(str(message), self.LABELS))
-        return cleaned
+    def service_kwargs(self) -> dict[str, Any]:
+        return {key: self.cleaned_data[key] for key in ("user_id", "start", "end")}
+
+    def check_rules(self) -> None:
+        # The service's rule, told before the user is looked up (as the admin API does).
+        problem = domain.pause_problem(self.cleaned_data["start"], self.cleaned_data["end"])
+        if problem is not None:
+            self.add_error(None, self.message(problem))
 
 
 @admin.register(StreakPause)
@@ -289,13 +280,14 @@ class StreakPauseAdmin(StreakActionsMixin, UserLinkMixin, ServiceAdmin):
         return False
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> StreakPause:
+        pause_form = cast(PauseForm, form)
         tenant = form.cleaned_data["tenant"]
-        data = form.api_data  # type: ignore[attr-defined]
+        kwargs = dict(pause_form.kwargs)
         try:
-            user = user_get(tenant, data["userId"])
-            return services.streak_pause_create(tenant, user, data["start"], data["end"])
+            user = user_get(tenant, kwargs.pop("user_id"))
+            return services.streak_pause_create(tenant, user, **kwargs)
         except ApplicationError as exc:
-            raise ApplicationError(humanize(exc.message, PauseForm.LABELS)) from exc
+            raise ApplicationError(pause_form.message(exc.message)) from exc
 
     @admin.action(description="Archive selected pauses", permissions=["manage"])
     def archive_pauses(self, request: HttpRequest, queryset: QuerySet[StreakPause]) -> None:

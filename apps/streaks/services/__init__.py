@@ -7,12 +7,15 @@ this package."""
 
 from apps.streaks.services.adjustments import (
     streak_freeze_grant,
+    streak_freezes_check,
     streak_pause_archive,
     streak_pause_create,
     streak_reset,
     streak_restore,
 )
 from apps.streaks.services.configuration import (
+    StreakPreferenceChanges,
+    StreakSettingsChanges,
     streak_preferences_of,
     streak_preferences_update,
     streak_settings_update,
@@ -33,9 +36,12 @@ __all__ = [
     "StreakEventResult",
     "StreakJobOutcome",
     "StreakLoaded",
+    "StreakPreferenceChanges",
+    "StreakSettingsChanges",
     "streak_apply_event",
     "streak_event_load",
     "streak_freeze_grant",
+    "streak_freezes_check",
     "streak_freezes_earn_locked",
     "streak_pause_archive",
     "streak_pause_create",

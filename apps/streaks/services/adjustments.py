@@ -16,11 +16,17 @@ from apps.users.domain import local_date
 from apps.users.models import EndUser
 
 
+def streak_freezes_check(tenant: Tenant) -> None:
+    """Freezes are granted only while the tenant's streaks have them (POST
+    /streaks/freezes refuses the whole request; the dashboard refuses each user)."""
+    if not streak_config(tenant).freezes_enabled:
+        raise StreakSettingsInvalidError("Streak freezes are not enabled for this tenant")
+
+
 def streak_freeze_grant(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> bool:
     """Grant one freeze; False (nothing granted) when it would exceed the maximum."""
     now = now or timezone.now()
-    if not streak_config(tenant).freezes_enabled:
-        raise StreakSettingsInvalidError("Streak freezes are not enabled for this tenant")
+    streak_freezes_check(tenant)
     row, view = _locked_state(tenant, user, now)
     if row.freezes + 1 > view.config.freeze_max_count:
         _save(row, user)
@@ -31,9 +37,18 @@ def streak_freeze_grant(tenant: Tenant, user: EndUser, now: dt.datetime | None =
 
 
 def streak_pause_create(
-    tenant: Tenant, user: EndUser, start: dt.date, end: dt.date, now: dt.datetime | None = None
+    tenant: Tenant,
+    user: EndUser,
+    *,
+    start: dt.date,
+    end: dt.date,
+    now: dt.datetime | None = None,
 ) -> StreakPause:
+    """A pause of the user's streak from `start` to `end`, inclusive, in the user's calendar."""
     now = now or timezone.now()
+    problem = domain.pause_problem(start, end)
+    if problem is not None:
+        raise StreakPauseInvalidError(problem)
     if start < local_date(now, user.tz):
         raise StreakPauseInvalidError("start must not be before today in the user's time zone")
     return StreakPause.objects.create(tenant=tenant, user=user, start=start, end=end)

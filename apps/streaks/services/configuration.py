@@ -1,14 +1,16 @@
-"""Writes of streak configuration: the tenant's settings (PATCH /streaks/settings) and a
-user's streak preferences (the streak part of PATCH /users/{id}/preferences)."""
+"""Writes of streak configuration: the tenant's settings (PATCH /streaks/settings and the
+settings page) and a user's streak preferences (the streak part of PATCH
+/users/{id}/preferences)."""
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.arguments import arguments_check
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
 from apps.streaks.errors import StreakCustomizationDisabledError, StreakSettingsInvalidError
@@ -18,82 +20,103 @@ from apps.streaks.services.state import _locked_state, _save
 from apps.users.models import EndUser
 
 
-def streak_settings_update(tenant: Tenant, data: dict[str, Any]) -> None:
-    """Apply a validated PATCH /streaks/settings body; omitted fields keep their values."""
+class StreakSettingsChanges(TypedDict, total=False):
+    frequency: str
+    evaluation_mode: str
+    customization_enabled: bool
+    days_off: list[int]  # 0 is Sunday; daily streaks only
+    conditions: list[tuple[str, int]]  # (metric key, change per period), one per metric
+    freezes: domain.FreezeSettings | None  # None turns freezes off
+
+
+def streak_settings_update(tenant: Tenant, **changes: Unpack[StreakSettingsChanges]) -> None:
+    """PATCH /streaks/settings and the settings page: the given settings change, the others
+    are kept. Switching away from daily clears the days off."""
+    arguments_check("streak_settings_update", changes, StreakSettingsChanges)
     definitions = metric_definitions(tenant)
-    unknown = sorted(
-        item["key"] for item in data.get("metrics", []) if item["key"] not in definitions
-    )
+    conditions = changes.get("conditions", [])
+    unknown = sorted(key for key, _ in conditions if key not in definitions)
     if unknown:  # checked before anything is written
         raise StreakSettingsInvalidError(f"metrics: unknown metric keys: {', '.join(unknown)}")
     settings, _ = StreakSettings.objects.get_or_create(tenant=tenant)
-    frequency = data.get("frequency", settings.frequency)
-    days_off = data.get("daysOff", settings.days_off if frequency == domain.DAILY else [])
+    frequency = changes.get("frequency", settings.frequency)
+    days_off = changes.get("days_off", settings.days_off if frequency == domain.DAILY else [])
     if frequency != domain.DAILY:
-        if data.get("daysOff"):
+        if changes.get("days_off"):
             raise StreakSettingsInvalidError("daysOff is only allowed with daily frequency")
         days_off = []  # switching away from daily clears days off (reference §4.3)
     settings.frequency = frequency
     settings.days_off = sorted(set(days_off))
-    if "evaluationMode" in data:
-        settings.evaluation_mode = data["evaluationMode"]
-    if "customizationEnabled" in data:
-        settings.customization_enabled = data["customizationEnabled"]
-    if "freezes" in data:
-        freezes = data["freezes"]
+    if "evaluation_mode" in changes:
+        settings.evaluation_mode = changes["evaluation_mode"]
+    if "customization_enabled" in changes:
+        settings.customization_enabled = changes["customization_enabled"]
+    if "freezes" in changes:
+        freezes = changes["freezes"]
         settings.freezes_enabled = freezes is not None
         if freezes is not None:
-            settings.freeze_start_count = freezes["startCount"]
-            settings.freeze_max_count = freezes["maxCount"]
-            settings.freeze_auto_earn_interval = freezes.get("autoEarnInterval")
-            settings.freeze_auto_earn_amount = freezes.get("autoEarnAmount")
+            problem = domain.freezes_problem(freezes)
+            if problem is not None:
+                raise StreakSettingsInvalidError(f"freezes: {problem}")
+            settings.freeze_start_count = freezes.start_count
+            settings.freeze_max_count = freezes.max_count
+            settings.freeze_auto_earn_interval = freezes.auto_earn_interval
+            settings.freeze_auto_earn_amount = freezes.auto_earn_amount
     settings.save()
-    if "metrics" in data:
+    if "conditions" in changes:
         StreakCondition.objects.filter(tenant=tenant).delete()
         StreakCondition.objects.bulk_create(
             [
-                StreakCondition(
-                    tenant=tenant,
-                    metric_id=definitions[item["key"]].pk,
-                    threshold=item["threshold"],
-                )
-                for item in data["metrics"]
+                StreakCondition(tenant=tenant, metric_id=definitions[key].pk, threshold=threshold)
+                for key, threshold in conditions
             ]
         )
     tenant_config_changed(tenant)
 
 
+class StreakPreferenceChanges(TypedDict, total=False):
+    enabled: bool
+    evaluation_mode: str
+    conditions: list[tuple[str, Decimal]]  # (metric key, change per period)
+    days_off: list[int]
+
+
 def streak_preferences_update(
-    tenant: Tenant, user: EndUser, data: dict[str, Any], now: dt.datetime | None = None
+    tenant: Tenant,
+    user: EndUser,
+    *,
+    now: dt.datetime | None = None,
+    **changes: Unpack[StreakPreferenceChanges],
 ) -> None:
     """PATCH /users/{id}/preferences, streak part. `enabled` is always allowed; the rest only
     when the tenant enables customization."""
+    arguments_check("streak_preferences_update", changes, StreakPreferenceChanges)
     now = now or timezone.now()
     config = streak_config(tenant)
-    personal = {"evaluationMode", "metrics", "daysOff"} & set(data)
+    personal = {"evaluation_mode", "conditions", "days_off"} & set(changes)
     if personal and not config.customization_enabled:
         raise StreakCustomizationDisabledError()
-    if "daysOff" in data and data["daysOff"] and config.frequency != domain.DAILY:
+    if changes.get("days_off") and config.frequency != domain.DAILY:
         raise StreakSettingsInvalidError("streak.daysOff: only allowed with daily streaks")
-    if "metrics" in data:
+    if "conditions" in changes:
         definitions = metric_definitions(tenant)
-        unknown = sorted(m["key"] for m in data["metrics"] if m["key"] not in definitions)
+        unknown = sorted(key for key, _ in changes["conditions"] if key not in definitions)
         if unknown:
             raise StreakSettingsInvalidError(
                 f"streak.metrics: unknown metric keys: {', '.join(unknown)}"
             )
     row, _ = _locked_state(tenant, user, now)
-    if "enabled" in data:
-        row.enabled = data["enabled"]
+    if "enabled" in changes:
+        row.enabled = changes["enabled"]
         if not row.enabled:
             # A disabled streak stays 0 (reference §3.2); it starts afresh if re-enabled.
             row.length, row.started, row.settled_through, row.extended_at = 0, None, None, None
-    if "evaluationMode" in data:
-        row.pref_mode = data["evaluationMode"]
-    if "metrics" in data:
-        row.pref_thresholds = {m["key"]: str(m["threshold"]) for m in data["metrics"]}
-    if "daysOff" in data:
-        row.pref_days_off = sorted(set(data["daysOff"]))
+    if "evaluation_mode" in changes:
+        row.pref_mode = changes["evaluation_mode"]
+    if "conditions" in changes:
+        row.pref_thresholds = {key: str(threshold) for key, threshold in changes["conditions"]}
+    if "days_off" in changes:
+        row.pref_days_off = sorted(set(changes["days_off"]))
     _save(row, user)
 
 

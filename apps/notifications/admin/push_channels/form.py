@@ -1,20 +1,19 @@
-"""The push channel form: the admin API's create or update body, with only the chosen
-provider's fields, secrets that are write-only (pasted or uploaded as a file), and refusals of
-the push services shown next to the input they are about."""
+"""The push channel form: the arguments of push_channel_create or push_channel_update, with
+only the chosen provider's fields, secrets that are write-only (pasted or uploaded as a file),
+and refusals of the push services shown next to the input they are about."""
 
 import json
 import re
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
+from apps.accounts.admin.base import ServiceForm, text_rules
 from apps.accounts.models import Tenant
-from apps.notifications import serializers
 from apps.notifications.choices import PushChannelStatus, PushKind
 from apps.notifications.models import PushChannel
-from apps.notifications.push.credentials import REQUIRED
-from apps.points.admin import ConfigForm
+from apps.notifications.push.credentials import MAX_LENGTHS, REQUIRED
 
 _CODE = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
 _SECRET = {**_CODE, "autocomplete": "off", "rows": 6}
@@ -53,9 +52,14 @@ class SecretTextarea(forms.Textarea):
         return None
 
 
-class PushChannelForm(ConfigForm):
-    """The body of the admin API's create or update call: only the chosen provider's fields are
-    sent, and a secret left empty on the change page is not sent, so the service keeps it."""
+def _service_account_size(account: dict[str, Any]) -> None:
+    if len(str(account)) > MAX_LENGTHS["serviceAccount"]:
+        raise forms.ValidationError("is too large")
+
+
+class PushChannelForm(ServiceForm):
+    """The arguments of the push channel services: only the chosen provider's fields are
+    given, and a secret left empty on the change page is not, so the service keeps it."""
 
     kind = forms.ChoiceField(
         choices=[("", "---------"), *PushKind.choices],
@@ -114,9 +118,8 @@ class PushChannelForm(ConfigForm):
         help_text="Once the settings are right: dead tokens are pruned again.",
     )
 
-    create_serializer = serializers.PushChannelCreateSerializer
-    update_serializer = serializers.PushChannelUpdateSerializer
-    api_keys = {
+    # Form field -> the admin API's name, which the services' messages use.
+    wire_names: ClassVar[dict[str, str]] = {
         "kind": "kind",
         "status": "status",
         "team_id": "teamId",
@@ -128,6 +131,14 @@ class PushChannelForm(ConfigForm):
         "access_token": "accessToken",
         "clear_flag": "flagged",
     }
+    rules: ClassVar[dict[str, list[Any]]] = {
+        "team_id": text_rules(MAX_LENGTHS["teamId"]),
+        "key_id": text_rules(MAX_LENGTHS["keyId"]),
+        "bundle_id": text_rules(MAX_LENGTHS["bundleId"]),
+        "signing_key": text_rules(MAX_LENGTHS["signingKey"]),
+        "service_account": [_service_account_size],
+        "access_token": text_rules(MAX_LENGTHS["accessToken"]),
+    }
     create_only = ("kind",)
 
     class Meta:
@@ -135,6 +146,7 @@ class PushChannelForm(ConfigForm):
         fields = ("tenant",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.given: dict[str, Any] = {}  # form field -> what the call gets for it
         super().__init__(*args, **kwargs)
         channel = self.instance
         if not channel.pk:
@@ -202,12 +214,19 @@ class PushChannelForm(ConfigForm):
             return None
         return account
 
-    def body(self, cleaned: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
+    def checks(self, name: str) -> bool:
+        return name in self.given
+
+    def checked_value(self, name: str) -> Any:
+        return self.given.get(name)
+
+    def service_kwargs(self) -> dict[str, Any]:
+        cleaned = self.cleaned_data
         channel = self.instance
         kind = channel.kind if channel.pk else cleaned["kind"]
-        body: dict[str, Any] = {"status": cleaned["status"]}
+        kwargs: dict[str, Any] = {"status": cleaned["status"]}
         if not channel.pk:
-            body["kind"] = kind
+            kwargs["kind"] = kind
         for other, names in KIND_FIELDS.items():
             for name in names if other != kind else ():
                 if cleaned.get(name):
@@ -216,14 +235,13 @@ class PushChannelForm(ConfigForm):
                         f"only for {_kind_label(other)} channels, not {_kind_label(kind)}",
                     )
         for name in KIND_FIELDS[kind]:
-            key = self.api_keys.get(name)
-            # File twins are read with their text field; the sandbox box is sent below, even
+            # File twins are read with their text field; the sandbox box is given below, even
             # when unticked.
-            if key is None or name == "sandbox":
+            if name not in self.wire_names or name == "sandbox":
                 continue
             if name in SECRET_FIELDS:
                 field, value = self._secret(name)
-                if value is not None and key == "serviceAccount":
+                if value is not None and name == "service_account":
                     value = self._service_account(field, value)
                 # A secret left empty on the change page keeps the stored one.
                 missing = value is None and not channel.credentials
@@ -231,14 +249,14 @@ class PushChannelForm(ConfigForm):
                 field, value = name, cleaned.get(name) or None
                 missing = value is None
             if value is not None:
-                body[key] = value
-            elif missing and key in REQUIRED[kind] and not self.has_error(field):
+                kwargs[name] = self.given[name] = value
+            elif missing and self.wire_names[name] in REQUIRED[kind] and not self.has_error(field):
                 self.add_error(name, f"required for {_kind_label(kind)} channels")
         if kind == PushKind.APNS:
-            body["sandbox"] = bool(cleaned.get("sandbox"))
+            kwargs["sandbox"] = bool(cleaned.get("sandbox"))
         if cleaned.get("clear_flag"):
-            body["flagged"] = False
-        return body
+            kwargs["flagged"] = False
+        return kwargs
 
 
 # A refusal of the service names the wire field first ("signingKey (the .p8 file) is not a PEM
@@ -249,7 +267,7 @@ _WIRE_KEY = re.compile(r"[A-Za-z]+")
 def _credential_field(message: str, form: forms.ModelForm) -> str | None:
     """The input a credential refusal ("signingKey ... is not a PEM private key") is about:
     the file input when the key came as a file."""
-    fields_by_key = {key: name for name, key in PushChannelForm.api_keys.items()}
+    fields_by_key = {key: name for name, key in PushChannelForm.wire_names.items()}
     match = _WIRE_KEY.match(message)
     name = fields_by_key.get(match.group()) if match else None
     if name in _FILE_OF and form.cleaned_data.get(_FILE_OF[name]):

@@ -19,7 +19,6 @@ from apps.accounts.admin.base import (
     TenantFilter,
     delete_selected,
 )
-from apps.notifications import serializers
 from apps.notifications.admin.forms import with_field_errors
 from apps.notifications.admin.push_channels.form import (
     KIND_FIELDS,
@@ -29,7 +28,7 @@ from apps.notifications.admin.push_channels.form import (
     _credential_field,
     _kind_label,
 )
-from apps.notifications.choices import PushChannelStatus, PushKind
+from apps.notifications.choices import PushKind
 from apps.notifications.models import PushChannel
 from apps.notifications.push import services
 
@@ -51,7 +50,7 @@ class FlaggedFilter(admin.SimpleListFilter):
 def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     flagged = list(queryset.filter(flagged_at__isnull=False).select_related("tenant"))
     for channel in flagged:
-        services.push_channel_update(channel, flagged=False, fields={})
+        services.push_channel_update(channel, flagged=False)
     modeladmin.message_user(
         request,
         f"Cleared the flag of {len(flagged)} push channel(s): dead tokens are pruned again."
@@ -140,24 +139,13 @@ class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
         )
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushChannel:
-        data = cast(PushChannelForm, form).api_data
-        return services.push_channel_create(
-            form.cleaned_data["tenant"],
-            kind=data["kind"],
-            status=data.get("status", PushChannelStatus.ACTIVE),
-            fields=serializers.channel_fields(data),
-        )
+        kwargs = cast(PushChannelForm, form).kwargs
+        return services.push_channel_create(form.cleaned_data["tenant"], **kwargs)
 
     def service_update(
         self, request: HttpRequest, current: PushChannel, form: forms.ModelForm
     ) -> None:
-        data = cast(PushChannelForm, form).api_data
-        services.push_channel_update(
-            current,
-            status=data.get("status"),
-            flagged=data.get("flagged"),
-            fields=serializers.channel_fields(data),
-        )
+        services.push_channel_update(current, **cast(PushChannelForm, form).kwargs)
 
     def service_delete(self, request: HttpRequest, obj: PushChannel) -> None:
         services.push_channel_delete(obj)

@@ -1,0 +1,231 @@
+"""Form plumbing of the dashboard's configuration pages (imported through base.py).
+
+A configuration page is a form whose inputs are the keyword arguments of a service
+(`ServiceForm`): the form checks what staff typed, `service_kwargs` makes the call's arguments, and
+the service checks the rest exactly as it does for the admin API. Neither the page nor the API
+imitates the other: the limits both enforce are declared once (the apps' domain modules, the
+settings) and each interface applies them in its own terms, with the admin API's wording so that
+both refuse alike.
+"""
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar
+
+from django import forms
+from django.core import validators
+
+from apps.accounts.models import Tenant
+from apps.core.api.fields import (
+    KEY_PATTERN,
+    KEY_RULE,
+    MAX_ATTRIBUTE_VALUE,
+    control_characters_error,
+)
+
+Rule = Callable[[Any], None]
+
+# Admin API field names inside messages ("metric triggers need metricThreshold") are written as
+# the page labels them; such a name is one camelCase word.
+_API_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b")
+
+
+def humanize(message: str, labels: Mapping[str, str], words: re.Pattern[str] = _API_WORD) -> str:
+    """A service's message in the words of the page: the admin API's field names become the
+    labels staff see (“Threshold”), and the sentence starts with a capital."""
+
+    def label(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return f"“{labels[word]}”" if word in labels else word
+
+    text = words.sub(label, message)
+    return text[:1].upper() + text[1:]
+
+
+def key_field(max_length: int) -> forms.RegexField:
+    """Keys typed in the dashboard follow the same rule as keys sent to the admin API. ASCII:
+    Python's \\d alone also matches other scripts' digits, such as Arabic-Indic ones."""
+    return forms.RegexField(
+        re.compile(KEY_PATTERN, re.ASCII),
+        max_length=max_length,
+        # A key with stray spaces is refused rather than silently trimmed into another key.
+        strip=False,
+        error_messages={"invalid": "must contain only letters, digits, - and _"},
+    )
+
+
+def refusing_control_characters(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
+    """The API's rule for display strings, in dashboard forms too: no control characters in a
+    one-line input; text areas (descriptions, templates) may hold line breaks and tabs."""
+
+    class Checked(form):  # type: ignore[valid-type,misc]
+        def clean(self) -> dict[str, Any]:
+            cleaned: dict[str, Any] = super().clean()
+            for name, value in list(cleaned.items()):  # add_error removes the entry
+                field = self.fields.get(name)
+                if not isinstance(value, str) or field is None:
+                    continue
+                free_text = isinstance(field.widget, forms.Textarea)
+                if (problem := control_characters_error(name, value, free_text)) is not None:
+                    self.add_error(name, f"This field {problem}.")
+            return cleaned
+
+    Checked.__name__ = form.__name__
+    return Checked
+
+
+# --- limits in the admin API's words ---------------------------------------------------------
+
+
+def text_rules(max_length: int) -> list[Rule]:
+    return [
+        validators.MaxLengthValidator(
+            max_length, f"Ensure this field has no more than {max_length} characters."
+        )
+    ]
+
+
+def items_rules(max_items: int) -> list[Rule]:
+    return [
+        validators.MaxLengthValidator(
+            max_items, f"Ensure this field has no more than {max_items} elements."
+        )
+    ]
+
+
+def attribute_value_problems(values: Iterable[str]) -> list[str | None]:
+    """Each attribute filter value's problem (None: none), as the admin API finds it: control
+    characters first and alone, then the length."""
+    problems: list[str | None] = []
+    for value in values:
+        problem = control_characters_error("attributeValue", value)
+        if problem is None and len(value) > MAX_ATTRIBUTE_VALUE:
+            problem = f"Ensure this field has no more than {MAX_ATTRIBUTE_VALUE} characters."
+        problems.append(problem)
+    return problems
+
+
+def url_problems(value: str, max_length: int = 2000) -> list[str]:
+    """A URL's problems as the admin API finds them in a badge or logo ({"url"}): control
+    characters first and alone, then the length and the form."""
+    if (problem := control_characters_error("url", value)) is not None:
+        return [problem]
+    problems: list[str] = []
+    rules: list[Rule] = [*text_rules(max_length), validators.URLValidator()]
+    for rule in rules:
+        try:
+            rule(value)
+        except forms.ValidationError as exc:
+            problems += exc.messages
+    return problems
+
+
+def range_rules(lower: int | None, upper: int | None) -> list[Rule]:
+    rules: list[Rule] = []
+    if lower is not None:
+        rules.append(validators.MinValueValidator(lower))
+    if upper is not None:
+        rules.append(validators.MaxValueValidator(upper))
+    return rules
+
+
+def key_rules() -> list[Rule]:
+    """A configuration key (apps/core/api/fields.py key_field)."""
+    return [*text_rules(100), validators.RegexValidator(re.compile(KEY_PATTERN), KEY_RULE)]
+
+
+class ServiceForm(forms.ModelForm):
+    """A configuration page whose inputs are a service's arguments (see the module docstring).
+
+    Only the owner (a tenant, a points system) is a model field, and only when adding (see the
+    pages' get_form): the rest is never copied onto the row by the form, so the model's own
+    messages never replace the service's. Once every input is valid, `clean` makes the call's
+    arguments (`service_kwargs`), then applies the limits of `rules` (form field -> checks) and
+    the form's `check_rules`; `kwargs` then holds the arguments."""
+
+    # Form field -> the admin API's name for it, which the service's messages use.
+    wire_names: ClassVar[dict[str, str]] = {}
+    rules: ClassVar[dict[str, list[Rule]]] = {}
+    create_only: ClassVar[tuple[str, ...]] = ("key",)
+    # Messages that name API fields are rewritten with the form's labels (see `message`).
+    humanize_errors: ClassVar[bool] = False
+    api_words: ClassVar[re.Pattern[str]] = _API_WORD
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kwargs: dict[str, Any] = {}
+        if self.instance.pk:
+            for name in self.create_only:
+                self.fields.pop(name, None)
+            self.initial = {**self.initial_from(self.instance), **self.initial}
+
+    def config_tenant(self) -> Tenant | None:
+        """The tenant whose configuration the form edits (each form names its own)."""
+        return getattr(self.instance, "tenant", None)
+
+    def initial_from(self, obj: Any) -> dict[str, Any]:
+        """The form's values for a stored object (forms override)."""
+        return {}
+
+    def labels(self) -> dict[str, str]:
+        """Admin API name -> the label staff see next to the field."""
+        return {
+            wire: str(self.fields[name].label or name.replace("_", " ").capitalize())
+            for name, wire in self.wire_names.items()
+            if name in self.fields
+        }
+
+    def message(self, text: str) -> str:
+        return humanize(text, self.labels(), self.api_words) if self.humanize_errors else text
+
+    def service_kwargs(self) -> dict[str, Any]:
+        """The arguments of the service call, from valid input (forms implement)."""
+        raise NotImplementedError
+
+    def check_rules(self) -> None:
+        """Checks across inputs that the page shares with the admin API (forms override; the
+        arguments are in `kwargs`)."""
+
+    def checks(self, name: str) -> bool:
+        """Whether the input `name` is part of the call, so its limits apply (forms whose
+        inputs are not all sent override)."""
+        return name in self.fields
+
+    def checked_value(self, name: str) -> Any:
+        """What the call gets for the input `name` (a form that reads a value from elsewhere,
+        such as an uploaded file, overrides)."""
+        return self.cleaned_data.get(name)
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        if self.errors or self.config_tenant() is None:
+            return self.cleaned_data
+        self.kwargs = self.service_kwargs()  # may refuse input too (an unknown attribute)
+        for check in (self._check_text, self._check_limits, self.check_rules):
+            if self.errors:
+                break
+            check()
+        if self.errors:
+            self.kwargs = {}
+        return self.cleaned_data
+
+    def _check_text(self) -> None:
+        """No control characters in what the service stores as text, as the admin API refuses
+        them (descriptions and other free text may hold line breaks and tabs)."""
+        for name, wire in self.wire_names.items():
+            value = self.checked_value(name)
+            problem = control_characters_error(wire, value) if isinstance(value, str) else None
+            if problem is not None and self.checks(name):
+                self.add_error(name, self.message(problem))
+
+    def _check_limits(self) -> None:
+        for name, rules in self.rules.items():
+            value = self.checked_value(name)
+            if not self.checks(name) or value in (None, ""):
+                continue
+            for rule in rules:
+                try:
+                    rule(value)
+                except forms.ValidationError as exc:
+                    for text in exc.messages:
+                        self.add_error(name, self.message(text))

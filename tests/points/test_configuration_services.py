@@ -1,0 +1,101 @@
+"""The points configuration services hold their rules themselves, whoever calls them (the admin
+API, the dashboard, a management command): an archived system and its parts stay read-only, a
+boost's multiplier and dates and a trigger's points are checked, and a misspelt argument is
+refused rather than ignored."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from apps.accounts.models import Tenant
+from apps.points import configuration
+from apps.points.errors import PointsConfigInvalidError
+from apps.points.models import PointsSystem
+
+START = dt.date(2026, 3, 1)
+
+
+@pytest.fixture
+def archived(tenant: Tenant) -> PointsSystem:
+    system, _ = configuration.points_system_create(
+        tenant,
+        key="xp",
+        name="XP",
+        levels=[{"key": "bronze", "name": "Bronze", "points": 10}],
+        boosts=[{"name": "Double", "start": START, "multiplier": Decimal(2)}],
+        triggers=[{"type": "user_creation", "points": 5}],
+    )
+    configuration.points_system_archive(tenant, system)
+    return system
+
+
+def test_an_archived_system_and_its_parts_are_refused_by_every_write(
+    tenant: Tenant, archived: PointsSystem
+) -> None:
+    level, boost, trigger = archived.levels.get(), archived.boosts.get(), archived.triggers.get()
+    version = Tenant.objects.get(pk=tenant.pk).config_version
+    writes = [
+        lambda: configuration.points_system_update(tenant, archived, name="New"),
+        lambda: configuration.points_level_create(tenant, archived, key="s", name="S", points=1),
+        lambda: configuration.points_level_update(tenant, level, points=20),
+        lambda: configuration.points_level_delete(tenant, level),
+        lambda: configuration.points_boost_update(tenant, boost, name="Triple"),
+        lambda: configuration.points_boost_delete(tenant, boost),
+        lambda: configuration.points_trigger_create(
+            tenant, archived, type="user_creation", points=1
+        ),
+        lambda: configuration.points_trigger_update(tenant, trigger, points=7),
+        lambda: configuration.points_trigger_delete(tenant, trigger),
+    ]
+    for write in writes:
+        with pytest.raises(PointsConfigInvalidError, match="Points system xp is archived"):
+            write()
+    assert Tenant.objects.get(pk=tenant.pk).config_version == version
+    assert (archived.levels.count(), archived.boosts.count(), archived.triggers.count()) == (
+        1,
+        1,
+        1,
+    )
+
+
+def test_archiving_an_archived_system_again_changes_nothing(
+    tenant: Tenant, archived: PointsSystem
+) -> None:
+    version = Tenant.objects.get(pk=tenant.pk).config_version
+
+    configuration.points_system_archive(tenant, archived)
+
+    assert Tenant.objects.get(pk=tenant.pk).config_version == version
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"multiplier": Decimal(1)}, "must be greater than 0, less than 100 and not 1"),
+        ({"end": START - dt.timedelta(days=1)}, "end must not be before start"),
+    ],
+)
+def test_a_boost_is_checked_by_the_service(tenant: Tenant, settings: dict, message: str) -> None:
+    system, _ = configuration.points_system_create(tenant, key="xp", name="XP")
+    boost = {"name": "B", "start": START, "multiplier": Decimal(2), **settings}
+
+    with pytest.raises(PointsConfigInvalidError, match=message):
+        configuration.points_boost_create(tenant, system, **boost)
+    assert not system.boosts.exists()
+
+
+def test_a_trigger_of_no_points_is_refused_by_the_service(tenant: Tenant) -> None:
+    system, _ = configuration.points_system_create(tenant, key="xp", name="XP")
+
+    with pytest.raises(PointsConfigInvalidError, match="points: must not be 0"):
+        configuration.points_trigger_create(tenant, system, type="user_creation", points=0)
+
+
+def test_an_argument_spelt_as_on_the_wire_is_refused_not_ignored(tenant: Tenant) -> None:
+    system, _ = configuration.points_system_create(tenant, key="xp", name="XP")
+
+    with pytest.raises(TypeError, match="unexpected keyword arguments: maxPoints"):
+        configuration.points_system_update(tenant, system, maxPoints=10)  # type: ignore[call-arg]
+    system.refresh_from_db()
+    assert system.max_points is None
