@@ -258,30 +258,37 @@ def _json_decoders(model: type[Model]) -> tuple[list[str], list[str], list[Calla
 
 
 @functools.cache
-def _insert_statement(model: type[Model], vendor: str) -> tuple[str, list[Any]]:
+def _insert_statement(model: type[Model], vendor: str, conflict: str) -> tuple[str, list[Any]]:
     quote = connection.ops.quote_name
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     columns = ", ".join(quote(str(f.column)) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
     pk = quote(str(model._meta.pk.column))
     table = quote(model._meta.db_table)
+    skip = f" ON CONFLICT ({conflict}) DO NOTHING" if conflict else ""
     # Identifiers from the model only; values are parameters.
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) RETURNING {pk}"  # noqa: S608
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}){skip} RETURNING {pk}"  # noqa: S608
     return sql, fields
 
 
-def insert(instance: Model) -> None:
+def insert(instance: Model, *, unless_conflict: str = "") -> bool:
     """`instance.save(force_insert=True)` for hot paths (no signals: the project has none): the
-    statement is built once per model, values prepared as the ORM prepares them."""
+    statement is built once per model, values prepared as the ORM prepares them.
+    `unless_conflict` names the columns of a unique constraint: a row that would break it is
+    not inserted (ON CONFLICT DO NOTHING; no error, so no savepoint is needed), and False is
+    returned."""
     model = type(instance)
-    sql, fields = _insert_statement(model, connection.vendor)
+    sql, fields = _insert_statement(model, connection.vendor, unless_conflict)
     params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
-    instance.pk = row[0] if row else None
+    if row is None:
+        return False
+    instance.pk = row[0]
     instance._state.adding = False
     instance._state.db = connection.alias
+    return True
 
 
 def values_rows(count: int, types: Sequence[str]) -> str:

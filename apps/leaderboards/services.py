@@ -173,10 +173,12 @@ def leaderboards_apply_event(
     streak_length: int | None,
     now: dt.datetime,
     loaded: Entries | None = None,
+    created: bool = False,
 ) -> list[BoardStanding]:
     """The leaderboards step of the pipeline (the caller holds the user's lock). Returns where
     the event left the user on each board it affected. `loaded`: the user's entries when the
-    caller read them (leaderboards_event_load)."""
+    caller read them (leaderboards_event_load); `created`: the user was created by this event,
+    so what they gained in any run is what this event brings."""
     work = []
     for board, run_start, group in _places(tenant, user, now):
         contribution = _delta(board, metric_pk, value, points_added, streak_length)
@@ -205,7 +207,7 @@ def leaderboards_apply_event(
         # the board any more, and this event counts as theirs to re-enter with.
         if found is not None and found[0] in moves and found[0] not in kept:
             found = None
-        result.append(_apply(board, user, run_start, group, found, amount, absolute, now))
+        result.append(_apply(board, user, run_start, group, found, amount, absolute, now, created))
     return result
 
 
@@ -223,6 +225,7 @@ def _apply(
     amount: Decimal,
     absolute: bool,
     now: dt.datetime,
+    created: bool = False,
 ) -> BoardStanding:
     run = ranks.RunKey(board.pk, run_start, group)
     mine: Decimal | None = None  # the user's value on the board after this event
@@ -241,7 +244,7 @@ def _apply(
         if new != old and not place.moved:
             ranks.change(run, [(user.pk, new)])
     if place is None:
-        if not absolute and board.start_time is None and board.end_time is None:
+        if not (absolute or created) and board.start_time is None and board.end_time is None:
             # A newcomer (or someone displaced earlier) enters with all they gained in the
             # run, not only this event: the daily rollups already include it.
             amount = _run_gain(board, user, run_start, amount)

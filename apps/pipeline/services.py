@@ -111,7 +111,7 @@ def event_user_resolve(
     the event's user fields (or locked, if a concurrent request created it first)."""
     if locked is not None:
         return UserUpsertResult(user=locked, created=False)
-    return user_create_or_lock(tenant, data.user_id, data.user_fields, now)
+    return user_create_or_lock(tenant, data.user_id, data.user_fields, now, active=True)
 
 
 def event_apply(

@@ -162,6 +162,7 @@ def leaderboards_step(
         streak.length if (streak.extended or streak.lost) else None,
         ctx.now,
         loaded=ctx.loaded.entries,
+        created=ctx.user_created,
     )
     return LeaderboardsOutcome(standings=tuple(standings))
 

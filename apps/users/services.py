@@ -6,12 +6,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.db import CompiledSelect
+from apps.core.db import CompiledSelect, insert
 from apps.core.errors import ValidationError
 from apps.users.domain import control_assign, local_date
 from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
@@ -121,11 +121,17 @@ def user_job_lock(user_pk: int) -> Iterator[EndUser | None]:
 
 
 def user_create_or_lock(
-    tenant: Tenant, external_id: str, fields: dict[str, Any], now: dt.datetime | None = None
+    tenant: Tenant,
+    external_id: str,
+    fields: dict[str, Any],
+    now: dt.datetime | None = None,
+    *,
+    active: bool = False,
 ) -> UserUpsertResult:
-    """Create the user with the supplied fields. If a concurrent request created it first,
-    wait for and take its row lock and return it unchanged (created=False), so the caller can
-    decide what to apply to it (the pipeline checks idempotency first)."""
+    """Create the user with the supplied fields (`active`: active at `now`, an event's user).
+    If a concurrent request created it first, wait for and take its row lock and return it
+    unchanged (created=False), so the caller can decide what to apply to it (the pipeline
+    checks idempotency first). One statement: the insert skips a conflicting row."""
     now = now or timezone.now()
     attribute_values_check(tenant, fields.get("attributes"), "user")
     user = EndUser(
@@ -135,14 +141,13 @@ def user_create_or_lock(
     )
     _apply_fields(user, fields)
     _check_rules(user, fields, now)
-    try:
-        with transaction.atomic():
-            user.save(force_insert=True)
+    if active:  # the event's activity, recorded with the row (user_activity_mark)
+        user.last_active_at, user.last_active_on = now, local_date(now, user.tz)
+    if insert(user, unless_conflict="tenant_id, external_id"):
         return UserUpsertResult(user=user, created=True)
-    except IntegrityError:
-        existing = user_lock(tenant, external_id)
-        assert existing is not None  # noqa: S101 - the unique constraint just said it exists
-        return UserUpsertResult(user=existing, created=False)
+    existing = user_lock(tenant, external_id)
+    assert existing is not None  # noqa: S101 - the unique constraint just said it exists
+    return UserUpsertResult(user=existing, created=False)
 
 
 def user_update_fields(

@@ -262,12 +262,11 @@ class TestQueryCount:
         # Pinned exactly so a change that adds a query to the hot path is a deliberate one.
         # Steady: key+environment+tenant, user lock, total upsert, event insert, rollup upsert
         # (on PostgreSQL these three are one statement, apps/metrics/sql.py), plus the test
-        # transaction's savepoint and release. A new user adds its insert in a savepoint of
-        # its own, and the first event of a user's day records their activity (read by the
-        # reactivation and recap sweeps).
+        # transaction's savepoint and release. A new user adds its insert (ON CONFLICT DO
+        # NOTHING: no savepoint), with its activity of the day in the row.
         recorded = 1 if connection.vendor == "postgresql" else 3
         assert steady == 4 + recorded
-        assert first_event_of_user == 8 + recorded
+        assert first_event_of_user == 5 + recorded
 
     def test_replay_costs_a_bounded_number_of_queries(self, api_client, metric):
         post_event(api_client, event_body("u0"), key="k")

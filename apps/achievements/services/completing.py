@@ -7,7 +7,6 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -16,7 +15,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.models import AchievementCompletion
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
-from apps.core.db import CompiledSelect, Load
+from apps.core.db import CompiledSelect, Load, insert
 from apps.metrics.selectors import metric_filtered_total
 from apps.users.domain import attributes_match, local_date
 from apps.users.models import EndUser
@@ -32,29 +31,16 @@ class Completed:
 def _insert(
     tenant: Tenant, user: EndUser, definitions: list[AchievementDef], now: dt.datetime
 ) -> list[Completed]:
-    """Insert the completions in one statement; the caller holds the user's lock, so only a
-    backdating job can race it, and then each row is retried alone and the unique constraint
-    decides."""
-    if not definitions:
-        return []
-    rows = [
-        AchievementCompletion(tenant=tenant, achievement_id=d.pk, user=user, completed_at=now)
-        for d in definitions
-    ]
-    try:
-        with transaction.atomic():
-            AchievementCompletion.objects.bulk_create(rows)
-        return [Completed(d, str(r.public_id), now) for d, r in zip(definitions, rows, strict=True)]
-    except IntegrityError:
-        pass
+    """Insert the completions; the caller holds the user's lock, so only a backdating job can
+    race it, and then the unique constraint decides: a completion it made first is skipped
+    (ON CONFLICT DO NOTHING, one statement per completion, no savepoint)."""
     completed = []
-    for definition, row in zip(definitions, rows, strict=True):
-        try:
-            with transaction.atomic():
-                row.save(force_insert=True)
-        except IntegrityError:
-            continue
-        completed.append(Completed(definition, str(row.public_id), now))
+    for definition in definitions:
+        row = AchievementCompletion(
+            tenant=tenant, achievement_id=definition.pk, user=user, completed_at=now
+        )
+        if insert(row, unless_conflict="achievement_id, user_id"):
+            completed.append(Completed(definition, str(row.public_id), now))
     return completed
 
 
