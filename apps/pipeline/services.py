@@ -144,7 +144,7 @@ def event_apply(
         attributes=data.attributes,
         recorded=recorded,
         now=now,
-        loaded=steps.event_load(tenant, user, created, config.metric.pk, now),
+        loaded=steps.event_load(tenant, user, created, config.metric.pk, data.value, now),
     )
     streak = steps.streak_step(ctx)
     achievements = steps.achievements_step(ctx, streak)

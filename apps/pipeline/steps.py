@@ -6,6 +6,7 @@ Each step receives the event context and the outcomes of the steps before it and
 frozen outcome.
 """
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,7 +62,12 @@ class EventLoaded:
 
 
 def event_load(
-    tenant: Tenant, user: EndUser, created: bool, metric_pk: int, now: dt.datetime
+    tenant: Tenant,
+    user: EndUser,
+    created: bool,
+    metric_pk: int,
+    value: Decimal,
+    now: dt.datetime,
 ) -> EventLoaded:
     """Read what the steps need, for a user whose lock the caller holds. A user `created` by
     this event has no rows yet: nothing to read."""
@@ -74,6 +80,9 @@ def event_load(
         ),
         nothing_stored=created,
     )
+    if created and streak is not None:
+        # The new user's only change is this event's.
+        streak = dataclasses.replace(streak, changes={metric_pk: value})
     return EventLoaded(streak, completed, points, entries)
 
 

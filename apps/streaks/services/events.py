@@ -3,6 +3,7 @@ when the event meets the conditions of the current period."""
 
 import datetime as dt
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
@@ -30,6 +31,9 @@ class StreakLoaded:
 
     state: StreakState | None
     pauses: tuple[domain.Pause, ...]  # every active pause, by start
+    # The net change of each metric in the current period, when the caller knows it (a user
+    # created by this event has only this event's); else read when needed.
+    changes: dict[int, Decimal] | None = None
 
 
 _STATE = CompiledSelect(StreakState, "m.user_id = %s")
@@ -91,9 +95,12 @@ def streak_apply_event(
     extended = False
     new_state = settled
     if relevant and (settled.length == 0 or settled.settled_through != current):
-        changes = period_changes(
-            user, list(rules.thresholds), current, domain.period_end(current, rules.frequency)
-        )
+        if loaded is not None and loaded.changes is not None:
+            changes = {pk: v for pk, v in loaded.changes.items() if pk in rules.thresholds}
+        else:
+            changes = period_changes(
+                user, list(rules.thresholds), current, domain.period_end(current, rules.frequency)
+            )
         if domain.conditions_met(rules, changes):
             new_state, extended = domain.extend(settled, current, rules.frequency)
     changed = extended or view.settlement.frozen or view.settlement.paused or view.settlement.lost
