@@ -195,7 +195,7 @@ SPECTACULAR_SETTINGS = {
         "PointsTriggerTimeUnitEnum": "apps.points.wire.POINTS_TRIGGER_TIME_UNITS",
         "PointsBoostStatusEnum": "apps.points.wire.POINTS_BOOST_STATUSES",
         "PointsBoostRoundingEnum": "apps.points.wire.POINTS_BOOST_ROUNDINGS",
-        "AdminPointsSystemStatusEnum": "apps.points.openapi.ADMIN_POINTS_SYSTEM_STATUSES",
+        "AdminPointsSystemStatusEnum": "apps.points.serializers.ADMIN_POINTS_SYSTEM_STATUSES",
         "AdminPointsTriggerTypeEnum": "apps.points.choices.TriggerType",
         "AdminPointsTriggerStatusEnum": "apps.points.choices.TriggerStatus",
         "AdminPointsTriggerTimeUnitEnum": "apps.points.choices.TimeUnit",
