@@ -203,7 +203,7 @@ SPECTACULAR_SETTINGS = {
         "AdminPointsBoostRoundingEnum": "apps.points.choices.Rounding",
         "LeaderboardRankByEnum": "apps.leaderboards.wire.LEADERBOARD_RANK_BY",
         "LeaderboardRunUnitEnum": "apps.leaderboards.wire.LEADERBOARD_RUN_UNITS",
-        "LeaderboardStatusEnum": "apps.leaderboards.openapi.LEADERBOARD_STATUSES",
+        "LeaderboardStatusEnum": "apps.leaderboards.wire.LEADERBOARD_STATUSES",
         "AdminLeaderboardRankByEnum": "apps.leaderboards.choices.RankBy",
         "AdminLeaderboardStatusEnum": "apps.leaderboards.choices.Status",
         "AdminLeaderboardRunUnitEnum": "apps.leaderboards.choices.RunUnit",
