@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.core.errors import NotFoundError, ValidationError
-from apps.leaderboards import domain, ranks
+from apps.leaderboards import domain, ranks, wire
 from apps.leaderboards.choices import Status
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.users.models import EndUser
@@ -139,8 +139,9 @@ def rankings_page(
     # Three columns, not two model instances per row: at 100 rows the instances cost more than
     # the query.
     rows = ordered(board.pk, run, group).values_list("user__external_id", "user__name", "value")
+    render = wire.LeaderboardRanking.render
     return [
-        {"userId": external_id, "userName": name, "rank": offset + i + 1, "value": int(value)}
+        render((external_id, name, offset + i + 1, value))
         for i, (external_id, name, value) in enumerate(rows[offset : offset + limit])
     ]
 
@@ -157,13 +158,9 @@ def _rankings_from_members(members: list[str], offset: int) -> list[dict[str, An
             pk__in=[ranks.member_user(m) for m in members]
         ).values_list("pk", "external_id", "name")
     }
+    render = wire.LeaderboardRanking.render
     return [
-        {
-            "userId": users[user][0],
-            "userName": users[user][1],
-            "rank": offset + i + 1,
-            "value": int(ranks.member_value(m)),
-        }
+        render((*users[user], offset + i + 1, ranks.member_value(m)))
         for i, m in enumerate(members)
         if (user := ranks.member_user(m)) in users
     ]

@@ -12,7 +12,7 @@ from django.db.models import Sum
 
 from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
-from apps.leaderboards import domain, ranks
+from apps.leaderboards import domain, ranks, wire
 from apps.leaderboards.choices import RankBy, Status
 from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.selectors import (
@@ -29,30 +29,7 @@ from apps.users.models import EndUser
 
 def board_render(board: BoardDef, run_start: dt.date | None) -> dict[str, Any]:
     """LeaderboardResponse fields; `end` is the given run's end for repeating boards."""
-    body: dict[str, Any] = {
-        "id": board.public_id,
-        "name": board.name,
-        "key": board.key,
-        "rankBy": board.rank_by,
-        "breakdownAttribute": None,
-        "breakdownAttributes": list(board.breakdown_keys or ()),
-        "description": board.description,
-        "start": board.start.isoformat(),
-        "end": (board.run_end(run_start) if run_start else board.end),
-        "startTime": board.start_time.strftime("%H:%M") if board.start_time else None,
-        "endTime": board.end_time.strftime("%H:%M") if board.end_time else None,
-        "maxParticipants": board.max_participants,
-        "runUnit": board.run_unit,
-        "runInterval": board.run_interval,
-        "userAttributes": [{"key": k, "value": v} for k, v in (board.user_filters or {}).items()],
-    }
-    if body["end"] is not None:
-        body["end"] = body["end"].isoformat()
-    if board.rank_by == RankBy.METRIC:
-        body.update(metricKey=board.metric_key, metricName=board.metric_name)
-    elif board.rank_by == RankBy.POINTS:
-        body.update(pointsSystemKey=board.points_key, pointsSystemName=board.points_name)
-    return body
+    return wire.LeaderboardResponse.render(wire.BoardRun(board, run_start))
 
 
 @dataclass(frozen=True)
@@ -69,20 +46,8 @@ class BoardStanding:
 
 def standings_render(standings: Iterable[BoardStanding]) -> dict[str, dict[str, Any]]:
     """The `leaderboards` map of the event response (MetricEventLeaderboardResponse by key)."""
-    result: dict[str, dict[str, Any]] = {}
-    for s in standings:
-        body = board_render(s.board, s.run_start)
-        body.update(
-            rank=s.rank,
-            previousRank=s.previous_rank,
-            threshold=int(s.threshold),
-            breakdownAttributeValues=[
-                {"key": k, "value": v}
-                for k, v in (part.split("=", 1) for part in s.group.split("|") if part)
-            ],
-        )
-        result[s.board.key] = body
-    return result
+    render = wire.MetricEventLeaderboardResponse.render
+    return {s.board.key: render(s) for s in standings}
 
 
 def _delta(

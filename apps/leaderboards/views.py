@@ -21,7 +21,7 @@ from apps.core.bulk import Collection
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.leaderboards import configuration, openapi, selectors, serializers, services
+from apps.leaderboards import configuration, openapi, selectors, serializers, wire
 from apps.leaderboards.models import Leaderboard
 from apps.leaderboards.selectors import BoardDef
 from apps.users.models import EndUser
@@ -52,7 +52,7 @@ class LeaderboardListApi(AppApi):
         "includeFinished=true), oldest first. `end` is the end of each one's current run.",
         parameters=[openapi.INCLUDE_FINISHED],
         responses={
-            200: openapi.LeaderboardsAllResponseItem(many=True),
+            200: serializers.LeaderboardsAllResponseItem(many=True),
             **errors(
                 401,
                 403,
@@ -66,9 +66,8 @@ class LeaderboardListApi(AppApi):
         tenant = self.scope(request).tenant
         today = timezone.now().date()
         boards = selectors.boards_listed(tenant, include_finished=include_finished)
-        return Response(
-            [{**services.board_render(b, b.run_for(today)), "status": b.status} for b in boards]
-        )
+        render = serializers.LeaderboardsAllResponseItem.render
+        return Response([render(wire.BoardRun(b, b.run_for(today))) for b in boards])
 
 
 class LeaderboardApi(AppApi):
@@ -87,7 +86,7 @@ class LeaderboardApi(AppApi):
             openapi.USER_ATTRIBUTES,
         ],
         responses={
-            200: openapi.LeaderboardResponseWithRankings,
+            200: serializers.LeaderboardResponseWithRankings,
             **errors(
                 401,
                 403,
@@ -113,8 +112,8 @@ class LeaderboardApi(AppApi):
         rankings = selectors.rankings_from(
             board, run, group, offset=offset, limit=limit, user_id=params.get("userId")
         )
-        body = {**services.board_render(board, run), "status": board.status}
-        return Response({**body, "rankings": rankings or []})
+        render = serializers.LeaderboardResponseWithRankings.render
+        return Response(render(wire.BoardRun(board, run), rankings))
 
 
 class UserLeaderboardApi(AppApi):
@@ -125,7 +124,7 @@ class UserLeaderboardApi(AppApi):
         "breakdown group), with their daily rank history in that run, newest first.",
         parameters=[USER_ID, openapi.LEADERBOARD_KEY, openapi.RUN, openapi.NUM_EVENTS],
         responses={
-            200: openapi.UserLeaderboardResponseWithHistory,
+            200: serializers.UserLeaderboardResponseWithHistory,
             **errors(
                 401,
                 403,
@@ -148,32 +147,17 @@ class UserLeaderboardApi(AppApi):
         standing = selectors.user_standing(board, run, user)
         history = selectors.history_days(board.pk, run, user.pk, days)
         shown = standing.entry if standing.rank is not None else None
-        return Response(
-            {
-                **services.board_render(board, run),
-                "rank": standing.rank,
-                "value": int(shown.value) if shown else None,
-                "history": [_history_item(day, before) for day, before in history],
-            }
-        )
-
-
-def _history_item(snapshot: Any, before: Any) -> dict[str, Any]:
-    return {
-        "date": snapshot.date.isoformat(),
-        "timestamp": f"{snapshot.date.isoformat()}T00:00:00Z",
-        "previousRank": before.rank if before else None,
-        "rank": snapshot.rank,
-        "previousValue": int(before.value) if before and before.value is not None else None,
-        "value": int(snapshot.value) if snapshot.value is not None else None,
-    }
+        value = int(shown.value) if shown else None
+        user_rank = serializers.UserRank(rank=standing.rank, value=value, history=history)
+        render = serializers.UserLeaderboardResponseWithHistory.render
+        return Response(render(wire.BoardRun(board, run), user_rank))
 
 
 class LeaderboardCollection(Collection):
     noun = "Leaderboard"
     create_serializer = serializers.LeaderboardCreateSerializer
     update_serializer = serializers.LeaderboardUpdateSerializer
-    output_schema = openapi.AdminLeaderboard
+    output_schema = serializers.AdminLeaderboard
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Leaderboard]:
         return list(
@@ -201,22 +185,4 @@ class LeaderboardCollection(Collection):
         configuration.leaderboard_delete(scope.tenant, obj)
 
     def render(self, b: Leaderboard) -> dict[str, Any]:
-        return {
-            "id": str(b.public_id),
-            "name": b.name,
-            "key": b.key,
-            "description": b.description,
-            "status": b.status,
-            "rankBy": b.rank_by,
-            "metricId": str(b.metric.public_id) if b.metric else None,
-            "pointsSystemId": str(b.points_system.public_id) if b.points_system else None,
-            "maxParticipants": b.max_participants,
-            "start": b.start.isoformat(),
-            "end": b.end.isoformat() if b.end else None,
-            "startTime": b.start_time.strftime("%H:%M") if b.start_time else None,
-            "endTime": b.end_time.strftime("%H:%M") if b.end_time else None,
-            "breakdownAttributes": list(b.breakdown_attributes),
-            "runUnit": b.run_unit,
-            "runInterval": b.run_interval,
-            "userAttributes": list(b.user_attributes),
-        }
+        return serializers.AdminLeaderboard.render(b)

@@ -8,89 +8,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.points import domain, sql
+from apps.points import domain, sql, wire
 from apps.points.errors import PointsBlockedError
 from apps.points.models import PointsAward, PointsTotal, PointsTriggerMark
 from apps.points.selectors import BoostDef, SystemDef, TriggerDef, user_boosts, user_totals
 from apps.users.domain import local_date
 from apps.users.models import EndUser
 
-
-def _iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-
-
-def trigger_render(t: TriggerDef) -> dict[str, Any]:
-    """PointsTrigger (application view): every field the SDK requires, even inside awards.
-    JSON-native, because each award keeps it as its trigger snapshot."""
-    body: dict[str, Any] = {
-        "id": t.public_id,
-        "type": t.type,
-        "points": t.points,
-        "status": t.status,
-        "userAttributes": [{"key": k, "value": v} for k, v in t.user_filter_kv],
-        "created": _iso(t.created),
-        "updated": _iso(t.updated),
-    }
-    if t.type == "metric":
-        body.update(
-            metricId=t.metric_public_id,
-            metricName=t.metric_name,
-            metricThreshold=t.metric_threshold,
-            eventAttributes=[{"key": k, "value": v} for k, v in t.event_filter_kv],
-        )
-    elif t.type == "achievement":
-        body.update(achievementId=t.achievement_public_id, achievementName=t.achievement_name)
-    elif t.type == "streak":
-        body["streakLengthThreshold"] = t.streak_length
-    elif t.type == "time":
-        body.update(timeUnit=(t.time_unit or "").rstrip("s"), timeInterval=t.time_interval)
-    return body
-
-
-def boost_render(b: BoostDef, day: dt.date) -> dict[str, Any]:
-    return {
-        "id": b.public_id,
-        "name": b.name,
-        "status": b.status_on(day),
-        "start": b.start.isoformat(),
-        "end": b.end.isoformat() if b.end else None,
-        "multiplier": float(b.multiplier),  # JSON-native: awards keep the boosts applied
-        "rounding": b.rounding,
-    }
-
-
-def level_render(level: Any) -> dict[str, Any]:
-    return {
-        "id": str(level.public_id),
-        "key": level.key,
-        "name": level.name,
-        "description": level.description,
-        "badgeUrl": level.badge_url,
-        "points": level.points,
-    }
-
-
-def award_render(award: PointsAward) -> dict[str, Any]:
-    return {
-        "id": str(award.public_id),
-        "awarded": award.awarded,
-        "date": award.created,
-        "total": award.total_after,
-        "trigger": award.trigger_snapshot,
-        "boosts": award.boosts,
-    }
-
-
-def system_base_render(system: SystemDef) -> dict[str, Any]:
-    return {
-        "id": system.public_id,
-        "key": system.key,
-        "name": system.name,
-        "description": system.description or None,
-        "badgeUrl": system.badge_url,
-        "maxPoints": system.max_points,
-    }
+# The renders of the points shapes, by the names other apps call them (apps/points/wire.py
+# declares each shape once).
+trigger_render = wire.PointsTrigger.render
+boost_render = wire.PointsBoost.render
+level_render = wire.PointsLevel.render
+award_render = wire.PointsAward.render
+system_base_render = wire.PointsResponseBase.render
 
 
 @dataclass
@@ -268,17 +199,5 @@ class SystemChange:
 def points_render(changes: Sequence[SystemChange]) -> dict[str, dict[str, Any]]:
     """The `points` map of event and completion responses (MetricEventPointsResponse by
     system key)."""
-    result: dict[str, dict[str, Any]] = {}
-    for change in changes:
-        system = change.system
-        body = {
-            **system_base_render(system),
-            "total": change.total,
-            "added": change.added,
-            "awards": [award_render(a) for a in change.awards],
-        }
-        if change.level_changed:
-            current = next((lv for lv in system.levels if lv.pk == change.level_pk), None)
-            body["level"] = level_render(current) if current else None
-        result[system.key] = body
-    return result
+    render = wire.MetricEventPointsResponse.render
+    return {change.system.key: render(change.system, change) for change in changes}

@@ -1,16 +1,41 @@
-"""Input shapes of the points admin API (reference §3.6)."""
+"""Input shapes of the points admin API (reference §3.6), and the output shapes that only the
+points endpoints return (those other apps show too are in apps/points/wire.py)."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from apps.achievements.wire import BadgeSerializer, with_badge_url
 from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.core.api.shapes import OMIT, Shape, out
+from apps.core.openapi import Badge
 from apps.points import domain
-from apps.points.choices import Rounding, TimeUnit, TriggerStatus, TriggerType
-from apps.users.wire import AttributeRefSerializer
+from apps.points.choices import (
+    BoostStatus,
+    Rounding,
+    SystemStatus,
+    TimeUnit,
+    TriggerStatus,
+    TriggerType,
+)
+from apps.points.selectors import boost_def
+from apps.points.wire import (
+    PointsAward,
+    PointsLevel,
+    PointsResponseBase,
+    PointsTrigger,
+    badge_url_field,
+    boost_end_field,
+    boost_start_field,
+    description_field,
+    max_points_field,
+    only_for,
+)
+from apps.users.wire import AttributeRef, AttributeRefSerializer
 
 
 class _WithBadge(StrictSerializer):
@@ -158,3 +183,192 @@ class SystemUpdateSerializer(_WithBadge):
     maxPoints = serializers.IntegerField(
         min_value=1, max_value=domain.MAX_POINTS, required=False, allow_null=True
     )
+
+
+# --- output shapes (declared once: they render and document, apps/core/api/shapes.py) -------
+
+
+class GetUserPointsResponse(PointsResponseBase):
+    """A user's total, level and most recent awards in one points system."""
+
+    # Renders a SystemDef with, as context, a UserPoints.
+    total = out(
+        serializers.IntegerField(help_text="The user's total (0 before any award)."),
+        "context.total",
+    )
+    level = out(
+        PointsLevel(
+            allow_null=True, help_text="The user's current level; null when none is reached."
+        ),
+        lambda _, c: PointsLevel.render(c.level) if c.level else None,
+    )
+    awards = out(
+        PointsAward(many=True, help_text="The most recent awards, newest first."),
+        lambda _, c: [PointsAward.render(a) for a in c.awards],
+    )
+
+
+@dataclass(frozen=True)
+class UserPoints:
+    total: int
+    level: Any  # a PointsLevel row, or None
+    awards: Sequence[Any]  # PointsAward rows
+
+
+class PointsSystemResponse(Shape):
+    """A points system with its active triggers (no key: reference §3.6)."""
+
+    # Renders a SystemDef.
+    id = out(serializers.CharField(), "public_id")
+    name = serializers.CharField()
+    description = description_field()
+    badgeUrl = badge_url_field()
+    maxPoints = max_points_field()
+    triggers = out(
+        PointsTrigger(many=True, help_text="The active triggers."),
+        lambda system, _: [PointsTrigger.render(t) for t in system.triggers],
+    )
+
+
+class PointsLevelSummaryResponseItem(Shape):
+    # Renders a level row with, as context, the number of users by level pk.
+    level = out(PointsLevel(), lambda level, _: PointsLevel.render(level))
+    users = out(
+        serializers.IntegerField(help_text="Number of users at this level."),
+        lambda level, counts: counts.get(level.pk, 0),
+    )
+
+
+class PointsRange(Shape):
+    """A range of totals (bounds inclusive) and how many users have a total in it. The first
+    range is 0 to 0 and also counts users below 0."""
+
+    # Renders a domain.Bucket. "from" is a Python keyword: declared as from_.
+    from_ = out(serializers.IntegerField(help_text="Lowest total of the range."), "low")
+    to = out(serializers.IntegerField(help_text="Highest total of the range."), "high")
+    users = serializers.IntegerField()
+
+
+def _badge(url: str | None) -> dict[str, str] | None:
+    return {"url": url} if url else None
+
+
+def _admin_nested(shape: type[Shape], noun: str) -> Any:
+    # Present only in a create response whose request supplied them (context: the
+    # nested rows by name).
+    return out(
+        shape(
+            many=True,
+            required=False,
+            help_text=f"The {noun} created with the system: only in a create response, and "
+            "only when the request supplied them.",
+        ),
+        lambda _, nested: (
+            [shape.render(item) for item in nested[noun]] if nested and noun in nested else OMIT
+        ),
+    )
+
+
+# Labelled, not SystemStatus.choices: TenantStatus has the same (value, label) pairs, and
+# sharing its hash would name this enum TenantStatusEnum.
+ADMIN_POINTS_SYSTEM_STATUSES = [
+    (SystemStatus.ACTIVE.value, "Active"),
+    (SystemStatus.ARCHIVED.value, "Archived: deleted through the API; its ledger is kept"),
+]
+
+
+class AdminPointsLevel(Shape):
+    # Renders a level row.
+    id = out(serializers.UUIDField(), lambda lv, _: str(lv.public_id))
+    name = serializers.CharField()
+    key = serializers.CharField()
+    points = serializers.IntegerField(help_text="Total from which a user is at this level.")
+    description = serializers.CharField(allow_blank=True, help_text='"" when none.')
+    badge = out(Badge(allow_null=True), lambda lv, _: _badge(lv.badge_url))
+
+
+class AdminPointsBoost(Shape):
+    # Renders a boost row (with its user loaded).
+    id = out(serializers.UUIDField(), lambda b, _: str(b.public_id))
+    name = serializers.CharField()
+    status = out(
+        serializers.ChoiceField(choices=BoostStatus.choices),
+        lambda b, _: boost_def(b, None).status_on(timezone.now().date()),
+    )
+    start = boost_start_field()
+    end = boost_end_field()
+    multiplier = serializers.FloatField()
+    rounding = serializers.ChoiceField(choices=Rounding.choices)
+    userId = out(
+        serializers.CharField(
+            allow_null=True, help_text="The one user it applies to; null: a global boost."
+        ),
+        lambda b, _: b.user.external_id if b.user is not None else None,
+    )
+    userAttributes = out(
+        AttributeRef(
+            many=True, help_text="A global boost applies only to users with all these values."
+        ),
+        lambda b, _: list(b.user_attributes),
+    )
+
+
+class AdminPointsTrigger(Shape):
+    # Renders a trigger row (with its metric and achievement loaded).
+    id = out(serializers.UUIDField(), lambda t, _: str(t.public_id))
+    type = serializers.ChoiceField(choices=TriggerType.choices)
+    points = serializers.IntegerField(help_text="Points each time it fires; negative deducts.")
+    status = serializers.ChoiceField(choices=TriggerStatus.choices)
+    userAttributes = out(
+        AttributeRef(many=True, help_text="Only users with all these attribute values earn it."),
+        lambda t, _: list(t.user_attributes),
+    )
+    blockIfOutOfPoints = serializers.BooleanField(
+        help_text="A deduction that would take a total below 0 refuses the whole event."
+    )
+    metricId = out(
+        serializers.UUIDField(required=False, allow_null=True, help_text="metric trigger."),
+        only_for("metric", lambda t, _: str(t.metric.public_id) if t.metric else None),
+    )
+    metricThreshold = out(
+        serializers.IntegerField(required=False, help_text="metric trigger."),
+        only_for("metric", lambda t, _: t.metric_threshold),
+    )
+    eventAttributes = out(
+        AttributeRef(many=True, required=False, help_text="metric trigger: events counted."),
+        only_for("metric", lambda t, _: list(t.event_attributes)),
+    )
+    achievementId = out(
+        serializers.UUIDField(required=False, allow_null=True, help_text="achievement trigger."),
+        only_for(
+            "achievement", lambda t, _: str(t.achievement.public_id) if t.achievement else None
+        ),
+    )
+    streakLength = out(
+        serializers.IntegerField(required=False, help_text="streak trigger."),
+        only_for("streak", lambda t, _: t.streak_length),
+    )
+    timeUnit = out(
+        serializers.ChoiceField(
+            choices=TimeUnit.choices, required=False, help_text="time trigger."
+        ),
+        only_for("time", lambda t, _: t.time_unit),
+    )
+    timeInterval = out(
+        serializers.IntegerField(required=False, help_text="time trigger."),
+        only_for("time", lambda t, _: t.time_interval),
+    )
+
+
+class AdminPointsSystem(Shape):
+    # Renders a system row; the context, in a create response, is the nested rows by name.
+    id = out(serializers.UUIDField(), lambda s, _: str(s.public_id))
+    name = serializers.CharField()
+    key = serializers.CharField()
+    description = serializers.CharField(allow_blank=True, help_text='"" when none.')
+    status = serializers.ChoiceField(choices=ADMIN_POINTS_SYSTEM_STATUSES)
+    badge = out(Badge(allow_null=True), lambda s, _: _badge(s.badge_url))
+    maxPoints = max_points_field()
+    levels = _admin_nested(AdminPointsLevel, "levels")
+    boosts = _admin_nested(AdminPointsBoost, "boosts")
+    triggers = _admin_nested(AdminPointsTrigger, "triggers")

@@ -1,12 +1,12 @@
 """OpenAPI documentation of streaks, streak settings and preferences (documentation only).
 
-Response shapes follow the Trophy wire models (reference §3.2, §3.4) and what the render
-functions of apps.streaks.serializers and apps.streaks.wire emit: fields those functions always
-write are required (possibly null); fields written only when a feature is on (freezes,
-auto-earn, a reset) are optional. Request bodies are the validating serializers themselves,
-wrapped here where a streak operation takes {"<key>": [items]} instead of a bare array
-(reference §2.2). The streak preferences, which the notification preferences embed, are
-documented in apps.streaks.wire.
+Response shapes follow the Trophy wire models (reference §3.2, §3.4) and are declared once,
+where they are rendered: the streak object and the streak preferences, which other apps embed,
+in apps.streaks.wire, the settings, several users' streaks and an admin pause in
+apps.streaks.serializers. What stays here is what introspection cannot know: the parameters,
+the request bodies of the streak operations, which take {"<key>": [items]} instead of a bare
+array (reference §2.2), wrapped around the validating item serializers, and the envelopes of
+their answers.
 """
 
 from drf_spectacular.utils import OpenApiParameter
@@ -14,8 +14,8 @@ from rest_framework import serializers
 
 from apps.core.api.params import LIST_ITEM_SCHEMA
 from apps.core.openapi import AdminDeletedItem, AdminIssue, ids_parameter
-from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.serializers import (
+    AdminStreakPause,
     FreezeItemSerializer,
     PauseItemSerializer,
     UserRefSerializer,
@@ -53,115 +53,6 @@ PAUSE_IDS = ids_parameter(
     "(?ids=a,b). An unknown or malformed id is reported in `issues`."
 )
 
-# --- streaks (application API) ------------------------------------------------------------
-
-
-class BaseStreakResponse(serializers.Serializer):
-    # No docstring: subclasses would inherit it as their component description.
-    length = serializers.IntegerField(help_text="Current streak length, in periods.")
-    frequency = serializers.ChoiceField(choices=Frequency.choices)
-    started = serializers.DateField(
-        allow_null=True, help_text="First day of the current streak; null when length is 0."
-    )
-    periodStart = serializers.DateField(allow_null=True, help_text="First day of the period.")
-    periodEnd = serializers.DateField(allow_null=True, help_text="Last day of the period.")
-    expires = serializers.DateField(
-        allow_null=True,
-        help_text="Last day by which the streak must be extended to be kept; null when there "
-        "is no streak to lose.",
-    )
-    freezes = serializers.IntegerField(
-        required=False, help_text="Freezes the user holds. Only when freezes are enabled."
-    )
-    maxFreezes = serializers.IntegerField(
-        required=False, help_text="Most freezes a user may hold. Only when freezes are enabled."
-    )
-    freezeAutoEarnInterval = serializers.IntegerField(
-        required=False, help_text="Days between automatic freeze grants. Only with auto-earn."
-    )
-    freezeAutoEarnAmount = serializers.IntegerField(
-        required=False, help_text="Freezes granted each time. Only with auto-earn."
-    )
-
-
-class StreakResponseStreakHistoryItem(serializers.Serializer):
-    periodStart = serializers.DateField()
-    periodEnd = serializers.DateField()
-    length = serializers.IntegerField(help_text="Streak length at the end of the period.")
-    usedFreeze = serializers.BooleanField(
-        required=False,
-        help_text="Whether a freeze kept the streak in this period. Only when freezes are enabled.",
-    )
-    usedPause = serializers.BooleanField(help_text="Whether a pause covered this period.")
-    resetAt = serializers.DateTimeField(
-        required=False, help_text="When an admin reset the streak in this period, if one did."
-    )
-
-
-class StreakResponsePausesItem(serializers.Serializer):
-    id = serializers.CharField(help_text="The pause's id.")
-    start = serializers.DateField()
-    end = serializers.DateField()
-
-
-class StreakResponse(BaseStreakResponse):
-    """A user's streak with its recent history and its active and upcoming pauses."""
-
-    extended = serializers.DateTimeField(
-        allow_null=True,
-        help_text="When the streak was last extended; null when there is no active streak.",
-    )
-    streakHistory = StreakResponseStreakHistoryItem(
-        many=True, help_text="The last historyPeriods periods, oldest first."
-    )
-    pauses = StreakResponsePausesItem(many=True, help_text="Active and upcoming pauses only.")
-
-
-class BulkStreakResponseItem(serializers.Serializer):
-    userId = serializers.CharField()
-    streakLength = serializers.IntegerField()
-    extended = serializers.DateTimeField(
-        allow_null=True,
-        help_text="When the streak was last extended; null when there is no active streak.",
-    )
-
-
-# --- streak settings (admin API) ----------------------------------------------------------
-
-
-class StreakSettingsMetric(serializers.Serializer):
-    key = serializers.CharField(help_text="The metric's key.")
-    threshold = serializers.IntegerField(help_text="Minimum change of the metric in a period.")
-
-
-class StreakSettingsFreezes(serializers.Serializer):
-    startCount = serializers.IntegerField(help_text="Freezes a new user starts with.")
-    maxCount = serializers.IntegerField(help_text="Most freezes a user may hold.")
-    autoEarnInterval = serializers.IntegerField(
-        allow_null=True, help_text="Days between automatic grants; null: no auto-earn."
-    )
-    autoEarnAmount = serializers.IntegerField(
-        allow_null=True, help_text="Freezes granted each time; null: no auto-earn."
-    )
-
-
-class StreakSettings(serializers.Serializer):
-    frequency = serializers.ChoiceField(choices=Frequency.choices)
-    evaluationMode = serializers.ChoiceField(
-        choices=EvaluationMode.choices,
-        help_text="AND: every metric must reach its threshold; OR: any one.",
-    )
-    customizationEnabled = serializers.BooleanField(
-        help_text="Whether users may set their own mode, thresholds and days off."
-    )
-    daysOff = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=6),
-        help_text="Weekdays that do not count (0 = Sunday ... 6 = Saturday); daily streaks only.",
-    )
-    metrics = StreakSettingsMetric(many=True, help_text="The metrics that extend a streak.")
-    freezes = StreakSettingsFreezes(allow_null=True, help_text="null: freezes are disabled.")
-
-
 # --- streak operations (admin API) --------------------------------------------------------
 
 
@@ -185,16 +76,6 @@ class RestoreStreaks(serializers.Serializer):
 
 class ResetStreaks(serializers.Serializer):
     users = _items(UserRefSerializer(), "The users whose streaks to reset to 0.")
-
-
-class AdminStreakPause(serializers.Serializer):
-    id = serializers.UUIDField()
-    userId = serializers.CharField()
-    start = serializers.DateField()
-    end = serializers.DateField()
-    # Plain values, not PauseStatus.choices: TenantStatus has the same (value, label) pairs, and
-    # sharing its hash would name this enum TenantStatusEnum.
-    status = serializers.ChoiceField(choices=PauseStatus.values)
 
 
 class CreateStreakFreezesResponse(serializers.Serializer):

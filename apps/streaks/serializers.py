@@ -1,5 +1,6 @@
-"""Wire shapes of streak settings and of the admin streak operations. The streak object and the
-streak preferences, which other apps embed, are in apps/streaks/wire.py."""
+"""Wire shapes of streak settings, of several users' streaks and of the admin streak operations:
+input serializers that validate, output shapes that render and document. The streak object and
+the streak preferences, which other apps embed, are in apps/streaks/wire.py."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -7,10 +8,9 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.shapes import Shape, out
 from apps.streaks import domain
-from apps.streaks.choices import EvaluationMode, Frequency
-from apps.streaks.models import StreakPause
-from apps.streaks.selectors import StreakConfig
+from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.wire import DaysOffField, conditions_of
 
 
@@ -94,32 +94,95 @@ class UserRefSerializer(StrictSerializer):
     id = StringField(max_length=255)
 
 
-def admin_pause_render(pause: StreakPause, user_id: str) -> dict[str, Any]:
-    return {
-        "id": str(pause.public_id),
-        "userId": user_id,
-        "start": pause.start.isoformat(),
-        "end": pause.end.isoformat(),
-        "status": pause.status,
-    }
+# --- output shapes (declared once: they render and document, apps/core/api/shapes.py) -------
 
 
-def settings_render(config: StreakConfig) -> dict[str, Any]:
-    return {
-        "frequency": config.frequency,
-        "evaluationMode": config.mode,
-        "customizationEnabled": config.customization_enabled,
-        "daysOff": sorted(config.days_off),
-        "metrics": [
-            {"key": config.metric_keys[pk], "threshold": threshold}
+class AdminStreakPause(Shape):
+    # Renders a StreakPause with, as context, its user's id.
+    id = out(serializers.UUIDField(), lambda pause, _: str(pause.public_id))
+    userId = out(serializers.CharField(), lambda _, user_id: user_id)
+    start = out(serializers.DateField(), lambda pause, _: pause.start.isoformat())
+    end = out(serializers.DateField(), lambda pause, _: pause.end.isoformat())
+    # Plain values, not PauseStatus.choices: TenantStatus has the same (value, label) pairs, and
+    # sharing its hash would name this enum TenantStatusEnum.
+    status = serializers.ChoiceField(choices=PauseStatus.values)
+
+
+class StreakSettingsMetric(Shape):
+    # Renders a (key, threshold) pair.
+    key = out(serializers.CharField(help_text="The metric's key."), lambda pair, _: pair[0])
+    threshold = out(
+        serializers.IntegerField(help_text="Minimum change of the metric in a period."),
+        lambda pair, _: pair[1],
+    )
+
+
+class StreakSettingsFreezes(Shape):
+    # Renders a StreakConfig whose freezes are enabled.
+    startCount = out(
+        serializers.IntegerField(help_text="Freezes a new user starts with."),
+        "freeze_start_count",
+    )
+    maxCount = out(
+        serializers.IntegerField(help_text="Most freezes a user may hold."),
+        "freeze_max_count",
+    )
+    autoEarnInterval = out(
+        serializers.IntegerField(
+            allow_null=True, help_text="Days between automatic grants; null: no auto-earn."
+        ),
+        "freeze_auto_earn_interval",
+    )
+    autoEarnAmount = out(
+        serializers.IntegerField(
+            allow_null=True, help_text="Freezes granted each time; null: no auto-earn."
+        ),
+        "freeze_auto_earn_amount",
+    )
+
+
+class StreakSettings(Shape):
+    # Renders a StreakConfig.
+    frequency = serializers.ChoiceField(choices=Frequency.choices)
+    evaluationMode = out(
+        serializers.ChoiceField(
+            choices=EvaluationMode.choices,
+            help_text="AND: every metric must reach its threshold; OR: any one.",
+        ),
+        "mode",
+    )
+    customizationEnabled = serializers.BooleanField(
+        help_text="Whether users may set their own mode, thresholds and days off."
+    )
+    daysOff = out(
+        serializers.ListField(
+            child=serializers.IntegerField(min_value=0, max_value=6),
+            help_text="Weekdays that do not count (0 = Sunday ... 6 = Saturday); daily streaks "
+            "only.",
+        ),
+        lambda config, _: sorted(config.days_off),
+    )
+    metrics = out(
+        StreakSettingsMetric(many=True, help_text="The metrics that extend a streak."),
+        lambda config, _: [
+            StreakSettingsMetric.render((config.metric_keys[pk], threshold))
             for pk, threshold in config.thresholds.items()
         ],
-        "freezes": {
-            "startCount": config.freeze_start_count,
-            "maxCount": config.freeze_max_count,
-            "autoEarnInterval": config.freeze_auto_earn_interval,
-            "autoEarnAmount": config.freeze_auto_earn_amount,
-        }
-        if config.freezes_enabled
-        else None,
-    }
+    )
+    freezes = out(
+        StreakSettingsFreezes(allow_null=True, help_text="null: freezes are disabled."),
+        lambda config, _: StreakSettingsFreezes.render(config) if config.freezes_enabled else None,
+    )
+
+
+class BulkStreakResponseItem(Shape):
+    # Renders a StreakView with, as context, its user's id.
+    userId = out(serializers.CharField(), lambda _, user_id: user_id)
+    streakLength = out(serializers.IntegerField(), "length")
+    extended = out(
+        serializers.DateTimeField(
+            allow_null=True,
+            help_text="When the streak was last extended; null when there is no active streak.",
+        ),
+        "extended_at",
+    )

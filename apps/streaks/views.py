@@ -32,7 +32,7 @@ class UserStreakApi(AppApi):
         "active and upcoming pauses.",
         parameters=[USER_ID, openapi.HISTORY_PERIODS],
         responses={
-            200: openapi.StreakResponse,
+            200: wire.StreakResponse,
             **errors(
                 401,
                 403,
@@ -69,7 +69,7 @@ class StreakListApi(AppApi):
         "user ids are left out.",
         parameters=[openapi.USER_IDS],
         responses={
-            200: openapi.BulkStreakResponseItem(many=True),
+            200: serializers.BulkStreakResponseItem(many=True),
             **errors(
                 401,
                 403,
@@ -91,18 +91,13 @@ class StreakListApi(AppApi):
         states = selectors.streak_states_for(users)
         pauses = selectors.pauses_for(users)
         now = timezone.now()
+        render = serializers.BulkStreakResponseItem.render
         items: list[dict[str, Any]] = []
         for user in users:
             view = selectors.streak_view(
                 scope.tenant, user, states.get(user.pk), now, pauses=pauses[user.pk]
             )
-            items.append(
-                {
-                    "userId": user.external_id,
-                    "streakLength": view.length,
-                    "extended": view.extended_at,
-                }
-            )
+            items.append(render(view, user.external_id))
         items.sort(key=lambda item: (-item["streakLength"], item["userId"]))
         return Response(items)
 
@@ -111,11 +106,11 @@ class StreakSettingsApi(AdminApi):
     @extend_schema(
         operation_id="admin_streaks_settings_get",
         summary="Get the streak settings",
-        responses={200: openapi.StreakSettings, **ADMIN_READ_ERRORS},
+        responses={200: serializers.StreakSettings, **ADMIN_READ_ERRORS},
     )
     def get(self, request: Request) -> Response:
         return Response(
-            serializers.settings_render(selectors.streak_config(self.scope(request).tenant))
+            serializers.StreakSettings.render(selectors.streak_config(self.scope(request).tenant))
         )
 
     @extend_schema(
@@ -124,7 +119,7 @@ class StreakSettingsApi(AdminApi):
         description="Sets the supplied fields. metrics replaces the whole list; freezes: null "
         "disables freezes. daysOff needs a daily frequency.",
         request=serializers.StreakSettingsUpdateSerializer,
-        responses={200: openapi.StreakSettings, **ADMIN_WRITE_ERRORS},
+        responses={200: serializers.StreakSettings, **ADMIN_WRITE_ERRORS},
     )
     def patch(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
@@ -132,7 +127,7 @@ class StreakSettingsApi(AdminApi):
         kwargs = serializers.StreakSettingsUpdateSerializer.service_kwargs(data)
         with transaction.atomic():
             services.streak_settings_update(tenant, **kwargs)
-        return Response(serializers.settings_render(selectors.streak_config(tenant)))
+        return Response(serializers.StreakSettings.render(selectors.streak_config(tenant)))
 
 
 def _wrapped(data: Any, key: str) -> list[Any]:
@@ -252,7 +247,7 @@ class StreakPausesApi(AdminApi):
             pause = services.streak_pause_create(
                 scope.tenant, user, start=data["start"], end=data["end"]
             )
-            return serializers.admin_pause_render(pause, user.external_id)
+            return serializers.AdminStreakPause.render(pause, user.external_id)
 
         issues = Issues()
         created = _per_user(

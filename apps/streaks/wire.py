@@ -1,20 +1,23 @@
 """The streak as other apps' bodies show it, and the streak preferences they embed: the streak
-object of event responses, webhook payloads and GET /users/{id}/streak (`streak_base_render`,
-`streak_response_render`), and a user's streak preferences, part of the notification
-preferences body (`StreakPreferencesSerializer`, documented by `StreakPreferences`). Declared
-once here; the streaks app's own routes use them too (docs/style.md, "One app from
-another")."""
+object of event responses, webhook payloads and GET /users/{id}/streak (`BaseStreakResponse`,
+`StreakResponse`, rendered by `streak_base_render` and `streak_response_render`), and a user's
+streak preferences, part of the notification preferences body (`StreakPreferencesSerializer`,
+documented by `StreakPreferences`). Declared once here, each response shape a `Shape`
+(apps/core/api/shapes.py) whose fields document it and render it; the streaks app's own routes
+use them too (docs/style.md, "One app from another")."""
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import PositiveDecimalField, StrictSerializer, StringField
+from apps.core.api.shapes import OMIT, Shape, out
 from apps.streaks import domain
-from apps.streaks.choices import EvaluationMode
-from apps.streaks.selectors import HistoryItem, StreakConfig, StreakView
+from apps.streaks.choices import EvaluationMode, Frequency
+from apps.streaks.selectors import HistoryItem, StreakView
 
 # --- the streak object --------------------------------------------------------------------
 
@@ -23,59 +26,167 @@ def _date(value: dt.date | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def freeze_fields(config: StreakConfig, freezes: int) -> dict[str, Any]:
-    """Present only when freezes are enabled; auto-earn fields only when auto-earn is."""
-    if not config.freezes_enabled:
-        return {}
-    fields: dict[str, Any] = {"freezes": freezes, "maxFreezes": config.freeze_max_count}
-    if config.freeze_auto_earn_interval is not None:
-        fields["freezeAutoEarnInterval"] = config.freeze_auto_earn_interval
-        fields["freezeAutoEarnAmount"] = config.freeze_auto_earn_amount
-    return fields
+# Present only when freezes are enabled; the auto-earn ones only when auto-earn is too.
 
 
-def streak_base_render(view: StreakView) -> dict[str, Any]:
+def _freezes(view: StreakView, _: Any) -> Any:
+    return view.settlement.state.freezes if view.config.freezes_enabled else OMIT
+
+
+def _max_freezes(view: StreakView, _: Any) -> Any:
+    return view.config.freeze_max_count if view.config.freezes_enabled else OMIT
+
+
+def _auto_earn(view: StreakView, _: Any) -> Any:
+    config = view.config
+    return (
+        config if config.freezes_enabled and config.freeze_auto_earn_interval is not None else None
+    )
+
+
+def _auto_earn_interval(view: StreakView, _: Any) -> Any:
+    config = _auto_earn(view, _)
+    return config.freeze_auto_earn_interval if config is not None else OMIT
+
+
+def _auto_earn_amount(view: StreakView, _: Any) -> Any:
+    config = _auto_earn(view, _)
+    return config.freeze_auto_earn_amount if config is not None else OMIT
+
+
+def _started(view: StreakView, _: Any) -> str | None:
     state = view.settlement.state
-    frequency = view.config.frequency
-    return {
-        "length": state.length,
-        "frequency": frequency,
-        "started": _date(state.started) if state.length else None,
-        "periodStart": view.current.isoformat(),
-        "periodEnd": domain.period_end(view.current, frequency).isoformat(),
-        "expires": _date(view.expires),
-        **freeze_fields(view.config, state.freezes),
-    }
+    return _date(state.started) if state.length else None
 
 
-def history_render(item: HistoryItem, freezes_enabled: bool) -> dict[str, Any]:
-    rendered: dict[str, Any] = {
-        "periodStart": item.period_start.isoformat(),
-        "periodEnd": item.period_end.isoformat(),
-        "length": item.length,
-        "usedPause": item.used_pause,
-    }
-    if freezes_enabled:
-        rendered["usedFreeze"] = item.used_freeze
-    if item.reset_at is not None:
-        rendered["resetAt"] = item.reset_at
-    return rendered
+class BaseStreakResponse(Shape):
+    # No docstring: subclasses would inherit it as their component description.
+    # Renders a StreakView.
+    length = out(
+        serializers.IntegerField(help_text="Current streak length, in periods."),
+        "settlement.state.length",
+    )
+    frequency = out(serializers.ChoiceField(choices=Frequency.choices), "config.frequency")
+    started = out(
+        serializers.DateField(
+            allow_null=True, help_text="First day of the current streak; null when length is 0."
+        ),
+        _started,
+    )
+    periodStart = out(
+        serializers.DateField(allow_null=True, help_text="First day of the period."),
+        lambda view, _: view.current.isoformat(),
+    )
+    periodEnd = out(
+        serializers.DateField(allow_null=True, help_text="Last day of the period."),
+        lambda view, _: domain.period_end(view.current, view.config.frequency).isoformat(),
+    )
+    expires = out(
+        serializers.DateField(
+            allow_null=True,
+            help_text="Last day by which the streak must be extended to be kept; null when "
+            "there is no streak to lose.",
+        ),
+        lambda view, _: _date(view.expires),
+    )
+    freezes = out(
+        serializers.IntegerField(
+            required=False, help_text="Freezes the user holds. Only when freezes are enabled."
+        ),
+        _freezes,
+    )
+    maxFreezes = out(
+        serializers.IntegerField(
+            required=False,
+            help_text="Most freezes a user may hold. Only when freezes are enabled.",
+        ),
+        _max_freezes,
+    )
+    freezeAutoEarnInterval = out(
+        serializers.IntegerField(
+            required=False, help_text="Days between automatic freeze grants. Only with auto-earn."
+        ),
+        _auto_earn_interval,
+    )
+    freezeAutoEarnAmount = out(
+        serializers.IntegerField(
+            required=False, help_text="Freezes granted each time. Only with auto-earn."
+        ),
+        _auto_earn_amount,
+    )
 
 
-def pause_render(pause: domain.Pause) -> dict[str, Any]:
-    return {"id": pause.id, "start": pause.start.isoformat(), "end": pause.end.isoformat()}
+streak_base_render = BaseStreakResponse.render
+
+
+class StreakResponseStreakHistoryItem(Shape):
+    # Renders a HistoryItem; the context says whether freezes are enabled.
+    periodStart = out(serializers.DateField(), lambda item, _: item.period_start.isoformat())
+    periodEnd = out(serializers.DateField(), lambda item, _: item.period_end.isoformat())
+    length = serializers.IntegerField(help_text="Streak length at the end of the period.")
+    usedPause = serializers.BooleanField(help_text="Whether a pause covered this period.")
+    usedFreeze = out(
+        serializers.BooleanField(
+            required=False,
+            help_text="Whether a freeze kept the streak in this period. Only when freezes are "
+            "enabled.",
+        ),
+        lambda item, freezes_enabled: item.used_freeze if freezes_enabled else OMIT,
+    )
+    resetAt = out(
+        serializers.DateTimeField(
+            required=False, help_text="When an admin reset the streak in this period, if one did."
+        ),
+        lambda item, _: item.reset_at if item.reset_at is not None else OMIT,
+    )
+
+
+class StreakResponsePausesItem(Shape):
+    # Renders a domain.Pause.
+    id = serializers.CharField(help_text="The pause's id.")
+    start = out(serializers.DateField(), lambda pause, _: pause.start.isoformat())
+    end = out(serializers.DateField(), lambda pause, _: pause.end.isoformat())
+
+
+@dataclass(frozen=True)
+class StreakDetails:
+    history: list[HistoryItem]  # oldest first
+    pauses: list[domain.Pause]  # active and upcoming
+
+
+def _history(view: StreakView, details: StreakDetails) -> list[dict[str, Any]]:
+    render, freezes_enabled = StreakResponseStreakHistoryItem.render, view.config.freezes_enabled
+    return [render(item, freezes_enabled) for item in details.history]
+
+
+class StreakResponse(BaseStreakResponse):
+    """A user's streak with its recent history and its active and upcoming pauses."""
+
+    # Renders a StreakView with, as context, its StreakDetails.
+    extended = out(
+        serializers.DateTimeField(
+            allow_null=True,
+            help_text="When the streak was last extended; null when there is no active streak.",
+        ),
+        "extended_at",
+    )
+    streakHistory = out(
+        StreakResponseStreakHistoryItem(
+            many=True, help_text="The last historyPeriods periods, oldest first."
+        ),
+        _history,
+    )
+    pauses = out(
+        StreakResponsePausesItem(many=True, help_text="Active and upcoming pauses only."),
+        lambda _, details: [StreakResponsePausesItem.render(p) for p in details.pauses],
+    )
 
 
 def streak_response_render(
     view: StreakView, history: list[HistoryItem], pauses: list[domain.Pause]
 ) -> dict[str, Any]:
     """StreakResponse: the streak, its recent history (oldest first) and its upcoming pauses."""
-    return {
-        **streak_base_render(view),
-        "extended": view.extended_at,
-        "streakHistory": [history_render(item, view.config.freezes_enabled) for item in history],
-        "pauses": [pause_render(p) for p in pauses],
-    }
+    return StreakResponse.render(view, StreakDetails(history, pauses))
 
 
 # --- streak preferences (the endpoint is apps.notifications.views) ---------------------------

@@ -2,17 +2,13 @@
 Admin API: systems and their levels, boosts and triggers.
 
 `systems` serves a points system, `users` a user's points in one, `admin_api` the admin
-collections and their renders; the URL modules reach every view through this package."""
+collections; the URL modules reach every view through this package."""
 
 from apps.points.views.admin_api import (
     BoostCollection,
     LevelCollection,
     SystemCollection,
     TriggerCollection,
-    boost_admin_render,
-    level_admin_render,
-    system_admin_render,
-    trigger_admin_render,
 )
 from apps.points.views.systems import (
     PointsBoostsApi,
@@ -36,8 +32,4 @@ __all__ = [
     "UserPointsApi",
     "UserPointsBoostsApi",
     "UserPointsEventSummaryApi",
-    "boost_admin_render",
-    "level_admin_render",
-    "system_admin_render",
-    "trigger_admin_render",
 ]

@@ -1,83 +1,16 @@
 """Admin API of points: the bulk collections of systems and, inside a system, of its levels,
-boosts and triggers, each written by the configuration function the dashboard uses too, and
-the admin renders of those objects."""
+boosts and triggers, each written by the configuration function the dashboard uses too and
+rendered by the admin shapes of apps/points/serializers.py."""
 
 from collections.abc import Callable, Sequence
 from typing import Any
-
-from django.utils import timezone
 
 from apps.core.api.params import is_uuid
 from apps.core.bulk import Collection
 from apps.core.errors import NotFoundError
 from apps.core.scope import Scope
-from apps.points import configuration, openapi, selectors, serializers
+from apps.points import configuration, selectors, serializers
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
-
-
-def _badge(url: str | None) -> dict[str, str] | None:
-    return {"url": url} if url else None
-
-
-def system_admin_render(s: PointsSystem) -> dict[str, Any]:
-    return {
-        "id": str(s.public_id),
-        "name": s.name,
-        "key": s.key,
-        "description": s.description,
-        "status": s.status,
-        "badge": _badge(s.badge_url),
-        "maxPoints": s.max_points,
-    }
-
-
-def level_admin_render(lv: PointsLevel) -> dict[str, Any]:
-    return {
-        "id": str(lv.public_id),
-        "name": lv.name,
-        "key": lv.key,
-        "points": lv.points,
-        "description": lv.description,
-        "badge": _badge(lv.badge_url),
-    }
-
-
-def boost_admin_render(b: PointsBoost) -> dict[str, Any]:
-    return {
-        "id": str(b.public_id),
-        "name": b.name,
-        "status": selectors.boost_def(b, None).status_on(timezone.now().date()),
-        "start": b.start.isoformat(),
-        "end": b.end.isoformat() if b.end else None,
-        "multiplier": b.multiplier,
-        "rounding": b.rounding,
-        "userId": b.user.external_id if b.user is not None else None,
-        "userAttributes": list(b.user_attributes),
-    }
-
-
-def trigger_admin_render(t: PointsTrigger) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "id": str(t.public_id),
-        "type": t.type,
-        "points": t.points,
-        "status": t.status,
-        "userAttributes": list(t.user_attributes),
-        "blockIfOutOfPoints": t.block_if_out_of_points,
-    }
-    if t.type == "metric":
-        body.update(
-            metricId=str(t.metric.public_id) if t.metric else None,
-            metricThreshold=t.metric_threshold,
-            eventAttributes=list(t.event_attributes),
-        )
-    elif t.type == "achievement":
-        body["achievementId"] = str(t.achievement.public_id) if t.achievement else None
-    elif t.type == "streak":
-        body["streakLength"] = t.streak_length
-    elif t.type == "time":
-        body.update(timeUnit=t.time_unit, timeInterval=t.time_interval)
-    return body
 
 
 class SystemCollection(Collection):
@@ -85,7 +18,7 @@ class SystemCollection(Collection):
     schema_prefix = "points-systems"
     create_serializer = serializers.SystemCreateSerializer
     update_serializer = serializers.SystemUpdateSerializer
-    output_schema = openapi.AdminPointsSystem
+    output_schema = serializers.AdminPointsSystem
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]:
         systems = selectors.points_systems_active(scope.tenant).order_by("created", "id")
@@ -108,16 +41,8 @@ class SystemCollection(Collection):
     def render(self, obj: Any) -> dict[str, Any]:
         if isinstance(obj, tuple):  # created, with the nested items that were supplied
             system, nested = obj
-            body = system_admin_render(system)
-            renders: dict[str, Callable[[Any], dict[str, Any]]] = {
-                "levels": level_admin_render,
-                "boosts": boost_admin_render,
-                "triggers": trigger_admin_render,
-            }
-            for name, items in nested.items():
-                body[name] = [renders[name](item) for item in items]
-            return body
-        return system_admin_render(obj)
+            return serializers.AdminPointsSystem.render(system, nested)
+        return serializers.AdminPointsSystem.render(obj)
 
 
 class _Nested(Collection):
@@ -170,12 +95,12 @@ class LevelCollection(_Nested):
     model = PointsLevel
     create_serializer = serializers.LevelCreateSerializer
     update_serializer = serializers.LevelUpdateSerializer
-    output_schema = openapi.AdminPointsLevel
+    output_schema = serializers.AdminPointsLevel
     writes = (
         configuration.points_level_create,
         configuration.points_level_update,
         configuration.points_level_delete,
-        level_admin_render,
+        serializers.AdminPointsLevel.render,
     )
 
 
@@ -184,12 +109,12 @@ class BoostCollection(_Nested):
     model = PointsBoost
     create_serializer = serializers.BoostCreateSerializer
     update_serializer = serializers.BoostUpdateSerializer
-    output_schema = openapi.AdminPointsBoost
+    output_schema = serializers.AdminPointsBoost
     writes = (
         configuration.points_boost_create,
         configuration.points_boost_update,
         configuration.points_boost_delete,
-        boost_admin_render,
+        serializers.AdminPointsBoost.render,
     )
 
 
@@ -198,10 +123,10 @@ class TriggerCollection(_Nested):
     model = PointsTrigger
     create_serializer = serializers.TriggerCreateSerializer
     update_serializer = serializers.TriggerUpdateSerializer
-    output_schema = openapi.AdminPointsTrigger
+    output_schema = serializers.AdminPointsTrigger
     writes = (
         configuration.points_trigger_create,
         configuration.points_trigger_update,
         configuration.points_trigger_delete,
-        trigger_admin_render,
+        serializers.AdminPointsTrigger.render,
     )

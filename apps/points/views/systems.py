@@ -12,9 +12,8 @@ from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
-from apps.points import domain, openapi, selectors, wire
+from apps.points import domain, openapi, selectors, serializers, wire
 from apps.points.errors import PointsSystemNotFoundError
-from apps.points.ledger import boost_render, level_render, system_base_render, trigger_render
 from apps.users.selectors import attribute_definitions
 
 
@@ -32,15 +31,13 @@ class PointsSystemApi(AppApi):
         description="The points system with its active triggers.",
         parameters=[openapi.POINTS_KEY],
         responses={
-            200: openapi.PointsSystemResponse,
+            200: serializers.PointsSystemResponse,
             **errors(401, 403, (404, "Points system not found, or unknown Tenant-ID.")),
         },
     )
     def get(self, request: Request, key: str) -> Response:
         system = _system(self.scope(request).tenant, key)
-        body = system_base_render(system)
-        body.pop("key")  # PointsSystemResponse has no key (reference §3.6)
-        return Response({**body, "triggers": [trigger_render(t) for t in system.triggers]})
+        return Response(serializers.PointsSystemResponse.render(system))
 
 
 class PointsBoostsApi(AppApi):
@@ -69,7 +66,7 @@ class PointsBoostsApi(AppApi):
         today = timezone.now().date()
         return Response(
             [
-                boost_render(b, today)
+                wire.PointsBoost.render(b, today)
                 for b in system.boosts
                 if include_finished or b.status_on(today) != "finished"
             ]
@@ -89,7 +86,7 @@ class PointsLevelsApi(AppApi):
     )
     def get(self, request: Request, key: str) -> Response:
         system = _system(self.scope(request).tenant, key)
-        return Response([level_render(level) for level in system.levels])
+        return Response([wire.PointsLevel.render(level) for level in system.levels])
 
 
 class PointsLevelSummaryApi(AppApi):
@@ -99,7 +96,7 @@ class PointsLevelSummaryApi(AppApi):
         description="How many users are at each level, lowest threshold first.",
         parameters=[openapi.POINTS_KEY],
         responses={
-            200: openapi.PointsLevelSummaryResponseItem(many=True),
+            200: serializers.PointsLevelSummaryResponseItem(many=True),
             **errors(
                 401,
                 403,
@@ -113,12 +110,8 @@ class PointsLevelSummaryApi(AppApi):
         if not system.levels:
             raise ValidationError("This points system has no levels")
         counts = selectors.level_counts(self.scope(request).tenant, system)
-        return Response(
-            [
-                {"level": level_render(level), "users": counts.get(level.pk, 0)}
-                for level in system.levels
-            ]
-        )
+        render = serializers.PointsLevelSummaryResponseItem.render
+        return Response([render(level, counts) for level in system.levels])
 
 
 class PointsSummaryApi(AppApi):
@@ -130,7 +123,7 @@ class PointsSummaryApi(AppApi):
         "userAttributes, only the users with those attribute values are counted.",
         parameters=[openapi.POINTS_KEY, openapi.USER_ATTRIBUTES],
         responses={
-            200: openapi.PointsRange(many=True),
+            200: serializers.PointsRange(many=True),
             **errors(
                 401,
                 403,
@@ -151,9 +144,5 @@ class PointsSummaryApi(AppApi):
         if unknown:
             raise ValidationError(f"userAttributes: unknown attribute keys: {', '.join(unknown)}")
         totals = selectors.system_totals(tenant, system.pk, filters)
-        return Response(
-            [
-                {"from": b.low, "to": b.high, "users": b.users}
-                for b in domain.summary_buckets(totals)
-            ]
-        )
+        render = serializers.PointsRange.render
+        return Response([render(b) for b in domain.summary_buckets(totals)])

@@ -10,9 +10,8 @@ from apps.core.api.params import query_int
 from apps.core.api.views import AppApi
 from apps.core.openapi import errors
 from apps.metrics.wire import AGGREGATION, END_DATE, START_DATE, summary_query, summary_render
-from apps.points import domain, openapi, selectors, wire
+from apps.points import domain, openapi, selectors, serializers, wire
 from apps.points.errors import PointsSystemNotFoundError
-from apps.points.ledger import award_render, boost_render, level_render, system_base_render
 from apps.points.views.systems import _system
 from apps.users.domain import local_date
 from apps.users.errors import UserNotFoundError
@@ -28,7 +27,7 @@ class UserPointsApi(AppApi):
         "recent awards, newest first.",
         parameters=[USER_ID, openapi.POINTS_KEY, openapi.AWARDS],
         responses={
-            200: openapi.GetUserPointsResponse,
+            200: serializers.GetUserPointsResponse,
             **errors(
                 401,
                 403,
@@ -52,16 +51,9 @@ class UserPointsApi(AppApi):
         user_pk, total = found
         reached = domain.level_for(total, system.level_points)
         level = next((lv for lv in system.levels if reached and lv.pk == reached.pk), None)
-        return Response(
-            {
-                **system_base_render(system),
-                "total": total,
-                "level": level_render(level) if level else None,
-                "awards": [
-                    award_render(a) for a in selectors.user_awards(user_pk, system.pk, count)
-                ],
-            }
-        )
+        awards = selectors.user_awards(user_pk, system.pk, count)
+        points = serializers.UserPoints(total=total, level=level, awards=awards)
+        return Response(serializers.GetUserPointsResponse.render(system, points))
 
 
 class UserPointsBoostsApi(AppApi):
@@ -86,7 +78,7 @@ class UserPointsBoostsApi(AppApi):
         today = local_date(timezone.now(), user.tz)
         return Response(
             [
-                boost_render(b, today)
+                wire.PointsBoost.render(b, today)
                 for b in selectors.user_boosts(user, system)
                 if b.running_on(today)
             ]

@@ -1,0 +1,102 @@
+"""Response shapes declared once (issue 15): one `Shape` per response body, whose fields are
+both what drf-spectacular documents and what `render` writes.
+
+A Shape is a DRF serializer, so `extend_schema(responses=...)` and nested declarations read it
+as they read any serializer (names, types, nullability, `required=False` for a field that is
+sometimes absent, help texts, choices). It is never instantiated to render: DRF's
+`Serializer(instance).data` copies every field per object, too slow for the event path.
+Instead each field carries the function that computes its value (`out(field, get)`, or by
+default the attribute named as the field in snake_case), and `render(obj, context)` calls them in
+declaration order, which is the order of the keys on the wire (inherited fields first). A field
+declared `required=False` whose function returns `OMIT` is left out of the body (fields that
+exist for one trigger type or one feature only); a required field is always written, as the
+documents promise.
+
+Values are written exactly as the getters return them: the JSON renderer (orjson) writes dates
+and datetimes as today; a getter converts where the wire wants another form.
+"""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from rest_framework import serializers
+
+OMIT: Any = object()  # a getter's "leave this key out"
+
+Getter = Callable[[Any, Any], Any]
+
+_GETTER = "_shape_get"
+_PATH = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*\Z")
+
+
+def out(field: serializers.Field, get: Getter | str) -> Any:
+    """`field`, whose value `get(obj, context)` computes, or which is the attribute `get` of the
+    object rendered (a dotted path such as "board.name"; "context.total" reads the context)."""
+    if isinstance(get, str) and not _PATH.match(get):
+        raise ValueError(f"not an attribute path: {get!r}")
+    setattr(field, _GETTER, get)
+    return field
+
+
+def never(obj: Any, context: Any) -> Any:
+    """A documented field this server never writes (a deprecated one the SDK models keep)."""
+    return OMIT
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _compiled(fields: dict[str, serializers.Field]) -> Callable[[Any, Any], dict[str, Any]]:
+    """The render of these fields as one generated function: the required fields (always
+    present, as the documents say) in a dict literal or one assignment each, the others kept
+    unless their getter says OMIT, and the default getters inlined as attribute reads. A loop
+    over the fields would be twice as slow as the hand-written renders it replaces, and the
+    event path renders several shapes per event."""
+    names: dict[str, Any] = {"OMIT": OMIT}
+    literal: list[str] = []
+    lines: list[str] = []
+    for i, (name, field) in enumerate(fields.items()):
+        get = getattr(field, _GETTER, None) or _snake(name)
+        if isinstance(get, str):
+            value = get if get.startswith("context.") else f"obj.{get}"
+        else:
+            names[f"get{i}"] = get
+            value = f"get{i}(obj, context)"
+        if field.required and not lines:
+            literal.append(f"{name!r}: {value}")
+        elif field.required:
+            lines.append(f"    body[{name!r}] = {value}")
+        else:
+            lines.append(f"    value = {value}")
+            lines.append(f"    if value is not OMIT: body[{name!r}] = value")
+    source = "\n".join(
+        [
+            "def render(obj, context=None):",
+            f"    body = {{{', '.join(literal)}}}",
+            *lines,
+            "    return body",
+        ]
+    )
+    # Built from the field names and attribute names declared in the repository's shapes.
+    exec(source, names)  # noqa: S102
+    render: Callable[[Any, Any], dict[str, Any]] = names["render"]
+    return render
+
+
+class Shape(serializers.Serializer):
+    # No docstring: drf-spectacular would give it to every shape as its description.
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # The metaclass has collected the fields, inherited ones first. A wire name that is a
+        # Python keyword is declared with a trailing underscore (`from_`).
+        super().__init_subclass__(**kwargs)
+        fields = {name.removesuffix("_"): f for name, f in cls._declared_fields.items()}
+        cls._declared_fields = fields
+        setattr(cls, "render", staticmethod(_compiled(fields)))  # noqa: B010 - mypy refuses assigning a method
+
+    @staticmethod
+    def render(obj: Any, context: Any = None) -> dict[str, Any]:
+        """The body of `obj` (with `context`, for the getters that take one)."""
+        raise NotImplementedError  # replaced in each shape by its compiled render
