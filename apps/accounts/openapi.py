@@ -1,5 +1,6 @@
-"""OpenAPI documentation of accounts (documentation only): the X-API-KEY security scheme, the
-Tenant-ID header, and the admin models of tenants, application keys, environments and settings.
+"""OpenAPI documentation of accounts (documentation only): the X-API-KEY security scheme and the
+Tenant-ID header. The response shapes of tenants, application keys, environments and settings
+render and document themselves (apps/accounts/serializers.py).
 
 Imported by AccountsConfig.ready() so the authentication extension is registered before any
 schema is generated.
@@ -8,10 +9,6 @@ schema is generated.
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from rest_framework import serializers
-
-from apps.accounts.choices import AggregationPeriod, FontFamily, TenantStatus
-from apps.core.openapi import Badge
 
 SECURITY_SCHEME = "ApiKeyAuth"
 
@@ -60,52 +57,3 @@ def tenant_id_header(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             ):
                 parameters.append(dict(TENANT_ID_HEADER))
     return result
-
-
-class AdminTenant(serializers.Serializer):
-    id = serializers.UUIDField()
-    customerId = serializers.CharField(
-        help_text="Your identifier of the tenant, unique in the environment; the value of the "
-        "Tenant-ID header."
-    )
-    name = serializers.CharField()
-    status = serializers.ChoiceField(choices=TenantStatus.choices)
-    created = serializers.DateTimeField()
-    updated = serializers.DateTimeField()
-
-
-class CreatedApplicationKey(serializers.Serializer):
-    id = serializers.UUIDField(help_text="The key's id, for deletion.")
-    userId = serializers.CharField(help_text="The user the key is bound to.")
-    key = serializers.CharField(help_text="The full key. Returned only once, at creation.")
-    prefix = serializers.CharField()
-
-
-class AdminEnvironment(serializers.Serializer):
-    name = serializers.CharField()
-    key = serializers.CharField()
-    priority = serializers.IntegerField(help_text="Lower wins; production is 1.")
-
-
-class AdminSettingsBranding(serializers.Serializer):
-    appName = serializers.CharField()
-    appUrl = serializers.CharField(help_text='A URL, or "" when unset.')
-    brandColor = serializers.CharField(help_text="#RGB, #RRGGBB, rgb() or rgba().")
-    font = serializers.ChoiceField(choices=FontFamily.choices)
-    logo = Badge(allow_null=True, help_text="Shown in emails.")
-    appIcon = Badge(allow_null=True, help_text="Shown in push notification previews.")
-
-
-class AdminSettingsExperimentation(serializers.Serializer):
-    controlRatio = serializers.IntegerField(
-        help_text="Percentage of new users put in the control group."
-    )
-    userActivationWindow = serializers.IntegerField(
-        help_text="Days after a user's first event used for retention and early engagement."
-    )
-
-
-class AdminSettings(serializers.Serializer):
-    branding = AdminSettingsBranding()
-    experimentation = AdminSettingsExperimentation()
-    aggregationPeriod = serializers.ChoiceField(choices=AggregationPeriod.choices)

@@ -1,13 +1,12 @@
-"""Reads for accounts: key authentication, tenant resolution, tenant and settings reads."""
+"""Reads for accounts: key authentication, tenant resolution, tenant reads."""
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
 
 from django.utils import timezone
 
 from apps.accounts import sql
-from apps.accounts.choices import FontFamily, TenantStatus
+from apps.accounts.choices import TenantStatus
 from apps.accounts.keys import key_matches, key_split
 from apps.accounts.models import ApiKey, Environment, Tenant
 from apps.core.errors import NotFoundError
@@ -64,22 +63,3 @@ def environments_list(environment: Environment) -> Sequence[Environment]:
 
 def application_key_get(tenant: Tenant, public_id: str) -> ApiKey | None:
     return ApiKey.objects.filter(tenant=tenant, public_id=public_id).first()
-
-
-def settings_get(tenant: Tenant) -> dict[str, Any]:
-    branding = tenant.branding
-    return {
-        "branding": {
-            "appName": branding.get("appName", tenant.name),
-            "appUrl": branding.get("appUrl", ""),
-            "brandColor": branding.get("brandColor", "#4F46E5"),
-            "font": branding.get("font", FontFamily.MODERN_SANS.value),
-            "logo": branding.get("logo"),
-            "appIcon": branding.get("appIcon"),
-        },
-        "experimentation": {
-            "controlRatio": tenant.control_ratio,
-            "userActivationWindow": tenant.user_activation_window,
-        },
-        "aggregationPeriod": tenant.aggregation_period,
-    }

@@ -1,14 +1,17 @@
-"""Input shapes of the accounts admin endpoints, and renderers of their output."""
+"""Wire shapes of the accounts admin endpoints: input serializers, and the response shapes that
+render and document their output (apps/core/api/shapes.py)."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.accounts import domain
-from apps.accounts.choices import AggregationPeriod, FontFamily
-from apps.accounts.models import ApiKey, Environment, Tenant
+from apps.accounts.choices import AggregationPeriod, FontFamily, TenantStatus
+from apps.accounts.models import Tenant
 from apps.core.api.fields import StrictSerializer, snake_case
+from apps.core.api.shapes import Getter, Shape, out
+from apps.core.openapi import Badge
 
 
 class TenantCreateSerializer(StrictSerializer):
@@ -82,25 +85,91 @@ class SettingsUpdateSerializer(StrictSerializer):
 _BRANDING_ARGUMENT = {"logo": "logo_url", "appIcon": "app_icon_url"}
 
 
-def tenant_render(tenant: Tenant) -> dict[str, Any]:
-    return {
-        "id": str(tenant.public_id),
-        "customerId": tenant.customer_id or "",
-        "name": tenant.name,
-        "status": tenant.status,
-        "created": tenant.created,
-        "updated": tenant.updated,
-    }
+# --- responses: each shape renders (Shape.render) and documents itself ------------------
 
 
-def environment_render(environment: Environment) -> dict[str, Any]:
-    return {"name": environment.name, "key": environment.key, "priority": environment.priority}
+class AdminTenant(Shape):
+    id = out(serializers.UUIDField(), lambda tenant, _: str(tenant.public_id))
+    customerId = out(
+        serializers.CharField(
+            help_text="Your identifier of the tenant, unique in the environment; the value of "
+            "the Tenant-ID header."
+        ),
+        lambda tenant, _: tenant.customer_id or "",
+    )
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=TenantStatus.choices)
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
 
 
-def application_key_render(api_key: ApiKey, full_key: str) -> dict[str, Any]:
-    return {
-        "id": str(api_key.public_id),
-        "userId": api_key.user_id,
-        "key": full_key,
-        "prefix": api_key.prefix,
-    }
+class CreatedApplicationKey(Shape):
+    # Renders the ApiKey with, as context, the full key: `render(api_key, full_key)`.
+
+    id = out(
+        serializers.UUIDField(help_text="The key's id, for deletion."),
+        lambda api_key, _: str(api_key.public_id),
+    )
+    userId = out(serializers.CharField(help_text="The user the key is bound to."), "user_id")
+    key = out(
+        serializers.CharField(help_text="The full key. Returned only once, at creation."),
+        lambda _, full_key: full_key,
+    )
+    prefix = serializers.CharField()
+
+
+class AdminEnvironment(Shape):
+    name = serializers.CharField()
+    key = serializers.CharField()
+    priority = serializers.IntegerField(help_text="Lower wins; production is 1.")
+
+
+def _branding(key: str, default: Callable[[Tenant], Any]) -> Getter:
+    return lambda tenant, _: tenant.branding.get(key, default(tenant))
+
+
+class AdminSettingsBranding(Shape):
+    # Renders the tenant: what its branding sets, or the default.
+
+    appName = out(serializers.CharField(), _branding("appName", lambda tenant: tenant.name))
+    appUrl = out(
+        serializers.CharField(help_text='A URL, or "" when unset.'),
+        _branding("appUrl", lambda _: ""),
+    )
+    brandColor = out(
+        serializers.CharField(help_text="#RGB, #RRGGBB, rgb() or rgba()."),
+        _branding("brandColor", lambda _: "#4F46E5"),
+    )
+    font = out(
+        serializers.ChoiceField(choices=FontFamily.choices),
+        _branding("font", lambda _: FontFamily.MODERN_SANS.value),
+    )
+    logo = out(
+        Badge(allow_null=True, help_text="Shown in emails."), _branding("logo", lambda _: None)
+    )
+    appIcon = out(
+        Badge(allow_null=True, help_text="Shown in push notification previews."),
+        _branding("appIcon", lambda _: None),
+    )
+
+
+class AdminSettingsExperimentation(Shape):
+    # Renders the tenant.
+
+    controlRatio = serializers.IntegerField(
+        help_text="Percentage of new users put in the control group."
+    )
+    userActivationWindow = serializers.IntegerField(
+        help_text="Days after a user's first event used for retention and early engagement."
+    )
+
+
+class AdminSettings(Shape):
+    # A tenant's settings, rendered from the tenant.
+
+    branding = out(AdminSettingsBranding(), lambda tenant, _: AdminSettingsBranding.render(tenant))
+    experimentation = out(
+        AdminSettingsExperimentation(),
+        lambda tenant, _: AdminSettingsExperimentation.render(tenant),
+    )
+    aggregationPeriod = serializers.ChoiceField(choices=AggregationPeriod.choices)

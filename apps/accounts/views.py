@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts import openapi, selectors, serializers, services
+from apps.accounts import selectors, serializers, services
 from apps.accounts.models import ApiKey, Tenant
 from apps.core.api.views import AdminApi
 from apps.core.bulk import Collection, validated
@@ -19,7 +19,7 @@ class TenantCollection(Collection):
     noun = "Tenant"
     create_serializer = serializers.TenantCreateSerializer
     update_serializer = serializers.TenantUpdateSerializer
-    output_schema = openapi.AdminTenant
+    output_schema = serializers.AdminTenant
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Tenant]:
         return selectors.tenants_list(scope.environment, limit, skip)
@@ -41,7 +41,7 @@ class TenantCollection(Collection):
         services.tenant_archive(obj)
 
     def render(self, obj: Tenant) -> dict[str, Any]:
-        return serializers.tenant_render(obj)
+        return serializers.AdminTenant.render(obj)
 
 
 class ApplicationKeyCollection(Collection):
@@ -49,7 +49,7 @@ class ApplicationKeyCollection(Collection):
 
     noun = "Application API key"
     create_serializer = serializers.ApplicationKeyCreateSerializer
-    output_schema = openapi.CreatedApplicationKey
+    output_schema = serializers.CreatedApplicationKey
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Any]:
         return []
@@ -66,7 +66,8 @@ class ApplicationKeyCollection(Collection):
         services.api_key_delete(obj)
 
     def render(self, obj: tuple[ApiKey, str]) -> dict[str, Any]:
-        return serializers.application_key_render(*obj)
+        api_key, full_key = obj
+        return serializers.CreatedApplicationKey.render(api_key, full_key)
 
 
 class EnvironmentListApi(AdminApi):
@@ -74,23 +75,23 @@ class EnvironmentListApi(AdminApi):
         operation_id="admin_environments_list",
         summary="List environments",
         responses={
-            200: openapi.AdminEnvironment(many=True),
+            200: serializers.AdminEnvironment(many=True),
             **errors(401, (403, ADMIN_FORBIDDEN), 404),
         },
     )
     def get(self, request: Request) -> Response:
         environments = selectors.environments_list(self.scope(request).environment)
-        return Response([serializers.environment_render(env) for env in environments])
+        return Response([serializers.AdminEnvironment.render(env) for env in environments])
 
 
 class SettingsApi(AdminApi):
     @extend_schema(
         operation_id="admin_settings_get",
         summary="Get settings",
-        responses={200: openapi.AdminSettings, **errors(401, (403, ADMIN_FORBIDDEN), 404)},
+        responses={200: serializers.AdminSettings, **errors(401, (403, ADMIN_FORBIDDEN), 404)},
     )
     def get(self, request: Request) -> Response:
-        return Response(selectors.settings_get(self.scope(request).tenant))
+        return Response(serializers.AdminSettings.render(self.scope(request).tenant))
 
     @extend_schema(
         operation_id="admin_settings_update",
@@ -99,7 +100,7 @@ class SettingsApi(AdminApi):
         "branding.appIcon.",
         request=serializers.SettingsUpdateSerializer,
         responses={
-            200: openapi.AdminSettings,
+            200: serializers.AdminSettings,
             **errors(400, 401, (403, ADMIN_FORBIDDEN), 404, 413, 422),
         },
     )
@@ -109,4 +110,4 @@ class SettingsApi(AdminApi):
         services.settings_update(
             tenant, **serializers.SettingsUpdateSerializer.service_kwargs(data)
         )
-        return Response(selectors.settings_get(tenant))
+        return Response(serializers.AdminSettings.render(tenant))

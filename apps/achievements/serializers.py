@@ -1,20 +1,27 @@
-"""Wire shapes of achievements: admin input, admin output, and a user's metrics with their
-achievements (served by this app). The achievement as other apps embed it is in
-apps/achievements/wire.py."""
+"""Wire shapes of achievements: admin input, and the response shapes that render and document
+themselves (apps/core/api/shapes.py): the admin achievement, the application's achievement with
+statistics, and a user's metrics with their achievements (served by this app). The achievement
+as other apps embed it is in apps/achievements/wire.py."""
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from rest_framework import serializers
 
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import achievement_settings
-from apps.achievements.wire import BadgeSerializer, with_badge_url
-from apps.core.api.fields import StrictSerializer, StringField, camel_case, key_field
-from apps.metrics.selectors import MetricDef
-from apps.users.wire import AttributeRefSerializer
+from apps.achievements.wire import (
+    BadgeSerializer,
+    UserAchievementResponse,
+    UserAchievementWithStatsResponse,
+    with_badge_url,
+)
+from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.core.api.shapes import Shape, out
+from apps.core.openapi import Badge
+from apps.users.wire import AttributeRef, AttributeRefSerializer
 
 
 class _AchievementFields(StrictSerializer):
@@ -65,27 +72,84 @@ class AchievementUpdateSerializer(_AchievementFields):
     trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
 
 
-def user_metric_render(
-    metric: MetricDef, current: Decimal, achievements: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "id": metric.public_id,
-        "key": metric.key,
-        "name": metric.name,
+# --- responses: each shape renders (Shape.render) and documents itself ------------------
+
+
+class AchievementWithStatsResponse(UserAchievementWithStatsResponse):
+    """An achievement (AchievementResponse) with how many users completed it."""
+
+    # Renders an AchievementDef with, as context, its Statistics (no user: no achievedAt).
+    achievedAt = None  # DRF drops an inherited field set to None
+
+
+class UserMetric(NamedTuple):
+    """The context of MetricResponse: the user's total and achievements (rendered)."""
+
+    current: Decimal
+    achievements: list[dict[str, Any]]
+
+
+class MetricResponse(Shape):
+    # Renders a user's metric (a MetricDef) with, as context, its UserMetric.
+
+    id = out(serializers.CharField(), "public_id")
+    key = serializers.CharField()
+    name = serializers.CharField()
+    status = out(
+        serializers.ChoiceField(
+            choices=["active"], help_text="Always active (required by the Node SDK)."
+        ),
         # Metrics have no other status in gamify; the Node SDK requires the field.
-        "status": "active",
-        "current": current,
-        "achievements": achievements,
-    }
+        lambda *_: "active",
+    )
+    current = out(serializers.FloatField(help_text="The user's total."), "context.current")
+    achievements = out(
+        UserAchievementResponse(
+            many=True, help_text="The metric's achievements with the user's progress."
+        ),
+        "context.achievements",
+    )
+
+
+def _badge(settings: Mapping[str, Any], _: Any) -> dict[str, str] | None:
+    return {"url": settings["badge_url"]} if settings["badge_url"] else None
+
+
+class AdminAchievement(Shape):
+    # Renders a stored achievement's settings as the services take them (achievement_settings)
+    # with, as context, the Achievement: the settings of other triggers are absent.
+
+    from_mapping = True
+
+    id = out(serializers.UUIDField(), lambda _, a: str(a.public_id))
+    name = serializers.CharField()
+    description = serializers.CharField(allow_null=True)
+    trigger = serializers.ChoiceField(choices=Trigger.choices)
+    status = serializers.ChoiceField(
+        choices=Status.choices,
+        help_text="inactive: invisible and not completable; locked: no new completions, shown "
+        "only to the users who completed it.",
+    )
+    badge = out(Badge(allow_null=True), _badge)
+    userAttributes = AttributeRef(
+        many=True, help_text="Only users with all these attribute values can complete it."
+    )
+    key = serializers.CharField(required=False, help_text="api trigger.")
+    metricId = serializers.UUIDField(required=False, help_text="metric trigger.")
+    metricValue = serializers.FloatField(
+        required=False, help_text="metric trigger: the total that completes it."
+    )
+    eventAttributes = AttributeRef(
+        many=True, required=False, help_text="metric trigger: events counted."
+    )
+    streakLength = serializers.IntegerField(required=False, help_text="streak trigger.")
+    anniversaryYears = serializers.IntegerField(required=False, help_text="anniversary trigger.")
+    achievementIds = serializers.ListField(
+        child=serializers.UUIDField(),
+        required=False,
+        help_text="achievement trigger: the achievements to complete first.",
+    )
 
 
 def admin_render(a: Achievement) -> dict[str, Any]:
-    """AdminAchievement: the stored settings (achievement_settings) as the admin API names
-    them; the badge is an object."""
-    body: dict[str, Any] = {"id": str(a.public_id)}
-    for name, value in achievement_settings(a).items():
-        if name == "badge_url":
-            body["badge"] = {"url": value} if value else None
-        else:
-            body[camel_case(name)] = value
-    return body
+    return AdminAchievement.render(achievement_settings(a), a)

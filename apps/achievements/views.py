@@ -41,7 +41,7 @@ class AchievementListApi(AppApi):
         "With userAttributes, only those open to a user with these attribute values.",
         parameters=[openapi.USER_ATTRIBUTES],
         responses={
-            200: openapi.AchievementWithStatsResponse(many=True),
+            200: serializers.AchievementWithStatsResponse(many=True),
             **errors(
                 401,
                 403,
@@ -57,7 +57,7 @@ class AchievementListApi(AppApi):
         stats = selectors.achievement_stats(tenant)
         return Response(
             [
-                wire.with_stats(wire.achievement_render(d), d, stats)
+                serializers.AchievementWithStatsResponse.render(d, wire.Statistics(None, stats))
                 for d in selectors.achievement_definitions(tenant).values()
                 if d.completable and (raw is None or d.open_to(attributes))
             ]
@@ -96,8 +96,7 @@ class UserAchievementsApi(AppApi):
                 continue
             if not done and not d.open_to(user.attributes):
                 continue
-            body = wire.user_achievement_render(d, completed.get(d.pk))
-            items.append(wire.with_stats(body, d, stats))
+            items.append(wire.user_achievement_render(d, completed.get(d.pk), stats))
         return Response(items)
 
 
@@ -118,7 +117,7 @@ class UserMetricListApi(AppApi):
         summary="Get all of a user's metrics",
         parameters=[USER_ID],
         responses={
-            200: openapi.MetricResponse(many=True),
+            200: serializers.MetricResponse(many=True),
             **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
         },
     )
@@ -130,10 +129,12 @@ class UserMetricListApi(AppApi):
         completed = selectors.user_completions(user)
         return Response(
             [
-                serializers.user_metric_render(
+                serializers.MetricResponse.render(
                     metric,
-                    totals.get(metric.pk, Decimal(0)),
-                    _metric_achievements(scope.tenant, user, metric, completed),
+                    serializers.UserMetric(
+                        totals.get(metric.pk, Decimal(0)),
+                        _metric_achievements(scope.tenant, user, metric, completed),
+                    ),
                 )
                 for metric in metric_definitions(scope.tenant).values()
             ]
@@ -146,7 +147,7 @@ class UserMetricApi(AppApi):
         summary="Get one of a user's metrics",
         parameters=[USER_ID, METRIC_KEY],
         responses={
-            200: openapi.MetricResponse,
+            200: serializers.MetricResponse,
             **errors(401, 403, (404, "User or metric not found, or unknown Tenant-ID.")),
         },
     )
@@ -157,10 +158,12 @@ class UserMetricApi(AppApi):
         metric = metric_by_key(scope.tenant, key)
         completed = selectors.user_completions(user)
         return Response(
-            serializers.user_metric_render(
+            serializers.MetricResponse.render(
                 metric,
-                user_metric_total(user, metric.pk),
-                _metric_achievements(scope.tenant, user, metric, completed),
+                serializers.UserMetric(
+                    user_metric_total(user, metric.pk),
+                    _metric_achievements(scope.tenant, user, metric, completed),
+                ),
             )
         )
 
@@ -169,7 +172,7 @@ class AchievementCollection(Collection):
     noun = "Achievement"
     create_serializer = serializers.AchievementCreateSerializer
     update_serializer = serializers.AchievementUpdateSerializer
-    output_schema = openapi.AdminAchievement
+    output_schema = serializers.AdminAchievement
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Achievement]:
         return selectors.achievements_list(scope.tenant, limit, skip)

@@ -1,12 +1,13 @@
 """The achievement as other apps' bodies and documents show it: `UserAchievementResponse` and
 `user_achievement_render` (event responses, completions, the year in review, webhook
-payloads), with their statistics (`UserAchievementWithStatsResponse`, `with_stats`), and the
+payloads), with their statistics (`UserAchievementWithStatsResponse`, `Statistics`), and the
 badge a configuration takes (`BadgeSerializer`: achievements, points systems and levels).
 Declared once here; the achievements app's own routes use them too (docs/style.md, "One app
 from another")."""
 
 import datetime as dt
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from rest_framework import serializers
 
@@ -14,94 +15,120 @@ from apps.achievements.choices import Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.selectors import AchievementDef, Stats
 from apps.core.api.fields import StrictSerializer
+from apps.core.api.shapes import OMIT, Getter, Shape, never, out
 from apps.users.wire import AttributeKeyValue
 
-ACHIEVEMENT_TRIGGERS = ["metric", "streak", "api", "achievement", "anniversary"]
-
-
-class UserAchievementResponse(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    trigger = serializers.ChoiceField(choices=ACHIEVEMENT_TRIGGERS)
-    description = serializers.CharField(required=False, allow_null=True)
-    badgeUrl = serializers.CharField(required=False, allow_null=True)
-    key = serializers.CharField(required=False, help_text="api trigger.")
-    streakLength = serializers.IntegerField(required=False, help_text="streak trigger.")
-    anniversaryYears = serializers.IntegerField(required=False, help_text="anniversary trigger.")
-    achievementIds = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="achievement trigger."
-    )
-    metricId = serializers.CharField(required=False, help_text="metric trigger.")
-    metricValue = serializers.FloatField(required=False, help_text="metric trigger.")
-    metricName = serializers.CharField(required=False, help_text="metric trigger.")
-    userAttributes = AttributeKeyValue(many=True)
-    eventAttribute = AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes.")
-    eventAttributes = AttributeKeyValue(many=True, required=False)
-    achievedAt = serializers.DateTimeField(
-        required=False, allow_null=True, help_text="null while not completed."
-    )
-
-
-def completions_field() -> serializers.IntegerField:
-    return serializers.IntegerField(help_text="Number of users who completed it.")
-
-
-def rarity_field() -> serializers.FloatField:
-    return serializers.FloatField(
-        help_text="Percent of the tenant's users who completed it, to two decimals."
-    )
-
-
-class UserAchievementWithStatsResponse(UserAchievementResponse):
-    """An achievement with the user's completion time and how many users completed it."""
-
-    achievedAt = serializers.DateTimeField(
-        allow_null=True,
-        help_text="When the user completed it; null when not completed (includeIncomplete=true).",
-    )
-    completions = completions_field()
-    rarity = rarity_field()
+# The application API's trigger enum: the values of Trigger, named AchievementTriggerEnum as
+# Trophy names it (the admin enum, Trigger.choices with its labels, is another component).
+ACHIEVEMENT_TRIGGERS = Trigger.values
 
 
 def _kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
     return [{"key": k, "value": v} for k, v in (filters or {}).items()]
 
 
-def achievement_render(d: AchievementDef) -> dict[str, Any]:
-    """AchievementResponse: trigger-specific fields only for their trigger."""
-    body: dict[str, Any] = {
-        "id": d.public_id,
-        "name": d.name,
-        "trigger": d.trigger,
-        "description": d.description,
-        "badgeUrl": d.badge_url,
-        "userAttributes": _kv(d.user_filters),
-    }
-    if d.trigger == Trigger.API:
-        body["key"] = d.key
-    elif d.trigger == Trigger.METRIC:
-        body.update(
-            metricId=d.metric_public_id,
-            metricName=d.metric_name,
-            metricValue=d.metric_value,
-            eventAttributes=_kv(d.event_filters),
-        )
-    elif d.trigger == Trigger.STREAK:
-        body["streakLength"] = d.streak_length
-    elif d.trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = d.anniversary_years
-    elif d.trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = list(d.prerequisite_ids)
-    return body
+def _when(trigger: str, get: Callable[[AchievementDef], Any]) -> Getter:
+    """The getter of a field that only achievements of one trigger have."""
+    return lambda d, _: get(d) if d.trigger == trigger else OMIT
 
 
-def user_achievement_render(d: AchievementDef, achieved_at: dt.datetime | None) -> dict[str, Any]:
-    return {**achievement_render(d), "achievedAt": achieved_at}
+class UserAchievementResponse(Shape):
+    # Renders an AchievementDef with, as context, the user's completion time (None while not
+    # completed). Trigger-specific fields are present only for their trigger.
+
+    id = out(serializers.CharField(), "public_id")
+    name = serializers.CharField()
+    trigger = serializers.ChoiceField(choices=ACHIEVEMENT_TRIGGERS)
+    description = serializers.CharField(required=False, allow_null=True)
+    badgeUrl = serializers.CharField(required=False, allow_null=True)
+    userAttributes = out(AttributeKeyValue(many=True), lambda d, _: _kv(d.user_filters))
+    key = out(
+        serializers.CharField(required=False, help_text="api trigger."),
+        _when(Trigger.API, lambda d: d.key),
+    )
+    metricId = out(
+        serializers.CharField(required=False, help_text="metric trigger."),
+        _when(Trigger.METRIC, lambda d: d.metric_public_id),
+    )
+    metricName = out(
+        serializers.CharField(required=False, help_text="metric trigger."),
+        _when(Trigger.METRIC, lambda d: d.metric_name),
+    )
+    metricValue = out(
+        serializers.FloatField(required=False, help_text="metric trigger."),
+        _when(Trigger.METRIC, lambda d: d.metric_value),
+    )
+    eventAttribute = out(
+        AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes."), never
+    )
+    eventAttributes = out(
+        AttributeKeyValue(many=True, required=False),
+        _when(Trigger.METRIC, lambda d: _kv(d.event_filters)),
+    )
+    streakLength = out(
+        serializers.IntegerField(required=False, help_text="streak trigger."),
+        _when(Trigger.STREAK, lambda d: d.streak_length),
+    )
+    anniversaryYears = out(
+        serializers.IntegerField(required=False, help_text="anniversary trigger."),
+        _when(Trigger.ANNIVERSARY, lambda d: d.anniversary_years),
+    )
+    achievementIds = out(
+        serializers.ListField(
+            child=serializers.CharField(), required=False, help_text="achievement trigger."
+        ),
+        _when(Trigger.ACHIEVEMENT, lambda d: list(d.prerequisite_ids)),
+    )
+    achievedAt = out(
+        serializers.DateTimeField(
+            required=False, allow_null=True, help_text="null while not completed."
+        ),
+        lambda _, achieved_at: achieved_at,
+    )
 
 
-def with_stats(body: dict[str, Any], d: AchievementDef, stats: Stats) -> dict[str, Any]:
-    completions = stats.completions.get(d.pk, 0)
-    return {**body, "completions": completions, "rarity": rarity(completions, stats.users)}
+class Statistics(NamedTuple):
+    """The context of the shapes with statistics: the user's completion time (None while not
+    completed, or for no user) and the tenant's statistics."""
+
+    achieved_at: dt.datetime | None
+    stats: Stats
+
+
+def _completions(d: AchievementDef, given: Statistics) -> int:
+    return given.stats.completions.get(d.pk, 0)
+
+
+class UserAchievementWithStatsResponse(UserAchievementResponse):
+    """An achievement with the user's completion time and how many users completed it."""
+
+    # Renders an AchievementDef with, as context, its Statistics.
+    achievedAt = out(
+        serializers.DateTimeField(
+            allow_null=True,
+            help_text="When the user completed it; null when not completed "
+            "(includeIncomplete=true).",
+        ),
+        "context.achieved_at",
+    )
+    completions = out(
+        serializers.IntegerField(help_text="Number of users who completed it."), _completions
+    )
+    rarity = out(
+        serializers.FloatField(
+            help_text="Percent of the tenant's users who completed it, to two decimals."
+        ),
+        lambda d, given: rarity(_completions(d, given), given.stats.users),
+    )
+
+
+def user_achievement_render(
+    d: AchievementDef, achieved_at: dt.datetime | None, stats: Stats | None = None
+) -> dict[str, Any]:
+    """UserAchievementResponse, or UserAchievementWithStatsResponse given the statistics."""
+    if stats is None:
+        return UserAchievementResponse.render(d, achieved_at)
+    return UserAchievementWithStatsResponse.render(d, Statistics(achieved_at, stats))
 
 
 class BadgeSerializer(StrictSerializer):

@@ -5,7 +5,7 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import Stats
-from apps.achievements.wire import user_achievement_render, with_stats
+from apps.achievements.wire import user_achievement_render
 from apps.analytics.wrapped import (
     Completion,
     Figures,
@@ -58,9 +58,8 @@ def _points(item: PointsFigures) -> dict[str, Any]:
 
 
 def _achievement(completion: Completion, stats: Stats | None) -> dict[str, Any]:
-    body = user_achievement_render(completion.achievement, completion.completed_at)
     # A completion implies statistics were read (wrapped.user_wrapped).
-    return with_stats(body, completion.achievement, stats) if stats is not None else body
+    return user_achievement_render(completion.achievement, completion.completed_at, stats)
 
 
 def _ranking(ranking: Ranking) -> dict[str, Any]:

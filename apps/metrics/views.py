@@ -11,7 +11,7 @@ from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.metrics import openapi, selectors, serializers, services, wire
+from apps.metrics import selectors, serializers, services, wire
 from apps.metrics.models import Metric
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
@@ -53,7 +53,7 @@ class MetricCollection(Collection):
     noun = "Metric"
     create_serializer = serializers.MetricCreateSerializer
     update_serializer = serializers.MetricUpdateSerializer
-    output_schema = openapi.CreatedMetric
+    output_schema = serializers.CreatedMetric
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Metric]:
         return selectors.metrics_list(scope.tenant, limit, skip)
@@ -83,4 +83,4 @@ class MetricCollection(Collection):
         services.metric_delete(scope.tenant, obj)
 
     def render(self, obj: Metric) -> dict[str, Any]:
-        return serializers.metric_render(obj)
+        return serializers.CreatedMetric.render(obj)

@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.core.api.params import query_date
+from apps.core.api.shapes import Shape, out
 from apps.core.errors import ValidationError
 from apps.metrics.choices import Aggregation
 from apps.metrics.domain import SummaryBucket
@@ -41,8 +42,13 @@ END_DATE = OpenApiParameter(
 )
 
 
-class UsersMetricEventSummaryResponseItem(serializers.Serializer):
-    date = serializers.DateField(help_text="First day of the bucket.")
+class UsersMetricEventSummaryResponseItem(Shape):
+    # Renders a SummaryBucket.
+
+    date = out(
+        serializers.DateField(help_text="First day of the bucket."),
+        lambda bucket, _: bucket.date.isoformat(),
+    )
     total = serializers.FloatField(help_text="The user's total at the end of the bucket.")
     change = serializers.FloatField(help_text="The change within the bucket.")
 
@@ -57,4 +63,5 @@ def summary_query(params: QueryDict) -> tuple[str, dt.date, dt.date]:
 
 
 def summary_render(buckets: list[SummaryBucket]) -> list[dict[str, Any]]:
-    return [{"date": b.date.isoformat(), "total": b.total, "change": b.change} for b in buckets]
+    render = UsersMetricEventSummaryResponseItem.render
+    return [render(bucket) for bucket in buckets]

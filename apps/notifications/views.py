@@ -33,7 +33,7 @@ class UserPreferencesApi(AppApi):
         "enabled or the user turned streaks off, their streak preferences.",
         parameters=[USER_ID],
         responses={
-            200: openapi.UserPreferencesResponse,
+            200: serializers.UserPreferencesResponse,
             **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
         },
     )
@@ -52,7 +52,7 @@ class UserPreferencesApi(AppApi):
         parameters=[USER_ID],
         request=serializers.PreferencesUpdateSerializer,
         responses={
-            200: openapi.UserPreferencesResponse,
+            200: serializers.UserPreferencesResponse,
             **errors(
                 400,
                 401,
@@ -87,11 +87,8 @@ class UserPreferencesApi(AppApi):
 
     @staticmethod
     def _render(tenant: Any, user: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"notifications": dict(user.notification_preferences)}
         streak = streak_preferences_of(streak_config(tenant), streak_state_get(user))
-        if streak is not None:
-            body["streak"] = streak
-        return body
+        return serializers.UserPreferencesResponse.render(user, streak)
 
 
 @dataclass(frozen=True)
@@ -143,7 +140,7 @@ class EmailTemplateCollection(_TemplateCollection):
     noun = "Email template"
     create_serializer = serializers.EmailTemplateCreateSerializer
     update_serializer = serializers.EmailTemplateUpdateSerializer
-    output_schema = openapi.EmailTemplate
+    output_schema = serializers.EmailTemplateSerializer
     schema_prefix = "email-templates"
     kind = TemplateKind(
         content_fields=("subject", "html", "text"),
@@ -153,7 +150,7 @@ class EmailTemplateCollection(_TemplateCollection):
         create=services.email_template_create,
         update=services.email_template_update,
         delete=services.email_template_delete,
-        render=serializers.email_template_render,
+        render=serializers.EmailTemplateSerializer.render,
     )
 
 
@@ -165,7 +162,7 @@ class EmailTemplatePreviewApi(AdminApi):
         "Nothing is sent.",
         parameters=[openapi.TEMPLATE_ID],
         request=serializers.PreviewSerializer,
-        responses={200: openapi.EmailPreview, **ADMIN_WRITE_ERRORS},
+        responses={200: serializers.EmailPreview, **ADMIN_WRITE_ERRORS},
     )
     def post(self, request: Request, object_id: str) -> Response:
         scope = self.scope(request)
@@ -174,14 +171,14 @@ class EmailTemplatePreviewApi(AdminApi):
         user = user_get(scope.tenant, data["userId"])
         # The admin API's caller is the tenant's backend: the user's real links are kept.
         rendered = template_preview(template, user, keep_links=True)
-        return Response({"subject": rendered.subject, "html": rendered.html, "text": rendered.text})
+        return Response(serializers.EmailPreview.render(rendered))
 
 
 class PushChannelCollection(Collection):
     noun = "Push channel"
     create_serializer = serializers.PushChannelCreateSerializer
     update_serializer = serializers.PushChannelUpdateSerializer
-    output_schema = openapi.PushChannel
+    output_schema = serializers.PushChannelSerializer
     schema_prefix = "push-channels"
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[PushChannel]:
@@ -204,14 +201,14 @@ class PushChannelCollection(Collection):
         push_services.push_channel_delete(obj)
 
     def render(self, obj: PushChannel) -> dict[str, Any]:
-        return serializers.push_channel_render(obj)
+        return serializers.PushChannelSerializer.render(obj)
 
 
 class PushTemplateCollection(_TemplateCollection):
     noun = "Push template"
     create_serializer = serializers.PushTemplateCreateSerializer
     update_serializer = serializers.PushTemplateUpdateSerializer
-    output_schema = openapi.PushTemplate
+    output_schema = serializers.PushTemplateSerializer
     schema_prefix = "push-templates"
     kind = TemplateKind(
         content_fields=("title", "body", "url", "data"),
@@ -221,7 +218,7 @@ class PushTemplateCollection(_TemplateCollection):
         create=push_services.push_template_create,
         update=push_services.push_template_update,
         delete=push_services.push_template_delete,
-        render=serializers.push_template_render,
+        render=serializers.PushTemplateSerializer.render,
     )
 
 
@@ -233,7 +230,7 @@ class PushTemplatePreviewApi(AdminApi):
         "Nothing is sent.",
         parameters=[openapi.TEMPLATE_ID],
         request=serializers.PreviewSerializer,
-        responses={200: openapi.PushPreview, **ADMIN_WRITE_ERRORS},
+        responses={200: serializers.PushPreview, **ADMIN_WRITE_ERRORS},
     )
     def post(self, request: Request, object_id: str) -> Response:
         scope = self.scope(request)
@@ -241,11 +238,4 @@ class PushTemplatePreviewApi(AdminApi):
         template = PushTemplateCollection().get_or_404(scope, None, object_id)
         user = user_get(scope.tenant, data["userId"])
         rendered = push_template_preview(template, user, keep_links=True)
-        return Response(
-            {
-                "title": rendered.title,
-                "body": rendered.body,
-                "url": rendered.url or None,
-                "data": rendered.data,
-            }
-        )
+        return Response(serializers.PushPreview.render(rendered))

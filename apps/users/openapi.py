@@ -1,5 +1,6 @@
-"""OpenAPI documentation of users and attributes (documentation only). The user's shapes, which
-other apps' documents embed, are declared in apps/users/wire.py."""
+"""OpenAPI documentation of users and attributes (documentation only): what introspection of
+their shapes cannot know. The user's shapes, which other apps' documents embed, are declared in
+apps/users/wire.py; the attribute definition in apps/users/serializers.py."""
 
 from typing import Any
 
@@ -7,9 +8,7 @@ from drf_spectacular.extensions import (
     OpenApiSerializerExtension,
     OpenApiSerializerFieldExtension,
 )
-from rest_framework import serializers
 
-from apps.users.choices import AttributeType
 from apps.users.domain import zone_names
 
 
@@ -55,10 +54,3 @@ class UpsertedUserSerializerExtension(OpenApiSerializerExtension):
             "and an attribute set to null is removed."
         )
         return schema
-
-
-class AdminAttribute(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    key = serializers.CharField()
-    type = serializers.ChoiceField(choices=AttributeType.choices)

@@ -1,13 +1,12 @@
-"""Wire shapes of attribute definitions. The user's shapes, which other apps embed, are in
-apps/users/wire.py."""
-
-from typing import Any
+"""Wire shapes of attribute definitions: input serializers and the response shape, which
+renders and documents itself (apps/core/api/shapes.py). The user's shapes, which other apps
+embed, are in apps/users/wire.py."""
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, key_field
+from apps.core.api.shapes import Shape, out
 from apps.users.choices import AttributeType
-from apps.users.models import Attribute
 
 
 class AttributeCreateSerializer(StrictSerializer):
@@ -21,10 +20,10 @@ class AttributeUpdateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=255, required=False)
 
 
-def attribute_render(attribute: Attribute) -> dict[str, Any]:
-    return {
-        "id": str(attribute.public_id),
-        "name": attribute.name,
-        "key": attribute.key,
-        "type": attribute.type,
-    }
+class AdminAttribute(Shape):
+    # An attribute definition (admin API), rendered from the Attribute.
+
+    id = out(serializers.UUIDField(), lambda attribute, _: str(attribute.public_id))
+    name = serializers.CharField()
+    key = serializers.CharField()
+    type = serializers.ChoiceField(choices=AttributeType.choices)

@@ -13,7 +13,7 @@ from apps.core.bulk import Collection, validated
 from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
-from apps.users import openapi, selectors, serializers, services, wire
+from apps.users import selectors, serializers, services, wire
 from apps.users.models import Attribute
 
 MAX_USER_ID = 255
@@ -119,7 +119,7 @@ class AttributeCollection(Collection):
     noun = "Attribute"
     create_serializer = serializers.AttributeCreateSerializer
     update_serializer = serializers.AttributeUpdateSerializer
-    output_schema = openapi.AdminAttribute
+    output_schema = serializers.AdminAttribute
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[Attribute]:
         return selectors.attributes_list(scope.tenant, limit, skip)
@@ -139,4 +139,4 @@ class AttributeCollection(Collection):
         services.attribute_delete(obj)
 
     def render(self, obj: Attribute) -> dict[str, Any]:
-        return serializers.attribute_render(obj)
+        return serializers.AdminAttribute.render(obj)

@@ -12,13 +12,18 @@ declared `required=False` whose function returns `OMIT` is left out of the body 
 exist for one trigger type or one feature only); a required field is always written, as the
 documents promise.
 
+A shape rendered from a mapping rather than an object (a service's settings, whose keys vary
+with a kind) says so with `from_mapping = True`: its attribute names, the default ones
+included, become keys ("user_attributes" reads `obj["user_attributes"]`), and a field declared
+`required=False` whose key the mapping lacks is left out, as if its getter said OMIT.
+
 Values are written exactly as the getters return them: the JSON renderer (orjson) writes dates
 and datetimes as today; a getter converts where the wire wants another form.
 """
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from rest_framework import serializers
 
@@ -48,19 +53,33 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _compiled(fields: dict[str, serializers.Field]) -> Callable[[Any, Any], dict[str, Any]]:
+def _read(get: str, from_mapping: bool, required: bool) -> str:
+    """The expression that reads `get` (an attribute path, or a key of a mapping)."""
+    if get.startswith("context."):
+        return get
+    if not from_mapping:
+        return f"obj.{get}"
+    if "." in get:
+        raise ValueError(f"a mapping is read by key, not by path: {get!r}")
+    return f"obj[{get!r}]" if required else f"obj.get({get!r}, OMIT)"
+
+
+def _compiled(
+    fields: dict[str, serializers.Field], from_mapping: bool
+) -> Callable[[Any, Any], dict[str, Any]]:
     """The render of these fields as one generated function: the required fields (always
     present, as the documents say) in a dict literal or one assignment each, the others kept
-    unless their getter says OMIT, and the default getters inlined as attribute reads. A loop
-    over the fields would be twice as slow as the hand-written renders it replaces, and the
-    event path renders several shapes per event."""
+    unless their getter says OMIT, and the default getters inlined as attribute reads (key
+    reads for a shape rendered from a mapping). A loop over the fields would be twice as slow
+    as the hand-written renders it replaces, and the event path renders several shapes per
+    event."""
     names: dict[str, Any] = {"OMIT": OMIT}
     literal: list[str] = []
     lines: list[str] = []
     for i, (name, field) in enumerate(fields.items()):
         get = getattr(field, _GETTER, None) or _snake(name)
         if isinstance(get, str):
-            value = get if get.startswith("context.") else f"obj.{get}"
+            value = _read(get, from_mapping, field.required)
         else:
             names[f"get{i}"] = get
             value = f"get{i}(obj, context)"
@@ -88,13 +107,16 @@ def _compiled(fields: dict[str, serializers.Field]) -> Callable[[Any, Any], dict
 class Shape(serializers.Serializer):
     # No docstring: drf-spectacular would give it to every shape as its description.
 
+    # Rendered from a mapping: attribute names are keys (module docstring).
+    from_mapping: ClassVar[bool] = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The metaclass has collected the fields, inherited ones first. A wire name that is a
         # Python keyword is declared with a trailing underscore (`from_`).
         super().__init_subclass__(**kwargs)
         fields = {name.removesuffix("_"): f for name, f in cls._declared_fields.items()}
         cls._declared_fields = fields
-        setattr(cls, "render", staticmethod(_compiled(fields)))  # noqa: B010 - mypy refuses assigning a method
+        setattr(cls, "render", staticmethod(_compiled(fields, cls.from_mapping)))  # noqa: B010 - mypy refuses assigning a method
 
     @staticmethod
     def render(obj: Any, context: Any = None) -> dict[str, Any]:
