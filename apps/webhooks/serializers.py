@@ -1,12 +1,13 @@
-"""Wire shapes of webhook endpoints and deliveries."""
+"""Wire shapes of webhook endpoints and deliveries: input serializers, and the response shapes
+that render and document themselves (apps/core/api/shapes.py)."""
 
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
-from apps.webhooks.choices import EndpointStatus, EventType
-from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
+from apps.core.api.shapes import OMIT, Shape, out
+from apps.webhooks.choices import DeliveryStatus, EndpointStatus, EventType
 
 
 class _EndpointFields(StrictSerializer):
@@ -37,38 +38,92 @@ class RedeliverSerializer(StrictSerializer):
     since = serializers.DateTimeField()
 
 
-def endpoint_render(endpoint: WebhookEndpoint) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "id": str(endpoint.public_id),
-        "url": endpoint.url,
-        "description": endpoint.description,
-        "events": list(endpoint.events),
-        "status": endpoint.status,
-        "created": endpoint.created,
-        "updated": endpoint.updated,
-    }
-    if endpoint.status == EndpointStatus.DISABLED:
-        body["disabledReason"] = endpoint.disabled_reason or None
-    return body
+# --- responses: each shape renders (Shape.render) and documents itself ------------------
+# Component names drop the Serializer suffix (WebhookEndpoint, WebhookDelivery, WebhookAttempt),
+# which keeps the classes apart from the models of the same name.
 
 
-def delivery_render(delivery: WebhookDelivery) -> dict[str, Any]:
-    return {
-        "id": str(delivery.public_id),
-        "eventType": delivery.event.type,
-        "status": delivery.status,
-        "attempts": delivery.attempts,
-        "nextAttemptAt": delivery.next_attempt_at if delivery.status == "pending" else None,
-        "deliveredAt": delivery.delivered_at,
-        "created": delivery.created,
-        "log": [
-            {
-                "at": attempt.created,
-                "statusCode": attempt.status_code,
-                "durationMs": attempt.duration_ms,
-                "response": attempt.response_excerpt,
-                "error": attempt.error or None,
-            }
-            for attempt in delivery.log.all()
-        ],
-    }
+def _once(secret: str | None) -> Any:
+    return OMIT if secret is None else secret
+
+
+class WebhookEndpointSerializer(Shape):
+    # Renders a WebhookEndpoint; its secret only in the creation response (set by the collection
+    # as new_secret: only a ciphertext is kept).
+    id = out(serializers.UUIDField(), lambda endpoint, _: str(endpoint.public_id))
+    url = serializers.CharField()
+    description = serializers.CharField()
+    events = out(
+        serializers.ListField(
+            child=serializers.ChoiceField(choices=EventType.choices), help_text="[]: every type."
+        ),
+        lambda endpoint, _: list(endpoint.events),
+    )
+    status = serializers.ChoiceField(choices=EndpointStatus.choices)
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+    disabledReason = out(
+        serializers.CharField(required=False, allow_null=True),
+        lambda endpoint, _: (
+            endpoint.disabled_reason or None if endpoint.status == EndpointStatus.DISABLED else OMIT
+        ),
+    )
+    secret = out(
+        serializers.CharField(
+            required=False, help_text="Only in the creation response: whsec_ + base64 (32 bytes)."
+        ),
+        lambda endpoint, _: _once(getattr(endpoint, "new_secret", None)),
+    )
+
+
+class WebhookAttemptSerializer(Shape):
+    # Renders a WebhookAttempt.
+    at = out(serializers.DateTimeField(), "created")
+    statusCode = serializers.IntegerField(allow_null=True)
+    durationMs = serializers.IntegerField()
+    response = out(
+        serializers.CharField(help_text="The first 4 KB of the answer."), "response_excerpt"
+    )
+    error = out(serializers.CharField(allow_null=True), lambda attempt, _: attempt.error or None)
+
+
+class WebhookDeliverySerializer(Shape):
+    # Renders a WebhookDelivery, its attempts prefetched.
+    id = out(
+        serializers.UUIDField(help_text="The webhook-id header, the same on every attempt."),
+        lambda delivery, _: str(delivery.public_id),
+    )
+    eventType = out(serializers.ChoiceField(choices=EventType.choices), "event.type")
+    status = serializers.ChoiceField(choices=DeliveryStatus.choices)
+    attempts = serializers.IntegerField()
+    nextAttemptAt = out(
+        serializers.DateTimeField(allow_null=True),
+        lambda delivery, _: (
+            delivery.next_attempt_at if delivery.status == DeliveryStatus.PENDING else None
+        ),
+    )
+    deliveredAt = serializers.DateTimeField(allow_null=True)
+    created = serializers.DateTimeField()
+    log = out(
+        WebhookAttemptSerializer(many=True),
+        lambda delivery, _: [WebhookAttemptSerializer.render(a) for a in delivery.log.all()],
+    )
+
+
+class RotatedSecret(Shape):
+    # Renders a WebhookEndpoint with, as context, its new secret.
+    id = out(serializers.UUIDField(), lambda endpoint, _: str(endpoint.public_id))
+    secret = out(
+        serializers.CharField(help_text="The new secret; the old one signs too for 24 h."),
+        lambda _, secret: secret,
+    )
+
+
+class Redelivered(Shape):
+    # Renders the number of deliveries queued again.
+    redelivered = out(serializers.IntegerField(), lambda count, _: count)
+
+
+class TestSent(Shape):
+    # Renders the test event.
+    eventId = out(serializers.UUIDField(), lambda event, _: str(event.public_id))

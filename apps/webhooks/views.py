@@ -22,7 +22,7 @@ class WebhookCollection(Collection):
     noun = "Webhook"
     create_serializer = serializers.EndpointCreateSerializer
     update_serializer = serializers.EndpointUpdateSerializer
-    output_schema = openapi.WebhookEndpoint
+    output_schema = serializers.WebhookEndpointSerializer
     schema_prefix = "webhooks"
 
     def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[WebhookEndpoint]:
@@ -58,11 +58,7 @@ class WebhookCollection(Collection):
         services.webhook_endpoint_delete(obj)
 
     def render(self, obj: WebhookEndpoint) -> dict[str, Any]:
-        body = serializers.endpoint_render(obj)
-        secret = getattr(obj, "new_secret", None)
-        if secret is not None:
-            body["secret"] = secret
-        return body
+        return serializers.WebhookEndpointSerializer.render(obj)
 
 
 def _endpoint(scope: Scope, object_id: str) -> WebhookEndpoint:
@@ -76,12 +72,12 @@ class WebhookRotateSecretApi(AdminApi):
         description="Returns the new secret once; the previous one keeps signing for 24 hours.",
         parameters=[openapi.ENDPOINT_ID],
         request=None,
-        responses={200: openapi.RotatedSecret, **ADMIN_WRITE_ERRORS},
+        responses={200: serializers.RotatedSecret, **ADMIN_WRITE_ERRORS},
     )
     def post(self, request: Request, object_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
         secret = services.webhook_endpoint_rotate_secret(endpoint)
-        return Response({"id": str(endpoint.public_id), "secret": secret})
+        return Response(serializers.RotatedSecret.render(endpoint, secret))
 
 
 class WebhookTestApi(AdminApi):
@@ -90,11 +86,11 @@ class WebhookTestApi(AdminApi):
         summary="Send a test event to a webhook",
         parameters=[openapi.ENDPOINT_ID],
         request=None,
-        responses={202: openapi.TestSent, **ADMIN_WRITE_ERRORS},
+        responses={202: serializers.TestSent, **ADMIN_WRITE_ERRORS},
     )
     def post(self, request: Request, object_id: str) -> Response:
         event = services.webhook_test_send(_endpoint(self.scope(request), object_id))
-        return Response({"eventId": str(event.public_id)}, status=202)
+        return Response(serializers.TestSent.render(event), status=202)
 
 
 class WebhookDeliveriesApi(AdminApi):
@@ -103,13 +99,13 @@ class WebhookDeliveriesApi(AdminApi):
         summary="List a webhook's deliveries",
         description="Newest first, with every attempt (kept WEBHOOK_LOG_RETENTION_DAYS).",
         parameters=[openapi.ENDPOINT_ID],
-        responses={200: openapi.WebhookDelivery(many=True), **ADMIN_READ_ERRORS},
+        responses={200: serializers.WebhookDeliverySerializer(many=True), **ADMIN_READ_ERRORS},
     )
     def get(self, request: Request, object_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
         limit, skip = query_limit_skip(request.query_params)
         rows = selectors.deliveries_list(endpoint, limit, skip)
-        return Response([serializers.delivery_render(d) for d in rows])
+        return Response([serializers.WebhookDeliverySerializer.render(d) for d in rows])
 
 
 class WebhookRedeliverApi(AdminApi):
@@ -118,13 +114,13 @@ class WebhookRedeliverApi(AdminApi):
         summary="Redeliver a webhook's failed deliveries since a time",
         parameters=[openapi.ENDPOINT_ID],
         request=serializers.RedeliverSerializer,
-        responses={202: openapi.Redelivered, **ADMIN_WRITE_ERRORS},
+        responses={202: serializers.Redelivered, **ADMIN_WRITE_ERRORS},
     )
     def post(self, request: Request, object_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
         data = validated(serializers.RedeliverSerializer, request.data)
         count = delivery.deliveries_redeliver_failed(endpoint, data["since"])
-        return Response({"redelivered": count}, status=202)
+        return Response(serializers.Redelivered.render(count), status=202)
 
 
 class WebhookDeliveryRedeliverApi(AdminApi):
@@ -133,7 +129,7 @@ class WebhookDeliveryRedeliverApi(AdminApi):
         summary="Redeliver one delivery",
         parameters=[openapi.ENDPOINT_ID, openapi.DELIVERY_ID],
         request=None,
-        responses={202: openapi.Redelivered, **ADMIN_WRITE_ERRORS},
+        responses={202: serializers.Redelivered, **ADMIN_WRITE_ERRORS},
     )
     def post(self, request: Request, object_id: str, delivery_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
@@ -145,4 +141,4 @@ class WebhookDeliveryRedeliverApi(AdminApi):
         if found is None:
             raise NotFoundError("Delivery not found by ID")
         delivery.delivery_redeliver(found)
-        return Response({"redelivered": 1}, status=202)
+        return Response(serializers.Redelivered.render(1), status=202)
