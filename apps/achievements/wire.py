@@ -15,7 +15,7 @@ from apps.achievements.choices import Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.selectors import AchievementDef, Stats
 from apps.core.api.fields import StrictSerializer
-from apps.core.api.shapes import OMIT, Getter, Shape, never, out
+from apps.core.api.shapes import Getter, Shape, never, only_when, out
 from apps.users.wire import AttributeKeyValue
 
 # The application API's trigger enum: the values of Trigger, named AchievementTriggerEnum as
@@ -29,7 +29,7 @@ def _kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
 
 def _when(trigger: str, get: Callable[[AchievementDef], Any]) -> Getter:
     """The getter of a field that only achievements of one trigger have."""
-    return lambda d, _: get(d) if d.trigger == trigger else OMIT
+    return only_when("trigger", trigger, lambda d, _: get(d))
 
 
 class UserAchievementResponse(Shape):

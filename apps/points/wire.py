@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.core.api.shapes import OMIT, Getter, Shape, never, out
+from apps.core.api.shapes import OMIT, Getter, Shape, never, only_when, out
 from apps.points.choices import BoostStatus, Rounding, TimeUnit, TriggerStatus, TriggerType
 from apps.users.wire import AttributeKeyValue
 
@@ -77,7 +77,7 @@ class PointsLevel(Shape):
 
 def only_for(kind: str, get: Getter) -> Getter:
     """A trigger field written only for triggers of one type."""
-    return lambda t, context: get(t, context) if t.type == kind else OMIT
+    return only_when("type", kind, get)
 
 
 class PointsTrigger(Shape):

@@ -44,6 +44,16 @@ def out(field: serializers.Field, get: Getter | str) -> Any:
     return field
 
 
+def only_when(attribute: str, value: Any, get: Getter) -> Getter:
+    """The getter of a field written only for objects whose `attribute` is `value` (a field of
+    one trigger type); OMIT for the others."""
+
+    def read(obj: Any, context: Any) -> Any:
+        return get(obj, context) if getattr(obj, attribute) == value else OMIT
+
+    return read
+
+
 def never(obj: Any, context: Any) -> Any:
     """A documented field this server never writes (a deprecated one the SDK models keep)."""
     return OMIT
