@@ -62,6 +62,9 @@ def summary_query(params: QueryDict) -> tuple[str, dt.date, dt.date]:
     return aggregation, query_date(params, "startDate"), query_date(params, "endDate")
 
 
-def summary_render(buckets: list[SummaryBucket]) -> list[dict[str, Any]]:
-    render = UsersMetricEventSummaryResponseItem.render
-    return [render(bucket) for bucket in buckets]
+def summary_render(
+    buckets: list[SummaryBucket], shape: type[Shape] = UsersMetricEventSummaryResponseItem
+) -> list[dict[str, Any]]:
+    """The buckets of a summary, as `shape` (a metric's, or another component of the same
+    fields) writes them."""
+    return [shape.render(bucket) for bucket in buckets]

@@ -146,14 +146,14 @@ def points_step(
     changes = points_apply_event(
         ctx.tenant,
         ctx.user,
-        ctx.metric.pk,
-        ctx.attributes,
-        ctx.recorded.total,
-        streak.extended,
-        streak.length,
-        streak.started_on,
-        achievements.achievement_pks,
-        ctx.now,
+        now=ctx.now,
+        metric_pk=ctx.metric.pk,
+        event_attributes=ctx.attributes,
+        metric_total=ctx.recorded.total,
+        streak_extended=streak.extended,
+        streak_length=streak.length,
+        streak_started=streak.started_on,
+        achievement_pks=achievements.achievement_pks,
         loaded=ctx.loaded.points,
     )
     return PointsOutcome(changes=tuple(changes))

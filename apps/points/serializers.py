@@ -7,12 +7,14 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from apps.achievements.wire import BadgeSerializer, with_badge_url
 from apps.core.api.fields import StrictSerializer, StringField, key_field
 from apps.core.api.shapes import OMIT, Shape, out
 from apps.core.openapi import Badge
+from apps.metrics.wire import UsersMetricEventSummaryResponseItem
 from apps.points import domain
 from apps.points.choices import (
     BoostStatus,
@@ -38,12 +40,42 @@ from apps.points.wire import (
 from apps.users.wire import AttributeRef, AttributeRefSerializer
 
 
+@extend_schema_field(
+    {
+        "type": "number",
+        "minimum": 0,
+        "exclusiveMinimum": True,
+        "maximum": 100,
+        "exclusiveMaximum": True,
+        "description": "Greater than 0, less than 100 and not 1; at most 4 decimal places.",
+    }
+)
+class MultiplierField(serializers.DecimalField):
+    """A boost's multiplier, sent as a JSON number (a DecimalField is documented as a string)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_digits=8, decimal_places=4, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        value: Decimal = super().to_internal_value(data)
+        if (problem := domain.multiplier_problem(value)) is not None:
+            raise serializers.ValidationError(problem)
+        return value
+
+
+def _renamed(component: str) -> Any:
+    """Names a request body's component after the points resource (PointsLevelCreate rather
+    than LevelCreate; the Request suffix is added)."""
+    return extend_schema_serializer(component_name=component)
+
+
 class _WithBadge(StrictSerializer):
     @classmethod
     def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
         return with_badge_url(super().service_kwargs(data))
 
 
+@_renamed("PointsLevelCreate")
 class LevelCreateSerializer(_WithBadge):
     name = StringField(max_length=255)
     key = key_field()
@@ -52,6 +84,7 @@ class LevelCreateSerializer(_WithBadge):
     badge = BadgeSerializer(required=False, allow_null=True)
 
 
+@_renamed("PointsLevelUpdate")
 class LevelUpdateSerializer(_WithBadge):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
@@ -60,23 +93,15 @@ class LevelUpdateSerializer(_WithBadge):
     badge = BadgeSerializer(required=False, allow_null=True)
 
 
-def _multiplier_check(value: Decimal) -> Decimal:
-    if (problem := domain.multiplier_problem(value)) is not None:
-        raise serializers.ValidationError(problem)
-    return value
-
-
+@_renamed("PointsBoostCreate")
 class BoostCreateSerializer(StrictSerializer):
     name = StringField(max_length=255)
     start = serializers.DateField()
     end = serializers.DateField(required=False, allow_null=True)
-    multiplier = serializers.DecimalField(max_digits=8, decimal_places=4)
+    multiplier = MultiplierField()
     rounding = serializers.ChoiceField(choices=Rounding.choices, default=Rounding.DOWN)
     userId = StringField(max_length=255, required=False, allow_null=True)
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
-
-    def validate_multiplier(self, value: Decimal) -> Decimal:
-        return _multiplier_check(value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         problem = domain.boost_problem(
@@ -87,17 +112,15 @@ class BoostCreateSerializer(StrictSerializer):
         return attrs
 
 
+@_renamed("PointsBoostUpdate")
 class BoostUpdateSerializer(StrictSerializer):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
     start = serializers.DateField(required=False)
     end = serializers.DateField(required=False, allow_null=True)
-    multiplier = serializers.DecimalField(max_digits=8, decimal_places=4, required=False)
+    multiplier = MultiplierField(required=False)
     rounding = serializers.ChoiceField(choices=Rounding.choices, required=False)
     userAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
-
-    def validate_multiplier(self, value: Decimal) -> Decimal:
-        return _multiplier_check(value)
 
 
 class _TriggerFields(StrictSerializer):
@@ -135,10 +158,12 @@ class _TriggerFields(StrictSerializer):
         return kwargs
 
 
+@_renamed("PointsTriggerCreate")
 class TriggerCreateSerializer(_TriggerFields):
     type = serializers.ChoiceField(choices=TriggerType.choices)
 
 
+@_renamed("PointsTriggerUpdate")
 class TriggerUpdateSerializer(_TriggerFields):
     id = serializers.UUIDField()
     type = serializers.ChoiceField(choices=TriggerType.choices, required=False)
@@ -148,6 +173,7 @@ class TriggerUpdateSerializer(_TriggerFields):
         self.fields["points"].required = False
 
 
+@_renamed("PointsSystemCreate")
 class SystemCreateSerializer(_WithBadge):
     name = StringField(max_length=255)
     key = key_field()
@@ -175,6 +201,7 @@ class SystemCreateSerializer(_WithBadge):
         return kwargs
 
 
+@_renamed("PointsSystemUpdate")
 class SystemUpdateSerializer(_WithBadge):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
@@ -228,6 +255,11 @@ class PointsSystemResponse(Shape):
         PointsTrigger(many=True, help_text="The active triggers."),
         lambda system, _: [PointsTrigger.render(t) for t in system.triggers],
     )
+
+
+class UsersPointsEventSummaryResponseItem(UsersMetricEventSummaryResponseItem):
+    # The same buckets as a metric's summary; a component of its own, by the SDKs' name.
+    pass
 
 
 class PointsLevelSummaryResponseItem(Shape):

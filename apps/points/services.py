@@ -61,19 +61,22 @@ def _loaded(rows: list[list[object]]) -> PointsLoaded:
 def points_apply_event(
     tenant: Tenant,
     user: EndUser,
-    metric_pk: int | None,
-    event_attributes: dict[str, str],
-    metric_total: Decimal,
-    streak_extended: bool,
-    streak_length: int,
-    streak_started: str | None,
-    achievement_pks: tuple[int, ...],
+    *,
     now: dt.datetime,
+    metric_pk: int | None = None,
+    event_attributes: dict[str, str] | None = None,
+    metric_total: Decimal = Decimal(0),
+    streak_extended: bool = False,
+    streak_length: int = 0,
+    streak_started: str | None = None,
+    achievement_pks: tuple[int, ...] = (),
     loaded: PointsLoaded | None = None,
 ) -> list[SystemChange]:
     """The points step of the pipeline (the caller holds the user's lock). Returns what the
-    event changed, by system (only systems it changed). `loaded`: the user's rows when the
-    caller read them (points_event_load)."""
+    event changed, by system (only systems it changed). An event's metric, total and
+    attributes, and what its streak and achievement steps did, name the triggers it may pay;
+    without them only user_creation and the given achievements pay. `loaded`: the user's rows
+    when the caller read them (points_event_load)."""
     config = points_config(tenant)
     plan: list[tuple[SystemDef, TriggerDef]] = []
     for system in config.values():
@@ -109,7 +112,7 @@ def points_apply_event(
             if t.event_filters is None:
                 continue
             if t.event_filters:
-                if not attributes_match(t.event_filters, event_attributes):
+                if not attributes_match(t.event_filters, event_attributes or {}):
                     continue
                 total = metric_filtered_total(user, metric_pk, t.event_filters)
             mark = marks.get(t.pk) or PointsTriggerMark(user=user, trigger_id=t.pk, mark=0)
@@ -132,9 +135,7 @@ def points_for_achievements(
 ) -> list[SystemChange]:
     """Points for completions outside an event (API completion): achievement triggers, and
     user_creation when this is the user's first contact with a system."""
-    return points_apply_event(
-        tenant, user, None, {}, Decimal(0), False, 0, None, achievement_pks, now
-    )
+    return points_apply_event(tenant, user, now=now, achievement_pks=achievement_pks)
 
 
 def time_trigger_pay(

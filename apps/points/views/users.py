@@ -92,7 +92,7 @@ class UserPointsEventSummaryApi(AppApi):
         description="The change and the running total of the user's points per day, week or month.",
         parameters=[USER_ID, openapi.POINTS_KEY, AGGREGATION, START_DATE, END_DATE],
         responses={
-            200: openapi.UsersPointsEventSummaryResponseItem(many=True),
+            200: serializers.UsersPointsEventSummaryResponseItem(many=True),
             **errors(
                 401,
                 403,
@@ -108,4 +108,4 @@ class UserPointsEventSummaryApi(AppApi):
         user = user_get(scope.tenant, user_id)
         system = _system(scope.tenant, key)
         buckets = selectors.points_event_summary(user, system.pk, aggregation, start, end)
-        return Response(summary_render(buckets))
+        return Response(summary_render(buckets, serializers.UsersPointsEventSummaryResponseItem))
