@@ -10,6 +10,7 @@ import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from apps.core import retries
 from apps.notifications.choices import NotificationType
 
 # Users without a time zone are scheduled in New York time, as Trophy does (reference §4.8).
@@ -234,17 +235,9 @@ def recap_key(period: str, start: dt.date) -> str:
 # --- delivery ------------------------------------------------------------------------------
 
 # Temporary failures are tried again after these delays; then the message has failed.
-RETRY_DELAYS = (
-    dt.timedelta(minutes=1),
-    dt.timedelta(minutes=5),
-    dt.timedelta(minutes=30),
-    dt.timedelta(hours=2),
-    dt.timedelta(hours=6),
-)
+RETRY_DELAYS = retries.BACKOFF
 
 
 def retry_at(attempts: int, now: dt.datetime) -> dt.datetime | None:
     """When to try again after `attempts` failed attempts; None when out of attempts."""
-    if attempts > len(RETRY_DELAYS):
-        return None
-    return now + RETRY_DELAYS[attempts - 1]
+    return retries.retry_at(RETRY_DELAYS, attempts, now)

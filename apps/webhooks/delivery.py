@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core import retries
 from apps.core.dispatch import due_rows_enqueue
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -26,14 +27,7 @@ from apps.webhooks.transport import DeliveryResult, deliver
 logger = logging.getLogger("gamify.webhooks")
 
 # Trophy retries 3 times from 1 minute; gamify goes on for about a day before giving up.
-RETRY_DELAYS = (
-    dt.timedelta(minutes=1),
-    dt.timedelta(minutes=5),
-    dt.timedelta(minutes=30),
-    dt.timedelta(hours=2),
-    dt.timedelta(hours=6),
-    dt.timedelta(hours=12),
-)
+RETRY_DELAYS = (*retries.BACKOFF, dt.timedelta(hours=12))
 DISABLE_AFTER = dt.timedelta(days=5)  # an endpoint failing that long is disabled
 STUCK_AFTER = dt.timedelta(minutes=10)  # far beyond the 60-second timeout
 REENQUEUE_AFTER = dt.timedelta(minutes=5)
@@ -43,12 +37,7 @@ SEND_CHUNK = 20
 def retry_at(attempts: int, now: dt.datetime, retry_after: float | None) -> dt.datetime | None:
     """After `attempts` failed attempts: when to try again (never before Retry-After), or None
     when the schedule is spent."""
-    if attempts > len(RETRY_DELAYS):
-        return None
-    later = now + RETRY_DELAYS[attempts - 1]
-    if retry_after:
-        later = max(later, now + dt.timedelta(seconds=min(retry_after, 86_400)))
-    return later
+    return retries.retry_at(RETRY_DELAYS, attempts, now, retry_after)
 
 
 def deliveries_due_claim(now: dt.datetime, limit: int = 2000) -> list[list[int]]:
