@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django.db import transaction
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
 from apps.accounts.models import Tenant
 from apps.core.api.views import AdminApi, AppApi
@@ -103,6 +104,7 @@ class TemplateKind:
     update: Callable[..., Any]
     delete: Callable[[Any], None]
     render: Callable[[Any], dict[str, Any]]
+    preview: Callable[..., dict[str, Any]]  # (template, user, keep_links=) -> the wire body
 
 
 class _TemplateCollection(Collection):
@@ -151,27 +153,41 @@ class EmailTemplateCollection(_TemplateCollection):
         update=services.email_template_update,
         delete=services.email_template_delete,
         render=serializers.EmailTemplateSerializer.render,
+        preview=lambda template, user, **kw: serializers.EmailPreview.render(
+            template_preview(template, user, **kw)
+        ),
     )
 
 
-class EmailTemplatePreviewApi(AdminApi):
-    @extend_schema(
-        operation_id="admin_email_templates_preview",
-        summary="Preview an email template for a user",
-        description="Renders the template with the user's current data (a gamify extension). "
-        "Nothing is sent.",
-        parameters=[openapi.TEMPLATE_ID],
-        request=serializers.PreviewSerializer,
-        responses={200: serializers.EmailPreview, **ADMIN_WRITE_ERRORS},
-    )
+class _TemplatePreviewApi(AdminApi):
+    collection: ClassVar[type[_TemplateCollection]]
+
     def post(self, request: Request, object_id: str) -> Response:
         scope = self.scope(request)
         data = validated(serializers.PreviewSerializer, request.data)
-        template = EmailTemplateCollection().get_or_404(scope, None, object_id)
+        template = self.collection().get_or_404(scope, None, object_id)
         user = user_get(scope.tenant, data["userId"])
         # The admin API's caller is the tenant's backend: the user's real links are kept.
-        rendered = template_preview(template, user, keep_links=True)
-        return Response(serializers.EmailPreview.render(rendered))
+        return Response(self.collection.kind.preview(template, user, keep_links=True))
+
+
+def _preview_schema(kind: str, summary: str, response: type[Serializer]) -> Any:
+    return extend_schema_view(
+        post=extend_schema(
+            operation_id=f"admin_{kind}_templates_preview",
+            summary=summary,
+            description="Renders the template with the user's current data (a gamify "
+            "extension). Nothing is sent.",
+            parameters=[openapi.TEMPLATE_ID],
+            request=serializers.PreviewSerializer,
+            responses={200: response, **ADMIN_WRITE_ERRORS},
+        )
+    )
+
+
+@_preview_schema("email", "Preview an email template for a user", serializers.EmailPreview)
+class EmailTemplatePreviewApi(_TemplatePreviewApi):
+    collection = EmailTemplateCollection
 
 
 class PushChannelCollection(Collection):
@@ -219,23 +235,12 @@ class PushTemplateCollection(_TemplateCollection):
         update=push_services.push_template_update,
         delete=push_services.push_template_delete,
         render=serializers.PushTemplateSerializer.render,
+        preview=lambda template, user, **kw: serializers.PushPreview.render(
+            push_template_preview(template, user, **kw)
+        ),
     )
 
 
-class PushTemplatePreviewApi(AdminApi):
-    @extend_schema(
-        operation_id="admin_push_templates_preview",
-        summary="Preview a push template for a user",
-        description="Renders the template with the user's current data (a gamify extension). "
-        "Nothing is sent.",
-        parameters=[openapi.TEMPLATE_ID],
-        request=serializers.PreviewSerializer,
-        responses={200: serializers.PushPreview, **ADMIN_WRITE_ERRORS},
-    )
-    def post(self, request: Request, object_id: str) -> Response:
-        scope = self.scope(request)
-        data = validated(serializers.PreviewSerializer, request.data)
-        template = PushTemplateCollection().get_or_404(scope, None, object_id)
-        user = user_get(scope.tenant, data["userId"])
-        rendered = push_template_preview(template, user, keep_links=True)
-        return Response(serializers.PushPreview.render(rendered))
+@_preview_schema("push", "Preview a push template for a user", serializers.PushPreview)
+class PushTemplatePreviewApi(_TemplatePreviewApi):
+    collection = PushTemplateCollection
