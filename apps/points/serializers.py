@@ -1,5 +1,6 @@
 """Input shapes of the points admin API (reference §3.6), and the output shapes that only the
-points endpoints return (those other apps show too are in apps/points/wire.py)."""
+points endpoints return (those other apps show too are in apps/points/wire.py). Request
+components are named after the points resource (PointsLevelCreate rather than LevelCreate)."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -63,19 +64,13 @@ class MultiplierField(serializers.DecimalField):
         return value
 
 
-def _renamed(component: str) -> Any:
-    """Names a request body's component after the points resource (PointsLevelCreate rather
-    than LevelCreate; the Request suffix is added)."""
-    return extend_schema_serializer(component_name=component)
-
-
 class _WithBadge(StrictSerializer):
     @classmethod
     def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
         return with_badge_url(super().service_kwargs(data))
 
 
-@_renamed("PointsLevelCreate")
+@extend_schema_serializer(component_name="PointsLevelCreate")
 class LevelCreateSerializer(_WithBadge):
     name = StringField(max_length=255)
     key = key_field()
@@ -84,7 +79,7 @@ class LevelCreateSerializer(_WithBadge):
     badge = BadgeSerializer(required=False, allow_null=True)
 
 
-@_renamed("PointsLevelUpdate")
+@extend_schema_serializer(component_name="PointsLevelUpdate")
 class LevelUpdateSerializer(_WithBadge):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
@@ -93,7 +88,7 @@ class LevelUpdateSerializer(_WithBadge):
     badge = BadgeSerializer(required=False, allow_null=True)
 
 
-@_renamed("PointsBoostCreate")
+@extend_schema_serializer(component_name="PointsBoostCreate")
 class BoostCreateSerializer(StrictSerializer):
     name = StringField(max_length=255)
     start = serializers.DateField()
@@ -112,7 +107,7 @@ class BoostCreateSerializer(StrictSerializer):
         return attrs
 
 
-@_renamed("PointsBoostUpdate")
+@extend_schema_serializer(component_name="PointsBoostUpdate")
 class BoostUpdateSerializer(StrictSerializer):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
@@ -158,12 +153,12 @@ class _TriggerFields(StrictSerializer):
         return kwargs
 
 
-@_renamed("PointsTriggerCreate")
+@extend_schema_serializer(component_name="PointsTriggerCreate")
 class TriggerCreateSerializer(_TriggerFields):
     type = serializers.ChoiceField(choices=TriggerType.choices)
 
 
-@_renamed("PointsTriggerUpdate")
+@extend_schema_serializer(component_name="PointsTriggerUpdate")
 class TriggerUpdateSerializer(_TriggerFields):
     id = serializers.UUIDField()
     type = serializers.ChoiceField(choices=TriggerType.choices, required=False)
@@ -173,7 +168,7 @@ class TriggerUpdateSerializer(_TriggerFields):
         self.fields["points"].required = False
 
 
-@_renamed("PointsSystemCreate")
+@extend_schema_serializer(component_name="PointsSystemCreate")
 class SystemCreateSerializer(_WithBadge):
     name = StringField(max_length=255)
     key = key_field()
@@ -201,7 +196,7 @@ class SystemCreateSerializer(_WithBadge):
         return kwargs
 
 
-@_renamed("PointsSystemUpdate")
+@extend_schema_serializer(component_name="PointsSystemUpdate")
 class SystemUpdateSerializer(_WithBadge):
     id = serializers.UUIDField()
     name = StringField(max_length=255, required=False)
@@ -258,8 +253,7 @@ class PointsSystemResponse(Shape):
 
 
 class UsersPointsEventSummaryResponseItem(UsersMetricEventSummaryResponseItem):
-    # The same buckets as a metric's summary; a component of its own, by the SDKs' name.
-    pass
+    pass  # a metric summary's buckets, as a component of its own by the SDKs' name
 
 
 class PointsLevelSummaryResponseItem(Shape):
