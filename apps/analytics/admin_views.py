@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from apps.accounts.models import Tenant
 from apps.analytics import admin_openapi as docs
-from apps.analytics import admin_serializers as render
+from apps.analytics import admin_serializers as shapes
 from apps.analytics import selectors
 from apps.analytics.selectors import DateRange
 from apps.core.api.params import query_date_optional
@@ -67,67 +67,73 @@ class _RangedApi(AdminApi):
 
 
 class ActiveUsersApi(_RangedApi):
-    @_schema("active_users", "Daily and monthly active users", docs.AnalyticsActiveUsers)
+    @_schema("active_users", "Daily and monthly active users", shapes.AnalyticsActiveUsers)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
-        return Response(render.active_users_render(period, selectors.active_users(tenant, period)))
+        days = selectors.active_users(tenant, period)
+        return Response(shapes.AnalyticsActiveUsers.render(days, period))
 
 
 class NewUsersApi(_RangedApi):
-    @_schema("new_users", "New users per day", docs.AnalyticsNewUsers)
+    @_schema("new_users", "New users per day", shapes.AnalyticsNewUsers)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
-        return Response(render.new_users_render(period, selectors.new_users(tenant, period)))
+        days = selectors.new_users(tenant, period)
+        return Response(shapes.AnalyticsNewUsers.render(days, period))
 
 
 class EventsApi(_RangedApi):
-    @_schema("events", "Events and totals per metric per day", docs.AnalyticsEvents)
+    @_schema("events", "Events and totals per metric per day", shapes.AnalyticsEvents)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
-        return Response(render.events_render(period, selectors.metric_series(tenant, period)))
+        series = selectors.metric_series(tenant, period)
+        return Response(shapes.AnalyticsEvents.render(series, period))
 
 
 class RetentionApi(_RangedApi):
-    @_schema("retention", "Weekly retention cohorts", docs.AnalyticsRetention)
+    @_schema("retention", "Weekly retention cohorts", shapes.AnalyticsRetention)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
-        return Response(render.retention_render(period, selectors.retention(tenant, period)))
+        report = selectors.retention(tenant, period)
+        return Response(shapes.AnalyticsRetention.render(report, period))
 
 
 class StreaksApi(_RangedApi):
-    @_schema("streaks", "Streak lengths and active streaks", docs.AnalyticsStreaks)
+    @_schema("streaks", "Streak lengths and active streaks", shapes.AnalyticsStreaks)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
         lengths = selectors.streak_lengths(tenant, timezone.now())
-        activity = selectors.streak_activity(tenant, period)
-        return Response(render.streaks_render(period, lengths, activity))
+        report = shapes.StreakReport(lengths, selectors.streak_activity(tenant, period))
+        return Response(shapes.AnalyticsStreaks.render(report, period))
 
 
 class PointsApi(_RangedApi):
-    @_schema("points", "Points awarded and levels", docs.AnalyticsPoints)
+    @_schema("points", "Points awarded and levels", shapes.AnalyticsPoints)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
-        return Response(render.points_render(period, selectors.points_summary(tenant, period)))
+        systems = selectors.points_summary(tenant, period)
+        return Response(shapes.AnalyticsPoints.render(systems, period))
 
 
 class AchievementsApi(_RangedApi):
-    @_schema("achievements", "Achievement completions and rarity", docs.AnalyticsAchievements)
+    @_schema("achievements", "Achievement completions and rarity", shapes.AnalyticsAchievements)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
         summary = selectors.achievements_summary(tenant, period)
-        return Response(render.achievements_render(period, summary))
+        return Response(shapes.AnalyticsAchievements.render(summary, period))
 
 
 class LeaderboardsApi(_RangedApi):
-    @_schema("leaderboards", "Leaderboard participation", docs.AnalyticsLeaderboards)
+    @_schema("leaderboards", "Leaderboard participation", shapes.AnalyticsLeaderboards)
     def get(self, request: Request) -> Response:
         tenant, period = self.tenant_and_range(request)
         boards = selectors.leaderboard_participation(tenant, period, timezone.localdate())
-        return Response(render.leaderboards_render(period, boards))
+        return Response(shapes.AnalyticsLeaderboards.render(boards, period))
 
 
 class OverviewApi(AdminApi):
-    @_schema("overview", "The tenant at a glance", docs.AnalyticsOverview, ranged=False)
+    @_schema("overview", "The tenant at a glance", shapes.AnalyticsOverview, ranged=False)
     def get(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
-        return Response(render.overview_render(selectors.overview(tenant, timezone.localdate())))
+        report = selectors.overview(tenant, timezone.localdate())
+        return Response(shapes.AnalyticsOverview.render(report))

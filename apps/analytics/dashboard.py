@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from apps.accounts.admin.base import selected_tenant
 from apps.accounts.models import Tenant
-from apps.analytics import admin_serializers as render
+from apps.analytics import admin_serializers as shapes
 from apps.analytics import selectors
 
 RANGE_LABELS = {"7d": "7 days", "30d": "30 days", "90d": "90 days", "all": "All"}
@@ -29,21 +29,25 @@ def charts_data(tenant: Tenant, range_name: str) -> dict[str, Any]:
             "end": period.end.isoformat(),
             "days": period.length,
         },
-        "activeUsers": render.active_users_render(period, selectors.active_users(tenant, period)),
-        "newUsers": render.new_users_render(period, selectors.new_users(tenant, period)),
-        "events": render.events_render(period, selectors.metric_series(tenant, period)),
-        "retention": render.retention_render(period, selectors.retention(tenant, period)),
-        "streaks": render.streaks_render(
+        "activeUsers": shapes.AnalyticsActiveUsers.render(
+            selectors.active_users(tenant, period), period
+        ),
+        "newUsers": shapes.AnalyticsNewUsers.render(selectors.new_users(tenant, period), period),
+        "events": shapes.AnalyticsEvents.render(selectors.metric_series(tenant, period), period),
+        "retention": shapes.AnalyticsRetention.render(selectors.retention(tenant, period), period),
+        "streaks": shapes.AnalyticsStreaks.render(
+            shapes.StreakReport(
+                selectors.streak_lengths(tenant, timezone.now()),
+                selectors.streak_activity(tenant, period),
+            ),
             period,
-            selectors.streak_lengths(tenant, timezone.now()),
-            selectors.streak_activity(tenant, period),
         ),
-        "points": render.points_render(period, selectors.points_summary(tenant, period)),
-        "achievements": render.achievements_render(
-            period, selectors.achievements_summary(tenant, period)
+        "points": shapes.AnalyticsPoints.render(selectors.points_summary(tenant, period), period),
+        "achievements": shapes.AnalyticsAchievements.render(
+            selectors.achievements_summary(tenant, period), period
         ),
-        "leaderboards": render.leaderboards_render(
-            period, selectors.leaderboard_participation(tenant, period, today)
+        "leaderboards": shapes.AnalyticsLeaderboards.render(
+            selectors.leaderboard_participation(tenant, period, today), period
         ),
     }
 

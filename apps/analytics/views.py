@@ -24,7 +24,7 @@ class UserWrappedApi(AppApi):
         "longest streak of the year.",
         parameters=[USER_ID, openapi.YEAR],
         responses={
-            200: openapi.WrappedResponse,
+            200: serializers.WrappedResponse,
             **errors(
                 401,
                 403,
@@ -43,4 +43,4 @@ class UserWrappedApi(AppApi):
             request.query_params, "year", default=this_year, minimum=1, maximum=this_year
         )
         report = wrapped.user_wrapped(scope.tenant, user, year)
-        return Response(serializers.wrapped_render(report, scope.tenant))
+        return Response(serializers.WrappedResponse.render(report, scope.tenant))
