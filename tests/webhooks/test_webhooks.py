@@ -664,3 +664,292 @@ def test_a_delivery_handed_off_while_the_broker_is_down_is_sent_by_the_dispatch_
     assert WebhookDelivery.objects.get().status == DeliveryStatus.PENDING
     run(at("2026-03-10", 12, 1))  # the periodic dispatch, broker or not
     assert len(receiver.wait_for(1)) == 1
+
+
+# --- the endpoint collection and the redelivery of failed deliveries (admin API) -----------
+
+
+def deliveries_of(created):
+    return WebhookDelivery.objects.filter(endpoint__public_id=created["id"]).order_by("created")
+
+
+def test_endpoints_are_listed_oldest_first_and_without_their_secrets(
+    api_client, receiver, other_tenant_client
+):
+    with time_machine.travel(at("2026-03-10", 9), tick=False):
+        first = endpoint(api_client, receiver.url, description="first")
+    with time_machine.travel(at("2026-03-10", 10), tick=False):
+        second = endpoint(api_client, f"{receiver.url}/second", events=["streak.lost"])
+    endpoint(other_tenant_client, receiver.url)
+    response = api_client.get(HOOKS)
+    assert response.status_code == 200
+    listed = response.json()
+    assert [e["id"] for e in listed] == [first["id"], second["id"]]
+    assert [(e["url"], e["description"], e["events"]) for e in listed] == [
+        (receiver.url, "first", []),
+        (f"{receiver.url}/second", "", ["streak.lost"]),
+    ]
+    assert not any("secret" in e for e in listed)
+    assert listed[0] == api_client.get(f"{HOOKS}/{first['id']}").json()
+    paged = api_client.get(HOOKS, {"limit": 1, "skip": 1}).json()
+    assert [e["id"] for e in paged] == [second["id"]]
+    assert api_client.get(HOOKS, {"skip": 2}).json() == []
+
+
+@pytest.mark.parametrize("query", [{"limit": 0}, {"limit": 101}, {"skip": -1}, {"limit": "x"}])
+def test_listing_endpoints_with_bad_paging_is_a_422(api_client, query):
+    response = api_client.get(HOOKS, query)
+    assert response.status_code == 422
+    assert list(response.json()) == ["error"]
+
+
+def test_an_update_changes_the_fields_given_and_keeps_the_others(api_client, receiver):
+    created = endpoint(api_client, receiver.url, description="old", events=["streak.lost"])
+    response = api_client.patch(
+        HOOKS,
+        [
+            {
+                "id": created["id"],
+                "description": "new",
+                "events": ["streak.started", "streak.lost", "streak.started"],
+            }
+        ],
+    )
+    assert response.status_code == 200
+    assert response.json()["issues"] == []
+    [updated] = response.json()["updated"]
+    assert updated["id"] == created["id"]
+    assert updated["url"] == receiver.url
+    assert updated["description"] == "new"
+    assert updated["events"] == ["streak.lost", "streak.started"]  # once each, sorted
+    assert updated["status"] == "active"
+    assert "secret" not in updated
+    assert "disabledReason" not in updated
+    assert api_client.get(f"{HOOKS}/{created['id']}").json() == updated
+    moved = api_client.patch(
+        HOOKS, [{"id": created["id"], "url": f"{receiver.url}/moved", "events": None}]
+    ).json()["updated"][0]
+    assert (moved["url"], moved["description"], moved["events"]) == (
+        f"{receiver.url}/moved",
+        "new",
+        [],  # null: every type
+    )
+
+
+def test_a_disabled_endpoint_gets_nothing_until_it_is_switched_back_on(streaks, receiver):
+    created = endpoint(streaks, receiver.url)
+    event(streaks, at("2026-03-09"))
+    assert [r.json["type"] for r in receiver.wait_for(1)] == ["streak.started"]
+    response = streaks.patch(HOOKS, [{"id": created["id"], "status": "disabled"}])
+    [disabled] = response.json()["updated"]
+    assert disabled["status"] == "disabled"
+    assert disabled["disabledReason"] == "Disabled through the API or the dashboard"
+    event(streaks, at("2026-03-10"))
+    assert deliveries_of(created).count() == 1
+    [enabled] = streaks.patch(HOOKS, [{"id": created["id"], "status": "active"}]).json()["updated"]
+    assert enabled["status"] == "active"
+    assert "disabledReason" not in enabled
+    event(streaks, at("2026-03-11"))
+    types = [r.json["type"] for r in receiver.wait_for(2)]
+    assert types == ["streak.started", "streak.extended"]  # nothing for the 10th
+
+
+def test_bad_updates_are_issues_and_change_nothing(api_client, receiver, other_tenant_client):
+    created = endpoint(api_client, receiver.url, events=["streak.lost"])
+    theirs = endpoint(other_tenant_client, receiver.url, description="theirs")
+    unknown = "00000000-0000-4000-8000-000000000000"
+    response = api_client.patch(
+        HOOKS,
+        [
+            {"id": created["id"], "url": "https://10.0.0.1/hook"},
+            {"id": created["id"], "events": ["streak.nope"]},
+            {"id": created["id"], "status": "paused"},
+            {"id": created["id"], "colour": "red"},
+            {"id": "not-a-uuid", "description": "x"},
+            {"description": "no id"},
+            {"id": unknown, "description": "x"},
+            {"id": theirs["id"], "description": "stolen"},
+        ],
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["updated"] == []
+    issues = body["issues"]
+    assert [issue.get("id", issue.get("index")) for issue in issues] == [
+        *[created["id"]] * 4,
+        4,
+        5,
+        unknown,
+        theirs["id"],
+    ]
+    assert {issue["severity"] for issue in issues} == {"error"}
+    messages = [issue["message"] for issue in issues]
+    assert messages[0].startswith("url:")
+    assert "events" in messages[1]
+    assert "status" in messages[2]
+    assert "colour" in messages[3]
+    assert messages[4:6] == ["id must be a valid UUID"] * 2
+    assert messages[6:] == ["Webhook not found by ID"] * 2
+    kept = api_client.get(f"{HOOKS}/{created['id']}").json()
+    assert (kept["url"], kept["events"], kept["status"]) == (
+        receiver.url,
+        ["streak.lost"],
+        "active",
+    )
+    assert other_tenant_client.get(f"{HOOKS}/{theirs['id']}").json()["description"] == "theirs"
+
+
+@pytest.mark.parametrize("body", [{"id": "x"}, [], "x"])
+def test_an_update_body_that_is_not_a_list_of_items_is_a_422(api_client, body):
+    response = api_client.patch(HOOKS, body)
+    assert response.status_code == 422
+    assert list(response.json()) == ["error"]
+
+
+def test_deleting_an_endpoint_takes_its_deliveries_and_stops_its_events(streaks, receiver):
+    kept = endpoint(streaks, receiver.url, events=["streak.lost"])
+    gone = endpoint(streaks, receiver.url)
+    event(streaks, at("2026-03-10"))  # streak.started, to the endpoint taking every type
+    assert len(receiver.wait_for(1)) == 1
+    assert deliveries_of(gone).count() == 1
+    response = streaks.delete(f"{HOOKS}?ids={gone['id']}")
+    assert response.status_code == 200
+    assert response.json() == {"deleted": [{"id": gone["id"]}], "issues": []}
+    assert WebhookEndpoint.objects.filter(public_id=gone["id"]).count() == 0
+    assert WebhookDelivery.objects.count() == 0
+    assert streaks.get(f"{HOOKS}/{gone['id']}").status_code == 404
+    assert [e["id"] for e in streaks.get(HOOKS).json()] == [kept["id"]]
+    event(streaks, at("2026-03-11"))  # streak.extended: nobody left to tell
+    assert WebhookDelivery.objects.count() == 0
+    assert len(receiver.requests) == 1
+
+
+def test_deleting_what_is_not_there_is_an_issue(api_client, receiver, other_tenant_client):
+    mine = endpoint(api_client, receiver.url)
+    theirs = endpoint(other_tenant_client, receiver.url)
+    unknown = "00000000-0000-4000-8000-000000000000"
+    response = api_client.delete(f"{HOOKS}?ids={mine['id']},not-a-uuid,{unknown},{theirs['id']}")
+    assert response.status_code == 200
+    assert response.json() == {
+        "deleted": [{"id": mine["id"]}],
+        "issues": [
+            {"id": "not-a-uuid", "severity": "error", "message": "id must be a valid UUID"},
+            {"id": unknown, "severity": "error", "message": "Webhook not found by ID"},
+            {"id": theirs["id"], "severity": "error", "message": "Webhook not found by ID"},
+        ],
+    }
+    assert other_tenant_client.get(f"{HOOKS}/{theirs['id']}").status_code == 200
+
+
+def test_deleting_without_ids_is_a_422(api_client, receiver):
+    endpoint(api_client, receiver.url)
+    for query in ("", "?ids=", "?ids=,"):
+        response = api_client.delete(f"{HOOKS}{query}")
+        assert response.status_code == 422
+        assert response.json() == {"error": "ids is required: give at least one id"}
+    assert len(api_client.get(HOOKS).json()) == 1
+
+
+def test_redelivery_sends_a_failed_delivery_again_with_its_webhook_id(streaks, receiver):
+    created = endpoint(streaks, receiver.url)
+    receiver.respond(410)
+    event(streaks, at("2026-03-10"))
+    [delivery] = deliveries_of(created)
+    assert delivery.status == DeliveryStatus.FAILED
+    streaks.patch(HOOKS, [{"id": created["id"], "status": "active"}])  # 410 disabled it
+    with time_machine.travel(at("2026-03-11"), tick=False):
+        response = streaks.post(
+            f"{HOOKS}/{created['id']}/redeliver", {"since": "2026-03-10T00:00:00Z"}
+        )
+    assert response.status_code == 202
+    assert response.json() == {"redelivered": 1}
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.next_attempt_at, delivery.attempts) == (
+        DeliveryStatus.PENDING,
+        at("2026-03-11"),
+        1,
+    )
+    [logged] = streaks.get(f"{HOOKS}/{created['id']}/deliveries").json()
+    assert (logged["status"], logged["nextAttemptAt"]) == ("pending", "2026-03-11T12:00:00Z")
+    run(at("2026-03-11", 12, 1))
+    first, again = receiver.wait_for(2)
+    assert again.headers["webhook-id"] == first.headers["webhook-id"] == str(delivery.public_id)
+    assert again.body == first.body
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts) == (DeliveryStatus.SUCCEEDED, 2)
+    [logged] = streaks.get(f"{HOOKS}/{created['id']}/deliveries").json()
+    assert [a["statusCode"] for a in logged["log"]] == [410, 200]
+
+
+def test_redelivery_takes_only_this_endpoints_failed_deliveries_since_the_time(
+    api_client, receiver
+):
+    created = endpoint(api_client, receiver.url)
+    other = endpoint(api_client, receiver.url)
+
+    def test_sent(target, day, status):
+        with time_machine.travel(at(day), tick=False):
+            api_client.post(f"{HOOKS}/{target['id']}/test")
+        delivery = deliveries_of(target).last()
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(status=status)
+        return delivery.pk
+
+    before = test_sent(created, "2026-03-09", DeliveryStatus.FAILED)
+    at_since = test_sent(created, "2026-03-10", DeliveryStatus.FAILED)
+    after = test_sent(created, "2026-03-11", DeliveryStatus.FAILED)
+    succeeded = test_sent(created, "2026-03-11", DeliveryStatus.SUCCEEDED)
+    elsewhere = test_sent(other, "2026-03-11", DeliveryStatus.FAILED)
+    with time_machine.travel(at("2026-03-12"), tick=False):
+        response = api_client.post(
+            f"{HOOKS}/{created['id']}/redeliver", {"since": "2026-03-10T12:00:00Z"}
+        )
+    assert response.status_code == 202
+    assert response.json() == {"redelivered": 2}
+    statuses = dict(WebhookDelivery.objects.values_list("pk", "status"))
+    assert statuses == {
+        before: DeliveryStatus.FAILED,
+        at_since: DeliveryStatus.PENDING,
+        after: DeliveryStatus.PENDING,
+        succeeded: DeliveryStatus.SUCCEEDED,
+        elsewhere: DeliveryStatus.FAILED,
+    }
+    assert {
+        d.next_attempt_at for d in WebhookDelivery.objects.filter(pk__in=[at_since, after])
+    } == {at("2026-03-12")}
+    again = api_client.post(f"{HOOKS}/{created['id']}/redeliver", {"since": "2026-03-01T00:00Z"})
+    assert again.json() == {"redelivered": 1}  # the one before; the others are pending now
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"since": "yesterday"}, {"since": None}, {"since": "2026-03-10T00:00Z", "until": 1}, []],
+)
+def test_redelivery_without_a_valid_since_is_a_422(api_client, receiver, body):
+    created = endpoint(api_client, receiver.url)
+    response = api_client.post(f"{HOOKS}/{created['id']}/redeliver", body)
+    assert response.status_code == 422
+    assert list(response.json()) == ["error"]
+
+
+def test_redelivery_for_an_endpoint_not_there_is_a_404(api_client, receiver, other_tenant_client):
+    theirs = endpoint(other_tenant_client, receiver.url)
+    for object_id in ("00000000-0000-4000-8000-000000000000", "not-a-uuid", theirs["id"]):
+        response = api_client.post(
+            f"{HOOKS}/{object_id}/redeliver", {"since": "2026-03-10T00:00:00Z"}
+        )
+        assert response.status_code == 404
+        assert response.json() == {"error": "Webhook not found by ID"}
+
+
+def test_application_keys_cannot_manage_endpoints(org, anon_client, api_client, receiver):
+    created = endpoint(api_client, receiver.url)
+    anon_client.credentials(HTTP_X_API_KEY=org.application_key("u1"))
+    responses = [
+        anon_client.get(HOOKS),
+        anon_client.patch(HOOKS, [{"id": created["id"], "description": "x"}]),
+        anon_client.delete(f"{HOOKS}?ids={created['id']}"),
+        anon_client.post(f"{HOOKS}/{created['id']}/redeliver", {"since": "2026-03-10T00:00Z"}),
+    ]
+    assert [r.status_code for r in responses] == [403] * 4
+    assert all(list(r.json()) == ["error"] for r in responses)
+    assert api_client.get(f"{HOOKS}/{created['id']}").json()["description"] == ""

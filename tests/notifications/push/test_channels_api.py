@@ -4,8 +4,10 @@ import io
 
 import pytest
 
-from apps.notifications.models import PushChannel
+from apps.notifications.choices import MessageStatus
+from apps.notifications.models import PushAttempt, PushChannel, PushTemplate
 from apps.notifications.push.secrets import secrets_decrypt
+from tests.notifications.conftest import at, messages, metric_achievement, run_jobs, send_event
 from tests.notifications.push.keys import apns_signing_key, service_account
 
 CHANNELS = "/admin/v1/push-channels"
@@ -182,3 +184,121 @@ def test_the_rotate_command_reencrypts_under_the_new_key(api_client, settings):
     assert "re-encrypted 1 channel(s)" in out.getvalue()
     settings.ENCRYPTION_KEY_FALLBACKS = []
     assert secrets_decrypt(PushChannel.objects.get().credentials) == {"accessToken": "t0ken"}
+
+
+UNKNOWN = "00000000-0000-4000-8000-000000000000"
+EXPO = "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]"
+
+
+def push_template(client, **fields):
+    response = client.post(TEMPLATES, [{"type": "recap", "name": "Mine", **fields}])
+    assert response.status_code == 201, response.content
+    return response.json()["created"][0]
+
+
+def test_a_push_template_is_read_by_id(api_client):
+    default = api_client.get(TEMPLATES, {"limit": 100}).json()[0]
+    response = api_client.get(f"{TEMPLATES}/{default['id']}")
+    assert response.status_code == 200
+    assert response.json() == default
+    created = push_template(
+        api_client,
+        title="Hi {{ user.name }}",
+        body="Your week",
+        url="app://recap",
+        data={"screen": "recap"},
+        priority=3,
+    )
+    read = api_client.get(f"{TEMPLATES}/{created['id']}").json()
+    assert read == created
+    assert (read["type"], read["name"], read["status"], read["priority"]) == (
+        "recap",
+        "Mine",
+        "inactive",
+        3,
+    )
+    assert (read["title"], read["url"], read["data"]) == (
+        "Hi {{ user.name }}",
+        "app://recap",
+        {"screen": "recap"},
+    )
+
+
+def test_a_push_template_not_there_is_a_404(api_client, other_tenant_client):
+    theirs = push_template(other_tenant_client)
+    for object_id in (UNKNOWN, "not-a-uuid", theirs["id"]):
+        response = api_client.get(f"{TEMPLATES}/{object_id}")
+        assert response.status_code == 404
+        assert response.json() == {"error": "Push template not found by ID"}
+
+
+def test_a_deleted_push_template_is_gone_and_a_deleted_default_does_not_come_back(api_client):
+    created = push_template(api_client)
+    default = api_client.get(TEMPLATES, {"limit": 100}).json()[0]
+    response = api_client.delete(f"{TEMPLATES}?ids={created['id']}&ids={default['id']}")
+    assert response.status_code == 200
+    assert response.json() == {
+        "deleted": [{"id": created["id"]}, {"id": default["id"]}],
+        "issues": [],
+    }
+    assert api_client.get(f"{TEMPLATES}/{created['id']}").status_code == 404
+    left = api_client.get(TEMPLATES, {"limit": 100}).json()
+    assert len(left) == 3
+    assert default["type"] not in {t["type"] for t in left}
+    assert PushTemplate.objects.count() == 3
+
+
+def test_deleting_push_templates_not_there_is_an_issue(api_client, other_tenant_client):
+    theirs = push_template(other_tenant_client)
+    response = api_client.delete(f"{TEMPLATES}?ids=not-a-uuid,{UNKNOWN},{theirs['id']}")
+    assert response.status_code == 200
+    assert response.json() == {
+        "deleted": [],
+        "issues": [
+            {"id": "not-a-uuid", "severity": "error", "message": "id must be a valid UUID"},
+            {"id": UNKNOWN, "severity": "error", "message": "Push template not found by ID"},
+            {"id": theirs["id"], "severity": "error", "message": "Push template not found by ID"},
+        ],
+    }
+    assert other_tenant_client.get(f"{TEMPLATES}/{theirs['id']}").status_code == 200
+
+
+def test_deleting_push_templates_without_ids_is_a_422(api_client):
+    response = api_client.delete(TEMPLATES)
+    assert response.status_code == 422
+    assert response.json() == {"error": "ids is required: give at least one id"}
+
+
+def test_deleting_the_active_push_template_stops_the_pushes_it_sent(api_client, metric, settings):
+    settings.PUSH_BACKEND = "console"
+    create(api_client, {"kind": "expo"})
+    metric_achievement(api_client, metric)
+    templates = api_client.get(TEMPLATES, {"limit": 100}).json()
+    template = next(t for t in templates if t["type"] == "achievement_completed")
+    response = api_client.patch(TEMPLATES, [{"id": template["id"], "status": "active"}])
+    assert response.json()["issues"] == []
+    # Scheduled for the evening window (17:00), with this template.
+    send_event(api_client, at("2026-03-10", 9), "u1", value=10, tz="UTC", deviceTokens=[EXPO])
+    [scheduled] = messages(channel="push")
+    deleted = api_client.delete(f"{TEMPLATES}?ids={template['id']}")
+    assert deleted.json()["deleted"] == [{"id": template["id"]}]
+    send_event(api_client, at("2026-03-10", 10), "u2", value=10, tz="UTC", deviceTokens=[EXPO])
+    assert messages(channel="push") == [scheduled]  # nothing new scheduled for u2
+    run_jobs(at("2026-03-10", 17))
+    run_jobs(at("2026-03-10", 17, 5))
+    scheduled.refresh_from_db()
+    assert scheduled.status == MessageStatus.SKIPPED
+    assert scheduled.error == "no active push template matches the user"
+    assert PushAttempt.objects.count() == 0
+
+
+def test_application_keys_cannot_read_or_delete_push_templates(org, anon_client, api_client):
+    template = api_client.get(TEMPLATES, {"limit": 100}).json()[0]
+    anon_client.credentials(HTTP_X_API_KEY=org.application_key("u1"))
+    responses = [
+        anon_client.get(f"{TEMPLATES}/{template['id']}"),
+        anon_client.delete(f"{TEMPLATES}?ids={template['id']}"),
+    ]
+    assert [r.status_code for r in responses] == [403, 403]
+    assert all(list(r.json()) == ["error"] for r in responses)
+    assert api_client.get(f"{TEMPLATES}/{template['id']}").status_code == 200
