@@ -1,8 +1,9 @@
 """OpenAPI documentation of metric events and of achievement completion (documentation only).
 
-EventResponse follows the Trophy wire model in full. The achievement, points and leaderboard
-shapes it carries are declared by their apps' wire modules (apps.achievements.wire,
-apps.points.wire, apps.leaderboards.wire), shared with those apps' own endpoints."""
+EventResponse follows the Trophy wire model in full. The achievement, streak, points and
+leaderboard shapes it carries are declared by their apps' wire modules (apps.achievements.wire,
+apps.streaks.wire, apps.points.wire, apps.leaderboards.wire), shared with those apps' own
+endpoints."""
 
 from typing import Any
 
@@ -14,7 +15,7 @@ from apps.achievements.wire import UserAchievementResponse
 from apps.leaderboards.wire import MetricEventLeaderboardResponse
 from apps.pipeline.serializers import MAX_IDEMPOTENCY_KEY
 from apps.points.wire import MetricEventPointsResponse
-from apps.streaks.choices import Frequency
+from apps.streaks.wire import MetricEventStreakResponse
 
 # What a client can send in a header and get back unchanged: visible ASCII, inner spaces (HTTP
 # strips the outer ones).
@@ -60,20 +61,6 @@ class MetricValueFieldExtension(OpenApiSerializerFieldExtension):
             "description": "Added to the user's total; may be negative or decimal (at most "
             "±1e12, rounded to 6 decimal places).",
         }
-
-
-class MetricEventStreakResponse(serializers.Serializer):
-    length = serializers.IntegerField()
-    frequency = serializers.ChoiceField(choices=Frequency.choices)
-    started = serializers.DateField(allow_null=True)
-    periodStart = serializers.DateField(allow_null=True)
-    periodEnd = serializers.DateField(allow_null=True)
-    expires = serializers.DateField(allow_null=True)
-    extended = serializers.BooleanField(help_text="Whether this event extended the streak.")
-    freezes = serializers.IntegerField(required=False, help_text="Only when freezes are on.")
-    maxFreezes = serializers.IntegerField(required=False, help_text="Only when freezes are on.")
-    freezeAutoEarnInterval = serializers.IntegerField(required=False)
-    freezeAutoEarnAmount = serializers.IntegerField(required=False)
 
 
 class EventResponse(serializers.Serializer):

@@ -14,7 +14,7 @@ from apps.core.facts import AchievementCompleted
 from apps.leaderboards.services import BoardStanding, standings_render
 from apps.points.ledger import SystemChange, points_render
 from apps.streaks.selectors import StreakView
-from apps.streaks.wire import streak_base_render
+from apps.streaks.wire import MetricEventStreakResponse
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class StreakOutcome:
 
     def render(self) -> dict[str, Any]:
         """The wire's MetricEventStreakResponse."""
-        return {**streak_base_render(self.view), "extended": self.extended}
+        return MetricEventStreakResponse.render(self.view, self.extended)
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,18 @@
 Response shapes follow the Trophy wire models (reference §3.2, §3.4) and are declared once,
 where they are rendered: the streak object and the streak preferences, which other apps embed,
 in apps.streaks.wire, the settings, several users' streaks and an admin pause in
-apps.streaks.serializers. What stays here is what introspection cannot know: the parameters,
-the request bodies of the streak operations, which take {"<key>": [items]} instead of a bare
-array (reference §2.2), wrapped around the validating item serializers, and the envelopes of
-their answers.
+apps.streaks.serializers, as are the answers of the streak operations. What stays here is what
+introspection cannot know: the parameters, and the request bodies of the streak operations,
+which take {"<key>": [items]} instead of a bare array (reference §2.2), wrapped around the
+validating item serializers.
 """
 
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.core.api.params import LIST_ITEM_SCHEMA
-from apps.core.openapi import AdminDeletedItem, AdminIssue, ids_parameter
+from apps.core.openapi import ids_parameter
 from apps.streaks.serializers import (
-    AdminStreakPause,
     FreezeItemSerializer,
     PauseItemSerializer,
     UserRefSerializer,
@@ -76,31 +75,3 @@ class RestoreStreaks(serializers.Serializer):
 
 class ResetStreaks(serializers.Serializer):
     users = _items(UserRefSerializer(), "The users whose streaks to reset to 0.")
-
-
-class CreateStreakFreezesResponse(serializers.Serializer):
-    issues = AdminIssue(many=True)
-
-
-class CreateStreakPausesResponse(serializers.Serializer):
-    created = AdminStreakPause(many=True)
-    issues = AdminIssue(many=True)
-
-
-class DeleteStreakPausesResponse(serializers.Serializer):
-    deleted = AdminDeletedItem(many=True)
-    issues = AdminIssue(many=True)
-
-
-class RestoreStreaksResponse(serializers.Serializer):
-    restoredUsers = serializers.ListField(
-        child=serializers.CharField(), help_text="Ids of the users whose streak was restored."
-    )
-    issues = AdminIssue(many=True)
-
-
-class ResetStreaksResponse(serializers.Serializer):
-    resetUsers = serializers.ListField(
-        child=serializers.CharField(), help_text="Ids of the users whose streak was reset."
-    )
-    issues = AdminIssue(many=True)

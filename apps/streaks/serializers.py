@@ -1,6 +1,7 @@
 """Wire shapes of streak settings, of several users' streaks and of the admin streak operations:
-input serializers that validate, output shapes that render and document. The streak object and
-the streak preferences, which other apps embed, are in apps/streaks/wire.py."""
+input serializers that validate, output shapes that render and document (the operations'
+answers too). The streak object and the streak preferences, which other apps embed, are in
+apps/streaks/wire.py."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -9,6 +10,7 @@ from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
 from apps.core.api.shapes import Shape, out
+from apps.core.openapi import AdminDeletedItem, AdminIssue
 from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
 from apps.streaks.wire import DaysOffField, conditions_of
@@ -186,3 +188,53 @@ class BulkStreakResponseItem(Shape):
         ),
         "extended_at",
     )
+
+
+# --- the answers of the streak operations ---------------------------------------------------
+# Each renders the operation's results with, as context, its Issues (apps.core.bulk).
+
+
+def _issues() -> Any:
+    return out(AdminIssue(many=True), "context.items")
+
+
+def _user_ids(help_text: str) -> Any:
+    return out(
+        serializers.ListField(child=serializers.CharField(), help_text=help_text),
+        lambda user_ids, _: user_ids,
+    )
+
+
+class CreateStreakFreezesResponse(Shape):
+    # Renders the freezes granted: only the issues are written.
+    issues = _issues()
+
+
+class CreateStreakPausesResponse(Shape):
+    # Renders the pauses created, each with its user's id.
+    created = out(
+        AdminStreakPause(many=True),
+        lambda created, _: [AdminStreakPause.render(pause, user_id) for pause, user_id in created],
+    )
+    issues = _issues()
+
+
+class DeleteStreakPausesResponse(Shape):
+    # Renders the ids of the pauses archived, as sent.
+    deleted = out(
+        AdminDeletedItem(many=True),
+        lambda deleted, _: [{"id": pause_id} for pause_id in deleted],
+    )
+    issues = _issues()
+
+
+class RestoreStreaksResponse(Shape):
+    # Renders the ids of the users whose streak was restored.
+    restoredUsers = _user_ids("Ids of the users whose streak was restored.")
+    issues = _issues()
+
+
+class ResetStreaksResponse(Shape):
+    # Renders the ids of the users whose streak was reset.
+    resetUsers = _user_ids("Ids of the users whose streak was reset.")
+    issues = _issues()

@@ -2,6 +2,7 @@
 Admin API: streak settings, freezes, pauses, restore and reset."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -10,7 +11,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.api.fields import StrictSerializer
 from apps.core.api.params import is_uuid, query_ids, query_int, query_list
+from apps.core.api.shapes import Shape
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import Issues, run_item, validated
 from apps.core.errors import ValidationError
@@ -130,43 +133,71 @@ class StreakSettingsApi(AdminApi):
         return Response(serializers.StreakSettings.render(selectors.streak_config(tenant)))
 
 
-def _wrapped(data: Any, key: str) -> list[Any]:
-    """Streak operations take {"<key>": [items]} (reference §2.2), 1 to 100 items."""
-    if not isinstance(data, dict) or set(data) != {key}:
-        raise ValidationError(f'body must be an object {{"{key}": [...]}}')
-    items = data[key]
-    if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
-        raise ValidationError(f"{key} must be an array of 1 to {MAX_ITEMS} items")
-    return items
+@dataclass(frozen=True)
+class _UserOperation:
+    """A streak operation on users. Its body is {"<key>": [1 to 100 items]} (reference §2.2),
+    each item validated by `item` and naming its user in `id_field`; its answer is `answer`,
+    rendered from the items' results with the issues."""
+
+    key: str
+    item: type[StrictSerializer]
+    id_field: str
+    answer: type[Shape]
+
+    def responses(self, some: str = "", none: str = "") -> dict[int, OpenApiResponse]:
+        """The documented answers: 201 when it did something for at least one item, 200 when
+        for none."""
+        return {
+            201: OpenApiResponse(self.answer, description=some),
+            200: OpenApiResponse(self.answer, description=none),
+        }
+
+    def run(
+        self, request: Request, scope: Any, act: Callable[[Any, dict[str, Any], Issues], Any]
+    ) -> Response:
+        """Validate each item, find its user and act on it: `act(user, data, issues)` returns
+        the item's result, or None when it did nothing (having said why in `issues`). Problems
+        become issues, in item order."""
+        items = self._items(request.data)
+        issues = Issues()
+        results: list[Any] = []
+        with transaction.atomic():
+            for index, item in enumerate(items):
+                user_id = item.get(self.id_field) if isinstance(item, dict) else None
+                where = {"userId": user_id} if isinstance(user_id, str) else {"index": index}
+
+                def work(item: Any = item) -> Any:
+                    data = validated(self.item, item)
+                    user = user_get(scope.tenant, data[self.id_field])
+                    return act(user, data, issues)
+
+                result = run_item(issues, where, work)
+                if result is not None:
+                    results.append(result)
+        return Response(self.answer.render(results, issues), status=201 if results else 200)
+
+    def _items(self, data: Any) -> list[Any]:
+        key = self.key
+        if not isinstance(data, dict) or set(data) != {key}:
+            raise ValidationError(f'body must be an object {{"{key}": [...]}}')
+        items = data[key]
+        if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
+            raise ValidationError(f"{key} must be an array of 1 to {MAX_ITEMS} items")
+        return items
 
 
-def _per_user(
-    request: Request,
-    scope: Any,
-    key: str,
-    serializer: Any,
-    id_field: str,
-    act: Callable[[Any, dict[str, Any]], Any],
-    issues: Issues,
-) -> list[Any]:
-    """Validate each item, find its user and act on it; problems become `issues`, in item
-    order (`act` adds its warnings to the same list)."""
-    items = _wrapped(request.data, key)
-    results: list[Any] = []
-    with transaction.atomic():
-        for index, item in enumerate(items):
-            user_id = item.get(id_field) if isinstance(item, dict) else None
-            where = {"userId": user_id} if isinstance(user_id, str) else {"index": index}
-
-            def work(item: Any = item) -> Any:
-                data = validated(serializer, item)
-                user = user_get(scope.tenant, data[id_field])
-                return act(user, data)
-
-            result = run_item(issues, where, work)
-            if result is not None:
-                results.append(result)
-    return results
+GRANT_FREEZES = _UserOperation(
+    "freezes", serializers.FreezeItemSerializer, "userId", serializers.CreateStreakFreezesResponse
+)
+CREATE_PAUSES = _UserOperation(
+    "pauses", serializers.PauseItemSerializer, "userId", serializers.CreateStreakPausesResponse
+)
+RESTORE = _UserOperation(
+    "users", serializers.UserRefSerializer, "id", serializers.RestoreStreaksResponse
+)
+RESET = _UserOperation(
+    "users", serializers.UserRefSerializer, "id", serializers.ResetStreaksResponse
+)
 
 
 class StreakFreezesApi(AdminApi):
@@ -178,13 +209,7 @@ class StreakFreezesApi(AdminApi):
         "issue and grants nothing.",
         request=openapi.CreateStreakFreezes,
         responses={
-            201: OpenApiResponse(
-                openapi.CreateStreakFreezesResponse,
-                description="At least one freeze was granted.",
-            ),
-            200: OpenApiResponse(
-                openapi.CreateStreakFreezesResponse, description="No freeze was granted."
-            ),
+            **GRANT_FREEZES.responses("At least one freeze was granted.", "No freeze was granted."),
             **errors(
                 400,
                 401,
@@ -201,18 +226,14 @@ class StreakFreezesApi(AdminApi):
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
         services.streak_freezes_check(scope.tenant)
-        issues = Issues()
 
-        def grant(user: Any, data: dict[str, Any]) -> bool | None:
+        def grant(user: Any, data: dict[str, Any], issues: Issues) -> bool | None:
             if services.streak_freeze_grant(scope.tenant, user):
                 return True
             issues.warning("Would exceed maximum freeze limit", userId=user.external_id)
             return None
 
-        granted = _per_user(
-            request, scope, "freezes", serializers.FreezeItemSerializer, "userId", grant, issues
-        )
-        return Response({"issues": issues.items}, status=201 if granted else 200)
+        return GRANT_FREEZES.run(request, scope, grant)
 
 
 class StreakPausesApi(AdminApi):
@@ -224,12 +245,7 @@ class StreakPausesApi(AdminApi):
         "is reported in `issues`.",
         request=openapi.CreateStreakPauses,
         responses={
-            201: OpenApiResponse(
-                openapi.CreateStreakPausesResponse, description="At least one pause was created."
-            ),
-            200: OpenApiResponse(
-                openapi.CreateStreakPausesResponse, description="No pause was created."
-            ),
+            **CREATE_PAUSES.responses("At least one pause was created.", "No pause was created."),
             **errors(
                 400,
                 401,
@@ -243,19 +259,13 @@ class StreakPausesApi(AdminApi):
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
 
-        def create(user: Any, data: dict[str, Any]) -> dict[str, Any]:
+        def create(user: Any, data: dict[str, Any], issues: Issues) -> tuple[Any, str]:
             pause = services.streak_pause_create(
                 scope.tenant, user, start=data["start"], end=data["end"]
             )
-            return serializers.AdminStreakPause.render(pause, user.external_id)
+            return pause, user.external_id
 
-        issues = Issues()
-        created = _per_user(
-            request, scope, "pauses", serializers.PauseItemSerializer, "userId", create, issues
-        )
-        return Response(
-            {"created": created, "issues": issues.items}, status=201 if created else 200
-        )
+        return CREATE_PAUSES.run(request, scope, create)
 
     @extend_schema(
         operation_id="admin_streaks_pauses_delete",
@@ -264,7 +274,7 @@ class StreakPausesApi(AdminApi):
         "never as an HTTP error.",
         parameters=[openapi.PAUSE_IDS],
         responses={
-            200: openapi.DeleteStreakPausesResponse,
+            200: serializers.DeleteStreakPausesResponse,
             **ADMIN_READ_ERRORS,
             **errors((422, "ids missing or more than 100.")),
         },
@@ -280,8 +290,8 @@ class StreakPausesApi(AdminApi):
                     issues.error("Streak pause not found by ID", id=pause_id)
                     continue
                 services.streak_pause_archive(pause)
-                deleted.append({"id": pause_id})
-        return Response({"deleted": deleted, "issues": issues.items})
+                deleted.append(pause_id)
+        return Response(serializers.DeleteStreakPausesResponse.render(deleted, issues))
 
 
 class StreakRestoreApi(AdminApi):
@@ -293,12 +303,7 @@ class StreakRestoreApi(AdminApi):
         "a warning issue.",
         request=openapi.RestoreStreaks,
         responses={
-            201: OpenApiResponse(
-                openapi.RestoreStreaksResponse, description="At least one streak was restored."
-            ),
-            200: OpenApiResponse(
-                openapi.RestoreStreaksResponse, description="No streak was restored."
-            ),
+            **RESTORE.responses("At least one streak was restored.", "No streak was restored."),
             **errors(
                 400,
                 401,
@@ -311,21 +316,14 @@ class StreakRestoreApi(AdminApi):
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
-        issues = Issues()
 
-        def restore(user: Any, data: dict[str, Any]) -> str | None:
+        def restore(user: Any, data: dict[str, Any], issues: Issues) -> str | None:
             if services.streak_restore(scope.tenant, user):
                 return user.external_id
             issues.warning("No streak to restore", userId=user.external_id)
             return None
 
-        restored = _per_user(
-            request, scope, "users", serializers.UserRefSerializer, "id", restore, issues
-        )
-        return Response(
-            {"restoredUsers": restored, "issues": issues.items},
-            status=201 if restored else 200,
-        )
+        return RESTORE.run(request, scope, restore)
 
 
 class StreakResetApi(AdminApi):
@@ -336,8 +334,7 @@ class StreakResetApi(AdminApi):
         "`resetAt`. An unknown user is an error issue.",
         request=openapi.ResetStreaks,
         responses={
-            201: openapi.ResetStreaksResponse,
-            200: openapi.ResetStreaksResponse,
+            **RESET.responses(),
             **errors(
                 400,
                 401,
@@ -351,12 +348,8 @@ class StreakResetApi(AdminApi):
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
 
-        def reset(user: Any, data: dict[str, Any]) -> str:
+        def reset(user: Any, data: dict[str, Any], issues: Issues) -> str:
             services.streak_reset(scope.tenant, user)
             return user.external_id
 
-        issues = Issues()
-        done = _per_user(
-            request, scope, "users", serializers.UserRefSerializer, "id", reset, issues
-        )
-        return Response({"resetUsers": done, "issues": issues.items}, status=201 if done else 200)
+        return RESET.run(request, scope, reset)

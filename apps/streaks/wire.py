@@ -1,7 +1,8 @@
 """The streak as other apps' bodies show it, and the streak preferences they embed: the streak
-object of event responses, webhook payloads and GET /users/{id}/streak (`BaseStreakResponse`,
-`StreakResponse`, rendered by `streak_base_render` and `streak_response_render`), and a user's
-streak preferences, part of the notification preferences body (`StreakPreferencesSerializer`,
+object of webhook payloads and GET /users/{id}/streak (`BaseStreakResponse`, `StreakResponse`,
+rendered by `streak_base_render` and `streak_response_render`), the same object with what the
+event did to it in event responses (`MetricEventStreakResponse`), and a user's streak
+preferences, part of the notification preferences body (`StreakPreferencesSerializer`,
 documented by `StreakPreferences`). Declared once here, each response shape a `Shape`
 (apps/core/api/shapes.py) whose fields document it and render it; the streaks app's own routes
 use them too (docs/style.md, "One app from another")."""
@@ -117,6 +118,14 @@ class BaseStreakResponse(Shape):
 
 
 streak_base_render = BaseStreakResponse.render
+
+
+class MetricEventStreakResponse(BaseStreakResponse):
+    # Renders a StreakView with, as context, whether the event extended the streak.
+    extended = out(
+        serializers.BooleanField(help_text="Whether this event extended the streak."),
+        lambda _, extended: extended,
+    )
 
 
 class StreakResponseStreakHistoryItem(Shape):

@@ -3,6 +3,7 @@ settlement of missed periods written, the due instant recomputed on save, a peri
 recorded in one upsert, and the row lock taken before an admin operation."""
 
 import datetime as dt
+from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.streaks import domain
@@ -29,18 +30,32 @@ def _state_row(
     )
 
 
+def _period_row(
+    tenant: Tenant, user: EndUser, frequency: str, period: dt.date, **outcome: Any
+) -> StreakPeriod:
+    """The row of the period that starts on `period` (its end follows from the frequency),
+    with the outcome's fields (the model's defaults for the others)."""
+    return StreakPeriod(
+        tenant=tenant,
+        user=user,
+        frequency=frequency,
+        period_start=period,
+        period_end=domain.period_end(period, frequency),
+        **outcome,
+    )
+
+
 def _persist_settlement(tenant: Tenant, user: EndUser, row: StreakState, view: StreakView) -> None:
     """Write the periods that settling accounted for (freezes consumed, pauses used)."""
     settlement = view.settlement
     frequency = view.config.frequency
     length = view.state.length
     rows = [
-        StreakPeriod(
-            tenant=tenant,
-            user=user,
-            frequency=frequency,
-            period_start=period,
-            period_end=domain.period_end(period, frequency),
+        _period_row(
+            tenant,
+            user,
+            frequency,
+            period,
             length=length,
             used_freeze=period in settlement.frozen,
             used_pause=period in settlement.paused,
@@ -70,15 +85,8 @@ def _period_upsert(
     fields = ["reset_at"] if reset_at else ["length", "extended"]
     StreakPeriod.objects.bulk_create(
         [
-            StreakPeriod(
-                tenant=tenant,
-                user=user,
-                frequency=frequency,
-                period_start=period,
-                period_end=domain.period_end(period, frequency),
-                length=length,
-                extended=extended,
-                reset_at=reset_at,
+            _period_row(
+                tenant, user, frequency, period, length=length, extended=extended, reset_at=reset_at
             )
         ],
         update_conflicts=True,
