@@ -144,12 +144,23 @@ class _UserOperation:
     id_field: str
     answer: type[Shape]
 
-    def responses(self, some: str = "", none: str = "") -> dict[int, OpenApiResponse]:
+    def responses(
+        self, some: str = "", none: str = "", unprocessable: str = ""
+    ) -> dict[int, OpenApiResponse]:
         """The documented answers: 201 when it did something for at least one item, 200 when
-        for none."""
+        for none, and the errors, whose 422 is a body not of this shape (or `unprocessable`)."""
+        invalid = f'The body is not {{"{self.key}": [1 to {MAX_ITEMS} items]}}'
         return {
             201: OpenApiResponse(self.answer, description=some),
             200: OpenApiResponse(self.answer, description=none),
+            **errors(
+                400,
+                401,
+                (403, ADMIN_FORBIDDEN),
+                404,
+                413,
+                (422, f"{invalid}, or {unprocessable}." if unprocessable else f"{invalid}."),
+            ),
         }
 
     def run(
@@ -208,20 +219,11 @@ class StreakFreezesApi(AdminApi):
         "An unknown user is an error issue; a grant beyond the user's maximum is a warning "
         "issue and grants nothing.",
         request=openapi.CreateStreakFreezes,
-        responses={
-            **GRANT_FREEZES.responses("At least one freeze was granted.", "No freeze was granted."),
-            **errors(
-                400,
-                401,
-                (403, ADMIN_FORBIDDEN),
-                404,
-                413,
-                (
-                    422,
-                    'The body is not {"freezes": [1 to 100 items]}, or freezes are not enabled.',
-                ),
-            ),
-        },
+        responses=GRANT_FREEZES.responses(
+            "At least one freeze was granted.",
+            "No freeze was granted.",
+            unprocessable="freezes are not enabled",
+        ),
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
@@ -244,17 +246,9 @@ class StreakPausesApi(AdminApi):
         "end may not be before start. Each item succeeds or fails on its own: a failed item "
         "is reported in `issues`.",
         request=openapi.CreateStreakPauses,
-        responses={
-            **CREATE_PAUSES.responses("At least one pause was created.", "No pause was created."),
-            **errors(
-                400,
-                401,
-                (403, ADMIN_FORBIDDEN),
-                404,
-                413,
-                (422, 'The body is not {"pauses": [1 to 100 items]}.'),
-            ),
-        },
+        responses=CREATE_PAUSES.responses(
+            "At least one pause was created.", "No pause was created."
+        ),
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
@@ -302,17 +296,7 @@ class StreakRestoreApi(AdminApi):
         "restore window. An unknown user is an error issue; a user with nothing to restore is "
         "a warning issue.",
         request=openapi.RestoreStreaks,
-        responses={
-            **RESTORE.responses("At least one streak was restored.", "No streak was restored."),
-            **errors(
-                400,
-                401,
-                (403, ADMIN_FORBIDDEN),
-                404,
-                413,
-                (422, 'The body is not {"users": [1 to 100 items]}.'),
-            ),
-        },
+        responses=RESTORE.responses("At least one streak was restored.", "No streak was restored."),
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
@@ -333,17 +317,7 @@ class StreakResetApi(AdminApi):
         description="Sets each user's streak to 0; the current history period records "
         "`resetAt`. An unknown user is an error issue.",
         request=openapi.ResetStreaks,
-        responses={
-            **RESET.responses(),
-            **errors(
-                400,
-                401,
-                (403, ADMIN_FORBIDDEN),
-                404,
-                413,
-                (422, 'The body is not {"users": [1 to 100 items]}.'),
-            ),
-        },
+        responses=RESET.responses(),
     )
     def post(self, request: Request) -> Response:
         scope = self.scope(request)
