@@ -26,6 +26,7 @@ from apps.pipeline.outcomes import (
 )
 from apps.points.ledger import points_render
 from apps.points.services import points_for_achievements
+from apps.users.domain import UserFields
 from apps.users.models import EndUser
 from apps.users.services import (
     UserUpsertResult,
@@ -42,7 +43,7 @@ from apps.webhooks.services import webhooks_record
 class EventInput:
     metric_key: str
     user_id: str
-    user_fields: dict[str, Any]
+    user_fields: UserFields
     value: Decimal
     attributes: dict[str, str]
     idempotency_key: str | None = None
@@ -111,7 +112,7 @@ def event_user_resolve(
     the event's user fields (or locked, if a concurrent request created it first)."""
     if locked is not None:
         return UserUpsertResult(user=locked, created=False)
-    return user_create_or_lock(tenant, data.user_id, data.user_fields, now, active=True)
+    return user_create_or_lock(tenant, data.user_id, data.user_fields, now=now, active=True)
 
 
 def event_apply(
@@ -131,7 +132,7 @@ def event_apply(
         if replay is not None:
             return replay
     if not created:
-        user_update_fields(tenant, user, data.user_fields, now)
+        user_update_fields(tenant, user, data.user_fields, now=now)
     recorded = event_record(
         tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
     )
@@ -224,7 +225,7 @@ def achievement_complete(
 def user_identify(
     tenant: Tenant,
     user_id: str,
-    fields: dict[str, Any],
+    fields: UserFields,
     *,
     create: bool,
     now: dt.datetime | None = None,

@@ -17,6 +17,7 @@ from apps.metrics.wire import METRIC_KEY
 from apps.pipeline import intake, openapi, serializers
 from apps.pipeline.services import EventInput, event_process, user_identify
 from apps.users import views as users_views
+from apps.users.domain import UserFields
 from apps.users.services import UserUpsertResult
 from apps.users.wire import user_fields
 
@@ -182,7 +183,7 @@ class UserWritesWithPoints(users_views.UserWrites):
     """Identify and update through the pipeline: creating a user pays user_creation points."""
 
     def upsert(
-        self, scope: Scope, user_id: str, fields: dict[str, Any], create: bool
+        self, scope: Scope, user_id: str, fields: UserFields, create: bool
     ) -> UserUpsertResult:
         return user_identify(scope.tenant, user_id, fields, create=create)
 

@@ -14,6 +14,7 @@ from apps.core.errors import ValidationError
 from apps.core.openapi import errors
 from apps.core.scope import Scope
 from apps.users import selectors, serializers, services, wire
+from apps.users.domain import UserFields
 from apps.users.models import Attribute
 
 MAX_USER_ID = 255
@@ -25,7 +26,7 @@ class UserWrites(AppApi):
     below points, cannot do."""
 
     def upsert(
-        self, scope: Scope, user_id: str, fields: dict[str, Any], create: bool
+        self, scope: Scope, user_id: str, fields: UserFields, create: bool
     ) -> services.UserUpsertResult:
         return services.user_upsert(scope.tenant, user_id, fields, create=create)
 
@@ -49,10 +50,9 @@ class UserCreateApi(UserWrites):
         scope = self.scope(request)
         data = validated(wire.UpsertedUserSerializer, request.data)
         scope.ensure_user_access(data["id"])
-        fields = wire.user_fields(data)
-        scope.ensure_user_fields_allowed(fields)
+        scope.ensure_user_fields_allowed(data)
         with transaction.atomic():
-            result = self.upsert(scope, data["id"], fields, True)
+            result = self.upsert(scope, data["id"], wire.user_fields(data), True)
         return Response(
             wire.user_render(result.user, scope.tenant),
             status=201 if result.created else 200,
@@ -108,8 +108,9 @@ class UserApi(UserWrites):
         scope.ensure_user_access(user_id)
         if len(user_id) > MAX_USER_ID:
             raise ValidationError(f"id must be at most {MAX_USER_ID} characters")
-        fields = validated(wire.UserFieldsSerializer, request.data)
-        scope.ensure_user_fields_allowed(fields)
+        data = validated(wire.UserFieldsSerializer, request.data)
+        scope.ensure_user_fields_allowed(data)
+        fields = wire.user_fields(data)
         with transaction.atomic():
             result = self.upsert(scope, user_id, fields, create)
         return Response(wire.user_render(result.user, scope.tenant))
