@@ -34,7 +34,6 @@ from apps.users.services import (
     user_create_or_lock,
     user_lock,
     user_update_fields,
-    user_upsert,
 )
 from apps.webhooks.services import webhooks_record
 
@@ -222,26 +221,15 @@ def achievement_complete(
     return CompletionResult(result, points_render(changes))
 
 
-def user_identify(
-    tenant: Tenant,
-    user_id: str,
-    fields: UserFields,
-    *,
-    create: bool,
-    now: dt.datetime | None = None,
-) -> UserUpsertResult:
-    """POST /users, PUT and PATCH /users/{id}: the user's fields; a user created here gets the
-    user_creation points at once, as Trophy pays them (a balance read right after identify shows
-    them), reported to notifications and webhooks like any points change. The caller's
-    transaction covers it all."""
-    result = user_upsert(tenant, user_id, fields, create=create, now=now)
-    if not result.created:
-        return result
-    now = now or timezone.now()
+def user_creation_points_pay(tenant: Tenant, user: EndUser, now: dt.datetime) -> None:
+    """A user that an identification (POST /users, PUT /users/{id}) just created gets the
+    user_creation points at once, as Trophy pays them (a balance read right after identify
+    shows them), reported to notifications and webhooks like any points change. Registered in
+    USER_CREATED_HOOKS (apps/pipeline/apps.py): the users app calls it in the identification's
+    transaction. (An event's new user is paid by the event's points step.)"""
     # The new row is this transaction's own: no one else can hold or take its lock before commit.
-    changes = points_for_achievements(tenant, result.user, (), now)
+    changes = points_for_achievements(tenant, user, (), now)
     if changes:
-        facts = steps.points_facts(result.user.pk, changes)
-        facts += notifications_record(tenant, result.user, facts, now)
-        webhooks_record(tenant, result.user, facts, now)
-    return result
+        facts = steps.points_facts(user.pk, changes)
+        facts += notifications_record(tenant, user, facts, now)
+        webhooks_record(tenant, user, facts, now)

@@ -1,7 +1,7 @@
 """Writes of end-users (identification is an upsert) and attribute definitions."""
 
 import datetime as dt
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -180,6 +180,12 @@ def user_identify(
     )
 
 
+# What else happens when an identification creates a user, in its transaction: apps above
+# users register here (apps/pipeline/apps.py: the user_creation points, which this app, below
+# points, cannot pay). Each is called with the tenant, the new user and the moment.
+USER_CREATED_HOOKS: list[Callable[[Tenant, EndUser, dt.datetime], None]] = []
+
+
 def user_upsert(
     tenant: Tenant,
     external_id: str,
@@ -188,11 +194,18 @@ def user_upsert(
     create: bool = True,
     now: dt.datetime | None = None,
 ) -> UserUpsertResult:
-    """Identify a user (PUT /users/{id}, POST /users) or update one (PATCH, create=False)."""
+    """Identify a user (PUT /users/{id}, POST /users) or update one (PATCH, create=False),
+    under the user's row lock in the caller's transaction; a user it creates is handed to the
+    USER_CREATED_HOOKS."""
+    now = now or timezone.now()
     existing = user_lock(tenant, external_id)
     if existing is None and not create:
         raise UserNotFoundError(external_id)
-    return user_identify(tenant, external_id, fields, existing=existing, now=now)
+    result = user_identify(tenant, external_id, fields, existing=existing, now=now)
+    if result.created:
+        for hook in USER_CREATED_HOOKS:
+            hook(tenant, result.user, now)
+    return result
 
 
 def attribute_create(tenant: Tenant, *, name: str, key: str, type: str) -> Attribute:
