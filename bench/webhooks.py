@@ -94,6 +94,7 @@ def seed() -> Any:
 def time_events(tenant: Any, users: range, prefix: str) -> float:
     """Mean milliseconds per event through the pipeline (in-process)."""
     from apps.pipeline.services import EventInput, event_process
+    from apps.users.domain import UserFields
 
     started = time.perf_counter()
     for n in users:
@@ -102,7 +103,7 @@ def time_events(tenant: Any, users: range, prefix: str) -> float:
             EventInput(
                 metric_key="words",
                 user_id=f"{prefix}{n}",
-                user_fields={},
+                user_fields=UserFields(),
                 value=Decimal(1),
                 attributes={},
             ),

@@ -18,6 +18,7 @@ from apps.pipeline.models import BatchRequest, QueuedEvent, QueuedEventStatus
 from apps.pipeline.services import EventInput, event_apply, event_user_resolve
 from apps.users.models import EndUser
 from apps.users.services import attribute_values_check, user_lock
+from apps.users.wire import user_fields_restored, user_fields_stored
 
 logger = logging.getLogger("gamify.pipeline")
 
@@ -27,7 +28,7 @@ def event_input_from_payload(payload: dict[str, Any]) -> EventInput:
     return EventInput(
         metric_key=payload["key"],
         user_id=payload["userId"],
-        user_fields=payload["userFields"],
+        user_fields=user_fields_restored(payload["userFields"]),
         value=Decimal(payload["value"]),
         attributes=payload["attributes"],
         idempotency_key=payload.get("idempotencyKey"),
@@ -51,7 +52,7 @@ def events_enqueue(
             payload={
                 "key": item.metric_key,
                 "userId": item.user_id,
-                "userFields": _json_ready(item.user_fields),
+                "userFields": user_fields_stored(item.user_fields),
                 "value": str(item.value),
                 "attributes": item.attributes,
                 "idempotencyKey": item.idempotency_key,
@@ -93,13 +94,6 @@ def _batch_replayed(
     except IntegrityError:
         return BatchRequest.objects.get(tenant=tenant, idempotency_key=key).accepted
     return None
-
-
-def _json_ready(fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: value.isoformat() if isinstance(value, dt.date) else value
-        for key, value in fields.items()
-    }
 
 
 # A user's events of a batch are applied in one transaction of at most this many: the user's

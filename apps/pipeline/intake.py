@@ -5,7 +5,6 @@ validate the wire shapes, call these and render."""
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import transaction
 
@@ -17,6 +16,7 @@ from apps.core.errors import ApplicationError, ValidationError
 from apps.metrics.selectors import metric_by_key
 from apps.pipeline.batches import events_enqueue
 from apps.pipeline.services import CompletionResult, EventInput, achievement_complete
+from apps.users.domain import UNSET, UserFields
 from apps.users.selectors import users_with_email
 from apps.users.services import (
     attribute_values_check,
@@ -48,7 +48,7 @@ def achievement_complete_by_key(
     *,
     key: str,
     user_id: str,
-    user_fields: dict[str, Any],
+    user_fields: UserFields,
     now: dt.datetime | None = None,
 ) -> KeyedCompletion:
     """Complete the api achievement `key` for the user `user_id`, created with `user_fields`
@@ -76,7 +76,7 @@ def batch_event_check(tenant: Tenant, index: int, event: EventInput) -> None:
     try:
         metric_by_key(tenant, event.metric_key)
         attribute_values_check(tenant, event.attributes, "event")
-        attribute_values_check(tenant, event.user_fields.get("attributes"), "user")
+        attribute_values_check(tenant, event.user_fields.attributes or None, "user")
     except ApplicationError as exc:
         error = ApplicationError(f"[{index}] {exc.message}")
         error.status_code = exc.status_code
@@ -96,17 +96,17 @@ def _email_rule_check(tenant: Tenant, events: list[EventInput]) -> None:
     """subscribeToEmails may be true only for a user with an email, judged as the events will be
     applied: in order, starting from the stored users. Checked now so an accepted event is never
     dropped by the worker later."""
-    subscribing = {e.user_id for e in events if e.user_fields.get("subscribeToEmails") is True}
+    subscribing = {e.user_id for e in events if e.user_fields.subscribe_to_emails is True}
     if not subscribing:
         return
     has_email = users_with_email(tenant, subscribing)
     for index, event in enumerate(events):
         fields = event.user_fields
-        if fields.get("email"):
+        if fields.email:
             has_email.add(event.user_id)
-        elif "email" in fields or fields.get("subscribeToEmails") is False:
+        elif fields.email is not UNSET or fields.subscribe_to_emails is False:
             has_email.discard(event.user_id)
-        if fields.get("subscribeToEmails") is True and event.user_id not in has_email:
+        if fields.subscribe_to_emails is True and event.user_id not in has_email:
             raise ValidationError(
                 f"[{index}] user.subscribeToEmails cannot be true for a user without an email"
             )

@@ -26,6 +26,7 @@ from apps.pipeline.outcomes import (
 )
 from apps.points.ledger import points_render
 from apps.points.services import points_for_achievements
+from apps.users.domain import UserFields
 from apps.users.models import EndUser
 from apps.users.services import (
     UserUpsertResult,
@@ -33,7 +34,6 @@ from apps.users.services import (
     user_create_or_lock,
     user_lock,
     user_update_fields,
-    user_upsert,
 )
 from apps.webhooks.services import webhooks_record
 
@@ -42,7 +42,7 @@ from apps.webhooks.services import webhooks_record
 class EventInput:
     metric_key: str
     user_id: str
-    user_fields: dict[str, Any]
+    user_fields: UserFields
     value: Decimal
     attributes: dict[str, str]
     idempotency_key: str | None = None
@@ -111,7 +111,7 @@ def event_user_resolve(
     the event's user fields (or locked, if a concurrent request created it first)."""
     if locked is not None:
         return UserUpsertResult(user=locked, created=False)
-    return user_create_or_lock(tenant, data.user_id, data.user_fields, now, active=True)
+    return user_create_or_lock(tenant, data.user_id, data.user_fields, now=now, active=True)
 
 
 def event_apply(
@@ -131,7 +131,7 @@ def event_apply(
         if replay is not None:
             return replay
     if not created:
-        user_update_fields(tenant, user, data.user_fields, now)
+        user_update_fields(tenant, user, data.user_fields, now=now)
     recorded = event_record(
         tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
     )
@@ -221,26 +221,15 @@ def achievement_complete(
     return CompletionResult(result, points_render(changes))
 
 
-def user_identify(
-    tenant: Tenant,
-    user_id: str,
-    fields: dict[str, Any],
-    *,
-    create: bool,
-    now: dt.datetime | None = None,
-) -> UserUpsertResult:
-    """POST /users, PUT and PATCH /users/{id}: the user's fields; a user created here gets the
-    user_creation points at once, as Trophy pays them (a balance read right after identify shows
-    them), reported to notifications and webhooks like any points change. The caller's
-    transaction covers it all."""
-    result = user_upsert(tenant, user_id, fields, create=create, now=now)
-    if not result.created:
-        return result
-    now = now or timezone.now()
+def user_creation_points_pay(tenant: Tenant, user: EndUser, now: dt.datetime) -> None:
+    """A user that an identification (POST /users, PUT /users/{id}) just created gets the
+    user_creation points at once, as Trophy pays them (a balance read right after identify
+    shows them), reported to notifications and webhooks like any points change. Registered in
+    USER_CREATED_HOOKS (apps/pipeline/apps.py): the users app calls it in the identification's
+    transaction. (An event's new user is paid by the event's points step.)"""
     # The new row is this transaction's own: no one else can hold or take its lock before commit.
-    changes = points_for_achievements(tenant, result.user, (), now)
+    changes = points_for_achievements(tenant, user, (), now)
     if changes:
-        facts = steps.points_facts(result.user.pk, changes)
-        facts += notifications_record(tenant, result.user, facts, now)
-        webhooks_record(tenant, result.user, facts, now)
-    return result
+        facts = steps.points_facts(user.pk, changes)
+        facts += notifications_record(tenant, user, facts, now)
+        webhooks_record(tenant, user, facts, now)

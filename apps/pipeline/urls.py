@@ -10,7 +10,4 @@ urlpatterns = [
         name="achievement-complete",
     ),
     path("metrics/<str:key>/event", views.MetricEventCreateApi.as_view(), name="metric-event"),
-    # Identifying a user may create them, which pays user_creation points.
-    path("users", views.UserCreateApi.as_view(), name="user-create"),
-    path("users/<str:user_id>", views.UserApi.as_view(), name="user"),
 ]

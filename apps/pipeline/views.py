@@ -12,12 +12,9 @@ from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
-from apps.core.scope import Scope
 from apps.metrics.wire import METRIC_KEY
 from apps.pipeline import intake, openapi, serializers
-from apps.pipeline.services import EventInput, event_process, user_identify
-from apps.users import views as users_views
-from apps.users.services import UserUpsertResult
+from apps.pipeline.services import EventInput, event_process
 from apps.users.wire import user_fields
 
 MAX_BATCH_EVENTS = 1000
@@ -176,20 +173,3 @@ class AchievementCompleteApi(AppApi):
             },
             status=201 if completion.created else 200,
         )
-
-
-class UserWritesWithPoints(users_views.UserWrites):
-    """Identify and update through the pipeline: creating a user pays user_creation points."""
-
-    def upsert(
-        self, scope: Scope, user_id: str, fields: dict[str, Any], create: bool
-    ) -> UserUpsertResult:
-        return user_identify(scope.tenant, user_id, fields, create=create)
-
-
-class UserCreateApi(UserWritesWithPoints, users_views.UserCreateApi):
-    """POST /users (apps.users.views), with user_creation points."""
-
-
-class UserApi(UserWritesWithPoints, users_views.UserApi):
-    """GET, PUT, PATCH /users/{id} (apps.users.views), with user_creation points."""

@@ -1,11 +1,14 @@
-"""Pure rules about end-users: time zones, control-group assignment, sign-up dates, and which
-users (or events) an attribute filter admits."""
+"""Pure rules about end-users: time zones, control-group assignment, sign-up dates, which
+users (or events) an attribute filter admits, and the user fields a write supplies."""
 
 import datetime as dt
+import enum
 import functools
 import hashlib
 import zoneinfo
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Literal
 
 UTC = dt.UTC
 
@@ -52,3 +55,35 @@ def attributes_match(filters: Mapping[str, str] | None, values: Mapping[str, str
     if filters is None:
         return False
     return all(values.get(key) == value for key, value in filters.items())
+
+
+class Unset(enum.Enum):
+    """A user field the write did not supply: left as it is. (None is a value: it clears.)
+    False, so `if fields.email:` reads "supplied and not empty"."""
+
+    UNSET = "UNSET"
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = Unset.UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class UserFields:
+    """The fields of an end-user that an identification, an update or an event's inline user
+    supplies (apps/users/wire.py `user_fields` maps the wire's to these). Only the supplied ones
+    change: UNSET leaves a field as it is, while None clears email, name, tz and device tokens.
+    Attribute values merge per key, a None value removing the key."""
+
+    email: str | Unset | None = UNSET
+    name: str | Unset | None = UNSET
+    tz: str | Unset | None = UNSET
+    sign_up_date: dt.date | Unset | None = UNSET
+    device_tokens: tuple[str, ...] | Unset | None = UNSET
+    subscribe_to_emails: bool | Unset = UNSET
+    attributes: Mapping[str, str | None] | Unset = UNSET

@@ -1,7 +1,7 @@
 """Writes of end-users (identification is an upsert) and attribute definitions."""
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -13,19 +13,13 @@ from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.db import CompiledSelect, insert
 from apps.core.errors import ValidationError
-from apps.users.domain import control_assign, local_date
+from apps.users.domain import UNSET, UserFields, control_assign, local_date
 from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
 from apps.users.models import Attribute, EndUser
 from apps.users.selectors import attribute_definitions
 
-# Wire name -> model field, for the fields an update may set directly.
-_PLAIN_FIELDS = {
-    "name": "name",
-    "email": "email",
-    "tz": "tz",
-    "subscribeToEmails": "subscribe_to_emails",
-    "signUpDate": "sign_up_date",
-}
+# The fields of UserFields that an update sets on the model as they are.
+_PLAIN_FIELDS = ("name", "email", "tz", "subscribe_to_emails", "sign_up_date")
 
 
 @dataclass(frozen=True)
@@ -34,7 +28,7 @@ class UserUpsertResult:
     created: bool
 
 
-def attribute_values_check(tenant: Tenant, values: dict[str, Any] | None, kind: str) -> None:
+def attribute_values_check(tenant: Tenant, values: Mapping[str, Any] | None, kind: str) -> None:
     """Only keys defined as attributes of this kind are accepted; the error lists the others."""
     if not values:
         return
@@ -45,27 +39,28 @@ def attribute_values_check(tenant: Tenant, values: dict[str, Any] | None, kind: 
         raise AttributeKeysInvalidError(unknown, kind)
 
 
-def _apply_fields(user: EndUser, fields: dict[str, Any]) -> list[str]:
+def _apply_fields(user: EndUser, fields: UserFields) -> list[str]:
     """Set the supplied fields on `user`; returns the model fields that changed."""
     changed: list[str] = []
-    for wire, attr in _PLAIN_FIELDS.items():
-        if wire in fields and getattr(user, attr) != fields[wire]:
-            setattr(user, attr, fields[wire])
+    for attr in _PLAIN_FIELDS:
+        value = getattr(fields, attr)
+        if value is not UNSET and getattr(user, attr) != value:
+            setattr(user, attr, value)
             changed.append(attr)
     if user.subscribe_to_emails is False and user.email is not None:
         # Trophy's rule: an unsubscribed user's email address is not kept.
         user.email = None
         if "email" not in changed:
             changed.append("email")
-    if "deviceTokens" in fields:
-        tokens = list(dict.fromkeys(fields["deviceTokens"] or []))
+    if fields.device_tokens is not UNSET:
+        tokens = list(dict.fromkeys(fields.device_tokens or ()))
         if tokens != user.device_tokens:
             user.device_tokens = tokens
             changed.append("device_tokens")
-    if fields.get("attributes"):
+    if fields.attributes:
         # Attributes merge per key: a user's other attributes are kept; null removes a key.
         merged = dict(user.attributes)
-        for key, value in fields["attributes"].items():
+        for key, value in fields.attributes.items():
             if value is None:
                 merged.pop(key, None)
             else:
@@ -76,11 +71,15 @@ def _apply_fields(user: EndUser, fields: dict[str, Any]) -> list[str]:
     return changed
 
 
-def _check_rules(user: EndUser, fields: dict[str, Any], now: dt.datetime) -> None:
-    if fields.get("subscribeToEmails") is True and not user.email:
+def _check_rules(user: EndUser, fields: UserFields, now: dt.datetime) -> None:
+    if fields.subscribe_to_emails is True and not user.email:
         raise ValidationError("subscribeToEmails cannot be true for a user without an email")
     signed_up = user.sign_up_date
-    if "signUpDate" in fields and signed_up is not None and signed_up > local_date(now, user.tz):
+    if (
+        fields.sign_up_date is not UNSET
+        and signed_up is not None
+        and signed_up > local_date(now, user.tz)
+    ):
         raise ValidationError("signUpDate must not be in the future in the user's time zone")
 
 
@@ -123,9 +122,9 @@ def user_job_lock(user_pk: int) -> Iterator[EndUser | None]:
 def user_create_or_lock(
     tenant: Tenant,
     external_id: str,
-    fields: dict[str, Any],
-    now: dt.datetime | None = None,
+    fields: UserFields,
     *,
+    now: dt.datetime | None = None,
     active: bool = False,
 ) -> UserUpsertResult:
     """Create the user with the supplied fields (`active`: active at `now`, an event's user).
@@ -133,7 +132,7 @@ def user_create_or_lock(
     unchanged (created=False), so the caller can decide what to apply to it (the pipeline
     checks idempotency first). One statement: the insert skips a conflicting row."""
     now = now or timezone.now()
-    attribute_values_check(tenant, fields.get("attributes"), "user")
+    attribute_values_check(tenant, fields.attributes or None, "user")
     user = EndUser(
         tenant=tenant,
         external_id=external_id,
@@ -151,10 +150,10 @@ def user_create_or_lock(
 
 
 def user_update_fields(
-    tenant: Tenant, user: EndUser, fields: dict[str, Any], now: dt.datetime | None = None
+    tenant: Tenant, user: EndUser, fields: UserFields, *, now: dt.datetime | None = None
 ) -> EndUser:
     """Change only the supplied fields of an existing (locked) user."""
-    attribute_values_check(tenant, fields.get("attributes"), "user")
+    attribute_values_check(tenant, fields.attributes or None, "user")
     changed = _apply_fields(user, fields)
     _check_rules(user, fields, now or timezone.now())
     if changed:
@@ -165,32 +164,48 @@ def user_update_fields(
 def user_identify(
     tenant: Tenant,
     external_id: str,
+    fields: UserFields,
+    *,
     existing: EndUser | None,
-    fields: dict[str, Any],
     now: dt.datetime | None = None,
 ) -> UserUpsertResult:
     """Create the user when `existing` is None, otherwise change only the supplied fields."""
     if existing is None:
-        result = user_create_or_lock(tenant, external_id, fields, now)
+        result = user_create_or_lock(tenant, external_id, fields, now=now)
         if result.created:
             return result
         existing = result.user
-    return UserUpsertResult(user=user_update_fields(tenant, existing, fields, now), created=False)
+    return UserUpsertResult(
+        user=user_update_fields(tenant, existing, fields, now=now), created=False
+    )
+
+
+# What else happens when an identification creates a user, in its transaction: apps above
+# users register here (apps/pipeline/apps.py: the user_creation points, which this app, below
+# points, cannot pay). Each is called with the tenant, the new user and the moment.
+USER_CREATED_HOOKS: list[Callable[[Tenant, EndUser, dt.datetime], None]] = []
 
 
 def user_upsert(
     tenant: Tenant,
     external_id: str,
-    fields: dict[str, Any],
+    fields: UserFields,
     *,
     create: bool = True,
     now: dt.datetime | None = None,
 ) -> UserUpsertResult:
-    """Identify a user (PUT /users/{id}, POST /users) or update one (PATCH, create=False)."""
+    """Identify a user (PUT /users/{id}, POST /users) or update one (PATCH, create=False),
+    under the user's row lock in the caller's transaction; a user it creates is handed to the
+    USER_CREATED_HOOKS."""
+    now = now or timezone.now()
     existing = user_lock(tenant, external_id)
     if existing is None and not create:
         raise UserNotFoundError(external_id)
-    return user_identify(tenant, external_id, existing, fields, now)
+    result = user_identify(tenant, external_id, fields, existing=existing, now=now)
+    if result.created:
+        for hook in USER_CREATED_HOOKS:
+            hook(tenant, result.user, now)
+    return result
 
 
 def attribute_create(tenant: Tenant, *, name: str, key: str, type: str) -> Attribute:

@@ -1,4 +1,10 @@
-"""The user routes (POST users, users/<id>) are served by apps.pipeline, whose subclasses of
-these views award user_creation points when an identify creates the user."""
+from django.urls import path
 
-urlpatterns: list = []
+from apps.users import views
+
+urlpatterns = [
+    # An identification that creates a user also pays its user_creation points: the pipeline
+    # registers that with the service (USER_CREATED_HOOKS in apps/users/services.py).
+    path("users", views.UserCreateApi.as_view(), name="user-create"),
+    path("users/<str:user_id>", views.UserApi.as_view(), name="user"),
+]

@@ -1,13 +1,15 @@
 """The user's wire vocabulary that other apps' routes, bodies and documents share: the {user_id}
 path parameter, the user object (`User`, `user_render`: user reads, the year in review,
 webhook payloads), the user a request body upserts (`UpsertedUserSerializer`: events,
-identification, completions) and the shapes of attribute filters (`AttributeRefSerializer`
-and `AttributeRef` on the admin side, `AttributeKeyValue` on the application side).
+identification, completions; `user_fields` hands its fields to the services) and the shapes
+of attribute filters (`AttributeRefSerializer` and `AttributeRef` on the admin side,
+`AttributeKeyValue` on the application side).
 
 Each is declared once here, beside the data it describes; the apps that embed them import this
 module, never the users app's interface modules (docs/style.md, "One app from another")."""
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter
@@ -17,7 +19,7 @@ from rest_framework.fields import Field
 from apps.accounts.models import Tenant
 from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, StrictSerializer, StringField
 from apps.core.api.shapes import Shape, out
-from apps.users.domain import tz_is_valid
+from apps.users.domain import UNSET, UserFields, tz_is_valid
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_definitions
 
@@ -156,9 +158,55 @@ class UpsertedUserSerializer(UserFieldsSerializer):
     id = serializers.CharField(max_length=255)
 
 
-def user_fields(validated: dict[str, Any]) -> dict[str, Any]:
-    """The supplied user fields without the id."""
-    return {key: value for key, value in validated.items() if key != "id"}
+def user_fields(validated: Mapping[str, Any]) -> UserFields:
+    """The user fields that data validated by UserFieldsSerializer (or UpsertedUserSerializer,
+    whose id is not one of them) supplies, for the services. Runs once per event: plain
+    lookups, nothing more."""
+    get = validated.get
+    tokens = get("deviceTokens", UNSET)
+    return UserFields(
+        email=get("email", UNSET),
+        name=get("name", UNSET),
+        tz=get("tz", UNSET),
+        sign_up_date=get("signUpDate", UNSET),
+        device_tokens=tokens if tokens is UNSET or tokens is None else tuple(tokens),
+        subscribe_to_emails=get("subscribeToEmails", UNSET),
+        attributes=get("attributes", UNSET),
+    )
+
+
+def user_fields_stored(fields: UserFields) -> dict[str, Any]:
+    """The supplied fields as JSON under their wire names (a queued event of a batch keeps
+    them so); `user_fields_restored` reads them back."""
+    stored: dict[str, Any] = {}
+    value: Any
+    for wire_name, value in (
+        ("email", fields.email),
+        ("name", fields.name),
+        ("tz", fields.tz),
+        ("signUpDate", fields.sign_up_date),
+        ("deviceTokens", fields.device_tokens),
+        ("subscribeToEmails", fields.subscribe_to_emails),
+        ("attributes", fields.attributes),
+    ):
+        if value is UNSET:
+            continue
+        if isinstance(value, dt.date):
+            value = value.isoformat()
+        elif isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        stored[wire_name] = value
+    return stored
+
+
+def user_fields_restored(stored: Mapping[str, Any]) -> UserFields:
+    """The UserFields that `user_fields_stored` wrote."""
+    sign_up_date = stored.get("signUpDate")
+    if isinstance(sign_up_date, str):
+        stored = {**stored, "signUpDate": dt.date.fromisoformat(sign_up_date)}
+    return user_fields(stored)
 
 
 # --- attribute filters ------------------------------------------------------------------

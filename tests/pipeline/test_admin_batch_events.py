@@ -484,3 +484,13 @@ def test_without_a_broker_a_batch_is_processed_after_the_response_not_in_it(
     assert in_request == [False]
     assert (total(api_client, "u1"), total(api_client, "u2")) == (2, 3)
     assert set(QueuedEvent.objects.values_list("status", flat=True)) == {QueuedEventStatus.DONE}
+
+
+def test_admin_batch_applies_the_user_fields_it_stored(api_client, post_batch, metric):
+    api_client.put("/v1/users/u1", {"name": "Ada", "tz": "Europe/Paris"})
+    user = {"id": "u1", "name": None, "deviceTokens": ["t1", "t1", "t2"]}
+    post_batch([{"key": "words", "user": user, "value": 1}])
+
+    assert QueuedEvent.objects.get().status == QueuedEventStatus.DONE
+    user = api_client.get("/v1/users/u1").json()
+    assert (user["name"], user["tz"], user["deviceTokens"]) == (None, "Europe/Paris", ["t1", "t2"])

@@ -5,6 +5,7 @@ what a failing event does to the rest of its user's group."""
 
 import datetime as dt
 import random
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -34,6 +35,7 @@ from apps.points.models import (
     PointsTriggerMark,
 )
 from apps.streaks.models import StreakPeriod, StreakState
+from apps.users.domain import UserFields
 from apps.users.models import EndUser
 
 pytestmark = pytest.mark.django_db
@@ -127,11 +129,11 @@ def daily_batches() -> list[list[EventInput]]:
             user = rng.choice(USERS)
             if (user == "u7" and day == 1) or (user == "u6" and day < 2):
                 continue
-            fields: dict[str, Any] = {}
+            fields = UserFields()
             if rng.random() < 0.1:
-                fields["name"] = f"{user} on day {day}"
+                fields = replace(fields, name=f"{user} on day {day}")
             if user == "u3" and not items:
-                fields["tz"] = "America/New_York"
+                fields = replace(fields, tz="America/New_York")
             key = f"k{rng.randrange(4)}" if rng.random() < 0.2 else None  # replays too
             metric = "m" if rng.random() < 0.1 else "words"
             value = Decimal(rng.randint(1, 60)) + Decimal(USERS.index(user)) / 100
@@ -292,9 +294,9 @@ def test_on_a_full_board_a_tie_is_decided_by_the_order_of_users(
             board = {"name": "W", "key": "w", "rankBy": "metric", "metricId": words["id"]}
             created(client, "/admin/v1/leaderboards", [board | {"maxParticipants": 1, **ACTIVE}])
     items = [
-        EventInput("words", "z", {}, Decimal(1), {}),
-        EventInput("words", "x", {}, Decimal(5), {}),
-        EventInput("words", "z", {}, Decimal(4), {}),
+        EventInput("words", "z", UserFields(), Decimal(1), {}),
+        EventInput("words", "x", UserFields(), Decimal(5), {}),
+        EventInput("words", "z", UserFields(), Decimal(4), {}),
     ]
     one_at_a_time(tenant, [items])
     as_batches(other_tenant, [items])
@@ -308,9 +310,9 @@ def test_on_a_full_board_a_tie_is_decided_by_the_order_of_users(
 
 def test_a_batch_takes_each_users_lock_once(tenant, metric):
     """20 events of 4 users: 4 user locks (and loads), 4 group transactions."""
-    items = [EventInput("words", f"u{n % 4}", {}, Decimal(n), {}) for n in range(20)]
+    items = [EventInput("words", f"u{n % 4}", UserFields(), Decimal(n), {}) for n in range(20)]
     for n in range(4):  # existing users: each group finds its user
-        event_process(tenant, EventInput("words", f"u{n}", {}, Decimal(1), {}))
+        event_process(tenant, EventInput("words", f"u{n}", UserFields(), Decimal(1), {}))
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id
 
@@ -333,7 +335,7 @@ def test_a_users_events_beyond_the_group_limit_go_in_further_transactions(
     tenant, metric, monkeypatch
 ):
     monkeypatch.setattr(batches, "GROUP_MAX_EVENTS", 3)
-    items = [EventInput("words", "solo", {}, Decimal(n + 1), {}) for n in range(8)]
+    items = [EventInput("words", "solo", UserFields(), Decimal(n + 1), {}) for n in range(8)]
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id
 
@@ -361,12 +363,14 @@ def test_a_failing_event_in_the_middle_of_a_users_group_fails_only_that_row(
     drops the email), so subscribing again fails. The event after it sets an email: applied
     to the stored user (unsubscribed: the email is not kept), as it would be alone, not to
     the loaded user the failed event had already changed."""
-    event_process(tenant, EventInput("words", "u1", {"email": "a@example.com"}, Decimal(1), {}))
+    event_process(
+        tenant, EventInput("words", "u1", UserFields(email="a@example.com"), Decimal(1), {})
+    )
     items = [
-        EventInput("words", "u1", {}, Decimal(2), {}),
-        EventInput("words", "u2", {}, Decimal(10), {}),
-        EventInput("words", "u1", {"subscribeToEmails": True}, Decimal(4), {}),
-        EventInput("words", "u1", {"email": "b@example.com"}, Decimal(8), {}),
+        EventInput("words", "u1", UserFields(), Decimal(2), {}),
+        EventInput("words", "u2", UserFields(), Decimal(10), {}),
+        EventInput("words", "u1", UserFields(subscribe_to_emails=True), Decimal(4), {}),
+        EventInput("words", "u1", UserFields(email="b@example.com"), Decimal(8), {}),
     ]
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id
@@ -392,9 +396,9 @@ def test_a_failing_event_in_the_middle_of_a_users_group_fails_only_that_row(
 def test_an_event_of_a_metric_deleted_before_the_worker_ran_fails_alone(api_client, tenant, metric):
     minutes = created(api_client, "/admin/v1/metrics", [{"name": "Minutes", "key": "min"}])[0]
     items = [
-        EventInput("words", "u1", {}, Decimal(1), {}),
-        EventInput("min", "u1", {}, Decimal(30), {}),
-        EventInput("words", "u1", {}, Decimal(2), {}),
+        EventInput("words", "u1", UserFields(), Decimal(1), {}),
+        EventInput("min", "u1", UserFields(), Decimal(30), {}),
+        EventInput("words", "u1", UserFields(), Decimal(2), {}),
     ]
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id
@@ -429,7 +433,7 @@ def test_an_event_failing_after_its_writes_is_undone_alone(api_client, tenant, m
         return real(ctx, *args)
 
     monkeypatch.setattr(steps, "leaderboards_step", failing_for_20)
-    items = [EventInput("words", "u1", {}, Decimal(v), {}) for v in (10, 20, 30)]
+    items = [EventInput("words", "u1", UserFields(), Decimal(v), {}) for v in (10, 20, 30)]
     events_enqueue(tenant, items)
     batch_id = QueuedEvent.objects.latest("id").batch_id
 
@@ -466,7 +470,9 @@ def deadlocking_at(monkeypatch: Any, user_id: str, value: int, times: int) -> No
 
 
 def enqueue(tenant: Tenant, *events: tuple[str, int]) -> Any:
-    events_enqueue(tenant, [EventInput("words", u, {}, Decimal(v), {}) for u, v in events])
+    events_enqueue(
+        tenant, [EventInput("words", u, UserFields(), Decimal(v), {}) for u, v in events]
+    )
     return QueuedEvent.objects.latest("id").batch_id
 
 

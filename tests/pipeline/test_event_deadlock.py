@@ -10,6 +10,7 @@ from django.db import OperationalError
 from apps.metrics.models import MetricEvent, MetricTotal
 from apps.pipeline import services
 from apps.pipeline.services import EventInput, event_process
+from apps.users.domain import UserFields
 from tests.pipeline.test_batch_grouped import deadlock
 
 pytestmark = pytest.mark.django_db
@@ -43,5 +44,5 @@ def test_an_event_aborted_as_a_deadlock_is_applied_once(api_client, metric, monk
 def test_after_the_retries_the_deadlock_is_raised(tenant, metric, monkeypatch):
     deadlocking(monkeypatch, times=services.EVENT_DEADLOCK_RETRIES + 1)
     with pytest.raises(OperationalError):
-        event_process(tenant, EventInput("words", "u1", {}, Decimal(7), {}))
+        event_process(tenant, EventInput("words", "u1", UserFields(), Decimal(7), {}))
     assert MetricEvent.objects.count() == 0
