@@ -52,7 +52,7 @@ def standings_render(standings: Iterable[BoardStanding]) -> dict[str, dict[str, 
 
 def _delta(
     board: BoardDef,
-    metric_pk: int,
+    metric_pk: int | None,
     value: Decimal,
     points_added: dict[int, int],
     streak_length: int | None,
@@ -132,7 +132,7 @@ def _entries_loaded(
 def leaderboards_apply_event(
     tenant: Tenant,
     user: EndUser,
-    metric_pk: int,
+    metric_pk: int | None,
     value: Decimal,
     points_added: dict[int, int],
     streak_length: int | None,

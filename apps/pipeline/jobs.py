@@ -18,12 +18,16 @@ from apps.notifications.scheduling import (
     recaps_schedule,
     streak_reminders_schedule,
 )
-from apps.notifications.services import notifications_record
 from apps.pipeline.batches import queued_events_purge_processed
+from apps.pipeline.services import facts_tell, points_paid_outside_event
 from apps.pipeline.steps import completion_facts
+from apps.points.jobs import points_time_triggers
+from apps.points.ledger import SystemChange
+from apps.points.services import points_for_achievements
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser
+from apps.users.services import user_lock_pk
 from apps.webhooks.choices import EventType
 from apps.webhooks.selectors import tenants_listening
 from apps.webhooks.services import webhooks_leaderboard_status, webhooks_record
@@ -44,11 +48,30 @@ def achievements_anniversaries_job(now: dt.datetime) -> int:
     notified like those of events (the pipeline orders the reactions)."""
 
     def react(user: EndUser, completed: list[Completed]) -> None:
+        # The completions' points are paid under the user's lock, as every ledger write is
+        # (the job's batch holds none); an event of theirs waits for the batch to commit.
+        if user_lock_pk(user.pk) is None:
+            return  # deleted since the batch read it
+        pks = tuple(c.definition.pk for c in completed)
+        changes = points_for_achievements(user.tenant, user, pks, now)
         facts: list[Fact] = list(completion_facts(user, completed))
-        facts += notifications_record(user.tenant, user, facts, now)
-        webhooks_record(user.tenant, user, facts, now)
+        facts += points_paid_outside_event(user.tenant, user, changes, now)
+        facts_tell(user.tenant, user, facts, now)
 
     return len(achievements_anniversaries(now, react))
+
+
+@periodic_job("points-time-triggers", every=dt.timedelta(minutes=10))
+def points_time_triggers_job(now: dt.datetime) -> int:
+    """Time-triggered points, with the boards they move and their notifications and webhooks,
+    as an event's points have."""
+
+    def react(user: EndUser, changes: list[SystemChange]) -> None:
+        facts_tell(
+            user.tenant, user, points_paid_outside_event(user.tenant, user, changes, now), now
+        )
+
+    return points_time_triggers(now, react)
 
 
 def _streak_facts(user: EndUser, outcomes: list[StreakJobOutcome]) -> list[Fact]:

@@ -1,6 +1,7 @@
 """Event processing: the only module that knows the order of steps (ARCHITECTURE.md §5)."""
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -12,7 +13,8 @@ from apps.accounts.models import Tenant
 from apps.achievements.selectors import AchievementDef
 from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
 from apps.core.db import retrying_deadlocks
-from apps.core.facts import Fact
+from apps.core.facts import Fact, RankChanged
+from apps.leaderboards.services import leaderboards_apply_event
 from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
@@ -24,7 +26,7 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
-from apps.points.ledger import points_render
+from apps.points.ledger import SystemChange, points_render
 from apps.points.services import points_for_achievements
 from apps.users.domain import UserFields
 from apps.users.models import EndUser
@@ -215,21 +217,52 @@ def achievement_complete(
     changes = points_for_achievements(tenant, user, completed, now)
     first = Completed(definition, result.completion_id, result.completed_at)
     facts: list[Fact] = list(steps.completion_facts(user, [first, *result.also_completed]))
-    facts += steps.points_facts(user.pk, changes)
-    facts += notifications_record(tenant, user, facts, now)
-    webhooks_record(tenant, user, facts, now)
+    facts += points_paid_outside_event(tenant, user, changes, now)
+    facts_tell(tenant, user, facts, now)
     return CompletionResult(result, points_render(changes))
 
 
 def user_creation_points_pay(tenant: Tenant, user: EndUser, now: dt.datetime) -> None:
     """A user that an identification (POST /users, PUT /users/{id}) just created gets the
     user_creation points at once, as Trophy pays them (a balance read right after identify
-    shows them), reported to notifications and webhooks like any points change. Registered in
-    USER_CREATED_HOOKS (apps/pipeline/apps.py): the users app calls it in the identification's
-    transaction. (An event's new user is paid by the event's points step.)"""
+    shows them), on the points boards and told to notifications and webhooks like any points
+    change. Registered in USER_CREATED_HOOKS (apps/pipeline/apps.py): the users app calls it in
+    the identification's transaction. (An event's new user is paid by the event's points
+    step.)"""
     # The new row is this transaction's own: no one else can hold or take its lock before commit.
     changes = points_for_achievements(tenant, user, (), now)
-    if changes:
-        facts = steps.points_facts(user.pk, changes)
-        facts += notifications_record(tenant, user, facts, now)
-        webhooks_record(tenant, user, facts, now)
+    facts_tell(
+        tenant, user, points_paid_outside_event(tenant, user, changes, now, created=True), now
+    )
+
+
+def points_paid_outside_event(
+    tenant: Tenant,
+    user: EndUser,
+    changes: Sequence[SystemChange],
+    now: dt.datetime,
+    *,
+    created: bool = False,
+) -> list[Fact]:
+    """Points paid outside an event (identify's user_creation, an API or anniversary
+    completion, a time trigger) move the user's points boards as an event's points do; returns
+    the facts of both. The caller holds the user's lock; `created`: the user was created by
+    this change (leaderboards_apply_event)."""
+    if not changes:
+        return []
+    added = {c.system.pk: c.added for c in changes}
+    standings = leaderboards_apply_event(
+        tenant, user, None, Decimal(0), added, None, now, created=created
+    )
+    return [
+        *steps.points_facts(user.pk, changes),
+        *(RankChanged(user.pk, s.board.key, s.rank, s.previous_rank) for s in standings),
+    ]
+
+
+def facts_tell(tenant: Tenant, user: EndUser, facts: Sequence[Fact], now: dt.datetime) -> None:
+    """Hand what a change did to the apps that react to it, in the caller's transaction:
+    notifications first (what they schedule is told too), then webhooks."""
+    if facts:
+        told = [*facts, *notifications_record(tenant, user, list(facts), now)]
+        webhooks_record(tenant, user, told, now)

@@ -1,13 +1,18 @@
 """Time-triggered points: every `timeInterval` hours or days since the user's first activity
 (their creation). Only users who are due are read: new users of the tenant (no mark yet) and
-marks whose next interval has completed."""
+marks whose next interval has completed.
+
+The job is registered by apps.pipeline.jobs, which hands what it paid to the apps that react to
+points (leaderboards, notifications, webhooks) through `react`, inside each user's
+transaction."""
 
 import datetime as dt
+from collections.abc import Callable
 
 from django.db.models import Q
 
-from apps.core.periodic import periodic_job
 from apps.points.choices import TriggerStatus, TriggerType
+from apps.points.ledger import SystemChange
 from apps.points.models import PointsTrigger, PointsTriggerMark
 from apps.points.selectors import points_config
 from apps.points.services import time_trigger_pay
@@ -17,8 +22,11 @@ from apps.users.services import user_job_lock
 BATCH = 500
 
 
-@periodic_job("points-time-triggers", every=dt.timedelta(minutes=10))
-def points_time_triggers(now: dt.datetime) -> int:
+React = Callable[[EndUser, list[SystemChange]], None]
+
+
+def points_time_triggers(now: dt.datetime, react: React | None = None) -> int:
+    """Pays every due user; returns how many were paid."""
     paid = 0
     triggers = PointsTrigger.objects.filter(
         type=TriggerType.TIME, status=TriggerStatus.ACTIVE, system__status="active"
@@ -52,6 +60,9 @@ def points_time_triggers(now: dt.datetime) -> int:
                     )
                     if system is None or definition is None:
                         continue
-                    if time_trigger_pay(user.tenant, user, system, definition, now):
+                    changes = time_trigger_pay(user.tenant, user, system, definition, now)
+                    if changes:
                         paid += 1
+                        if react is not None:
+                            react(user, changes)
     return paid
