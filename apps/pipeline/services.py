@@ -15,7 +15,7 @@ from apps.achievements.services import ApiCompletion, Completed, achievement_com
 from apps.core.db import retrying_deadlocks
 from apps.core.facts import Fact, RankChanged
 from apps.leaderboards.services import leaderboards_apply_event
-from apps.metrics.selectors import MetricDef, event_by_idempotency_key, user_metric_total
+from apps.metrics.selectors import event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
 from apps.pipeline import steps
@@ -24,8 +24,8 @@ from apps.pipeline.outcomes import (
     AchievementsOutcome,
     LeaderboardsOutcome,
     PointsOutcome,
-    StreakOutcome,
 )
+from apps.pipeline.wire import EventAnswer, EventResponse
 from apps.points.ledger import SystemChange, points_render
 from apps.points.services import points_for_achievements
 from apps.users.domain import UserFields
@@ -54,33 +54,6 @@ class EventInput:
 class EventResult:
     body: dict[str, Any]
     replayed: bool
-
-
-def _response(
-    event_id: str,
-    metric: MetricDef,
-    total: Decimal,
-    streak: StreakOutcome,
-    achievements: AchievementsOutcome,
-    points: PointsOutcome,
-    leaderboards: LeaderboardsOutcome,
-    idempotency_key: str | None,
-    replayed: bool,
-) -> dict[str, Any]:
-    """The event response, rendered once from the steps' outcomes."""
-    body: dict[str, Any] = {
-        "eventId": event_id,
-        "metricId": metric.public_id,
-        "total": total,
-        "achievements": achievements.render(),
-        "currentStreak": streak.render(),
-        "points": points.render(),
-        "leaderboards": leaderboards.render(),
-    }
-    if idempotency_key is not None:
-        body["idempotencyKey"] = idempotency_key
-        body["idempotentReplayed"] = replayed
-    return body
 
 
 def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = None) -> EventResult:
@@ -156,7 +129,7 @@ def event_apply(
     # Notifications tell which of them became due: webhooks hear of those too.
     facts += notifications_record(tenant, user, facts, now)
     webhooks_record(tenant, user, facts, now)
-    body = _response(
+    answer = EventAnswer(
         str(recorded.event.public_id),
         config.metric,
         recorded.total,
@@ -167,7 +140,7 @@ def event_apply(
         data.idempotency_key,
         replayed=False,
     )
-    return EventResult(body=body, replayed=False)
+    return EventResult(body=EventResponse.render(answer), replayed=False)
 
 
 def _replay(
@@ -181,7 +154,7 @@ def _replay(
         return None
     # A replay applies nothing, not even the inline user fields: the state it reports is the
     # state the first request left, plus whatever came since.
-    body = _response(
+    answer = EventAnswer(
         str(original.public_id),
         config.metric,
         user_metric_total(user, config.metric.pk),
@@ -192,7 +165,7 @@ def _replay(
         key,
         replayed=True,
     )
-    return EventResult(body=body, replayed=True)
+    return EventResult(body=EventResponse.render(answer), replayed=True)
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,13 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.achievements.wire import user_achievement_render
 from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
 from apps.metrics.wire import METRIC_KEY
-from apps.pipeline import intake, openapi, serializers
+from apps.pipeline import intake, openapi, serializers, wire
 from apps.pipeline.services import EventInput, event_process
 from apps.users.wire import user_fields
 
@@ -31,9 +30,9 @@ class MetricEventCreateApi(AppApi):
         parameters=[METRIC_KEY, openapi.IDEMPOTENCY_KEY],
         request=serializers.MetricEventSerializer,
         responses={
-            201: OpenApiResponse(openapi.EventResponse, description="Processed."),
+            201: OpenApiResponse(wire.EventResponse, description="Processed."),
             202: OpenApiResponse(
-                openapi.EventResponse,
+                wire.EventResponse,
                 description="Idempotent replay: nothing applied; the current state.",
             ),
             **errors(400, 401, 403, (404, "Metric not found, or unknown Tenant-ID."), 413, 422),
@@ -73,7 +72,7 @@ class BatchEventsApi(AdminApi):
         parameters=[openapi.BATCH_IDEMPOTENCY_KEY],
         request=serializers.BatchEventSerializer(many=True),
         responses={
-            202: OpenApiResponse(openapi.BatchEventsResponse, description="Queued."),
+            202: OpenApiResponse(wire.BatchEventsResponse, description="Queued."),
             **errors(
                 400,
                 401,
@@ -90,7 +89,7 @@ class BatchEventsApi(AdminApi):
         events = [self._event(scope.tenant, index, item) for index, item in enumerate(items)]
         key = request.headers.get("Idempotency-Key")
         accepted = intake.batch_submit(scope.tenant, events, idempotency_key=key)
-        return Response({"accepted": accepted}, status=202)
+        return Response(wire.BatchEventsResponse.render(accepted), status=202)
 
     @staticmethod
     def _event(tenant: Any, index: int, item: Any) -> EventInput:
@@ -130,11 +129,11 @@ class AchievementCompleteApi(AppApi):
         request=serializers.AchievementCompleteSerializer,
         responses={
             201: OpenApiResponse(
-                openapi.AchievementCompletionResponse,
+                wire.AchievementCompletionResponse,
                 description="The user completed the achievement with this request.",
             ),
             200: OpenApiResponse(
-                openapi.AchievementCompletionResponse,
+                wire.AchievementCompletionResponse,
                 description="The user had already completed it: the first completion.",
             ),
             **errors(
@@ -164,12 +163,7 @@ class AchievementCompleteApi(AppApi):
         done = intake.achievement_complete_by_key(
             scope.tenant, key=key, user_id=user_id, user_fields=user_fields(data["user"])
         )
-        completion = done.result.completion
         return Response(
-            {
-                "completionId": completion.completion_id,
-                "achievement": user_achievement_render(done.definition, completion.completed_at),
-                "points": done.result.points,
-            },
-            status=201 if completion.created else 200,
+            wire.AchievementCompletionResponse.render(done),
+            status=201 if done.result.completion.created else 200,
         )
