@@ -22,13 +22,13 @@ from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
 from apps.notifications import domain
 from apps.notifications.choices import NotificationType, TemplateStatus
-from apps.points.admin import (
+from apps.users.choices import AttributeType
+from apps.users.forms import (
     AttributePairsField,
     attribute_refs,
     attribute_values_rule,
     filter_pairs,
 )
-from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
 
 
