@@ -266,11 +266,25 @@ class ServiceAdmin(DashboardAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
+        if request.method == "POST" and object_id:
+            confirmation = self.change_confirmation(request, object_id)
+            if confirmation is not None:
+                return confirmation
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except ApplicationError as exc:
-            setattr(request, _SERVICE_ERROR, exc.message)
+            self.refusal_keep(request, exc)
             return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def change_confirmation(self, request: HttpRequest, object_id: str) -> HttpResponse | None:
+        """A page that asks staff to confirm a posted change before it is saved, or None to go
+        on as usual. By default none; streak settings confirm a change of frequency."""
+        return None
+
+    def refusal_keep(self, request: HttpRequest, exc: ApplicationError) -> None:
+        """Where a service's refusal shows when the view runs again: by default the form fails
+        validation with its message. A page with inline rows may put it on the refused row."""
+        setattr(request, _SERVICE_ERROR, exc.message)
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
