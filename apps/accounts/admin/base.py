@@ -13,7 +13,8 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import actions as django_actions
-from django.contrib.admin.utils import display_for_value
+from django.contrib.admin.options import IS_POPUP_VAR
+from django.contrib.admin.utils import display_for_value, unquote
 from django.db import models, transaction
 from django.db.models import ForeignObjectRel, QuerySet
 from django.forms.models import ModelChoiceField
@@ -214,6 +215,57 @@ class DashboardAdmin(admin.ModelAdmin):
         if field is not None and related is Tenant:
             field.label_from_instance = tenant_label  # type: ignore[assignment]
         return field
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> HttpResponse:
+        context.update(self.form_page_context(request, obj))
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        """What the add or change page's template shows besides the form, whenever it renders
+        the form: `obj` is None on the add page and, after a refused POST, holds the input."""
+        return {}
+
+    def response_add(
+        self, request: HttpRequest, obj: Any, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        response = super().response_add(request, obj, post_url_continue)
+        url = self.after_add_url(obj)
+        if url is None or IS_POPUP_VAR in request.POST:
+            return response
+        return HttpResponseRedirect(url)
+
+    def after_add_url(self, obj: Any) -> str | None:
+        """Where staff go once `obj` is added (unless the add page is a popup), or None for
+        where Django sends them."""
+        return None
+
+
+class ChangeViewContextMixin(admin.ModelAdmin):
+    """A change page that shows more than its form, read from the object as stored: before a
+    posted form copies its input onto it, so a refused POST still shows the saved state."""
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        obj = self.get_object(request, unquote(object_id))
+        if obj is not None:
+            extra_context = {**(extra_context or {}), **self.change_view_context(request, obj)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        raise NotImplementedError
 
 
 @admin.action(permissions=["delete"], description=_("Delete selected %(verbose_name_plural)s"))

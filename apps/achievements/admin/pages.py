@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.db.models import Count, ForeignObjectRel, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models import Value as V
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -246,20 +246,14 @@ class AchievementAdmin(ServiceAdmin):
 
     # --- the change page's completions section -------------------------------------------------
 
-    def render_change_form(
-        self,
-        request: HttpRequest,
-        context: dict[str, Any],
-        add: bool = False,
-        change: bool = False,
-        form_url: str = "",
-        obj: Any = None,
-    ) -> HttpResponse:
-        context["kind_fields"] = KIND_FIELDS
-        if obj is not None:
-            context["summary"] = _summary(obj)
-            context["recent_limit"] = RECENT_COMPLETIONS
-        return super().render_change_form(request, context, add, change, form_url, obj)
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        if obj is None:
+            return {"kind_fields": KIND_FIELDS}
+        return {
+            "kind_fields": KIND_FIELDS,
+            "summary": _summary(obj),
+            "recent_limit": RECENT_COMPLETIONS,
+        }
 
     # --- columns -------------------------------------------------------------------------------
 
