@@ -34,7 +34,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement, AchievementCompletion, AchievementPrerequisite
 from apps.streaks.selectors import streak_config
-from apps.users.models import EndUser
+from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
 
 # The change page shows this many of the latest completions; the completion list has them all.
 RECENT_COMPLETIONS = 10
@@ -54,11 +54,6 @@ _ROW_RELATIONS = (AchievementCompletion, AchievementPrerequisite)
 def _completions_url(achievement_pk: int) -> str:
     query = urlencode({"achievement__id__exact": achievement_pk})
     return f"{reverse('admin:achievements_achievementcompletion_changelist')}?{query}"
-
-
-def _user_link(user: EndUser) -> SafeString:
-    url = reverse("admin:users_enduser_change", args=[user.pk])
-    return format_html('<a href="{}">{}</a>', url, user.external_id)
 
 
 def _amount(value: Any) -> str:
@@ -351,18 +346,13 @@ def _configuration_going_with(objs: list[Achievement]) -> list[SafeString]:
 
 
 @admin.register(AchievementCompletion)
-class AchievementCompletionAdmin(ReadOnlyAdmin):
+class AchievementCompletionAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     """Recorded by the pipeline, the completion endpoint and backdating: shown, never written."""
 
     list_display = ("completed_at", "user_column", "achievement_column", "backdated")
     list_display_links = ("completed_at",)
     list_select_related = ("user", "achievement")
     list_filter = (("achievement", AchievementFilter), "backdated")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    # Completions are inserted as they happen, so the primary key follows time.
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = ("achievement_column", "user_column", "completed_at", "backdated", "public_id")
     readonly_fields = fields
 
@@ -371,7 +361,7 @@ class AchievementCompletionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="User", ordering="user__external_id")
     def user_column(self, obj: AchievementCompletion) -> SafeString:
-        return _user_link(obj.user)
+        return end_user_link(obj.user)
 
     @admin.display(description="Achievement", ordering="achievement__name")
     def achievement_column(self, obj: AchievementCompletion) -> SafeString:

@@ -16,18 +16,14 @@ from apps.leaderboards.admin.display import value_text
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.streaks.selectors import streak_config
+from apps.users.end_user_rows import EndUserRowsMixin
 
 # Each row names its board and formats its value with the board's metric or points system.
 BOARD_RELATED = ("leaderboard__metric", "leaderboard__points_system", "user")
 
 
-class RecordColumnsMixin:
+class RecordColumnsMixin(EndUserRowsMixin):
     """Needs BOARD_RELATED in the queryset."""
-
-    @admin.display(description="User", ordering="user__external_id")
-    def user_link(self, obj: Any) -> SafeString:
-        url = reverse("admin:users_enduser_change", args=[obj.user_id])
-        return format_html('<a href="{}">{}</a>', url, obj.user.external_id)
 
     @admin.display(description="Leaderboard", ordering="leaderboard__key")
     def board_column(self, obj: Any) -> SafeString:
@@ -60,11 +56,8 @@ class LeaderboardEntryAdmin(RecordColumnsMixin, ReadOnlyAdmin):
     list_display = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     list_display_links = ("reached_at",)
     list_filter = (("leaderboard", BoardFilter), "run_start")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
     # Rank order within each run and group (the rank index).
     ordering = ("leaderboard_id", "-run_start", "group", "-value", "reached_at")
-    show_full_result_count = False
     fields = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     readonly_fields = fields
 
@@ -78,10 +71,6 @@ class LeaderboardSnapshotAdmin(RecordColumnsMixin, ReadOnlyAdmin):
     list_display = ("board_column", "run_start", "user_link", "date", "rank", "value_column")
     list_display_links = ("date",)
     list_filter = (("leaderboard", BoardFilter), "date")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = ("board_column", "run_start", "user_link", "date", "rank", "value_column")
     readonly_fields = fields
 

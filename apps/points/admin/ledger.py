@@ -6,9 +6,6 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -19,20 +16,11 @@ from apps.accounts.admin.base import (
 from apps.points.admin.part_pages import SystemFilter
 from apps.points.choices import SystemStatus
 from apps.points.models import PointsAward, PointsTotal
+from apps.users.end_user_rows import EndUserRowsMixin
 
 
-def _link(obj: Any, text: Any) -> SafeString:
-    opts = obj._meta
-    url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
-    return format_html('<a href="{}">{}</a>', url, text)
-
-
-class LedgerColumnsMixin:
+class LedgerColumnsMixin(EndUserRowsMixin):
     """Needs "user" and "system" in list_select_related."""
-
-    @admin.display(description="User", ordering="user__external_id")
-    def user_link(self, obj: Any) -> SafeString:
-        return _link(obj.user, obj.user.external_id)
 
     @admin.display(description="Points system", ordering="system__key")
     def system_key(self, obj: Any) -> str:
@@ -61,39 +49,30 @@ def _boosts(award: PointsAward) -> str:
     )
 
 
+# An award in a few words: the list's columns, and the head of its page.
+_AWARD_COLUMNS = (
+    "user_link",
+    "system_key",
+    "awarded",
+    "total_after",
+    "trigger_type",
+    "boosts_column",
+)
+
+
 @admin.register(PointsAward)
 class PointsAwardAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
-    list_display = (
-        "created",
-        "user_link",
-        "system_key",
-        "awarded",
-        "total_after",
-        "trigger_type",
-        "boosts_column",
-        "tenant_column",
-    )
+    list_display = ("created", *_AWARD_COLUMNS, "tenant_column")
     list_select_related = ("user", "system", TENANT_RELATED)
     list_filter = (
         ("system", SystemFilter),
         ("created", admin.DateFieldListFilter),
         ("tenant", TenantFilter),
     )
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    # Awards are inserted as they are paid, so the primary key follows time and its index
-    # serves the newest-first list without sorting the whole ledger.
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = (
         "public_id",
         "tenant_column",
-        "user_link",
-        "system_key",
-        "awarded",
-        "total_after",
-        "trigger_type",
-        "boosts_column",
+        *_AWARD_COLUMNS,
         "created",
         "local_date",
         "dedupe_key",
@@ -120,10 +99,6 @@ class PointsTotalAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
     list_display_links = ("total",)
     list_select_related = ("user", "system", "level", TENANT_RELATED)
     list_filter = (("system", SystemFilter), ("tenant", TenantFilter))
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = (
         "tenant_column",
         "user_link",
