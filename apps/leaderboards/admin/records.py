@@ -23,7 +23,12 @@ BOARD_RELATED = ("leaderboard__metric", "leaderboard__points_system", "user")
 
 
 class RecordColumnsMixin(EndUserRowsMixin):
-    """Needs BOARD_RELATED in the queryset."""
+    """The columns of a board's rows, which belong to the tenant of their board."""
+
+    tenant_lookup: str | None = "leaderboard__tenant"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).select_related(*BOARD_RELATED, "leaderboard__tenant")
 
     @admin.display(description="Leaderboard", ordering="leaderboard__key")
     def board_column(self, obj: Any) -> SafeString:
@@ -52,7 +57,6 @@ class BoardFilter(admin.RelatedFieldListFilter):
 
 @admin.register(LeaderboardEntry)
 class LeaderboardEntryAdmin(RecordColumnsMixin, ReadOnlyAdmin):
-    tenant_lookup = "leaderboard__tenant"
     list_display = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     list_display_links = ("reached_at",)
     list_filter = (("leaderboard", BoardFilter), "run_start")
@@ -61,18 +65,11 @@ class LeaderboardEntryAdmin(RecordColumnsMixin, ReadOnlyAdmin):
     fields = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     readonly_fields = fields
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardEntry]:
-        return super().get_queryset(request).select_related(*BOARD_RELATED, "leaderboard__tenant")
-
 
 @admin.register(LeaderboardSnapshot)
 class LeaderboardSnapshotAdmin(RecordColumnsMixin, ReadOnlyAdmin):
-    tenant_lookup = "leaderboard__tenant"
     list_display = ("board_column", "run_start", "user_link", "date", "rank", "value_column")
     list_display_links = ("date",)
     list_filter = (("leaderboard", BoardFilter), "date")
     fields = ("board_column", "run_start", "user_link", "date", "rank", "value_column")
     readonly_fields = fields
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardSnapshot]:
-        return super().get_queryset(request).select_related(*BOARD_RELATED, "leaderboard__tenant")

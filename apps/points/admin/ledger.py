@@ -1,7 +1,7 @@
 """The award ledger and the totals (read-only: only the pipeline writes them)."""
 
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -20,7 +20,11 @@ from apps.users.end_user_rows import EndUserRowsMixin
 
 
 class LedgerColumnsMixin(EndUserRowsMixin):
-    """Needs "user" and "system" in list_select_related."""
+    """Needs "user" and "system" in list_select_related, which the row's page loads too."""
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        related = cast(tuple[str, ...], self.list_select_related)
+        return super().get_queryset(request).select_related(*related)
 
     @admin.display(description="Points system", ordering="system__key")
     def system_key(self, obj: Any) -> str:
@@ -80,9 +84,6 @@ class PointsAwardAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
     )
     readonly_fields = fields
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PointsAward]:
-        return super().get_queryset(request).select_related("user", "system", TENANT_RELATED)
-
     @admin.display(description="Trigger type")
     def trigger_type(self, obj: PointsAward) -> str:
         return _trigger_type(obj)
@@ -108,11 +109,6 @@ class PointsTotalAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
         "first_activity_at",
     )
     readonly_fields = fields
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PointsTotal]:
-        return (
-            super().get_queryset(request).select_related("user", "system", "level", TENANT_RELATED)
-        )
 
     @admin.display(description="Level", ordering="level__points")
     def level_column(self, obj: PointsTotal) -> str:
