@@ -10,7 +10,7 @@ from django import forms
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import attribute_value_problems
+from apps.accounts.admin.base import ParsedField, attribute_value_problems
 from apps.accounts.models import Tenant
 from apps.users.selectors import attribute_definitions
 
@@ -144,7 +144,7 @@ class AttributePairsWidget(forms.Widget):
         )
 
 
-class AttributePairsField(forms.Field):
+class AttributePairsField(ParsedField):
     """Attribute filters as (key, value) pairs; attribute_refs turns the keys into attribute
     ids."""
 
@@ -175,9 +175,3 @@ class AttributePairsField(forms.Field):
                 raise forms.ValidationError(f"Give a value for {key}.")
             pairs.append((key, attribute_value))
         return pairs
-
-    def has_changed(self, initial: Any, data: Any) -> bool:
-        try:
-            return bool(self.to_python(initial) != self.to_python(data))
-        except forms.ValidationError:
-            return True

@@ -25,6 +25,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 # Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
+from apps.accounts.admin.forms import ParsedField as ParsedField
 from apps.accounts.admin.forms import ServiceForm as ServiceForm
 from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
 from apps.accounts.admin.forms import humanize as humanize

@@ -8,7 +8,7 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.accounts.admin.base import text_rules
+from apps.accounts.admin.base import ParsedField, text_rules
 from apps.notifications import domain
 from apps.notifications.admin.forms import (
     CODE_ATTRS,
@@ -29,7 +29,7 @@ _CONTENT = {field: part for part, field in _PARTS.items()}
 VARIABLES_HELP = "admin/notifications/pushtemplate/variables.html"
 
 
-class PushDataField(forms.CharField):
+class PushDataField(ParsedField, forms.CharField):
     """The custom data of a notification as staff type it: one `key: value` per line, or a JSON
     object for keys with a colon or values over several lines."""
 
@@ -60,12 +60,6 @@ class PushDataField(forms.CharField):
                 raise forms.ValidationError(f"“{key}” appears twice")
             data[key] = item.strip()
         return data
-
-    def has_changed(self, initial: Any, data: Any) -> bool:
-        try:
-            return bool(self.to_python(initial) != self.to_python(data))
-        except forms.ValidationError:
-            return True
 
 
 def data_text(data: dict[str, str]) -> str:

@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import ServiceForm, items_rules, range_rules, text_rules
+from apps.accounts.admin.base import ParsedField, ServiceForm, items_rules, range_rules, text_rules
 from apps.accounts.models import Tenant
 from apps.core.api.fields import control_characters_error
 from apps.metrics.selectors import metric_definitions
@@ -123,7 +123,7 @@ class ConditionRowsWidget(forms.Widget):
         )
 
 
-class ConditionRowsField(forms.Field):
+class ConditionRowsField(ParsedField):
     """Conditions as rows of metric key and threshold, both as typed; the form reads the
     thresholds (StreakSettingsForm.service_kwargs)."""
 
@@ -144,12 +144,6 @@ class ConditionRowsField(forms.Field):
                 raise forms.ValidationError(f"Give the threshold of {key}.")
             conditions.append({"key": key, "threshold": threshold})
         return conditions
-
-    def has_changed(self, initial: Any, data: Any) -> bool:
-        try:
-            return bool(self.to_python(initial) != self.to_python(data))
-        except forms.ValidationError:
-            return True
 
 
 class StreakSettingsForm(ServiceForm):
