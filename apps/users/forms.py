@@ -7,10 +7,10 @@ take. The widget's script and styles are served from the points app, where the f
 from typing import Any, ClassVar
 
 from django import forms
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ParsedField, attribute_value_problems
+from apps.accounts.admin.base import ParsedField, RowsWidget, attribute_value_problems
 from apps.accounts.models import Tenant
 from apps.users.selectors import attribute_definitions
 
@@ -54,93 +54,32 @@ def filter_pairs(tenant: Tenant, refs: list[dict[str, str]], kind: str) -> list[
     ]
 
 
-def _rows_value(data: Any, name: str) -> list[list[str]]:
-    if hasattr(data, "getlist"):
-        return [data.getlist(f"{name}-key"), data.getlist(f"{name}-value")]
-    return [list(data.get(f"{name}-key", [])), list(data.get(f"{name}-value", []))]
+class AttributePairsWidget(RowsWidget):
+    """Filters as rows of (attribute, value) (points/attribute-pairs.js). In an inline row,
+    Django's inline script renumbers the names of the hidden template row with the rest of a new
+    inline row."""
 
-
-class AttributePairsWidget(forms.Widget):
-    """Filters as rows of (attribute, value) with buttons to add and remove rows
-    (points/attribute-pairs.js). Without JavaScript the page still works: it always shows one
-    blank row, so staff add one filter per save. The hidden template row is disabled, so it is
-    never sent; Django's inline script renumbers its names with the rest of a new inline row."""
-
-    noun: ClassVar[str] = "filter"
+    choice_name = "key"
+    value_name = "value"
+    choice_label = "Attribute"
+    value_label = "Value"
+    noun = "filter"
+    unknown = "(deleted attribute)"
 
     class Media:
         js = ("points/attribute-pairs.js",)
         css: ClassVar[dict[str, tuple[str, ...]]] = {"all": ("points/points.css",)}
 
-    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
-        super().__init__(attrs)
-        self.keys: list[str] = []
-        self.key_label = "Attribute"
+    def empty_text(self) -> str:
+        label = self.key_label.lower()
+        return f"No {label}s are defined for this tenant, so there is nothing to filter on."
 
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[tuple[str, str]]:
-        keys, values = _rows_value(data, name)
-        return list(zip(keys, values, strict=False))
-
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
-        return f"{name}-key" not in data
-
-    def _select(self, name: str, chosen: str, disabled: bool) -> SafeString:
-        options = [("", "---------"), *((key, key) for key in self.keys)]
-        if chosen and chosen not in self.keys:
-            options.append((chosen, f"{chosen} (deleted attribute)"))
+    def value_input(self, name: str, value: str, disabled: str) -> SafeString:
         return format_html(
-            '<select name="{}-key" aria-label="{}"{}>{}</select>',
-            name,
-            self.key_label,
-            " disabled" if disabled else "",
-            format_html_join(
-                "",
-                '<option value="{}"{}>{}</option>',
-                (
-                    (value, " selected" if value == chosen else "", label)
-                    for value, label in options
-                ),
-            ),
-        )
-
-    def _row(self, name: str, key: str, value: str, marker: str = "") -> SafeString:
-        template = marker == "data-row-template"
-        return format_html(
-            '<tr data-row{}><td>{}</td><td><input type="text" name="{}-value" value="{}" '
-            'aria-label="Value" maxlength="255"{}></td><td><button type="button" '
-            'class="rows-remove" data-remove-row title="Remove this {}">Remove</button></td></tr>',
-            format_html(" {}{}", marker, " hidden" if template else "") if marker else "",
-            self._select(name, key, template),
+            '<input type="text" name="{}-value" value="{}" aria-label="Value" maxlength="255"{}>',
             name,
             value,
-            " disabled" if template else "",
-            self.noun,
-        )
-
-    def render(
-        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
-    ) -> SafeString:
-        pairs = [(str(k), str(v)) for k, v in value] if isinstance(value, list | tuple) else []
-        pairs = [(k, v) for k, v in pairs if k or v]
-        if not self.keys and not pairs:
-            return format_html(
-                '<p class="rows-empty">No {}s are defined for this tenant, so there is nothing '
-                "to filter on.</p>",
-                self.key_label.lower(),
-            )
-        rows = format_html_join("", "{}", ((self._row(name, k, v),) for k, v in pairs))
-        # One blank row: without JavaScript, a filter can still be added (the script drops it
-        # and offers "Add" instead).
-        blank = self._row(name, "", "", "data-row-blank")
-        return format_html(
-            '<div class="rows" data-rows><table class="rows-table"><thead><tr><th>{}</th>'
-            "<th>Value</th><th></th></tr></thead><tbody>{}{}{}</tbody></table>"
-            '<button type="button" class="rows-add" data-add-row>Add a {}</button></div>',
-            self.key_label,
-            rows,
-            blank,
-            self._row(name, "", "", "data-row-template"),
-            self.noun,
+            disabled,
         )
 
 

@@ -36,6 +36,7 @@ from apps.accounts.admin.forms import range_rules as range_rules
 from apps.accounts.admin.forms import refusing_control_characters
 from apps.accounts.admin.forms import text_rules as text_rules
 from apps.accounts.admin.forms import url_problems as url_problems
+from apps.accounts.admin.rows import RowsWidget as RowsWidget
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Tenant
 from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
