@@ -5,7 +5,6 @@ accounts is the lowest app with dashboard pages, so every other app's admin may 
 without breaking the layers of docs/architecture.md §2.
 """
 
-import dataclasses
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -16,13 +15,18 @@ from django.contrib.admin import actions as django_actions
 from django.contrib.admin.options import IS_POPUP_VAR
 from django.contrib.admin.utils import display_for_value, unquote
 from django.db import models, transaction
-from django.db.models import ForeignObjectRel, QuerySet
+from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
+
+# Delete confirmations count what goes with an object (dependents.py).
+from apps.accounts.admin.dependents import NAMED_LIMIT as NAMED_LIMIT
+from apps.accounts.admin.dependents import Dependent as Dependent
+from apps.accounts.admin.dependents import dependents as dependents
 
 # Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
 from apps.accounts.admin.forms import ParsedField as ParsedField
@@ -42,7 +46,7 @@ from apps.accounts.models import Environment, Tenant
 from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
 from apps.core.errors import ApplicationError
 
-# Set on the request when a service refused a write; see ServiceAdmin.changeform_view.
+# Set on the request when a service refused a write; see ServiceAdmin.refusal_keep.
 _SERVICE_ERROR = "_dashboard_service_error"
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
@@ -88,58 +92,6 @@ def scoped(queryset: QuerySet, request: HttpRequest, lookup: str | None) -> Quer
     if tenant is None:
         return queryset.none()
     return queryset.filter(**{lookup: tenant})
-
-
-@dataclasses.dataclass(frozen=True)
-class Dependent:
-    """Rows of one kind that point at the objects being deleted."""
-
-    label: str
-    count: int
-    effect: str  # "deleted with it", "kept, link removed", "blocks the delete"
-    # Configuration rows (with a name or key) are named, so staff see which ones go.
-    named: list[Any]
-
-
-_EFFECTS = {
-    models.CASCADE: "deleted with it",
-    models.SET_NULL: "kept, link removed",
-    models.SET_DEFAULT: "kept, link reset",
-    models.PROTECT: "blocks the delete",
-    models.RESTRICT: "blocks the delete",
-}
-# Configuration rows are few; beyond this many the page shows the count only.
-NAMED_LIMIT = 20
-
-
-def dependents(objs: list[models.Model]) -> list[Dependent]:
-    """Every kind of row that points at `objs` (foreign keys, including those without a
-    reverse accessor), counted without loading them: the base of delete confirmations and of
-    "used by" lists."""
-    if not objs:
-        return []
-    found = []
-    for relation in objs[0]._meta.get_fields(include_hidden=True):
-        if not isinstance(relation, ForeignObjectRel) or relation.many_to_many:
-            continue
-        model: Any = relation.related_model
-        rows = model._base_manager.filter(**{f"{relation.field.name}__in": objs})
-        count = rows.count()
-        if not count:
-            continue
-        names = {field.name for field in model._meta.get_fields()}
-        named = []
-        if names & {"name", "key"} and count <= NAMED_LIMIT:
-            named = list(rows)
-        found.append(
-            Dependent(
-                label=str(model._meta.verbose_name_plural),
-                count=count,
-                effect=_EFFECTS.get(relation.on_delete, "changed"),  # type: ignore[arg-type]
-                named=named,
-            )
-        )
-    return found
 
 
 def admin_link(obj: models.Model) -> SafeString:
