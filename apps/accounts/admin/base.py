@@ -184,7 +184,8 @@ class DashboardAdmin(admin.ModelAdmin):
 
     def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
         """What the add or change page's template shows besides the form, whenever it renders
-        the form: `obj` is None on the add page and, after a refused POST, holds the input."""
+        the form: `obj` is None on the add page and, after a refused POST, may already hold the
+        posted input (ChangeViewContextMixin reads the stored object instead)."""
         return {}
 
     def response_add(
