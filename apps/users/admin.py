@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -79,23 +79,15 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
         extra = [pattern for provider in END_USER_URLS for pattern in provider(self)]
         return [*extra, *super().get_urls()]
 
-    def render_change_form(
-        self,
-        request: HttpRequest,
-        context: dict[str, Any],
-        add: bool = False,
-        change: bool = False,
-        form_url: str = "",
-        obj: Any = None,
-    ) -> HttpResponse:
-        if obj is not None:
-            context.update(
-                cards=[card for provider in END_USER_CARDS for card in provider(request, obj)],
-                section_cards=section_cards(obj),
-                attribute_items=sorted(obj.attributes.items()),
-                preference_items=sorted(obj.notification_preferences.items()),
-            )
-        return super().render_change_form(request, context, add, change, form_url, obj)
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        if obj is None:
+            return {}
+        return {
+            "cards": [card for provider in END_USER_CARDS for card in provider(request, obj)],
+            "section_cards": section_cards(obj),
+            "attribute_items": sorted(obj.attributes.items()),
+            "preference_items": sorted(obj.notification_preferences.items()),
+        }
 
 
 class AttributeForm(forms.ModelForm):

@@ -4,16 +4,16 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.options import IS_POPUP_VAR
-from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest
 from django.urls import reverse
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
+    ChangeViewContextMixin,
+    DashboardAdmin,
     EnvironmentFilter,
     ServiceAdmin,
     TenantColumnMixin,
@@ -44,33 +44,16 @@ def key_take(request: HttpRequest, page: Any) -> dict[str, Any] | None:
     return once_take(request, _NEW_KEY, str(page.public_id))
 
 
-class ShowsNewKey(admin.ModelAdmin):
+class ShowsNewKey(ChangeViewContextMixin, DashboardAdmin):
     """After an add, the new object's page shows the key made with it, once, with a Copy
     button (templates/admin/accounts/new_key.html)."""
 
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        obj = self.get_object(request, unquote(object_id))
-        new_key = key_take(request, obj) if obj is not None else None
-        return super().change_view(
-            request, object_id, form_url, {**(extra_context or {}), "new_key": new_key}
-        )
+    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        return {"new_key": key_take(request, obj)}
 
-    def response_add(
-        self, request: HttpRequest, obj: Any, post_url_continue: str | None = None
-    ) -> HttpResponse:
-        response = super().response_add(request, obj, post_url_continue)
-        if IS_POPUP_VAR in request.POST:
-            return response
+    def after_add_url(self, obj: Any) -> str:
         opts = self.opts
-        return HttpResponseRedirect(
-            reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
-        )
+        return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
 
 
 class ApiKeyCreateForm(forms.ModelForm):

@@ -5,7 +5,6 @@ accounts is the lowest app with dashboard pages, so every other app's admin may 
 without breaking the layers of docs/architecture.md §2.
 """
 
-import dataclasses
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -13,9 +12,10 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import actions as django_actions
-from django.contrib.admin.utils import display_for_value
+from django.contrib.admin.options import IS_POPUP_VAR
+from django.contrib.admin.utils import display_for_value, unquote
 from django.db import models, transaction
-from django.db.models import ForeignObjectRel, QuerySet
+from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import NoReverseMatch, reverse
@@ -23,7 +23,13 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
+# Delete confirmations count what goes with an object (dependents.py).
+from apps.accounts.admin.dependents import NAMED_LIMIT as NAMED_LIMIT
+from apps.accounts.admin.dependents import Dependent as Dependent
+from apps.accounts.admin.dependents import dependents as dependents
+
 # Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
+from apps.accounts.admin.forms import ParsedField as ParsedField
 from apps.accounts.admin.forms import ServiceForm as ServiceForm
 from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
 from apps.accounts.admin.forms import humanize as humanize
@@ -34,12 +40,13 @@ from apps.accounts.admin.forms import range_rules as range_rules
 from apps.accounts.admin.forms import refusing_control_characters
 from apps.accounts.admin.forms import text_rules as text_rules
 from apps.accounts.admin.forms import url_problems as url_problems
+from apps.accounts.admin.rows import RowsWidget as RowsWidget
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Tenant
 from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
 from apps.core.errors import ApplicationError
 
-# Set on the request when a service refused a write; see ServiceAdmin.changeform_view.
+# Set on the request when a service refused a write; see ServiceAdmin.refusal_keep.
 _SERVICE_ERROR = "_dashboard_service_error"
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
@@ -85,58 +92,6 @@ def scoped(queryset: QuerySet, request: HttpRequest, lookup: str | None) -> Quer
     if tenant is None:
         return queryset.none()
     return queryset.filter(**{lookup: tenant})
-
-
-@dataclasses.dataclass(frozen=True)
-class Dependent:
-    """Rows of one kind that point at the objects being deleted."""
-
-    label: str
-    count: int
-    effect: str  # "deleted with it", "kept, link removed", "blocks the delete"
-    # Configuration rows (with a name or key) are named, so staff see which ones go.
-    named: list[Any]
-
-
-_EFFECTS = {
-    models.CASCADE: "deleted with it",
-    models.SET_NULL: "kept, link removed",
-    models.SET_DEFAULT: "kept, link reset",
-    models.PROTECT: "blocks the delete",
-    models.RESTRICT: "blocks the delete",
-}
-# Configuration rows are few; beyond this many the page shows the count only.
-NAMED_LIMIT = 20
-
-
-def dependents(objs: list[models.Model]) -> list[Dependent]:
-    """Every kind of row that points at `objs` (foreign keys, including those without a
-    reverse accessor), counted without loading them: the base of delete confirmations and of
-    "used by" lists."""
-    if not objs:
-        return []
-    found = []
-    for relation in objs[0]._meta.get_fields(include_hidden=True):
-        if not isinstance(relation, ForeignObjectRel) or relation.many_to_many:
-            continue
-        model: Any = relation.related_model
-        rows = model._base_manager.filter(**{f"{relation.field.name}__in": objs})
-        count = rows.count()
-        if not count:
-            continue
-        names = {field.name for field in model._meta.get_fields()}
-        named = []
-        if names & {"name", "key"} and count <= NAMED_LIMIT:
-            named = list(rows)
-        found.append(
-            Dependent(
-                label=str(model._meta.verbose_name_plural),
-                count=count,
-                effect=_EFFECTS.get(relation.on_delete, "changed"),  # type: ignore[arg-type]
-                named=named,
-            )
-        )
-    return found
 
 
 def admin_link(obj: models.Model) -> SafeString:
@@ -215,6 +170,58 @@ class DashboardAdmin(admin.ModelAdmin):
             field.label_from_instance = tenant_label  # type: ignore[assignment]
         return field
 
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> HttpResponse:
+        context.update(self.form_page_context(request, obj))
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        """What the add or change page's template shows besides the form, whenever it renders
+        the form: `obj` is None on the add page and, after a refused POST, may already hold the
+        posted input (ChangeViewContextMixin reads the stored object instead)."""
+        return {}
+
+    def response_add(
+        self, request: HttpRequest, obj: Any, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        response = super().response_add(request, obj, post_url_continue)
+        url = self.after_add_url(obj)
+        if url is None or IS_POPUP_VAR in request.POST:
+            return response
+        return HttpResponseRedirect(url)
+
+    def after_add_url(self, obj: Any) -> str | None:
+        """Where staff go once `obj` is added (unless the add page is a popup), or None for
+        where Django sends them."""
+        return None
+
+
+class ChangeViewContextMixin(admin.ModelAdmin):
+    """A change page that shows more than its form, read from the object as stored: before a
+    posted form copies its input onto it, so a refused POST still shows the saved state."""
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        obj = self.get_object(request, unquote(object_id))
+        if obj is not None:
+            extra_context = {**(extra_context or {}), **self.change_view_context(request, obj)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
 
 @admin.action(permissions=["delete"], description=_("Delete selected %(verbose_name_plural)s"))
 def delete_selected(
@@ -266,11 +273,25 @@ class ServiceAdmin(DashboardAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
+        if request.method == "POST" and object_id:
+            confirmation = self.change_confirmation(request, object_id)
+            if confirmation is not None:
+                return confirmation
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except ApplicationError as exc:
-            setattr(request, _SERVICE_ERROR, exc.message)
+            self.refusal_keep(request, exc)
             return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def change_confirmation(self, request: HttpRequest, object_id: str) -> HttpResponse | None:
+        """A page that asks staff to confirm a posted change before it is saved, or None to go
+        on as usual. By default none; streak settings confirm a change of frequency."""
+        return None
+
+    def refusal_keep(self, request: HttpRequest, exc: ApplicationError) -> None:
+        """Where a service's refusal shows when the view runs again: by default the form fails
+        validation with its message. A page with inline rows may put it on the refused row."""
+        setattr(request, _SERVICE_ERROR, exc.message)
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any

@@ -134,6 +134,17 @@ def key_rules() -> list[Rule]:
     return [*text_rules(100), validators.RegexValidator(re.compile(KEY_PATTERN), KEY_RULE)]
 
 
+class ParsedField(forms.Field):
+    """A field whose stored value and input differ in form (rows, lines of text): changed when
+    the two parse differently, or when the input does not parse."""
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        try:
+            return bool(self.to_python(initial) != self.to_python(data))
+        except forms.ValidationError:
+            return True
+
+
 class ServiceForm(forms.ModelForm):
     """A configuration page whose inputs are a service's arguments (see the module docstring).
 

@@ -10,6 +10,7 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.accounts.admin.base import ParsedField
 from apps.core.api.fields import MAX_ATTRIBUTE_VALUE
 
 # Without JavaScript there is no "Add a filter" button: the page offers this many rows at least.
@@ -88,7 +89,7 @@ class AttributeRowsWidget(forms.Widget):
         )
 
 
-class AttributeRowsField(forms.Field):
+class AttributeRowsField(ParsedField):
     """Attribute filters as (attribute public id, value) rows; the form turns them into the
     admin API's [{"attributeId", "attributeValue"}]."""
 
@@ -141,12 +142,6 @@ class AttributeRowsField(forms.Field):
                 raise forms.ValidationError(
                     f"The value of {keys[attribute]} is longer than {VALUE_MAX_LENGTH} characters."
                 )
-
-    def has_changed(self, initial: Any, data: Any) -> bool:
-        try:
-            return self.to_python(initial) != self.to_python(data)
-        except forms.ValidationError:
-            return True
 
 
 class BadgeUrlWidget(forms.URLInput):

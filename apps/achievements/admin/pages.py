@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.db.models import Count, ForeignObjectRel, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models import Value as V
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -34,7 +34,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement, AchievementCompletion, AchievementPrerequisite
 from apps.streaks.selectors import streak_config
-from apps.users.models import EndUser
+from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
 
 # The change page shows this many of the latest completions; the completion list has them all.
 RECENT_COMPLETIONS = 10
@@ -54,11 +54,6 @@ _ROW_RELATIONS = (AchievementCompletion, AchievementPrerequisite)
 def _completions_url(achievement_pk: int) -> str:
     query = urlencode({"achievement__id__exact": achievement_pk})
     return f"{reverse('admin:achievements_achievementcompletion_changelist')}?{query}"
-
-
-def _user_link(user: EndUser) -> SafeString:
-    url = reverse("admin:users_enduser_change", args=[user.pk])
-    return format_html('<a href="{}">{}</a>', url, user.external_id)
 
 
 def _amount(value: Any) -> str:
@@ -246,20 +241,14 @@ class AchievementAdmin(ServiceAdmin):
 
     # --- the change page's completions section -------------------------------------------------
 
-    def render_change_form(
-        self,
-        request: HttpRequest,
-        context: dict[str, Any],
-        add: bool = False,
-        change: bool = False,
-        form_url: str = "",
-        obj: Any = None,
-    ) -> HttpResponse:
-        context["kind_fields"] = KIND_FIELDS
-        if obj is not None:
-            context["summary"] = _summary(obj)
-            context["recent_limit"] = RECENT_COMPLETIONS
-        return super().render_change_form(request, context, add, change, form_url, obj)
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        if obj is None:
+            return {"kind_fields": KIND_FIELDS}
+        return {
+            "kind_fields": KIND_FIELDS,
+            "summary": _summary(obj),
+            "recent_limit": RECENT_COMPLETIONS,
+        }
 
     # --- columns -------------------------------------------------------------------------------
 
@@ -357,18 +346,13 @@ def _configuration_going_with(objs: list[Achievement]) -> list[SafeString]:
 
 
 @admin.register(AchievementCompletion)
-class AchievementCompletionAdmin(ReadOnlyAdmin):
+class AchievementCompletionAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     """Recorded by the pipeline, the completion endpoint and backdating: shown, never written."""
 
     list_display = ("completed_at", "user_column", "achievement_column", "backdated")
     list_display_links = ("completed_at",)
     list_select_related = ("user", "achievement")
     list_filter = (("achievement", AchievementFilter), "backdated")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    # Completions are inserted as they happen, so the primary key follows time.
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = ("achievement_column", "user_column", "completed_at", "backdated", "public_id")
     readonly_fields = fields
 
@@ -377,7 +361,7 @@ class AchievementCompletionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="User", ordering="user__external_id")
     def user_column(self, obj: AchievementCompletion) -> SafeString:
-        return _user_link(obj.user)
+        return end_user_link(obj.user)
 
     @admin.display(description="Achievement", ordering="achievement__name")
     def achievement_column(self, obj: AchievementCompletion) -> SafeString:

@@ -19,7 +19,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ServiceAdmin, selected_tenant
+from apps.accounts.admin.base import ChangeViewContextMixin, ServiceAdmin, selected_tenant
 from apps.core.errors import ApplicationError
 from apps.leaderboards import configuration, dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
@@ -43,7 +43,7 @@ RANKINGS_MEDIA = forms.Media(
 
 
 @admin.register(Leaderboard)
-class LeaderboardAdmin(ServiceAdmin):
+class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
     form = LeaderboardForm
     list_display = (
         "name",
@@ -188,21 +188,8 @@ class LeaderboardAdmin(ServiceAdmin):
         }
         return TemplateResponse(request, RANKINGS_TEMPLATE, context)
 
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        board = self.get_object(request, unquote(object_id))
-        if board is not None:
-            extra_context = {
-                **(extra_context or {}),
-                "rankings_url": self._rankings_url(board),
-                "summary": _summary(board),
-            }
-        return super().change_view(request, object_id, form_url, extra_context)
+    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        return {"rankings_url": self._rankings_url(obj), "summary": _summary(obj)}
 
     def delete_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None

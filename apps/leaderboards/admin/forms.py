@@ -21,15 +21,15 @@ from apps.leaderboards.choices import RankBy, RunUnit, Status
 from apps.leaderboards.configuration import FROZEN_ONCE_LIVE
 from apps.leaderboards.models import Leaderboard
 from apps.metrics.models import Metric
-from apps.points.admin import (
+from apps.points.models import PointsSystem
+from apps.points.selectors import points_systems_active
+from apps.users.choices import AttributeType
+from apps.users.forms import (
     AttributePairsField,
     attribute_refs,
     attribute_values_rule,
     filter_pairs,
 )
-from apps.points.models import PointsSystem
-from apps.points.selectors import points_systems_active
-from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
 
 RANK_BY_CHOICES = [

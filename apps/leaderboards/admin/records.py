@@ -16,18 +16,19 @@ from apps.leaderboards.admin.display import value_text
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.streaks.selectors import streak_config
+from apps.users.end_user_rows import EndUserRowsMixin
 
 # Each row names its board and formats its value with the board's metric or points system.
 BOARD_RELATED = ("leaderboard__metric", "leaderboard__points_system", "user")
 
 
-class RecordColumnsMixin:
-    """Needs BOARD_RELATED in the queryset."""
+class RecordColumnsMixin(EndUserRowsMixin):
+    """The columns of a board's rows, which belong to the tenant of their board."""
 
-    @admin.display(description="User", ordering="user__external_id")
-    def user_link(self, obj: Any) -> SafeString:
-        url = reverse("admin:users_enduser_change", args=[obj.user_id])
-        return format_html('<a href="{}">{}</a>', url, obj.user.external_id)
+    tenant_lookup: str | None = "leaderboard__tenant"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).select_related(*BOARD_RELATED, "leaderboard__tenant")
 
     @admin.display(description="Leaderboard", ordering="leaderboard__key")
     def board_column(self, obj: Any) -> SafeString:
@@ -56,34 +57,19 @@ class BoardFilter(admin.RelatedFieldListFilter):
 
 @admin.register(LeaderboardEntry)
 class LeaderboardEntryAdmin(RecordColumnsMixin, ReadOnlyAdmin):
-    tenant_lookup = "leaderboard__tenant"
     list_display = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     list_display_links = ("reached_at",)
     list_filter = (("leaderboard", BoardFilter), "run_start")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
     # Rank order within each run and group (the rank index).
     ordering = ("leaderboard_id", "-run_start", "group", "-value", "reached_at")
-    show_full_result_count = False
     fields = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     readonly_fields = fields
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardEntry]:
-        return super().get_queryset(request).select_related(*BOARD_RELATED, "leaderboard__tenant")
 
 
 @admin.register(LeaderboardSnapshot)
 class LeaderboardSnapshotAdmin(RecordColumnsMixin, ReadOnlyAdmin):
-    tenant_lookup = "leaderboard__tenant"
     list_display = ("board_column", "run_start", "user_link", "date", "rank", "value_column")
     list_display_links = ("date",)
     list_filter = (("leaderboard", BoardFilter), "date")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = ("board_column", "run_start", "user_link", "date", "rank", "value_column")
     readonly_fields = fields
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardSnapshot]:
-        return super().get_queryset(request).select_related(*BOARD_RELATED, "leaderboard__tenant")

@@ -1,35 +1,38 @@
-"""What the notification pages share: errors next to their input, and the template pages'
-list, seeding and layout."""
+"""What the notification pages' forms share: errors next to their input, and the fields of
+every template (the template pages themselves share template_pages.py)."""
 
 from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 from django import forms
-from django.db.models import Q, QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.template.loader import render_to_string
 
-from apps.accounts.admin.base import (
-    TENANT_RELATED,
-    ServiceAdmin,
-    ServiceForm,
-    TenantColumnMixin,
-    TenantFilter,
-    range_rules,
-    selected_tenant,
-)
-from apps.accounts.choices import TenantStatus
+from apps.accounts.admin.base import ServiceForm, range_rules
 from apps.accounts.models import Tenant
 from apps.notifications import domain
 from apps.notifications.choices import NotificationType, TemplateStatus
-from apps.points.admin import (
+from apps.users.choices import AttributeType
+from apps.users.forms import (
     AttributePairsField,
     attribute_refs,
     attribute_values_rule,
     filter_pairs,
 )
-from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
+
+# Template source, keys and tokens are code: monospace, never spell-checked.
+CODE_ATTRS = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
+
+
+def source_line(**kwargs: Any) -> forms.CharField:
+    """A one-line template (a subject, a title)."""
+    widget = forms.TextInput(attrs={**CODE_ATTRS, "maxlength": 1000})
+    return forms.CharField(required=False, widget=widget, **kwargs)
+
+
+def source_text(rows: int, **kwargs: Any) -> forms.CharField:
+    """A template over several lines, kept exactly as typed."""
+    widget = forms.Textarea(attrs={**CODE_ATTRS, "rows": rows})
+    return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
 
 
 def with_field_errors(
@@ -78,9 +81,14 @@ class TemplateFormBase(ServiceForm):
         "priority": range_rules(-domain.MAX_TEMPLATE_PRIORITY, domain.MAX_TEMPLATE_PRIORITY),
         "user_attributes": [attribute_values_rule],
     }
-    # Form field -> the services' argument (each kind adds its content fields).
+    # Form field -> the services' argument, and -> the admin API's name for it (each kind adds
+    # its content fields to both).
     arguments: ClassVar[dict[str, str]] = {
         name: name for name in ("type", "name", "status", "priority", "user_attributes")
+    }
+    wire_names: ClassVar[dict[str, str]] = {
+        **{name: name for name in ("type", "name", "status", "priority")},
+        "user_attributes": "userAttributes",
     }
     # The tenant the page shows (set by TemplateAdminBase.get_form): an add form offers its
     # attributes.
@@ -124,58 +132,3 @@ class TemplateFormBase(ServiceForm):
         if not self.instance.pk:
             kwargs = {k: v for k, v in kwargs.items() if k not in self.defaulted or v}
         return kwargs
-
-
-class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
-    """Email and push template pages: the same list, the tenant's built-in templates given on
-    first sight of the list, and the same layout around each kind's content fields."""
-
-    list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
-    list_select_related = (TENANT_RELATED,)
-    list_filter = ("type", "status", ("tenant", TenantFilter))
-    ordering = ("tenant_id", "type", "-priority", "name")
-    content_fields: ClassVar[tuple[str, ...]]
-    variables_help: ClassVar[str]  # a template listing the variables and the syntax
-    seeded_marker: ClassVar[str]  # NotificationSettings' field set once a tenant is seeded
-    seed: ClassVar[Callable[..., None]]  # (tenant): give it its built-in templates
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        form = super().get_form(request, obj, change, **kwargs)
-        return type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        # The change page and the preview read the tenant and its label too.
-        return super().get_queryset(request).select_related(TENANT_RELATED)
-
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        if self.has_view_or_change_permission(request):
-            # As in the admin API's list. One query finds the tenants still without their
-            # built-in templates; once every tenant has them, that is all it costs.
-            unseeded = Tenant.objects.filter(status=TenantStatus.ACTIVE).filter(
-                Q(notification_settings__isnull=True)
-                | Q(**{f"notification_settings__{self.seeded_marker}__isnull": True})
-            )
-            for tenant in unseeded:
-                type(self).seed(tenant)
-        return super().changelist_view(request, extra_context)
-
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        if obj is None:
-            head: tuple[str, ...] = ("tenant", "type")
-        else:
-            head = ("tenant_column", "type", "public_id", "created", "updated")
-        return [
-            (None, {"fields": (*head, "name", "status", "priority")}),
-            (
-                "Content",
-                {
-                    "fields": self.content_fields,
-                    "description": render_to_string(self.variables_help),
-                },
-            ),
-            ("Audience", {"fields": ("user_attributes",)}),
-        ]

@@ -15,6 +15,7 @@ from apps.accounts.admin.base import (
     ReadOnlyAdmin,
     TenantColumnMixin,
     TenantFilter,
+    admin_link,
     html_table,
 )
 from apps.notifications.choices import Channel, PushKind
@@ -91,17 +92,11 @@ class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
 
     @admin.display(description="template")
     def template_link(self, obj: Message) -> SafeString | str:
-        if obj.template is None:
-            return "-"
-        url = reverse("admin:notifications_emailtemplate_change", args=[obj.template_id])
-        return format_html('<a href="{}">{}</a>', url, obj.template)
+        return admin_link(obj.template) if obj.template is not None else "-"
 
     @admin.display(description="push template")
     def push_template_link(self, obj: Message) -> SafeString | str:
-        if obj.push_template is None:
-            return "-"
-        url = reverse("admin:notifications_pushtemplate_change", args=[obj.push_template_id])
-        return format_html('<a href="{}">{}</a>', url, obj.push_template)
+        return admin_link(obj.push_template) if obj.push_template is not None else "-"
 
     @admin.display(description="push attempts")
     def push_attempts_table(self, obj: Message) -> SafeString:

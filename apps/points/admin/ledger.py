@@ -1,14 +1,11 @@
 """The award ledger and the totals (read-only: only the pipeline writes them)."""
 
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -19,20 +16,15 @@ from apps.accounts.admin.base import (
 from apps.points.admin.part_pages import SystemFilter
 from apps.points.choices import SystemStatus
 from apps.points.models import PointsAward, PointsTotal
+from apps.users.end_user_rows import EndUserRowsMixin
 
 
-def _link(obj: Any, text: Any) -> SafeString:
-    opts = obj._meta
-    url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
-    return format_html('<a href="{}">{}</a>', url, text)
+class LedgerColumnsMixin(EndUserRowsMixin):
+    """Needs "user" and "system" in list_select_related, which the row's page loads too."""
 
-
-class LedgerColumnsMixin:
-    """Needs "user" and "system" in list_select_related."""
-
-    @admin.display(description="User", ordering="user__external_id")
-    def user_link(self, obj: Any) -> SafeString:
-        return _link(obj.user, obj.user.external_id)
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        related = cast(tuple[str, ...], self.list_select_related)
+        return super().get_queryset(request).select_related(*related)
 
     @admin.display(description="Points system", ordering="system__key")
     def system_key(self, obj: Any) -> str:
@@ -61,48 +53,36 @@ def _boosts(award: PointsAward) -> str:
     )
 
 
+# An award in a few words: the list's columns, and the head of its page.
+_AWARD_COLUMNS = (
+    "user_link",
+    "system_key",
+    "awarded",
+    "total_after",
+    "trigger_type",
+    "boosts_column",
+)
+
+
 @admin.register(PointsAward)
 class PointsAwardAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
-    list_display = (
-        "created",
-        "user_link",
-        "system_key",
-        "awarded",
-        "total_after",
-        "trigger_type",
-        "boosts_column",
-        "tenant_column",
-    )
+    list_display = ("created", *_AWARD_COLUMNS, "tenant_column")
     list_select_related = ("user", "system", TENANT_RELATED)
     list_filter = (
         ("system", SystemFilter),
         ("created", admin.DateFieldListFilter),
         ("tenant", TenantFilter),
     )
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    # Awards are inserted as they are paid, so the primary key follows time and its index
-    # serves the newest-first list without sorting the whole ledger.
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = (
         "public_id",
         "tenant_column",
-        "user_link",
-        "system_key",
-        "awarded",
-        "total_after",
-        "trigger_type",
-        "boosts_column",
+        *_AWARD_COLUMNS,
         "created",
         "local_date",
         "dedupe_key",
         "trigger_snapshot",
     )
     readonly_fields = fields
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PointsAward]:
-        return super().get_queryset(request).select_related("user", "system", TENANT_RELATED)
 
     @admin.display(description="Trigger type")
     def trigger_type(self, obj: PointsAward) -> str:
@@ -120,10 +100,6 @@ class PointsTotalAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
     list_display_links = ("total",)
     list_select_related = ("user", "system", "level", TENANT_RELATED)
     list_filter = (("system", SystemFilter), ("tenant", TenantFilter))
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    ordering = ("-pk",)
-    show_full_result_count = False
     fields = (
         "tenant_column",
         "user_link",
@@ -133,11 +109,6 @@ class PointsTotalAdmin(LedgerColumnsMixin, TenantColumnMixin, ReadOnlyAdmin):
         "first_activity_at",
     )
     readonly_fields = fields
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PointsTotal]:
-        return (
-            super().get_queryset(request).select_related("user", "system", "level", TENANT_RELATED)
-        )
 
     @admin.display(description="Level", ordering="level__points")
     def level_column(self, obj: PointsTotal) -> str:

@@ -15,16 +15,16 @@ from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.metrics.selectors import metric_definitions
 from apps.points import domain
-from apps.points.admin.forms import (
-    AttributePairsField,
-    attribute_refs,
-    attribute_values_rule,
-    badge_rule,
-    filter_pairs,
-)
+from apps.points.admin.forms import badge_rule
 from apps.points.choices import Rounding
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem
 from apps.users.choices import AttributeType
+from apps.users.forms import (
+    AttributePairsField,
+    attribute_refs,
+    attribute_values_rule,
+    filter_pairs,
+)
 from apps.users.selectors import attribute_definitions
 
 EMPTY = ("", "---------")

@@ -83,14 +83,13 @@ def trigger_condition(trigger: PointsTrigger) -> str:
     return "-"
 
 
-class RowRefused(Exception):
-    """A configuration function refused an inline row. Not an ApplicationError: ServiceAdmin
-    would show that on the system's form; the system's page puts it on the row instead."""
+class RowRefused(ApplicationError):
+    """A configuration function refused an inline row: the system's page shows the message on
+    the row (PointsSystemAdmin.refusal_keep), not on the system's form."""
 
     def __init__(self, prefix: str, message: str) -> None:
         super().__init__(message)
         self.prefix = prefix
-        self.message = message
 
 
 class PartFormSet(BaseInlineFormSet):

@@ -23,6 +23,7 @@ from apps.accounts.admin.base import (
     text_rules,
 )
 from apps.accounts.models import Tenant
+from apps.core.errors import ApplicationError
 from apps.points import configuration, domain
 from apps.points.admin.forms import badge_rule
 from apps.points.admin.parts import (
@@ -213,20 +214,13 @@ class PointsSystemAdmin(ServiceAdmin):
         for formset in formsets:
             formset.save_through_services(form.instance.tenant)
 
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except RowRefused as refused:
-            # The transaction is rolled back; the page runs again with the refusal on its row,
-            # which then fails validation, so nothing is written twice.
-            setattr(request, ROW_REFUSALS, {refused.prefix: refused.message})
-            return super().changeform_view(request, object_id, form_url, extra_context)
+    def refusal_keep(self, request: HttpRequest, exc: ApplicationError) -> None:
+        if not isinstance(exc, RowRefused):
+            super().refusal_keep(request, exc)
+            return
+        # The transaction is rolled back; the page runs again with the refusal on its row,
+        # which then fails validation, so nothing is written twice.
+        setattr(request, ROW_REFUSALS, {exc.prefix: exc.message})
 
     def response_add(
         self, request: HttpRequest, obj: PointsSystem, post_url_continue: str | None = None

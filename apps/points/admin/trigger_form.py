@@ -12,11 +12,16 @@ from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.metrics.selectors import metric_definitions
 from apps.points import configuration, domain
-from apps.points.admin.forms import attribute_refs, attribute_values_rule, filter_pairs
-from apps.points.admin.part_forms import EMPTY, AttributePairsField, SystemPartForm
+from apps.points.admin.part_forms import EMPTY, SystemPartForm
 from apps.points.choices import TimeUnit, TriggerStatus, TriggerType
 from apps.points.models import PointsTrigger
 from apps.users.choices import AttributeType
+from apps.users.forms import (
+    AttributePairsField,
+    attribute_refs,
+    attribute_values_rule,
+    filter_pairs,
+)
 
 # Trigger form field -> the admin API's name, which messages use.
 TRIGGER_KEYS = {

@@ -153,22 +153,11 @@ class StreakSettingsAdmin(ServiceAdmin):
 
     # Confirming a change of frequency
 
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        if request.method == "POST" and object_id and CONFIRM_FREQUENCY not in request.POST:
-            confirmation = self._frequency_confirmation(request, object_id)
-            if confirmation is not None:
-                return confirmation
-        return super().changeform_view(request, object_id, form_url, extra_context)
-
-    def _frequency_confirmation(self, request: HttpRequest, object_id: str) -> HttpResponse | None:
+    def change_confirmation(self, request: HttpRequest, object_id: str) -> HttpResponse | None:
         """The confirmation page when the valid input changes the frequency; None otherwise
         (Django's view then saves, or shows the errors, or refuses as usual)."""
+        if CONFIRM_FREQUENCY in request.POST:
+            return None
         obj = self.get_object(request, unquote(object_id))
         if obj is None or not self.has_change_permission(request, obj):
             return None

@@ -7,11 +7,18 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from django import forms
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import ServiceForm, items_rules, range_rules, text_rules
+from apps.accounts.admin.base import (
+    ParsedField,
+    RowsWidget,
+    ServiceForm,
+    items_rules,
+    range_rules,
+    text_rules,
+)
 from apps.accounts.models import Tenant
 from apps.core.api.fields import control_characters_error
 from apps.metrics.selectors import metric_definitions
@@ -55,75 +62,34 @@ def _number(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
-class ConditionRowsWidget(forms.Widget):
-    """Conditions as rows of (metric, threshold), with buttons to add and remove rows
-    (streaks/settings.js). Without JavaScript one blank row is always shown, so a condition
-    can still be added per save; the hidden template row is disabled, so it is never sent."""
+class ConditionRowsWidget(RowsWidget):
+    """Conditions as rows of (metric, threshold) (streaks/settings.js)."""
+
+    choice_name = "metric"
+    value_name = "threshold"
+    choice_label = "Metric"
+    value_label = "At least, per period"
+    noun = "condition"
+    unknown = "(unknown metric)"
 
     class Media:
         js = ("streaks/settings.js",)
         css: ClassVar[dict[str, tuple[str, ...]]] = {"all": ("streaks/streaks.css",)}
 
-    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
-        super().__init__(attrs)
-        self.metrics: list[str] = []
+    def empty_text(self) -> str:
+        return "The tenant has no metrics yet: add one first."
 
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[tuple[str, str]]:
-        if hasattr(data, "getlist"):
-            keys, thresholds = data.getlist(f"{name}-metric"), data.getlist(f"{name}-threshold")
-        else:
-            keys = list(data.get(f"{name}-metric", []))
-            thresholds = list(data.get(f"{name}-threshold", []))
-        return list(zip(keys, thresholds, strict=False))
-
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
-        return f"{name}-metric" not in data
-
-    def _row(self, name: str, key: str, threshold: str, marker: str = "") -> SafeString:
-        template = marker == "data-row-template"
-        options = [("", "---------"), *((m, m) for m in self.metrics)]
-        if key and key not in self.metrics:
-            options.append((key, f"{key} (unknown metric)"))
-        select = format_html_join(
-            "",
-            '<option value="{}"{}>{}</option>',
-            ((value, " selected" if value == key else "", label) for value, label in options),
-        )
-        disabled = " disabled" if template else ""
+    def value_input(self, name: str, value: str, disabled: str) -> SafeString:
         return format_html(
-            '<tr data-row{}><td><select name="{}-metric" aria-label="Metric"{}>{}</select></td>'
-            '<td><input type="number" name="{}-threshold" value="{}" min="1" step="1" '
-            'aria-label="Threshold"{}></td><td><button type="button" class="rows-remove" '
-            'data-remove-row title="Remove this condition">Remove</button></td></tr>',
-            format_html(" {}{}", marker, " hidden" if template else "") if marker else "",
+            '<input type="number" name="{}-threshold" value="{}" min="1" step="1" '
+            'aria-label="Threshold"{}>',
             name,
-            disabled,
-            select,
-            name,
-            threshold,
+            value,
             disabled,
         )
 
-    def render(
-        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
-    ) -> SafeString:
-        rows = [(str(k), str(t)) for k, t in value] if isinstance(value, list | tuple) else []
-        rows = [(k, t) for k, t in rows if k or t]
-        if not self.metrics and not rows:
-            return format_html(
-                '<p class="rows-empty">{}</p>', "The tenant has no metrics yet: add one first."
-            )
-        return format_html(
-            '<div class="rows" data-rows><table class="rows-table"><thead><tr><th>Metric</th>'
-            "<th>At least, per period</th><th></th></tr></thead><tbody>{}{}{}</tbody></table>"
-            '<button type="button" class="rows-add" data-add-row>Add a condition</button></div>',
-            format_html_join("", "{}", ((self._row(name, k, t),) for k, t in rows)),
-            self._row(name, "", "", "data-row-blank"),
-            self._row(name, "", "", "data-row-template"),
-        )
 
-
-class ConditionRowsField(forms.Field):
+class ConditionRowsField(ParsedField):
     """Conditions as rows of metric key and threshold, both as typed; the form reads the
     thresholds (StreakSettingsForm.service_kwargs)."""
 
@@ -144,12 +110,6 @@ class ConditionRowsField(forms.Field):
                 raise forms.ValidationError(f"Give the threshold of {key}.")
             conditions.append({"key": key, "threshold": threshold})
         return conditions
-
-    def has_changed(self, initial: Any, data: Any) -> bool:
-        try:
-            return bool(self.to_python(initial) != self.to_python(data))
-        except forms.ValidationError:
-            return True
 
 
 class StreakSettingsForm(ServiceForm):
@@ -222,7 +182,7 @@ class StreakSettingsForm(ServiceForm):
         config = streak_config(self.instance.tenant) if self.instance.pk else StreakConfig()
         self.initial = {**self.initial_from_config(config), **self.initial}
         widget: Any = self.fields["conditions"].widget
-        widget.metrics = sorted(metric_definitions(tenant)) if tenant is not None else []
+        widget.keys = sorted(metric_definitions(tenant)) if tenant is not None else []
 
     @staticmethod
     def initial_from_config(config: StreakConfig) -> dict[str, Any]:

@@ -13,8 +13,6 @@ from django.db import transaction
 from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.html import format_html
 
 from apps.accounts.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, text_rules
 from apps.accounts.models import Tenant
@@ -22,6 +20,7 @@ from apps.core.errors import ApplicationError
 from apps.streaks import domain, services
 from apps.streaks.choices import PauseStatus
 from apps.streaks.models import StreakPause, StreakPeriod, StreakState
+from apps.users.end_user_rows import EndUserRowsMixin
 from apps.users.models import EndUser
 from apps.users.selectors import user_get
 
@@ -32,15 +31,6 @@ NAMED_LIMIT = 20
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-class UserLinkMixin:
-    """Needs "user" in list_select_related."""
-
-    @admin.display(description="User", ordering="user__external_id")
-    def user_link(self, obj: Any) -> str:
-        url = reverse("admin:users_enduser_change", args=[obj.user_id])
-        return format_html('<a href="{}">{}</a>', url, obj.user.external_id)
 
 
 class StreakActionsMixin:
@@ -74,7 +64,7 @@ def _per_user(
 
 
 @admin.register(StreakState)
-class StreakStateAdmin(StreakActionsMixin, UserLinkMixin, ReadOnlyAdmin):
+class StreakStateAdmin(StreakActionsMixin, EndUserRowsMixin, ReadOnlyAdmin):
     list_display = (
         "user_link",
         "length",
@@ -87,13 +77,10 @@ class StreakStateAdmin(StreakActionsMixin, UserLinkMixin, ReadOnlyAdmin):
     )
     list_select_related = ("user",)
     list_filter = ("frequency", "enabled")
-    search_fields = ("=user__external_id",)
     search_help_text = (
         "Search by exact end-user id. Lengths are as stored: a missed period counts once the "
         "freeze job settles it at the due time, or when the user's streak is next read."
     )
-    ordering = ("-pk",)
-    show_full_result_count = False
     actions = ("reset_streaks", "restore_streaks", "grant_freeze")
     fields = (
         "user",
@@ -181,38 +168,24 @@ class StreakStateAdmin(StreakActionsMixin, UserLinkMixin, ReadOnlyAdmin):
         )
 
 
+# What a settled period records: the list's columns and the fields of its page.
+_PERIOD_FACTS = (
+    "period_start",
+    "period_end",
+    "length",
+    "extended",
+    "used_freeze",
+    "used_pause",
+    "reset_at",
+)
+
+
 @admin.register(StreakPeriod)
-class StreakPeriodAdmin(UserLinkMixin, ReadOnlyAdmin):
-    list_display = (
-        "user_link",
-        "period_start",
-        "period_end",
-        "length",
-        "extended",
-        "used_freeze",
-        "used_pause",
-        "reset_at",
-        "frequency",
-    )
+class StreakPeriodAdmin(EndUserRowsMixin, ReadOnlyAdmin):
+    list_display = ("user_link", *_PERIOD_FACTS, "frequency")
     list_select_related = ("user",)
     list_filter = ("frequency", "extended", "used_freeze", "used_pause")
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    # Periods are written as they are settled, so the primary key roughly follows time and its
-    # index serves the newest-first list without sorting the whole table.
-    ordering = ("-pk",)
-    show_full_result_count = False
-    fields = (
-        "user",
-        "frequency",
-        "period_start",
-        "period_end",
-        "length",
-        "extended",
-        "used_freeze",
-        "used_pause",
-        "reset_at",
-    )
+    fields = ("user", "frequency", *_PERIOD_FACTS)
     readonly_fields = fields
 
 
@@ -248,15 +221,11 @@ class PauseForm(ServiceForm):
 
 
 @admin.register(StreakPause)
-class StreakPauseAdmin(StreakActionsMixin, UserLinkMixin, ServiceAdmin):
+class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ServiceAdmin):
     form = PauseForm
     list_display = ("user_link", "start", "end", "status", "created")
     list_select_related = ("user",)
     list_filter = ("status",)
-    search_fields = ("=user__external_id",)
-    search_help_text = "Search by exact end-user id."
-    ordering = ("-pk",)
-    show_full_result_count = False
     actions = ["archive_pauses"]
     shown = ("public_id", "user_link", "start", "end", "status", "created")
 

@@ -176,23 +176,17 @@ class WebhookDeliveryAdmin(TenantColumnMixin, ReadOnlyAdmin):
     def endpoint_link(self, obj: WebhookDelivery) -> SafeString:
         return format_html('<a href="{}">{}</a>', _endpoint_url(obj), obj.endpoint.url)
 
-    def render_change_form(
-        self,
-        request: HttpRequest,
-        context: dict[str, Any],
-        add: bool = False,
-        change: bool = False,
-        form_url: str = "",
-        obj: Any = None,
-    ) -> HttpResponse:
-        if obj is not None:
-            context["attempts_log"] = list(obj.log.order_by("created", "id"))
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        if obj is None:
+            return {}
+        return {
+            "attempts_log": list(obj.log.order_by("created", "id")),
             # The model's str() is made of primary keys; this names the delivery for people.
-            context["subtitle"] = f"{obj.event.type} to {obj.endpoint.url}"
-            context["event_body"] = _pretty_json(obj.event.body)
-            context["can_redeliver"] = self.has_redeliver_permission(request)
-            context["redeliver_url"] = self._redeliver_url(obj)
-        return super().render_change_form(request, context, add, change, form_url, obj)
+            "subtitle": f"{obj.event.type} to {obj.endpoint.url}",
+            "event_body": _pretty_json(obj.event.body),
+            "can_redeliver": self.has_redeliver_permission(request),
+            "redeliver_url": self._redeliver_url(obj),
+        }
 
     # --- redelivery ----------------------------------------------------------------------------
 

@@ -94,6 +94,20 @@ class EndpointActions(admin.ModelAdmin):
     def _back(self, endpoint: WebhookEndpoint) -> HttpResponseRedirect:
         return HttpResponseRedirect(self._url("change", endpoint))
 
+    def _done(
+        self,
+        request: HttpRequest,
+        endpoint: WebhookEndpoint,
+        history: str,
+        message: str,
+        level: int = messages.SUCCESS,
+    ) -> HttpResponseRedirect:
+        """After an action: its entry in the endpoint's history, what it did, and back to the
+        endpoint's page."""
+        self.log_change(request, endpoint, history)
+        self.message_user(request, message, level)
+        return self._back(endpoint)
+
     def secret_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         endpoint = self._endpoint(request, object_id, change=False)
         # admin_view marks every dashboard page no-store, so the secret stays out of caches.
@@ -127,14 +141,13 @@ class EndpointActions(admin.ModelAdmin):
             )
         with transaction.atomic():
             event = services.webhook_test_send(endpoint)
-        self.log_change(request, endpoint, "Sent a test event.")
-        self.message_user(
+        return self._done(
             request,
+            endpoint,
+            "Sent a test event.",
             f"Queued a test {event.type} event (id {event.public_id}): it goes out in a moment. "
             "Its delivery is listed below.",
-            messages.SUCCESS,
         )
-        return self._back(endpoint)
 
     def redeliver_failed_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         endpoint = self._endpoint(request, object_id, change=True)
@@ -157,18 +170,18 @@ class EndpointActions(admin.ModelAdmin):
         since = form.cleaned_data["since"]
         with transaction.atomic():
             count = deliveries_redeliver_failed(endpoint, since)
-        self.log_change(request, endpoint, f"Redelivered {count} failed deliveries.")
+        history = f"Redelivered {count} failed deliveries."
         when = date_format(timezone.localtime(since), "DATETIME_FORMAT")
         if not count:
-            self.message_user(request, f"No failed deliveries since {when}.", messages.INFO)
-            return self._back(endpoint)
-        self.message_user(
+            message = f"No failed deliveries since {when}."
+            return self._done(request, endpoint, history, message, messages.INFO)
+        return self._done(
             request,
+            endpoint,
+            history,
             f"{count} failed deliveries since {when} are pending again: the next dispatch "
             "(every minute) sends them, with their original webhook-id.",
-            messages.SUCCESS,
         )
-        return self._back(endpoint)
 
     def enable_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         endpoint = self._endpoint(request, object_id, change=True)
@@ -185,11 +198,10 @@ class EndpointActions(admin.ModelAdmin):
         except ApplicationError as exc:
             self.message_user(request, exc.message, messages.ERROR)
             return self._back(endpoint)
-        self.log_change(request, endpoint, "Re-enabled.")
-        self.message_user(
+        return self._done(
             request,
+            endpoint,
+            "Re-enabled.",
             "Re-enabled: new events are delivered again. Deliveries that failed meanwhile stay "
             "failed; “Redeliver failed” sends them again.",
-            messages.SUCCESS,
         )
-        return self._back(endpoint)

@@ -6,9 +6,8 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.options import IS_POPUP_VAR
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -156,13 +155,8 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions, ServiceAdmin):
         deliveries = WebhookDelivery.objects.filter(endpoint__in=objs).count()
         return {str(WebhookDelivery._meta.verbose_name_plural): deliveries}
 
-    def response_add(
-        self, request: HttpRequest, obj: Any, post_url_continue: str | None = None
-    ) -> HttpResponse:
-        response = super().response_add(request, obj, post_url_continue)
-        if IS_POPUP_VAR in request.POST:
-            return response
-        return HttpResponseRedirect(self._url("secret", obj))
+    def after_add_url(self, obj: Any) -> str:
+        return self._url("secret", obj)
 
     # --- columns and read-only fields ----------------------------------------------------------
 
@@ -214,24 +208,18 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions, ServiceAdmin):
             overlap,
         )
 
-    def render_change_form(
-        self,
-        request: HttpRequest,
-        context: dict[str, Any],
-        add: bool = False,
-        change: bool = False,
-        form_url: str = "",
-        obj: Any = None,
-    ) -> HttpResponse:
-        if obj is not None:
-            context["deliveries"] = _recent_deliveries(obj)
-            context["deliveries_url"] = _deliveries_url(obj)
-            context["recent_limit"] = RECENT_DELIVERIES
-            context["action_urls"] = {
+    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        if obj is None:
+            return {}
+        return {
+            "deliveries": _recent_deliveries(obj),
+            "deliveries_url": _deliveries_url(obj),
+            "recent_limit": RECENT_DELIVERIES,
+            "action_urls": {
                 action: self._url(action, obj)
                 for action in ("rotate_secret", "send_test", "redeliver_failed", "enable")
-            }
-        return super().render_change_form(request, context, add, change, form_url, obj)
+            },
+        }
 
 
 def _recent_deliveries(endpoint: WebhookEndpoint) -> list[dict[str, Any]]:

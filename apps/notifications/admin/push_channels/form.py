@@ -11,13 +11,10 @@ from django.core.files.uploadedfile import UploadedFile
 
 from apps.accounts.admin.base import ServiceForm, text_rules
 from apps.accounts.models import Tenant
+from apps.notifications.admin.forms import CODE_ATTRS
 from apps.notifications.choices import PushChannelStatus, PushKind
 from apps.notifications.models import PushChannel
 from apps.notifications.push.credentials import MAX_LENGTHS, REQUIRED
-
-_CODE = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
-_SECRET = {**_CODE, "autocomplete": "off", "rows": 6}
-
 
 # Each provider's form fields, in the order of its fieldset. A secret has a text field and, for
 # keys that come as a file, a file twin.
@@ -57,6 +54,12 @@ def _service_account_size(account: dict[str, Any]) -> None:
         raise forms.ValidationError("is too large")
 
 
+def _pasted_secret(**kwargs: Any) -> forms.CharField:
+    """A secret pasted as text (its file twin is a FileField): write-only, kept as typed."""
+    widget = SecretTextarea(attrs={**CODE_ATTRS, "autocomplete": "off", "rows": 6})
+    return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
+
+
 class PushChannelForm(ServiceForm):
     """The arguments of the push channel services: only the chosen provider's fields are
     given, and a secret left empty on the change page is not, so the service keeps it."""
@@ -83,11 +86,8 @@ class PushChannelForm(ServiceForm):
     bundle_id = forms.CharField(
         required=False, label="Bundle ID", help_text="The app's bundle id, e.g. com.example.app."
     )
-    signing_key = forms.CharField(
-        required=False,
-        strip=False,
+    signing_key = _pasted_secret(
         label="Signing key",
-        widget=SecretTextarea(attrs=_SECRET),
         help_text="Paste the content of the .p8 file (-----BEGIN PRIVATE KEY----- …), or upload "
         "the file below. Write-only: it is stored encrypted and never shown.",
     )
@@ -98,10 +98,7 @@ class PushChannelForm(ServiceForm):
         "TestFlight and App Store builds use production: a wrong choice makes every token "
         "look invalid.",
     )
-    service_account = forms.CharField(
-        required=False,
-        strip=False,
-        widget=SecretTextarea(attrs=_SECRET),
+    service_account = _pasted_secret(
         help_text="Paste the service account's JSON key file, or upload the file below. "
         "Write-only: it is stored encrypted and never shown.",
     )

@@ -6,7 +6,7 @@ from typing import Any, cast
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -60,11 +60,10 @@ def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
     )
 
 
-# Kept out of error reports (DEBUG pages, mails to ADMINS) along with the rest of the POST.
-_sensitive = method_decorator(sensitive_post_parameters(*SECRET_FIELDS))
-
-
+# The add and change pages keep the secrets out of error reports (DEBUG pages, mails to ADMINS)
+# along with the rest of the POST.
 @admin.register(PushChannel)
+@method_decorator(sensitive_post_parameters(*SECRET_FIELDS), name="changeform_view")
 class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
     form = PushChannelForm
     list_display = ("kind", "app_column", "status", "flag_column", "tenant_column", "created")
@@ -75,16 +74,6 @@ class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PushChannel]:
         return super().get_queryset(request).select_related(TENANT_RELATED)
-
-    @_sensitive
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        return super().changeform_view(request, object_id, form_url, extra_context)
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
         if obj is None:

@@ -1,0 +1,192 @@
+"""What the email and push template pages share: the list, the tenant's built-in templates given
+on first sight of it, the layout around each kind's content fields, the writes through each
+kind's services, and the preview for an end-user."""
+
+from collections.abc import Callable
+from typing import Any, ClassVar, cast
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Model, Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    ServiceAdmin,
+    TenantColumnMixin,
+    TenantFilter,
+    selected_tenant,
+)
+from apps.accounts.choices import TenantStatus
+from apps.accounts.models import Tenant
+from apps.notifications.admin.forms import TemplateFormBase, with_field_errors
+from apps.notifications.errors import TemplateRenderError
+from apps.users.errors import UserNotFoundError
+from apps.users.models import EndUser
+from apps.users.selectors import user_get
+
+# A saved template's head: what it is for is set for good, so it is shown, not edited.
+_SAVED_HEAD = ("tenant_column", "type", "public_id", "created", "updated")
+
+
+class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
+    """Email and push template pages. Each kind names its content fields, its services and its
+    preview; the pages around them are the same."""
+
+    list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
+    list_select_related = (TENANT_RELATED,)
+    list_filter = ("type", "status", ("tenant", TenantFilter))
+    ordering = ("tenant_id", "type", "-priority", "name")
+    content_fields: ClassVar[tuple[str, ...]]
+    variables_help: ClassVar[str]  # a template listing the variables and the syntax
+    seeded_marker: ClassVar[str]  # NotificationSettings' field set once a tenant is seeded
+    seed: ClassVar[Callable[..., None]]  # (tenant): give it its built-in templates
+    # The kind's services: template_create(tenant, **arguments), template_update(template,
+    # **arguments), template_delete(template).
+    template_create: ClassVar[Callable[..., Any]]
+    template_update: ClassVar[Callable[..., Any]]
+    template_delete: ClassVar[Callable[..., Any]]
+    # (message, form): the input a refusal of the services names, if any (with_field_errors).
+    field_for: ClassVar[Callable[..., str | None]]
+    # (template, end-user or None): the rendered template the preview page shows.
+    render_preview: ClassVar[Callable[..., Any]]
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        # Only the tenant is the row's; the rest is the services' arguments.
+        kwargs["fields"] = ("tenant",) if obj is None else ()
+        form = super().get_form(request, obj, change, **kwargs)
+        form = type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
+        return with_field_errors(form, type(self).field_for)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        # The change page and the preview read the tenant and its label too.
+        return super().get_queryset(request).select_related(TENANT_RELATED)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if self.has_view_or_change_permission(request):
+            # As in the admin API's list. One query finds the tenants still without their
+            # built-in templates; once every tenant has them, that is all it costs.
+            unseeded = Tenant.objects.filter(status=TenantStatus.ACTIVE).filter(
+                Q(notification_settings__isnull=True)
+                | Q(**{f"notification_settings__{self.seeded_marker}__isnull": True})
+            )
+            for tenant in unseeded:
+                type(self).seed(tenant)
+        return super().changelist_view(request, extra_context)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+        head = ("tenant", "type") if obj is None else _SAVED_HEAD
+        return [
+            (None, {"fields": (*head, "name", "status", "priority")}),
+            (
+                "Content",
+                {
+                    "fields": self.content_fields,
+                    "description": render_to_string(self.variables_help),
+                },
+            ),
+            ("Audience", {"fields": ("user_attributes",)}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        # A template is written for its type's variables; another type is another template.
+        return () if obj is None else _SAVED_HEAD
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Model:
+        tenant = form.cleaned_data["tenant"]
+        # As the admin API does: a tenant's first template never stands in for its defaults.
+        type(self).seed(tenant)
+        return cast(
+            Model, type(self).template_create(tenant, **cast(TemplateFormBase, form).kwargs)
+        )
+
+    def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
+        type(self).template_update(current, **cast(TemplateFormBase, form).kwargs)
+
+    def service_delete(self, request: HttpRequest, obj: Any) -> None:
+        type(self).template_delete(obj)
+
+    # --- the preview -------------------------------------------------------------------------
+
+    @admin.display(description="preview")
+    def preview(self, obj: Any) -> SafeString:
+        return format_html('<a href="{}">Preview</a>', self._url("preview", obj))
+
+    def get_urls(self) -> list[URLPattern]:
+        # Before Django's own: its "<object_id>/" catch-all would swallow it.
+        view = self.admin_site.admin_view(self.preview_view)
+        return [
+            path("<path:object_id>/preview/", view, name=self._url_name("preview")),
+            *super().get_urls(),
+        ]
+
+    def _url_name(self, view: str) -> str:
+        return f"{self.opts.app_label}_{self.opts.model_name}_{view}"
+
+    def _url(self, view: str, obj: Any, user_id: str = "") -> str:
+        url = reverse(
+            f"admin:{self._url_name(view)}", args=[obj.pk], current_app=self.admin_site.name
+        )
+        return f"{url}?{urlencode({'user': user_id})}" if user_id else url
+
+    def _template(self, request: HttpRequest, object_id: str) -> Any:
+        template = self.get_object(request, unquote(object_id))
+        if template is None:
+            raise Http404(f"No such {self.opts.verbose_name}")
+        return template
+
+    def _end_user(self, request: HttpRequest, tenant: Tenant, user_id: str) -> EndUser | None:
+        if not user_id:
+            return None
+        try:
+            return user_get(tenant, user_id)
+        except UserNotFoundError:
+            self.message_user(
+                request, f"No end-user “{user_id}” in this template's tenant.", messages.ERROR
+            )
+            return None
+
+    def preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        template = self._template(request, object_id)
+        if not self.has_view_or_change_permission(request, template):
+            raise PermissionDenied
+        user_id = request.GET.get("user", "").strip()
+        end_user = self._end_user(request, template.tenant, user_id)
+        rendered = None
+        try:
+            rendered = type(self).render_preview(template, end_user)
+        except TemplateRenderError as exc:
+            self.message_user(
+                request, f"The template does not render: {exc.message}", messages.ERROR
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Preview of {template.name}",
+            "original": template,
+            "user_id": user_id,
+            "end_user": end_user,
+            "rendered": rendered,
+            **self.preview_context(request, template, rendered),
+        }
+        page = f"admin/{self.opts.app_label}/{self.opts.model_name}/preview.html"
+        return TemplateResponse(request, page, context)
+
+    def preview_context(self, request: HttpRequest, template: Any, rendered: Any) -> dict[str, Any]:
+        """What the kind's preview page shows besides the rendered template (None when it does
+        not render)."""
+        return {}
