@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from apps.core import retries
 from apps.core.dispatch import due_rows_enqueue
+from apps.core.errors import ValidationError
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from apps.webhooks.services import endpoint_secrets, webhook_endpoint_disable
@@ -171,8 +172,15 @@ def _finish(
     return status
 
 
+def _redeliverable(endpoint: WebhookEndpoint) -> None:
+    # A disabled endpoint is sent nothing: its redeliveries would fail at once, unsent.
+    if endpoint.status != EndpointStatus.ACTIVE:
+        raise ValidationError("The endpoint is disabled: enable it before redelivering")
+
+
 def delivery_redeliver(delivery: WebhookDelivery, now: dt.datetime | None = None) -> None:
     """Send a delivery again, with its webhook-id (receivers that saw it can tell)."""
+    _redeliverable(delivery.endpoint)
     WebhookDelivery.objects.filter(pk=delivery.pk).exclude(status=DeliveryStatus.DELIVERING).update(
         status=DeliveryStatus.PENDING, next_attempt_at=now or timezone.now(), enqueued_at=None
     )
@@ -180,6 +188,7 @@ def delivery_redeliver(delivery: WebhookDelivery, now: dt.datetime | None = None
 
 def deliveries_redeliver_failed(endpoint: WebhookEndpoint, since: dt.datetime) -> int:
     """Every failed delivery of the endpoint created since `since` goes out again."""
+    _redeliverable(endpoint)
     return WebhookDelivery.objects.filter(
         endpoint=endpoint, status=DeliveryStatus.FAILED, created__gte=since
     ).update(status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), enqueued_at=None)

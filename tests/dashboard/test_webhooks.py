@@ -610,3 +610,24 @@ def test_viewers_see_the_pages_but_no_actions(plain_staff: Any, endpoint: Webhoo
     assert admin_url(WebhookDelivery, "redeliver", delivery.pk) not in detail
     assert client.post(admin_url(WebhookEndpoint, "send_test", endpoint.pk)).status_code == 403
     assert client.post(admin_url(WebhookDelivery, "redeliver", delivery.pk)).status_code == 403
+
+
+def test_redelivering_to_a_disabled_endpoint_says_to_enable_it_first(
+    staff_client: Any, endpoint: WebhookEndpoint
+) -> None:
+    [delivery] = record_deliveries(endpoint, 1, age=dt.timedelta(hours=2))
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(status=EndpointStatus.DISABLED)
+    since = (timezone.now() - dt.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+
+    for response in (
+        staff_client.post(
+            admin_url(WebhookEndpoint, "redeliver_failed", endpoint.pk),
+            {"since": since},
+            follow=True,
+        ),
+        staff_client.post(admin_url(WebhookDelivery, "redeliver", delivery.pk), follow=True),
+    ):
+        assert message_texts(response) == [
+            "The endpoint is disabled: enable it before redelivering"
+        ]
+    assert WebhookDelivery.objects.get().status == DeliveryStatus.FAILED

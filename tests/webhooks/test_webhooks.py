@@ -953,3 +953,24 @@ def test_application_keys_cannot_manage_endpoints(org, anon_client, api_client, 
     assert [r.status_code for r in responses] == [403] * 4
     assert all(list(r.json()) == ["error"] for r in responses)
     assert api_client.get(f"{HOOKS}/{created['id']}").json()["description"] == ""
+
+
+def test_redelivery_to_a_disabled_endpoint_is_refused_and_changes_nothing(streaks, receiver):
+    created = endpoint(streaks, receiver.url)
+    receiver.respond(410)
+    event(streaks, at("2026-03-10"))  # 410: the delivery fails and the endpoint is disabled
+    [delivery] = deliveries_of(created)
+    assert delivery.status == DeliveryStatus.FAILED
+    one = f"{HOOKS}/{created['id']}/deliveries/{delivery.public_id}/redeliver"
+    every = f"{HOOKS}/{created['id']}/redeliver"
+
+    for response in (
+        streaks.post(every, {"since": "2026-03-10T00:00:00Z"}),
+        streaks.post(one),
+    ):
+        assert response.status_code == 422
+        assert response.json() == {
+            "error": "The endpoint is disabled: enable it before redelivering"
+        }
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.FAILED

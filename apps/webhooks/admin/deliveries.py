@@ -26,6 +26,7 @@ from apps.accounts.admin.base import (
     tenant_label,
 )
 from apps.core.api.params import is_uuid
+from apps.core.errors import ApplicationError
 from apps.webhooks.admin.display import short_error, status_badge, url_label
 from apps.webhooks.choices import DeliveryStatus, EventType
 from apps.webhooks.delivery import delivery_redeliver
@@ -235,8 +236,12 @@ class WebhookDeliveryAdmin(TenantColumnMixin, ReadOnlyAdmin):
                 "action": "redeliver",
             }
             return TemplateResponse(request, "admin/webhooks/confirm.html", context)
-        with transaction.atomic():
-            delivery_redeliver(obj)
+        try:
+            with transaction.atomic():
+                delivery_redeliver(obj)
+        except ApplicationError as refused:
+            self.message_user(request, refused.message, messages.ERROR)
+            return back
         self.message_user(
             request,
             "The delivery is pending again: the next dispatch (every minute) sends it, with the "

@@ -168,8 +168,12 @@ class EndpointActions(admin.ModelAdmin):
                 failed=failed,
             )
         since = form.cleaned_data["since"]
-        with transaction.atomic():
-            count = deliveries_redeliver_failed(endpoint, since)
+        try:
+            with transaction.atomic():
+                count = deliveries_redeliver_failed(endpoint, since)
+        except ApplicationError as refused:
+            self.message_user(request, refused.message, messages.ERROR)
+            return self._back(endpoint)
         history = f"Redelivered {count} failed deliveries."
         when = date_format(timezone.localtime(since), "DATETIME_FORMAT")
         if not count:
