@@ -15,7 +15,7 @@ from apps.achievements.models import Achievement
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
-from apps.core.openapi import errors
+from apps.core.openapi import read_errors
 from apps.core.scope import Scope
 from apps.metrics.selectors import (
     MetricDef,
@@ -42,11 +42,8 @@ class AchievementListApi(AppApi):
         parameters=[openapi.USER_ATTRIBUTES],
         responses={
             200: serializers.AchievementWithStatsResponse(many=True),
-            **errors(
-                401,
-                403,
-                (404, "Unknown Tenant-ID."),
-                (422, "userAttributes is not a comma-separated list of key:value pairs."),
+            **read_errors(
+                invalid="userAttributes is not a comma-separated list of key:value pairs."
             ),
         },
     )
@@ -74,12 +71,7 @@ class UserAchievementsApi(AppApi):
         parameters=[USER_ID, openapi.INCLUDE_INCOMPLETE],
         responses={
             200: wire.UserAchievementWithStatsResponse(many=True),
-            **errors(
-                401,
-                403,
-                (404, "User not found, or unknown Tenant-ID."),
-                (422, "includeIncomplete is neither true nor false."),
-            ),
+            **read_errors("User not found", "includeIncomplete is neither true nor false."),
         },
     )
     def get(self, request: Request, user_id: str) -> Response:
@@ -118,7 +110,7 @@ class UserMetricListApi(AppApi):
         parameters=[USER_ID],
         responses={
             200: serializers.MetricResponse(many=True),
-            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+            **read_errors("User not found"),
         },
     )
     def get(self, request: Request, user_id: str) -> Response:
@@ -148,7 +140,7 @@ class UserMetricApi(AppApi):
         parameters=[USER_ID, METRIC_KEY],
         responses={
             200: serializers.MetricResponse,
-            **errors(401, 403, (404, "User or metric not found, or unknown Tenant-ID.")),
+            **read_errors("User or metric not found"),
         },
     )
     def get(self, request: Request, user_id: str, key: str) -> Response:

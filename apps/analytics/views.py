@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from apps.analytics import openapi, serializers, wrapped
 from apps.core.api.params import query_int
 from apps.core.api.views import AppApi
-from apps.core.openapi import errors
+from apps.core.openapi import read_errors
 from apps.users.domain import local_date
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
@@ -25,12 +25,7 @@ class UserWrappedApi(AppApi):
         parameters=[USER_ID, openapi.YEAR],
         responses={
             200: serializers.WrappedResponse,
-            **errors(
-                401,
-                403,
-                (404, "User not found, or unknown Tenant-ID."),
-                (422, "year is not an integer from 1 to the current year."),
-            ),
+            **read_errors("User not found", "year is not an integer from 1 to the current year."),
         },
     )
     def get(self, request: Request, user_id: str) -> Response:

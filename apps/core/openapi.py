@@ -1,6 +1,7 @@
 """OpenAPI documentation shared by both APIs (documentation only: nothing here runs on a request).
 
-- `ErrorBody` and `errors()`: every error leaves as {"error": "<message>"} (apps.core.api.errors).
+- `ErrorBody`, `errors()` and `read_errors()`: every error leaves as {"error": "<message>"}
+  (apps.core.api.errors).
 - `Badge`: the image shape ({url}) of branding logos and of achievement and points badges.
 - `AdminIssue` and the envelopes of the admin bulk conventions (apps.core.bulk).
 - `collection_schema()`: documents the routes `collection_urls` builds for one Collection.
@@ -61,6 +62,16 @@ def errors(*codes: int | tuple[int, str]) -> dict[int, OpenApiResponse]:
             response=ErrorBody, description=description or ERROR_DESCRIPTIONS[code]
         )
     return responses
+
+
+def read_errors(
+    not_found: str | None = None, invalid: str | None = None
+) -> dict[int, OpenApiResponse]:
+    """The errors of an application-API read: 401, 403, a 404 when `not_found` (what may be
+    missing, "User not found") or the Tenant-ID names no tenant, and a 422 when `invalid`
+    (what the parameters broke)."""
+    missing = f"{not_found}, or unknown Tenant-ID." if not_found else "Unknown Tenant-ID."
+    return errors(401, 403, (404, missing), *([(422, invalid)] if invalid else []))
 
 
 # --- admin bulk conventions ---------------------------------------------------------------

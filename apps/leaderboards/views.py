@@ -19,7 +19,7 @@ from apps.core.api.params import (
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
 from apps.core.errors import ValidationError
-from apps.core.openapi import errors
+from apps.core.openapi import read_errors
 from apps.core.scope import Scope
 from apps.leaderboards import configuration, openapi, selectors, serializers, wire
 from apps.leaderboards.models import Leaderboard
@@ -53,12 +53,7 @@ class LeaderboardListApi(AppApi):
         parameters=[openapi.INCLUDE_FINISHED],
         responses={
             200: serializers.LeaderboardsAllResponseItem(many=True),
-            **errors(
-                401,
-                403,
-                (404, "Unknown Tenant-ID."),
-                (422, "includeFinished is neither true nor false."),
-            ),
+            **read_errors(invalid="includeFinished is neither true nor false."),
         },
     )
     def get(self, request: Request) -> Response:
@@ -87,16 +82,11 @@ class LeaderboardApi(AppApi):
         ],
         responses={
             200: serializers.LeaderboardResponseWithRankings,
-            **errors(
-                401,
-                403,
-                (404, "Leaderboard not found (or inactive), or unknown Tenant-ID."),
-                (
-                    422,
-                    "offset or limit out of range; run not a date or outside the "
-                    "leaderboard's dates; userAttributes missing, malformed or not matching "
-                    "the breakdown attributes.",
-                ),
+            **read_errors(
+                "Leaderboard not found (or inactive)",
+                "offset or limit out of range; run not a date or outside the "
+                "leaderboard's dates; userAttributes missing, malformed or not matching "
+                "the breakdown attributes.",
             ),
         },
     )
@@ -125,15 +115,10 @@ class UserLeaderboardApi(AppApi):
         parameters=[USER_ID, openapi.LEADERBOARD_KEY, openapi.RUN, openapi.NUM_EVENTS],
         responses={
             200: serializers.UserLeaderboardResponseWithHistory,
-            **errors(
-                401,
-                403,
-                (404, "User or leaderboard not found, or unknown Tenant-ID."),
-                (
-                    422,
-                    "numEvents not an integer from 0 to 100, or run not a date or outside "
-                    "the leaderboard's dates.",
-                ),
+            **read_errors(
+                "User or leaderboard not found",
+                "numEvents not an integer from 0 to 100, or run not a date or outside "
+                "the leaderboard's dates.",
             ),
         },
     )

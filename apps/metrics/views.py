@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
-from apps.core.openapi import errors
+from apps.core.openapi import read_errors
 from apps.core.scope import Scope
 from apps.metrics import selectors, serializers, services, wire
 from apps.metrics.models import Metric
@@ -31,11 +31,8 @@ class UserMetricEventSummaryApi(AppApi):
         ],
         responses={
             200: wire.UsersMetricEventSummaryResponseItem(many=True),
-            **errors(
-                401,
-                403,
-                (404, "User or metric not found, or unknown Tenant-ID."),
-                (422, "aggregation, startDate or endDate missing or invalid."),
+            **read_errors(
+                "User or metric not found", "aggregation, startDate or endDate missing or invalid."
             ),
         },
     )

@@ -14,7 +14,7 @@ from rest_framework.serializers import Serializer
 from apps.accounts.models import Tenant
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import Collection, validated
-from apps.core.openapi import ADMIN_WRITE_ERRORS, errors
+from apps.core.openapi import ADMIN_WRITE_ERRORS, errors, read_errors
 from apps.core.scope import Scope
 from apps.notifications import openapi, selectors, serializers, services
 from apps.notifications.models import PushChannel
@@ -35,7 +35,7 @@ class UserPreferencesApi(AppApi):
         parameters=[USER_ID],
         responses={
             200: serializers.UserPreferencesResponse,
-            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+            **read_errors("User not found"),
         },
     )
     def get(self, request: Request, user_id: str) -> Response:

@@ -17,7 +17,13 @@ from apps.core.api.shapes import Shape
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import Issues, run_item, validated
 from apps.core.errors import ValidationError
-from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
+from apps.core.openapi import (
+    ADMIN_FORBIDDEN,
+    ADMIN_READ_ERRORS,
+    ADMIN_WRITE_ERRORS,
+    errors,
+    read_errors,
+)
 from apps.streaks import openapi, selectors, serializers, services, wire
 from apps.users.domain import local_date
 from apps.users.selectors import user_get, users_by_external_ids
@@ -36,12 +42,7 @@ class UserStreakApi(AppApi):
         parameters=[USER_ID, openapi.HISTORY_PERIODS],
         responses={
             200: wire.StreakResponse,
-            **errors(
-                401,
-                403,
-                (404, "User not found, or unknown Tenant-ID."),
-                (422, "historyPeriods is not an integer from 1 to 365."),
-            ),
+            **read_errors("User not found", "historyPeriods is not an integer from 1 to 365."),
         },
     )
     def get(self, request: Request, user_id: str) -> Response:
@@ -73,12 +74,7 @@ class StreakListApi(AppApi):
         parameters=[openapi.USER_IDS],
         responses={
             200: serializers.BulkStreakResponseItem(many=True),
-            **errors(
-                401,
-                403,
-                (404, "Unknown Tenant-ID."),
-                (422, "userIds missing or naming more than 100 users."),
-            ),
+            **read_errors(invalid="userIds missing or naming more than 100 users."),
         },
     )
     def get(self, request: Request) -> Response:

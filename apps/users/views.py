@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection, validated
 from apps.core.errors import ValidationError
-from apps.core.openapi import errors
+from apps.core.openapi import errors, read_errors
 from apps.core.scope import Scope
 from apps.users import selectors, serializers, services, wire
 from apps.users.models import Attribute
@@ -57,7 +57,7 @@ class UserApi(AppApi):
         parameters=[wire.USER_ID],
         responses={
             200: wire.User,
-            **errors(401, 403, (404, "User not found, or unknown Tenant-ID.")),
+            **read_errors("User not found"),
         },
     )
     def get(self, request: Request, user_id: str) -> Response:

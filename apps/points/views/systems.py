@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
 from apps.core.errors import ValidationError
-from apps.core.openapi import errors
+from apps.core.openapi import read_errors
 from apps.points import domain, openapi, selectors, serializers, wire
 from apps.points.errors import PointsSystemNotFoundError
 from apps.users.selectors import attribute_definitions
@@ -32,7 +32,7 @@ class PointsSystemApi(AppApi):
         parameters=[openapi.POINTS_KEY],
         responses={
             200: serializers.PointsSystemResponse,
-            **errors(401, 403, (404, "Points system not found, or unknown Tenant-ID.")),
+            **read_errors("Points system not found"),
         },
     )
     def get(self, request: Request, key: str) -> Response:
@@ -52,12 +52,7 @@ class PointsBoostsApi(AppApi):
         parameters=[openapi.POINTS_KEY, openapi.INCLUDE_FINISHED],
         responses={
             200: wire.PointsBoost(many=True),
-            **errors(
-                401,
-                403,
-                (404, "Points system not found, or unknown Tenant-ID."),
-                (422, "includeFinished is neither true nor false."),
-            ),
+            **read_errors("Points system not found", "includeFinished is neither true nor false."),
         },
     )
     def get(self, request: Request, key: str) -> Response:
@@ -81,7 +76,7 @@ class PointsLevelsApi(AppApi):
         parameters=[openapi.POINTS_KEY],
         responses={
             200: wire.PointsLevel(many=True),
-            **errors(401, 403, (404, "Points system not found, or unknown Tenant-ID.")),
+            **read_errors("Points system not found"),
         },
     )
     def get(self, request: Request, key: str) -> Response:
@@ -97,12 +92,7 @@ class PointsLevelSummaryApi(AppApi):
         parameters=[openapi.POINTS_KEY],
         responses={
             200: serializers.PointsLevelSummaryResponseItem(many=True),
-            **errors(
-                401,
-                403,
-                (404, "Points system not found, or unknown Tenant-ID."),
-                (422, "The points system has no levels."),
-            ),
+            **read_errors("Points system not found", "The points system has no levels."),
         },
     )
     def get(self, request: Request, key: str) -> Response:
@@ -124,15 +114,10 @@ class PointsSummaryApi(AppApi):
         parameters=[openapi.POINTS_KEY, openapi.USER_ATTRIBUTES],
         responses={
             200: serializers.PointsRange(many=True),
-            **errors(
-                401,
-                403,
-                (404, "Points system not found, or unknown Tenant-ID."),
-                (
-                    422,
-                    "userAttributes is not a comma-separated list of key:value pairs, or names "
-                    "an unknown user attribute.",
-                ),
+            **read_errors(
+                "Points system not found",
+                "userAttributes is not a comma-separated list of key:value pairs, or names "
+                "an unknown user attribute.",
             ),
         },
     )

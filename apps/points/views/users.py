@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from apps.core.api.params import query_int
 from apps.core.api.views import AppApi
-from apps.core.openapi import errors
+from apps.core.openapi import read_errors
 from apps.metrics.wire import AGGREGATION, END_DATE, START_DATE, summary_query, summary_render
 from apps.points import domain, openapi, selectors, serializers, wire
 from apps.points.errors import PointsSystemNotFoundError
@@ -28,11 +28,8 @@ class UserPointsApi(AppApi):
         parameters=[USER_ID, openapi.POINTS_KEY, openapi.AWARDS],
         responses={
             200: serializers.GetUserPointsResponse,
-            **errors(
-                401,
-                403,
-                (404, "User or points system not found, or unknown Tenant-ID."),
-                (422, "awards is not an integer from 1 to 100."),
+            **read_errors(
+                "User or points system not found", "awards is not an integer from 1 to 100."
             ),
         },
     )
@@ -67,7 +64,7 @@ class UserPointsBoostsApi(AppApi):
         parameters=[USER_ID, openapi.POINTS_KEY],
         responses={
             200: wire.PointsBoost(many=True),
-            **errors(401, 403, (404, "User or points system not found, or unknown Tenant-ID.")),
+            **read_errors("User or points system not found"),
         },
     )
     def get(self, request: Request, user_id: str, key: str) -> Response:
@@ -93,11 +90,9 @@ class UserPointsEventSummaryApi(AppApi):
         parameters=[USER_ID, openapi.POINTS_KEY, AGGREGATION, START_DATE, END_DATE],
         responses={
             200: serializers.UsersPointsEventSummaryResponseItem(many=True),
-            **errors(
-                401,
-                403,
-                (404, "User or points system not found, or unknown Tenant-ID."),
-                (422, "aggregation, startDate or endDate missing or invalid."),
+            **read_errors(
+                "User or points system not found",
+                "aggregation, startDate or endDate missing or invalid.",
             ),
         },
     )
