@@ -2,6 +2,7 @@
 API). Every series reads the tenant's rollups (see apps.analytics.selectors for definitions)."""
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from django.http import QueryDict
@@ -16,9 +17,12 @@ from apps.analytics import admin_serializers as shapes
 from apps.analytics import selectors
 from apps.analytics.selectors import DateRange
 from apps.core.api.params import query_date_optional
+from apps.core.api.shapes import Shape
 from apps.core.api.views import AdminApi
 from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_READ_ERRORS, errors
+
+Read = Callable[[Tenant, DateRange], Any]
 
 _CHOICES = ", ".join([*selectors.RANGES, selectors.RANGE_ALL])
 
@@ -60,75 +64,83 @@ def _schema(operation: str, summary: str, response: Any, ranged: bool = True) ->
     )
 
 
-class _RangedApi(AdminApi):
-    def tenant_and_range(self, request: Request) -> tuple[Tenant, DateRange]:
-        tenant = self.scope(request).tenant
-        return tenant, date_range_parse(request.query_params, tenant, timezone.localdate())
+def _ranged_api(
+    name: str, operation: str, summary: str, shape: type[Shape], read: Read
+) -> type[AdminApi]:
+    """The view of one ranged series: `read(tenant, period)` rendered by `shape`."""
+
+    class RangedApi(AdminApi):
+        @_schema(operation, summary, shape)
+        def get(self, request: Request) -> Response:
+            tenant = self.scope(request).tenant
+            period = date_range_parse(request.query_params, tenant, timezone.localdate())
+            return Response(shape.render(read(tenant, period), period))
+
+    RangedApi.__name__ = RangedApi.__qualname__ = name
+    return RangedApi
 
 
-class ActiveUsersApi(_RangedApi):
-    @_schema("active_users", "Daily and monthly active users", shapes.AnalyticsActiveUsers)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        days = selectors.active_users(tenant, period)
-        return Response(shapes.AnalyticsActiveUsers.render(days, period))
+def _streaks(tenant: Tenant, period: DateRange) -> shapes.StreakReport:
+    lengths = selectors.streak_lengths(tenant, timezone.now())
+    return shapes.StreakReport(lengths, selectors.streak_activity(tenant, period))
 
 
-class NewUsersApi(_RangedApi):
-    @_schema("new_users", "New users per day", shapes.AnalyticsNewUsers)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        days = selectors.new_users(tenant, period)
-        return Response(shapes.AnalyticsNewUsers.render(days, period))
+def _participation(tenant: Tenant, period: DateRange) -> Any:
+    return selectors.leaderboard_participation(tenant, period, timezone.localdate())
 
 
-class EventsApi(_RangedApi):
-    @_schema("events", "Events and totals per metric per day", shapes.AnalyticsEvents)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        series = selectors.metric_series(tenant, period)
-        return Response(shapes.AnalyticsEvents.render(series, period))
-
-
-class RetentionApi(_RangedApi):
-    @_schema("retention", "Weekly retention cohorts", shapes.AnalyticsRetention)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        report = selectors.retention(tenant, period)
-        return Response(shapes.AnalyticsRetention.render(report, period))
-
-
-class StreaksApi(_RangedApi):
-    @_schema("streaks", "Streak lengths and active streaks", shapes.AnalyticsStreaks)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        lengths = selectors.streak_lengths(tenant, timezone.now())
-        report = shapes.StreakReport(lengths, selectors.streak_activity(tenant, period))
-        return Response(shapes.AnalyticsStreaks.render(report, period))
-
-
-class PointsApi(_RangedApi):
-    @_schema("points", "Points awarded and levels", shapes.AnalyticsPoints)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        systems = selectors.points_summary(tenant, period)
-        return Response(shapes.AnalyticsPoints.render(systems, period))
-
-
-class AchievementsApi(_RangedApi):
-    @_schema("achievements", "Achievement completions and rarity", shapes.AnalyticsAchievements)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        summary = selectors.achievements_summary(tenant, period)
-        return Response(shapes.AnalyticsAchievements.render(summary, period))
-
-
-class LeaderboardsApi(_RangedApi):
-    @_schema("leaderboards", "Leaderboard participation", shapes.AnalyticsLeaderboards)
-    def get(self, request: Request) -> Response:
-        tenant, period = self.tenant_and_range(request)
-        boards = selectors.leaderboard_participation(tenant, period, timezone.localdate())
-        return Response(shapes.AnalyticsLeaderboards.render(boards, period))
+ActiveUsersApi = _ranged_api(
+    "ActiveUsersApi",
+    "active_users",
+    "Daily and monthly active users",
+    shapes.AnalyticsActiveUsers,
+    selectors.active_users,
+)
+NewUsersApi = _ranged_api(
+    "NewUsersApi", "new_users", "New users per day", shapes.AnalyticsNewUsers, selectors.new_users
+)
+EventsApi = _ranged_api(
+    "EventsApi",
+    "events",
+    "Events and totals per metric per day",
+    shapes.AnalyticsEvents,
+    selectors.metric_series,
+)
+RetentionApi = _ranged_api(
+    "RetentionApi",
+    "retention",
+    "Weekly retention cohorts",
+    shapes.AnalyticsRetention,
+    selectors.retention,
+)
+StreaksApi = _ranged_api(
+    "StreaksApi",
+    "streaks",
+    "Streak lengths and active streaks",
+    shapes.AnalyticsStreaks,
+    _streaks,
+)
+PointsApi = _ranged_api(
+    "PointsApi",
+    "points",
+    "Points awarded and levels",
+    shapes.AnalyticsPoints,
+    selectors.points_summary,
+)
+AchievementsApi = _ranged_api(
+    "AchievementsApi",
+    "achievements",
+    "Achievement completions and rarity",
+    shapes.AnalyticsAchievements,
+    selectors.achievements_summary,
+)
+LeaderboardsApi = _ranged_api(
+    "LeaderboardsApi",
+    "leaderboards",
+    "Leaderboard participation",
+    shapes.AnalyticsLeaderboards,
+    _participation,
+)
 
 
 class OverviewApi(AdminApi):
