@@ -17,7 +17,7 @@ from apps.notifications.choices import (
     PushKind,
     TemplateStatus,
 )
-from apps.notifications.models import EmailTemplate, Message, PushTemplate
+from apps.notifications.models import EmailTemplate, PushTemplate
 from apps.notifications.push.credentials import MAX_LENGTHS
 from apps.streaks.wire import StreakPreferences, StreakPreferencesSerializer
 from apps.users.wire import AttributeRef, AttributeRefSerializer
@@ -81,22 +81,6 @@ class EmailTemplateUpdateSerializer(_TemplateFields):
 
 class PreviewSerializer(StrictSerializer):
     userId = StringField(max_length=255)
-
-
-def message_render(message: Message) -> dict[str, Any]:
-    """A delivery-log row (dashboard and end-user page)."""
-    return {
-        "id": str(message.public_id),
-        "type": message.type,
-        "channel": message.channel,
-        "status": message.status,
-        "sendAt": message.send_at,
-        "sentAt": message.sent_at,
-        "attempts": message.attempts,
-        "recipient": message.recipient,
-        "subject": message.subject,
-        "error": message.error or None,
-    }
 
 
 # --- push ------------------------------------------------------------------------------------
