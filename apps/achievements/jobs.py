@@ -1,12 +1,12 @@
 """Anniversary achievements: completed by a periodic job on the user's local anniversary date.
 
 The job is registered by apps.pipeline.jobs, which hands the completions to the apps that react
-to them (notifications) through `react`, inside each batch's transaction."""
+to them (points, leaderboards, notifications, webhooks) through `react`, inside each user's
+transaction, under the user's lock (user_job_lock: a user busy with an event is completed on the
+next run)."""
 
 import datetime as dt
 from collections.abc import Callable
-
-from django.db import transaction
 
 from apps.achievements import domain
 from apps.achievements.choices import Status, Trigger
@@ -16,6 +16,7 @@ from apps.achievements.services import (
     anniversaries_complete,
 )
 from apps.users.models import EndUser
+from apps.users.services import user_job_lock
 
 BATCH = 500
 
@@ -42,13 +43,16 @@ def achievements_anniversaries(now: dt.datetime, react: React | None = None) -> 
         )
         last_pk = 0
         while True:
-            batch = list(users.filter(pk__gt=last_pk)[:BATCH])
+            batch = list(users.filter(pk__gt=last_pk).values_list("pk", flat=True)[:BATCH])
             if not batch:
                 break
-            last_pk = batch[-1].pk
-            with transaction.atomic():
-                for user, done in anniversaries_complete(achievement.tenant, batch, now):
-                    completed.extend(done)
-                    if react is not None and done:
-                        react(user, done)
+            last_pk = batch[-1]
+            for user_pk in batch:
+                with user_job_lock(user_pk) as user:
+                    if user is None:
+                        continue  # busy with an event: completed on the next run
+                    for locked, done in anniversaries_complete(achievement.tenant, [user], now):
+                        completed.extend(done)
+                        if react is not None and done:
+                            react(locked, done)
     return completed

@@ -27,7 +27,6 @@ from apps.points.services import points_for_achievements
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser
-from apps.users.services import user_lock_pk
 from apps.webhooks.choices import EventType
 from apps.webhooks.selectors import tenants_listening
 from apps.webhooks.services import webhooks_leaderboard_status, webhooks_record
@@ -48,10 +47,8 @@ def achievements_anniversaries_job(now: dt.datetime) -> int:
     notified like those of events (the pipeline orders the reactions)."""
 
     def react(user: EndUser, completed: list[Completed]) -> None:
-        # The completions' points are paid under the user's lock, as every ledger write is
-        # (the job's batch holds none); an event of theirs waits for the batch to commit.
-        if user_lock_pk(user.pk) is None:
-            return  # deleted since the batch read it
+        # In the user's own transaction, under their lock (user_job_lock), as every ledger
+        # write is.
         pks = tuple(c.definition.pk for c in completed)
         changes = points_for_achievements(user.tenant, user, pks, now)
         facts: list[Fact] = list(completion_facts(user, completed))
