@@ -58,7 +58,7 @@ def _delta(
     streak_length: int | None,
 ) -> tuple[Decimal, bool] | None:
     """(amount, absolute) this event contributes to the board, or None if it does not."""
-    if board.rank_by == RankBy.METRIC and board.metric_pk == metric_pk:
+    if board.rank_by == RankBy.METRIC and metric_pk is not None and board.metric_pk == metric_pk:
         return value, False
     if board.rank_by == RankBy.POINTS and board.points_pk in points_added:
         return Decimal(points_added[board.points_pk or 0]), False

@@ -51,9 +51,7 @@ class UserApi(AppApi):
     @extend_schema(
         operation_id="users_get",
         summary="Get a user",
-        # The served text, which once came from the docstring of the pipeline's subclass of
-        # this view: kept word for word so the document does not change.
-        description="GET, PUT, PATCH /users/{id} (apps.users.views), with user_creation points.",
+        description="The user's fields and the values of the attributes the tenant defines.",
         parameters=[wire.USER_ID],
         responses={
             200: wire.User,

@@ -12,7 +12,7 @@ from apps.core.api.params import is_uuid, query_limit_skip
 from apps.core.api.views import AdminApi
 from apps.core.bulk import Collection, validated
 from apps.core.errors import NotFoundError
-from apps.core.openapi import ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS
+from apps.core.openapi import ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
 from apps.core.scope import Scope
 from apps.webhooks import delivery, openapi, selectors, serializers, services
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -108,13 +108,19 @@ class WebhookDeliveriesApi(AdminApi):
         return Response([serializers.WebhookDeliverySerializer.render(d) for d in rows])
 
 
+REDELIVER_ERRORS = {
+    **ADMIN_WRITE_ERRORS,
+    **errors((422, "Validation failed, or the endpoint is disabled (enable it first).")),
+}
+
+
 class WebhookRedeliverApi(AdminApi):
     @extend_schema(
         operation_id="admin_webhooks_redeliver_failed",
         summary="Redeliver a webhook's failed deliveries since a time",
         parameters=[openapi.ENDPOINT_ID],
         request=serializers.RedeliverSerializer,
-        responses={202: serializers.Redelivered, **ADMIN_WRITE_ERRORS},
+        responses={202: serializers.Redelivered, **REDELIVER_ERRORS},
     )
     def post(self, request: Request, object_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
@@ -129,7 +135,7 @@ class WebhookDeliveryRedeliverApi(AdminApi):
         summary="Redeliver one delivery",
         parameters=[openapi.ENDPOINT_ID, openapi.DELIVERY_ID],
         request=None,
-        responses={202: serializers.Redelivered, **ADMIN_WRITE_ERRORS},
+        responses={202: serializers.Redelivered, **REDELIVER_ERRORS},
     )
     def post(self, request: Request, object_id: str, delivery_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
