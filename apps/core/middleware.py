@@ -8,6 +8,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from apps.core.api.errors import ErrorBody
+
 logger = logging.getLogger("gamify.request")
 
 
@@ -64,5 +66,7 @@ class NulByteMiddleware:
         if "\x00" in request.path or any(
             "\x00" in key or any("\x00" in v for v in query.getlist(key)) for key in query
         ):
-            return JsonResponse({"error": "NUL characters are not allowed in URLs"}, status=400)
+            return JsonResponse(
+                ErrorBody.render("NUL characters are not allowed in URLs"), status=400
+            )
         return self.get_response(request)

@@ -1,7 +1,7 @@
 """OpenAPI documentation shared by both APIs (documentation only: nothing here runs on a request).
 
-- `ErrorBody`, `errors()` and `read_errors()`: every error leaves as {"error": "<message>"}
-  (apps.core.api.errors).
+- `errors()` and `read_errors()`: an operation's error responses; every error leaves as
+  {"error": "<message>"}, the `ErrorBody` shape of apps.core.api.errors.
 - `Badge`: the image shape ({url}) of branding logos and of achievement and points badges.
 - `AdminIssue` and the envelopes of the admin bulk conventions (apps.core.bulk).
 - `collection_schema()`: documents the routes `collection_urls` builds for one Collection.
@@ -26,16 +26,12 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.views import APIView
 
+from apps.core.api.errors import ErrorBody
+
 if TYPE_CHECKING:
     from apps.core.bulk import Collection
 
 # --- errors -------------------------------------------------------------------------------
-
-
-class ErrorBody(serializers.Serializer):
-    """The body of every error response (ErrorBody / AdminErrorBody)."""
-
-    error = serializers.CharField(help_text="What went wrong, for a human.")
 
 
 ERROR_DESCRIPTIONS = {

@@ -7,9 +7,11 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.core.api.ratelimit import TIER_SETTINGS, WAIT_ATTR, retry_after_headers
+from apps.core.api.shapes import Shape, out
 from apps.core.errors import ApplicationError
 
 logger = logging.getLogger("gamify.api")
@@ -43,8 +45,17 @@ def validation_message(detail: Any) -> str:
     return "; ".join(flatten_validation_detail(detail)) or "Invalid input"
 
 
+class ErrorBody(Shape):
+    """The body of every error response (ErrorBody / AdminErrorBody)."""
+
+    # Renders the message.
+    error = out(
+        serializers.CharField(help_text="What went wrong, for a human."), lambda message, _: message
+    )
+
+
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return Response({"error": message}, status=status, headers=headers)
+    return Response(ErrorBody.render(message), status=status, headers=headers)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -83,18 +94,20 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 
 def json_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse({"error": f"No route for {request.method} {request.path}"}, status=404)
+    return JsonResponse(
+        ErrorBody.render(f"No route for {request.method} {request.path}"), status=404
+    )
 
 
 def json_server_error(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"error": "Internal server error"}, status=500)
+    return JsonResponse(ErrorBody.render("Internal server error"), status=500)
 
 
 def json_bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse({"error": "Bad request"}, status=400)
+    return JsonResponse(ErrorBody.render("Bad request"), status=400)
 
 
 def json_permission_denied(
     request: HttpRequest, exception: Exception | None = None
 ) -> JsonResponse:
-    return JsonResponse({"error": "Forbidden"}, status=403)
+    return JsonResponse(ErrorBody.render("Forbidden"), status=403)
