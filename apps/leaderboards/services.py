@@ -132,21 +132,24 @@ def _entries_loaded(
 def leaderboards_apply_event(
     tenant: Tenant,
     user: EndUser,
-    metric_pk: int | None,
-    value: Decimal,
-    points_added: dict[int, int],
-    streak_length: int | None,
+    *,
     now: dt.datetime,
+    metric_pk: int | None = None,
+    value: Decimal = Decimal(0),
+    points_added: dict[int, int] | None = None,
+    streak_length: int | None = None,
     loaded: Entries | None = None,
     created: bool = False,
 ) -> list[BoardStanding]:
-    """The leaderboards step of the pipeline (the caller holds the user's lock). Returns where
-    the event left the user on each board it affected. `loaded`: the user's entries when the
+    """The leaderboards step of the pipeline (the caller holds the user's lock): an event's
+    metric and value, the points it paid by system and its streak length when the streak
+    moved; or only points paid outside an event. Returns where it left the user on each board
+    it affected. `loaded`: the user's entries when the
     caller read them (leaderboards_event_load); `created`: the user was created by this event,
     so what they gained in any run is what this event brings."""
     work = []
     for board, run_start, group in _places(tenant, user, now):
-        contribution = _delta(board, metric_pk, value, points_added, streak_length)
+        contribution = _delta(board, metric_pk, value, points_added or {}, streak_length)
         if contribution is None:
             continue
         amount, absolute = contribution

@@ -128,6 +128,7 @@ def event_record(
     tenant: Tenant,
     user: EndUser,
     metric: MetricDef,
+    *,
     value: Decimal,
     attributes: dict[str, str],
     idempotency_key: str | None,

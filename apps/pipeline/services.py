@@ -108,7 +108,13 @@ def event_apply(
     if not created:
         user_update_fields(tenant, user, data.user_fields, now=now)
     recorded = event_record(
-        tenant, user, config.metric, data.value, data.attributes, data.idempotency_key, now
+        tenant,
+        user,
+        config.metric,
+        value=data.value,
+        attributes=data.attributes,
+        idempotency_key=data.idempotency_key,
+        now=now,
     )
     ctx = steps.EventContext(
         tenant=tenant,
@@ -224,9 +230,7 @@ def points_paid_outside_event(
     if not changes:
         return []
     added = {c.system.pk: c.added for c in changes}
-    standings = leaderboards_apply_event(
-        tenant, user, None, Decimal(0), added, None, now, created=created
-    )
+    standings = leaderboards_apply_event(tenant, user, now=now, points_added=added, created=created)
     return [
         *steps.points_facts(user.pk, changes),
         *(RankChanged(user.pk, s.board.key, s.rank, s.previous_rank) for s in standings),

@@ -116,11 +116,11 @@ def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsO
     completed = achievements_apply_event(
         ctx.tenant,
         ctx.user,
-        ctx.metric.pk,
-        ctx.attributes,
-        ctx.recorded.total,
-        streak.length,
-        ctx.now,
+        metric_pk=ctx.metric.pk,
+        event_attributes=ctx.attributes,
+        total=ctx.recorded.total,
+        streak_length=streak.length,
+        now=ctx.now,
         done=ctx.loaded.completed,
     )
     return AchievementsOutcome(
@@ -165,11 +165,11 @@ def leaderboards_step(
     standings = leaderboards_apply_event(
         ctx.tenant,
         ctx.user,
-        ctx.metric.pk,
-        ctx.value,
-        points.added_by_pk,
-        streak.length if (streak.extended or streak.lost) else None,
-        ctx.now,
+        now=ctx.now,
+        metric_pk=ctx.metric.pk,
+        value=ctx.value,
+        points_added=points.added_by_pk,
+        streak_length=streak.length if (streak.extended or streak.lost) else None,
         loaded=ctx.loaded.entries,
         created=ctx.user_created,
     )

@@ -87,6 +87,7 @@ def completed_pks(rows: list[list[AchievementCompletion]]) -> set[int]:
 def achievements_apply_event(
     tenant: Tenant,
     user: EndUser,
+    *,
     metric_pk: int,
     event_attributes: dict[str, str],
     total: Decimal,
