@@ -60,11 +60,14 @@ def achievement_complete_by_key(
         raise AchievementNotFoundError(key)
     with transaction.atomic():
         user = user_lock(tenant, user_id)
+        created = False
         if user is None:
-            user = user_create_or_lock(tenant, user_id, user_fields).user
+            identified = user_create_or_lock(tenant, user_id, user_fields)
+            user, created = identified.user, identified.created
         else:
             user_update_fields(tenant, user, user_fields)
-        return KeyedCompletion(definition, achievement_complete(tenant, user, definition, now))
+        done = achievement_complete(tenant, user, definition, now, created=created)
+        return KeyedCompletion(definition, done)
 
 
 # --- batches of events -----------------------------------------------------------------------

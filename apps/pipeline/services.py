@@ -181,13 +181,19 @@ class CompletionResult:
 
 
 def achievement_complete(
-    tenant: Tenant, user: EndUser, definition: AchievementDef, now: dt.datetime | None = None
+    tenant: Tenant,
+    user: EndUser,
+    definition: AchievementDef,
+    now: dt.datetime | None = None,
+    *,
+    created: bool = False,
 ) -> CompletionResult:
     """Complete an api-trigger achievement for a user whose row lock the caller holds (the API's
     POST /achievements/{key}/complete, the dashboard's user page): the completion and the
     composites it completes, their points triggers, then the notifications and webhooks of all
     that. Completing it again changes nothing (`completion.created` is False). Raises
-    AchievementInvalidError for a locked achievement or a user outside its filters."""
+    AchievementInvalidError for a locked achievement or a user outside its filters. `created`:
+    the caller has just created the user (their boards hold nothing of them yet)."""
     now = now or timezone.now()
     result = achievement_complete_api(tenant, user, definition, now)
     if not result.created:
@@ -196,7 +202,7 @@ def achievement_complete(
     changes = points_for_achievements(tenant, user, completed, now)
     first = Completed(definition, result.completion_id, result.completed_at)
     facts: list[Fact] = list(steps.completion_facts(user, [first, *result.also_completed]))
-    facts += points_paid_outside_event(tenant, user, changes, now)
+    facts += points_paid_outside_event(tenant, user, changes, now, created=created)
     facts_tell(tenant, user, facts, now)
     return CompletionResult(result, points_render(changes))
 

@@ -165,3 +165,18 @@ def test_identify_puts_a_new_user_on_the_points_board_with_their_creation_points
     assert told() == ["points.changed", "leaderboard.rank_changed"]
     xp.event("u1")
     assert xp.board() == [("u2", 1, 25), ("u1", 2, 15)]
+
+
+def test_an_api_completion_that_creates_its_user_puts_them_on_the_board(xp, settings):
+    xp.per_word(10)
+    xp.achievement("Hello", key="hello", trigger="api")
+    xp.event("u2", value=3)
+    xp.listen(settings)
+
+    response = xp.client.post(
+        "/v1/achievements/hello/complete", {"user": {"id": "newcomer", "tz": "UTC"}}
+    )
+
+    assert response.status_code == 201, response.content
+    assert xp.board() == [("newcomer", 1, 100), ("u2", 2, 30)]
+    assert told() == ["points.changed", "leaderboard.rank_changed"]
