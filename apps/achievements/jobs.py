@@ -8,6 +8,7 @@ next run)."""
 import datetime as dt
 from collections.abc import Callable
 
+from apps.accounts.models import Tenant
 from apps.achievements import domain
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
@@ -16,7 +17,7 @@ from apps.achievements.services import (
     anniversaries_complete,
 )
 from apps.users.models import EndUser
-from apps.users.services import user_job_lock
+from apps.users.services import users_each_locked
 
 BATCH = 500
 
@@ -36,23 +37,16 @@ def achievements_anniversaries(now: dt.datetime, react: React | None = None) -> 
         trigger=Trigger.ANNIVERSARY, status=Status.ACTIVE
     ).select_related("tenant"):
         latest = domain.anniversary_date(horizon, -(achievement.anniversary_years or 0))
-        users = (
-            EndUser.objects.filter(tenant=achievement.tenant, sign_up_date__lte=latest)
-            .exclude(achievements__achievement=achievement)
-            .order_by("pk")
+        users = EndUser.objects.filter(tenant=achievement.tenant, sign_up_date__lte=latest).exclude(
+            achievements__achievement=achievement
         )
-        last_pk = 0
-        while True:
-            batch = list(users.filter(pk__gt=last_pk).values_list("pk", flat=True)[:BATCH])
-            if not batch:
-                break
-            last_pk = batch[-1]
-            for user_pk in batch:
-                with user_job_lock(user_pk) as user:
-                    if user is None:
-                        continue  # busy with an event: completed on the next run
-                    for locked, done in anniversaries_complete(achievement.tenant, [user], now):
-                        completed.extend(done)
-                        if react is not None and done:
-                            react(locked, done)
+
+        def complete(user: EndUser, tenant: Tenant = achievement.tenant) -> None:
+            for locked, done in anniversaries_complete(tenant, [user], now):
+                completed.extend(done)
+                if react is not None and done:
+                    react(locked, done)
+
+        # A user busy with an event is completed on the next run.
+        users_each_locked(users, complete, batch=BATCH)
     return completed

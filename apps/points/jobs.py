@@ -17,7 +17,7 @@ from apps.points.models import PointsTrigger, PointsTriggerMark
 from apps.points.selectors import points_config
 from apps.points.services import time_trigger_pay
 from apps.users.models import EndUser
-from apps.users.services import user_job_lock
+from apps.users.services import users_each_locked
 
 BATCH = 500
 
@@ -34,35 +34,25 @@ def points_time_triggers(now: dt.datetime, react: React | None = None) -> int:
     for trigger in triggers:
         tenant_id = trigger.system.tenant_id
         due_marks = PointsTriggerMark.objects.filter(trigger=trigger, due_at__lte=now)
-        users = (
-            EndUser.objects.filter(tenant_id=tenant_id)
-            .filter(
-                Q(pk__in=due_marks.values("user_id"))
-                | ~Q(pk__in=PointsTriggerMark.objects.filter(trigger=trigger).values("user_id"))
-            )
-            .order_by("pk")
+        users = EndUser.objects.filter(tenant_id=tenant_id).filter(
+            Q(pk__in=due_marks.values("user_id"))
+            | ~Q(pk__in=PointsTriggerMark.objects.filter(trigger=trigger).values("user_id"))
         )
-        last_pk = 0
-        while True:
-            batch = list(users.filter(pk__gt=last_pk).values_list("pk", flat=True)[:BATCH])
-            if not batch:
-                break
-            last_pk = batch[-1]
-            for user_pk in batch:
-                with user_job_lock(user_pk) as user:
-                    if user is None:
-                        continue  # busy with an event; paid on the next run
-                    system = points_config(user.tenant).get(trigger.system.key)
-                    definition = (
-                        next((t for t in system.triggers if t.pk == trigger.pk), None)
-                        if system
-                        else None
-                    )
-                    if system is None or definition is None:
-                        continue
-                    changes = time_trigger_pay(user.tenant, user, system, definition, now)
-                    if changes:
-                        paid += 1
-                        if react is not None:
-                            react(user, changes)
+
+        def pay(user: EndUser, trigger: PointsTrigger = trigger) -> None:
+            nonlocal paid
+            system = points_config(user.tenant).get(trigger.system.key)
+            definition = (
+                next((t for t in system.triggers if t.pk == trigger.pk), None) if system else None
+            )
+            if system is None or definition is None:
+                return
+            changes = time_trigger_pay(user.tenant, user, system, definition, now)
+            if changes:
+                paid += 1
+                if react is not None:
+                    react(user, changes)
+
+        # A user busy with an event is paid on the next run.
+        users_each_locked(users, pay, batch=BATCH)
     return paid

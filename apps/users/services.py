@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -117,6 +118,25 @@ def user_job_lock(user_pk: int) -> Iterator[EndUser | None]:
     that uses this must find its users by what is due and be safe to repeat."""
     with transaction.atomic():
         yield user_lock_pk(user_pk, skip_locked=True)
+
+
+def users_each_locked(
+    users: QuerySet[EndUser], work: Callable[[EndUser], None], *, batch: int = 500
+) -> None:
+    """Run `work` for each user of `users` in a transaction of the user's own, under their lock
+    (user_job_lock), skipping those busy with an event: how a job works through its due users.
+    Users are read `batch` primary keys at a time, in order, the query asked again from the
+    last one, so a user who stopped being due meanwhile is not taken."""
+    last_pk = 0
+    while True:
+        pks = list(users.filter(pk__gt=last_pk).order_by("pk").values_list("pk", flat=True)[:batch])
+        if not pks:
+            return
+        last_pk = pks[-1]
+        for pk in pks:
+            with user_job_lock(pk) as user:
+                if user is not None:
+                    work(user)
 
 
 def user_create_or_lock(
