@@ -5,14 +5,19 @@ file of this repository that exists (with, for a Markdown file or the document i
 anchor that one of its headings makes); nothing points outside the clone, where a newcomer has
 nothing. File paths quoted in code spans (`apps/core/outbox.py`) must exist too: the documents
 name real files, and a renamed file fails here instead of misleading a reader. And the README's
-configuration table names every environment variable the code reads, found by parsing the code.
+configuration table names every environment variable the code reads, found by parsing the code;
+and every Python block of the README runs, here or, for the quickstarts, against a live server.
 """
 
 import ast
 import re
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from apps.webhooks.signing import new_secret, signature_headers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [
@@ -239,3 +244,54 @@ def test_environment_reads_are_found_in_every_form() -> None:
     assert found == {"A", "B", "C", "D"}
     makefile = "X ?= 1\nrun:\n\t$${Y:-2} $(Z) $$W\nV := 3\n"
     assert [m.group(1) or m.group(2) for m in _MAKE_READS.finditer(makefile)] == ["X", "Y"]
+
+
+# --- The README's Python code runs ------------------------------------------------------------
+
+# The quickstarts need a live server: tests/contract/test_readme_quickstart.py runs them. The
+# rest runs here.
+WEBHOOKS = "### Webhooks"
+
+
+def readme_python_blocks() -> list[tuple[str, str]]:
+    """Each ```python block of the README, with the heading of the section that holds it."""
+    blocks: list[tuple[str, str]] = []
+    heading, fence, code = "", None, []
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        if fence is None and line.startswith("```"):
+            fence, code = line[3:].strip(), []
+        elif fence is not None and line.startswith("```"):
+            if fence == "python":
+                blocks.append((heading, "\n".join(code) + "\n"))
+            fence = None
+        elif fence is not None:
+            code.append(line)
+        elif line.startswith("#"):
+            heading = line
+    return blocks
+
+
+def test_every_python_block_of_the_readme_is_run_by_a_test() -> None:
+    from tests.contract.test_readme_quickstart import FIRST, SECOND
+
+    headings = [heading for heading, _ in readme_python_blocks()]
+
+    assert sorted(headings) == sorted([FIRST, SECOND, WEBHOOKS])
+
+
+def test_the_readme_webhook_receiver_verifies_what_gamify_signs() -> None:
+    (code,) = [code for heading, code in readme_python_blocks() if heading == WEBHOOKS]
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - the README's own code
+    verify = namespace["verify"]
+    current, previous = new_secret(), new_secret()
+    body = b'{"type": "achievement.completed"}'
+    now = int(time.time())
+    headers = signature_headers([current, previous], "delivery-1", now, body, None)
+
+    assert verify(current, headers, body)
+    assert verify(previous, headers, body)  # during a rotation, either secret verifies
+    assert not verify(new_secret(), headers, body)
+    assert not verify(current, headers, body.replace(b"achievement", b"streak"))
+    replayed = signature_headers([current], "delivery-1", now - 600, body, None)
+    assert not verify(current, replayed, body)
