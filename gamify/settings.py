@@ -51,6 +51,10 @@ MIDDLEWARE = [
     "apps.core.middleware.RequestLogMiddleware",
     "apps.core.middleware.NulByteMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the dashboard's and /v1/docs' assets) come from the application itself, so
+    # they work behind any proxy or none; right after SecurityMiddleware, as WhiteNoise asks, so
+    # that its redirect and headers still apply to them.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -122,7 +126,14 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# `manage.py collectstatic` gathers the assets here, compressed (gzip) and with a hash of their
+# content in their names; WhiteNoise serves them with a far-future cache lifetime, which the
+# hash makes safe. Without collectstatic, a page that names an asset fails (DEBUG off).
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Request bodies: the batch endpoint takes up to 1,000 events; 5 MiB leaves room for attributes.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 5 * 1024 * 1024)

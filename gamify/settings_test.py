@@ -16,6 +16,15 @@ ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 BACKGROUND_TASKS = "inline"  # tests run handed-off work at commit, deterministically
+# The suite renders pages without running collectstatic: assets keep their plain names and are
+# found where the apps keep them (WhiteNoise's development mode). What production serves, the
+# collected and hashed files, is tested against gunicorn in tests/core/test_production_recipe.py.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Ranks in Redis when REDIS_URL is set (CI's PostgreSQL run), apart per test process (removed
 # at its end); each test starts with every set stale (tests/conftest.py), as test databases
