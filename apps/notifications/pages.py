@@ -28,6 +28,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from apps.accounts.choices import TenantStatus
+from apps.accounts.domain import BRAND_COLOR_DEFAULT
 from apps.accounts.models import Tenant
 from apps.notifications.choices import Channel, NotificationType
 from apps.notifications.context import app_context
@@ -56,7 +57,6 @@ _COLOR = re.compile(
     rf"#[0-9a-fA-F]{{3}}|#[0-9a-fA-F]{{6}}|rgba?\({_BYTE},{_BYTE},{_BYTE}(?:,\s*[0-9.]{{1,6}}\s*)?\)"
 )
 _WEB_URL = re.compile(r"https?://[^\s\"'<>]+")
-NEUTRAL_COLOR = "#334155"
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; "
@@ -73,13 +73,14 @@ class Brand:
 
 
 def brand_of(tenant: Tenant | None) -> Brand:
-    """The tenant's app name, logo and colour, with the same fallbacks as its emails; neutral
-    when the page is not about a known tenant."""
+    """The tenant's app name, logo and colour, with the same fallbacks as its emails; the
+    default colour when the page is not about a known tenant."""
     if tenant is None:
-        return Brand(name="", logo_url=None, color=NEUTRAL_COLOR, on_color="#ffffff")
+        color = BRAND_COLOR_DEFAULT
+        return Brand(name="", logo_url=None, color=color, on_color=_text_color_on(color))
     app = app_context(tenant)
     raw_color = str(app["brandColor"] or "")
-    color = raw_color if _COLOR.fullmatch(raw_color) else NEUTRAL_COLOR
+    color = raw_color if _COLOR.fullmatch(raw_color) else BRAND_COLOR_DEFAULT
     logo = app["logoUrl"] if isinstance(app["logoUrl"], str) else ""
     return Brand(
         name=str(app["name"]),

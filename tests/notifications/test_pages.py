@@ -102,10 +102,10 @@ def test_preferences_page_shows_branding_and_current_choices(tenant, user, brows
     )
 
 
-def test_without_branding_the_page_uses_the_tenant_name_and_a_neutral_colour(tenant, user):
+def test_without_branding_the_page_uses_the_default_name_and_colour_of_emails(tenant, user):
     html = Client().get(prefs_path(user)).content.decode()
     assert tenant.name in html
-    assert "#334155" in html
+    assert "--brand: #374151;" in html
 
 
 def test_a_colour_that_is_not_a_colour_never_reaches_the_style_sheet(tenant, user):
@@ -113,7 +113,7 @@ def test_a_colour_that_is_not_a_colour_never_reaches_the_style_sheet(tenant, use
     tenant.save()
     html = Client().get(prefs_path(user)).content.decode()
     assert "display:none" not in html
-    assert "#334155" in html
+    assert "--brand: #374151;" in html
 
 
 def test_saving_writes_every_type_and_the_api_reads_the_same(user, browser, api_client):
