@@ -1,8 +1,10 @@
 """Pure rules of a tenant's settings, shared by PATCH /settings and the tenant's dashboard page:
-the ranges of the experimentation settings and the colour formats emails can use."""
+the ranges of the experimentation settings, the colour formats emails can use, and what a
+tenant's branding falls back to where it sets nothing."""
 
 import re
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 
 class Range(NamedTuple):
@@ -25,3 +27,19 @@ BRAND_COLOR_RULE = "must be #RGB, #RRGGBB, rgb() or rgba()"
 def brand_color_valid(value: str) -> bool:
     """A colour every email client renders (no names, no hsl()): it goes into inline styles."""
     return _COLOR.match(value) is not None
+
+
+# The one default of each branding setting that emails, push templates and the end-user pages
+# use: GET /admin/v1/settings reports the same values, so what staff read is what users see.
+# The colour is the neutral grey of the built-in email templates' bar and buttons.
+BRAND_COLOR_DEFAULT = "#374151"
+
+
+def app_name(branding: Mapping[str, Any], tenant_name: str) -> str:
+    """The app's name: the branding's, else the tenant's own name."""
+    return str(branding.get("appName") or tenant_name)
+
+
+def brand_color(branding: Mapping[str, Any]) -> str:
+    """The brand colour: the branding's, else BRAND_COLOR_DEFAULT."""
+    return str(branding.get("brandColor") or BRAND_COLOR_DEFAULT)

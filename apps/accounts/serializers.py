@@ -131,14 +131,19 @@ def _branding(key: str, default: Callable[[Tenant], Any]) -> Getter:
 class AdminSettingsBranding(Shape):
     # Renders the tenant: what its branding sets, or the default.
 
-    appName = out(serializers.CharField(), _branding("appName", lambda tenant: tenant.name))
+    appName = out(
+        serializers.CharField(help_text="The tenant's name when unset."),
+        lambda tenant, _: domain.app_name(tenant.branding, tenant.name),
+    )
     appUrl = out(
         serializers.CharField(help_text='A URL, or "" when unset.'),
         _branding("appUrl", lambda _: ""),
     )
     brandColor = out(
-        serializers.CharField(help_text="#RGB, #RRGGBB, rgb() or rgba()."),
-        _branding("brandColor", lambda _: "#4F46E5"),
+        serializers.CharField(
+            help_text=f"#RGB, #RRGGBB, rgb() or rgba(); {domain.BRAND_COLOR_DEFAULT} when unset."
+        ),
+        lambda tenant, _: domain.brand_color(tenant.branding),
     )
     font = out(
         serializers.ChoiceField(choices=FontFamily.choices),

@@ -14,6 +14,7 @@ import jinja2
 from django.db.models import Sum
 from jinja2 import meta as jinja2_meta
 
+from apps.accounts.domain import app_name, brand_color
 from apps.accounts.models import Tenant
 from apps.achievements.domain import rarity
 from apps.achievements.selectors import (
@@ -183,10 +184,10 @@ def app_context(tenant: Tenant) -> dict[str, Any]:
     branding = tenant.branding or {}
     logo = branding.get("logo") or {}
     return {
-        "name": branding.get("appName") or tenant.name,
+        "name": app_name(branding, tenant.name),
         "url": branding.get("appUrl") or "",
         "logoUrl": logo.get("url") if isinstance(logo, dict) else None,
-        "brandColor": branding.get("brandColor") or "",
+        "brandColor": brand_color(branding),
     }
 
 

@@ -21,6 +21,7 @@ from django.core.mail import EmailMultiAlternatives, get_connection
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.accounts.domain import app_name
 from apps.core.dispatch import due_rows_enqueue
 from apps.notifications import domain
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
@@ -111,16 +112,20 @@ def _display(value: str) -> str:
     return " ".join("".join(c if c.isprintable() else " " for c in value).split())
 
 
-def _addresses(message: Message, app_name: str) -> tuple[str, str]:
+def _addresses(message: Message) -> tuple[str, str]:
+    """The sender is the tenant's app (its emails' own name for it) at DEFAULT_FROM_EMAIL's
+    address; DEFAULT_FROM_EMAIL's display name only stands in for a tenant without a name."""
     from_name, from_addr = parseaddr(settings.DEFAULT_FROM_EMAIL)
-    sender = Address(display_name=_display(app_name or from_name), addr_spec=from_addr)
+    tenant = message.tenant
+    sender_name = app_name(tenant.branding or {}, tenant.name) or from_name
+    sender = Address(display_name=_display(sender_name), addr_spec=from_addr)
     recipient = Address(display_name=_display(message.user.name or ""), addr_spec=message.recipient)
     return str(sender), str(recipient)
 
 
-def email_build(message: Message, rendered: RenderedEmail, app_name: str) -> EmailMultiAlternatives:
+def email_build(message: Message, rendered: RenderedEmail) -> EmailMultiAlternatives:
     """The email: text and HTML parts, and RFC 8058 one-click unsubscribe headers."""
-    sender, recipient = _addresses(message, app_name)
+    sender, recipient = _addresses(message)
     email = EmailMultiAlternatives(
         subject=rendered.subject,
         body=rendered.text,
@@ -270,7 +275,7 @@ def _send_one(
         return Outcome(MessageStatus.SKIPPED, refusal)
     message.subject = rendered.subject[:1000]
     try:
-        email = email_build(message, rendered, message.tenant.branding.get("appName") or "")
+        email = email_build(message, rendered)
     except (ValueError, IndexError) as exc:  # an address the email package refuses
         return Outcome(MessageStatus.FAILED, f"invalid address: {exc}")
     try:
@@ -291,7 +296,7 @@ def email_test_send(template: EmailTemplate, user: EndUser, to: str) -> Rendered
     end-user's preferences. Raises TemplateRenderError, or the backend's error."""
     rendered = template_preview(template, user)
     probe = Message(tenant=template.tenant, user=EndUser(), type=template.type, recipient=to)
-    email = email_build(probe, rendered, template.tenant.branding.get("appName") or "")
+    email = email_build(probe, rendered)
     email.subject = f"[Test] {rendered.subject}"
     for header in ("List-Unsubscribe", "List-Unsubscribe-Post"):
         email.extra_headers.pop(header)

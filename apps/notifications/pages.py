@@ -23,17 +23,17 @@ from typing import Any
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from apps.accounts.choices import TenantStatus
+from apps.accounts.domain import BRAND_COLOR_DEFAULT
 from apps.accounts.models import Tenant
 from apps.notifications.choices import Channel, NotificationType
 from apps.notifications.context import app_context
 from apps.notifications.domain import channel_allowed
 from apps.notifications.services import notification_preferences_update, notification_unsubscribe
-from apps.notifications.tokens import preferences_token, preferences_token_read
+from apps.notifications.tokens import LinkUser, preferences_token_read, unsubscribe_token_read
 from apps.users.models import EndUser
 from apps.users.services import user_lock_pk
 
@@ -56,7 +56,6 @@ _COLOR = re.compile(
     rf"#[0-9a-fA-F]{{3}}|#[0-9a-fA-F]{{6}}|rgba?\({_BYTE},{_BYTE},{_BYTE}(?:,\s*[0-9.]{{1,6}}\s*)?\)"
 )
 _WEB_URL = re.compile(r"https?://[^\s\"'<>]+")
-NEUTRAL_COLOR = "#334155"
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; "
@@ -73,13 +72,14 @@ class Brand:
 
 
 def brand_of(tenant: Tenant | None) -> Brand:
-    """The tenant's app name, logo and colour, with the same fallbacks as its emails; neutral
-    when the page is not about a known tenant."""
+    """The tenant's app name, logo and colour, with the same fallbacks as its emails; the
+    default colour when the page is not about a known tenant."""
     if tenant is None:
-        return Brand(name="", logo_url=None, color=NEUTRAL_COLOR, on_color="#ffffff")
+        color = BRAND_COLOR_DEFAULT
+        return Brand(name="", logo_url=None, color=color, on_color=_text_color_on(color))
     app = app_context(tenant)
     raw_color = str(app["brandColor"] or "")
-    color = raw_color if _COLOR.fullmatch(raw_color) else NEUTRAL_COLOR
+    color = raw_color if _COLOR.fullmatch(raw_color) else BRAND_COLOR_DEFAULT
     logo = app["logoUrl"] if isinstance(app["logoUrl"], str) else ""
     return Brand(
         name=str(app["name"]),
@@ -175,21 +175,27 @@ def _gone(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _user_find(tenant_pk: int, user_pk: int, *, lock: bool = False) -> EndUser | None:
-    """The user a genuine token names, if they still exist in the same, active tenant.
+def _user_find(who: LinkUser) -> EndUser | None:
+    """The user a genuine token names, if they still exist in an active tenant.
 
-    Looked up by primary key on purpose: the token signs the pk, not the external id, which a
-    customer could reassign to someone else. With `lock`, the caller's transaction holds the
-    user's row lock (user_lock_pk, the pipeline's lock point), so the read-merge-write of the
-    preferences is not interleaved with another locked writer of this user.
-    """
-    if lock:
-        user = user_lock_pk(user_pk)
+    By their public id, not the external id, which a customer could reassign to someone else
+    (a legacy link: by primary key, in the tenant it names)."""
+    users = EndUser.objects.select_related("tenant")
+    if who.public_id is not None:
+        user = users.filter(public_id=who.public_id).first()
+    elif who.user_pk is not None and who.tenant_pk is not None:
+        user = users.filter(pk=who.user_pk, tenant_id=who.tenant_pk).first()
     else:
-        user = EndUser.objects.select_related("tenant").filter(pk=user_pk).first()
-    if user is None or user.tenant_id != tenant_pk or user.tenant.status != TenantStatus.ACTIVE:
         return None
-    return user
+    return user if user is not None and user.tenant.status == TenantStatus.ACTIVE else None
+
+
+def _user_locked(user: EndUser) -> EndUser | None:
+    """`user` again under their row lock (user_lock_pk, the pipeline's lock point), inside the
+    caller's transaction, so that the read-merge-write of the preferences is not interleaved
+    with another locked writer of this user; None when they or their tenant went meanwhile."""
+    locked = user_lock_pk(user.pk)
+    return locked if locked is not None and locked.tenant.status == TenantStatus.ACTIVE else None
 
 
 # --- manage preferences ----------------------------------------------------------------------
@@ -218,10 +224,10 @@ def preferences_page(request: HttpRequest, token: str) -> HttpResponse:
     redirects (303) to the same URL with `?saved=1`, which shows a "Saved" notice: reloading
     the page does not post the form again. A bad token gets a 400 page, a stale one a 404.
     """
-    claims = preferences_token_read(token)
-    if claims is None:
+    who = preferences_token_read(token)
+    if who is None:
         return _invalid(request)
-    user = _user_find(claims.tenant_pk, claims.user_pk)
+    user = _user_find(who)
     if user is None:
         return _gone(request)
     return _preferences_form(request, user)
@@ -230,7 +236,7 @@ def preferences_page(request: HttpRequest, token: str) -> HttpResponse:
 def _preferences_form(request: HttpRequest, user: EndUser) -> HttpResponse:
     if request.method == "POST":
         with transaction.atomic():
-            locked = _user_find(user.tenant_id, user.pk, lock=True)
+            locked = _user_locked(user)
             if locked is None:
                 return _gone(request)
             notification_preferences_update(locked, _checked_preferences(request.POST))
@@ -283,23 +289,20 @@ def unsubscribe_page(request: HttpRequest, token: str) -> HttpResponse:
     a client sending a slightly different body should still stop the emails. Repeating it
     changes nothing more.
     """
-    claims = preferences_token_read(token)
-    if claims is None or claims.type not in NotificationType.values:
+    claims = unsubscribe_token_read(token)
+    if claims is None or claims[1] not in NotificationType.values:
         return _invalid(request)
-    type = NotificationType(claims.type)
-    user = _user_find(claims.tenant_pk, claims.user_pk)
+    type = NotificationType(claims[1])
+    user = _user_find(claims[0])
     if user is None:
         return _gone(request)
     if request.method == "POST":
         with transaction.atomic():
-            locked = _user_find(user.tenant_id, user.pk, lock=True)
+            locked = _user_locked(user)
             if locked is None:
                 return _gone(request)
             notification_unsubscribe(locked, type, Channel.EMAIL)
-    context = {
-        "type_label": type.label,
-        "email": email_mask(user.email),
-        "preferences_path": reverse("notification-preferences", args=[preferences_token(user)]),
-    }
+    # No link to the preferences page: this token may turn one kind of email off, nothing more.
+    context = {"type_label": type.label, "email": email_mask(user.email)}
     template = "unsubscribed.html" if request.method == "POST" else "unsubscribe.html"
     return _page(request, template, context, tenant=user.tenant)

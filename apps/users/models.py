@@ -15,6 +15,10 @@ class EndUser(TimestampedModel):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="end_users")
     external_id = models.CharField(max_length=255)
+    # Names the user in links sent to them (notification preferences, unsubscribe): random,
+    # so a link reveals no primary key and no customer id, and a user re-created with the
+    # same external id is not the one an old link named.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     name = models.CharField(max_length=255, null=True, blank=True)
     email = models.CharField(max_length=254, null=True, blank=True)
     tz = models.CharField(max_length=64, null=True, blank=True)

@@ -13,7 +13,7 @@ DEFAULTS = {
     "branding": {
         "appName": "Acme Production",
         "appUrl": "",
-        "brandColor": "#4F46E5",
+        "brandColor": "#374151",
         "font": "MODERN_SANS",
         "logo": None,
         "appIcon": None,

@@ -1,13 +1,20 @@
 """The end-user pages linked from emails: manage preferences and (one-click) unsubscribe."""
 
+import json
 import re
 
 import pytest
+from django.core import signing
 from django.test import Client
 
 from apps.accounts.services import settings_update, tenant_archive
 from apps.notifications.pages import email_mask
-from apps.notifications.tokens import preferences_token, preferences_url, unsubscribe_url
+from apps.notifications.tokens import (
+    preferences_token,
+    preferences_url,
+    unsubscribe_token,
+    unsubscribe_url,
+)
 from apps.users.models import EndUser
 
 ALL_ON = {"email": True, "push": True}
@@ -102,10 +109,10 @@ def test_preferences_page_shows_branding_and_current_choices(tenant, user, brows
     )
 
 
-def test_without_branding_the_page_uses_the_tenant_name_and_a_neutral_colour(tenant, user):
+def test_without_branding_the_page_uses_the_default_name_and_colour_of_emails(tenant, user):
     html = Client().get(prefs_path(user)).content.decode()
     assert tenant.name in html
-    assert "#334155" in html
+    assert "--brand: #374151;" in html
 
 
 def test_a_colour_that_is_not_a_colour_never_reaches_the_style_sheet(tenant, user):
@@ -113,7 +120,7 @@ def test_a_colour_that_is_not_a_colour_never_reaches_the_style_sheet(tenant, use
     tenant.save()
     html = Client().get(prefs_path(user)).content.decode()
     assert "display:none" not in html
-    assert "#334155" in html
+    assert "--brand: #374151;" in html
 
 
 def test_saving_writes_every_type_and_the_api_reads_the_same(user, browser, api_client):
@@ -239,28 +246,75 @@ def test_opening_the_unsubscribe_link_changes_nothing_and_asks(user, browser):
     html = response.content.decode()
     assert "Unsubscribe from Achievement completed emails?" in html
     assert '<form method="post">' in html
-    manage = re.search(r'href="(/notifications/preferences/[^"]+)"', html)[1]
-    assert browser.get(manage).status_code == 200
+    assert "/notifications/preferences/" not in html  # the link may turn one email off only
     assert browser.head(unsub_path(user, "achievement_completed")).status_code == 200
     user.refresh_from_db()
     assert user.notification_preferences == {}
 
 
-def test_the_confirmation_form_unsubscribes_and_links_to_preferences(user, browser):
+def test_the_confirmation_form_unsubscribes_and_hands_out_no_preferences_link(user, browser):
     path = unsub_path(user, "recap")
     browser.get(path)
     response = browser.post(path)  # the confirmation form carries no CSRF token
     assert response.status_code == 200
     html = response.content.decode()
     assert "You are unsubscribed" in html
-    manage = re.search(r'href="(/notifications/preferences/[^"]+)"', html)[1]
-    assert checked(browser.get(manage).content.decode()) == every(off=[("recap", "email")])
+    assert "/notifications/preferences/" not in html
+    user.refresh_from_db()
+    assert user.notification_preferences == {"recap": ["push"]}
 
 
 def test_a_preferences_token_is_not_an_unsubscribe_token(user, mail_client):
-    token = preferences_token(user)  # no type
+    token = preferences_token(user)
     response = mail_client.post(f"/notifications/unsubscribe/{token}")
     assert response.status_code == 400
+    user.refresh_from_db()
+    assert user.notification_preferences == {}
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_an_unsubscribe_token_does_not_open_the_preferences_page(user, browser, method):
+    user.notification_preferences = {"recap": []}
+    user.save()
+    token = unsubscribe_token(user, "recap")
+    response = getattr(browser, method)(f"/notifications/preferences/{token}", {"recap": "email"})
+    assert response.status_code == 400
+    assert "This link is invalid" in response.content.decode()
+    user.refresh_from_db()
+    assert user.notification_preferences == {"recap": []}
+
+
+def _payload(token):
+    """What a signed token carries, as anyone holding the link can read it."""
+    return json.loads(signing.b64_decode(token.split(":")[0].encode()))
+
+
+def test_tokens_name_the_user_by_public_id_not_by_primary_key(user):
+    assert _payload(preferences_token(user)) == str(user.public_id)
+    assert _payload(unsubscribe_token(user, "recap")) == [str(user.public_id), "recap"]
+
+
+def legacy_token(user, type=None):
+    """A link as emails sent before the two tokens were separated carry it."""
+    return signing.dumps([user.tenant_id, user.pk, type], salt="gamify.notifications.preferences")
+
+
+def test_an_unsubscribe_link_sent_before_still_unsubscribes_and_opens_nothing_else(
+    user, mail_client
+):
+    token = legacy_token(user, "recap")
+    assert mail_client.post(f"/notifications/unsubscribe/{token}").status_code == 200
+    assert mail_client.get(f"/notifications/preferences/{token}").status_code == 400
+    user.refresh_from_db()
+    assert user.notification_preferences == {"recap": ["push"]}
+
+
+def test_a_preferences_link_sent_before_still_opens_the_page_and_does_not_unsubscribe(
+    user, browser
+):
+    token = legacy_token(user)
+    assert browser.get(f"/notifications/preferences/{token}").status_code == 200
+    assert browser.post(f"/notifications/unsubscribe/{token}").status_code == 400
     user.refresh_from_db()
     assert user.notification_preferences == {}
 
@@ -277,7 +331,7 @@ def test_an_unknown_type_is_an_invalid_link(user, mail_client):
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize("kind", ["preferences", "unsubscribe"])
 def test_a_tampered_token_is_refused_and_writes_nothing(user, browser, method, kind):
-    token = preferences_token(user, "recap" if kind == "unsubscribe" else None)
+    token = unsubscribe_token(user, "recap") if kind == "unsubscribe" else preferences_token(user)
     for bad in (tamper(token), token[:-1], "garbage", token + "x"):
         response = getattr(browser, method)(f"/notifications/{kind}/{bad}", {"recap": []})
         assert response.status_code == 400, bad
@@ -288,7 +342,7 @@ def test_a_tampered_token_is_refused_and_writes_nothing(user, browser, method, k
 
 def test_a_token_is_bound_to_its_user(tenant, other_tenant, user, mail_client):
     other = EndUser.objects.create(tenant=other_tenant, external_id="u1", email="bob@example.com")
-    token = preferences_token(other, "recap")
+    token = unsubscribe_token(other, "recap")
     # Whatever single character is changed, the link fails; it never names another user.
     for i in range(len(token)):
         forged = token[:i] + ("A" if token[i] != "A" else "B") + token[i + 1 :]
@@ -329,9 +383,9 @@ def test_the_link_of_an_archived_tenant_answers_a_harmless_page(org, other_tenan
     assert archived.notification_preferences == {}
 
 
-def test_a_token_whose_tenant_is_not_the_users_is_no_longer_valid(tenant, other_tenant, user):
-    moved = EndUser(pk=user.pk, tenant=other_tenant)  # a token signed for the wrong tenant
-    response = Client().post(path_of(unsubscribe_url(moved, "recap")))
+def test_a_link_sent_before_naming_another_tenant_is_no_longer_valid(tenant, other_tenant, user):
+    moved = EndUser(pk=user.pk, tenant=other_tenant)  # signed for the wrong tenant
+    response = Client().post(f"/notifications/unsubscribe/{legacy_token(moved, 'recap')}")
     assert response.status_code == 404
     user.refresh_from_db()
     assert user.notification_preferences == {}

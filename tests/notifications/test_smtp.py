@@ -121,3 +121,18 @@ def test_a_server_that_is_down_is_retried(settings, scheduled):
     [message] = messages()
     assert message.status == MessageStatus.RETRYING
     assert "Connection" in message.error or "refused" in message.error.lower()
+
+
+def test_an_unbranded_tenant_s_email_uses_the_defaults_the_settings_api_reports(
+    smtp, api_client, metric
+):
+    branding = api_client.get("/admin/v1/settings").json()["branding"]
+    metric_achievement(api_client, metric, "Ten words", 10)
+    activate(api_client, "achievement_completed")
+    send_event(api_client, at("2026-03-10", 9), value=10, tz="UTC")
+    run_jobs(at("2026-03-10", 17))
+    [(_, _, raw)] = smtp.received
+    received = email.message_from_bytes(raw, policy=email.policy.default)
+    assert received["From"] == f"{branding['appName']} <notify@gamify.test>"
+    html = received.get_body(("html",)).get_content()
+    assert f"background-color: {branding['brandColor']}" in html

@@ -56,7 +56,12 @@ class TenantForm(forms.ModelForm):
     """A tenant and its settings, as PATCH /settings sets them (their limits and formats come
     from apps/accounts/domain.py). Branding is one input per setting."""
 
-    app_name = forms.CharField(label="App name", required=False, max_length=255)
+    app_name = forms.CharField(
+        label="App name",
+        required=False,
+        max_length=255,
+        help_text="The tenant's name when empty.",
+    )
     app_url = forms.URLField(
         label="App URL", required=False, max_length=2000, assume_scheme="https"
     )
@@ -64,8 +69,11 @@ class TenantForm(forms.ModelForm):
         label="Brand color",
         required=False,
         max_length=64,
-        help_text="#RGB, #RRGGBB, rgb() or rgba(); used in emails.",
-        widget=forms.TextInput(attrs={"placeholder": "#1F6FEB", "size": 12}),
+        help_text=(
+            f"#RGB, #RRGGBB, rgb() or rgba(); used in emails. {domain.BRAND_COLOR_DEFAULT} when "
+            "empty."
+        ),
+        widget=forms.TextInput(attrs={"placeholder": domain.BRAND_COLOR_DEFAULT, "size": 12}),
     )
     font = forms.ChoiceField(
         label="Font", required=False, choices=[("", "Default"), *FontFamily.choices]

@@ -1,6 +1,7 @@
 """What a push channel needs, per provider, checked before it is saved: a channel that cannot
 sign its requests is refused at once, not discovered at the first send."""
 
+import re
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -27,6 +28,11 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     PushKind.EXPO: (),
 }
 SERVICE_ACCOUNT_FIELDS = ("project_id", "client_email", "private_key", "token_uri")
+# A Google Cloud project id: lowercase letters, digits and hyphens, with the "example.com:"
+# prefix of older domain-scoped projects (and, leniently, upper case, "_" and "."). It goes
+# into FCM's URL path and into log lines, so nothing else (no control characters, no spaces)
+# is stored.
+_PROJECT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}\Z")
 # The longest value of each field a tenant may give (characters); a service account is
 # counted as its parsed JSON's text.
 MAX_LENGTHS: dict[str, int] = {
@@ -72,6 +78,11 @@ def credentials_check(
         absent = [f for f in SERVICE_ACCOUNT_FIELDS if not isinstance(account.get(f), str)]
         if absent:
             raise ValidationError(f"serviceAccount lacks {', '.join(absent)}")
+        if not _PROJECT_ID.match(account["project_id"]):
+            raise ValidationError(
+                "serviceAccount.project_id must be a Google Cloud project id: letters, digits "
+                "and - . : _ (at most 100), nothing else"
+            )
         _private_key(account["private_key"], rsa.RSAPrivateKey, "serviceAccount.private_key")
         token_uri_check(account["token_uri"])
         return {"projectId": account["project_id"]}

@@ -97,6 +97,13 @@ def test_an_fcm_channel_takes_its_project_from_the_service_account(api_client):
             "token_uri must be one of",
         ),
         ({"kind": "carrier-pigeon"}, "kind"),
+        *[
+            (
+                {"kind": "fcm", "serviceAccount": {**service_account(), "project_id": bad}},
+                "serviceAccount.project_id must be a Google Cloud project id",
+            )
+            for bad in ("p\nERROR forged", "p\x1b[31m", "my project", "", "-p", "p" * 101)
+        ],
     ],
 )
 def test_a_channel_that_cannot_sign_is_refused(api_client, item, message):

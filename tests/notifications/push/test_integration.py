@@ -190,3 +190,50 @@ def test_a_channel_whose_credentials_cannot_be_read_fails_its_tokens_only(fakes,
     assert expo.tokens_sent == [EXPO]
     assert apns.tokens_sent == []
     assert "channel unusable" in message.error
+
+
+CHICAGO = "America/Chicago"
+EXPO_2 = "ExponentPushToken[qrstuvwxyzabcdef]"
+
+
+def test_a_streak_reminder_reaches_the_expo_token_of_the_user_who_missed_today_once(
+    fakes, api_client, metric
+):
+    _, _, expo = fakes
+    channel(api_client, kind="expo", accessToken="expo-token")
+    response = api_client.patch(
+        "/admin/v1/streaks/settings",
+        {"frequency": "daily", "metrics": [{"key": "words", "threshold": 1}]},
+    )
+    assert response.status_code == 200, response.content
+    activate_push(
+        api_client,
+        "streak_reminder",
+        title="{{ user.name }}, keep your streak",
+        body="{{ streak.length }} so far",
+    )
+    for user, token in (("u1", EXPO), ("u2", EXPO_2)):
+        send_event(
+            api_client,
+            at("2026-03-10", 10, tz=CHICAGO),
+            user,
+            tz=CHICAGO,
+            name=user.upper(),
+            email=None,
+            deviceTokens=[token],
+        )
+    send_event(api_client, at("2026-03-11", 9, tz=CHICAGO), "u2", email=None)
+
+    run_jobs(at("2026-03-11", 19, 45, tz=CHICAGO))
+    assert expo.tokens_sent == []
+    assert messages() == []
+    # 20:00 in Chicago is 01:00 UTC the next day: the reminder is due on the user's date.
+    run_jobs(at("2026-03-11", 20, 1, tz=CHICAGO))
+    assert expo.tokens_sent == [EXPO]
+    [sent] = [m for r in expo.requests if r.path == expo.SEND for m in r.json]
+    assert (sent["title"], sent["body"]) == ("U1, keep your streak", "1 so far")
+    for when in (at("2026-03-11", 20, 6, tz=CHICAGO), at("2026-03-11", 23, 30, tz=CHICAGO)):
+        run_jobs(when)
+    assert expo.tokens_sent == [EXPO]
+    [message] = messages(type="streak_reminder")
+    assert (message.user.external_id, message.status) == ("u1", MessageStatus.SENT)

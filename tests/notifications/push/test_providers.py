@@ -453,6 +453,22 @@ def test_an_fcm_service_account_that_cannot_sign_fails_permanently() -> None:
     assert recorder.requests == []
 
 
+def test_an_fcm_project_id_with_control_characters_cannot_forge_a_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A channel stored before project ids were checked may still carry one.
+    recorder = Recorder(answers())
+    broken = {**SERVICE_ACCOUNT, "private_key": "not a key"}
+    provider = FcmProvider(
+        broken, "https://fcm.test", recorder.client, project_id="p\nERROR forged line"
+    )
+    with caplog.at_level(logging.INFO, logger="gamify.notifications.push"):
+        provider.send(NOTE, [T1])
+    [record] = caplog.records
+    assert "\n" not in record.getMessage()
+    assert "'p\\nERROR forged line'" in record.getMessage()
+
+
 # Expo
 
 

@@ -207,7 +207,9 @@ class FcmProvider(HttpClientOwner):
             for token in tokens:
                 results.append(self._send_one(notification, token, auth))
         except TokenExchangeError as exc:
-            logger.warning("fcm project %s: no access token: %s", self.project_id, exc.reason)
+            # %r: the project id and the reason come from the tenant's service account and
+            # Google's answer; a control character in either must not forge a log line.
+            logger.warning("fcm project %r: no access token: %r", self.project_id, exc.reason)
             results += [exc.result_for(token) for token in tokens[len(results) :]]
         return results
 
@@ -222,7 +224,7 @@ class FcmProvider(HttpClientOwner):
             auth.renewed = True
             result = self._post(notification, token, auth.bearer)
         if not result.ok:
-            logger.info("fcm token %s: %s %s", token_hash(token), result.status_code, result.reason)
+            logger.info("fcm token %s: %s %r", token_hash(token), result.status_code, result.reason)
         return result
 
     def _post(self, notification: PushNotification, token: str, bearer: str) -> TokenResult:
