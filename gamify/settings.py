@@ -293,8 +293,13 @@ PUBLIC_URL = env_str(
 NOTIFICATIONS_RETENTION_DAYS = max(2, env_int("NOTIFICATIONS_RETENTION_DAYS", 30))
 
 # Push (apps.notifications.push). Provider base URLs are settings so that tests and staging can
-# point them at local fakes; PUSH_BACKEND=console logs payloads instead of sending them.
-PUSH_BACKEND = env_str("PUSH_BACKEND", "console" if DEBUG else "providers")
+# point them at local fakes; PUSH_BACKEND=console logs payloads instead of sending them. As with
+# EMAIL_HOST, naming a provider's URL means "send there": the console is the default only in
+# DEBUG with no provider URL set (a `make serve` pointed at a fake Expo used to log its pushes).
+_PUSH_URLS = ("PUSH_APNS_URL", "PUSH_APNS_SANDBOX_URL", "PUSH_FCM_URL", "PUSH_EXPO_URL")
+PUSH_BACKEND = env_str(
+    "PUSH_BACKEND", "console" if DEBUG and not any(map(env_str, _PUSH_URLS)) else "providers"
+)
 PUSH_APNS_URL = env_str("PUSH_APNS_URL", "https://api.push.apple.com").rstrip("/")
 PUSH_APNS_SANDBOX_URL = env_str(
     "PUSH_APNS_SANDBOX_URL", "https://api.sandbox.push.apple.com"

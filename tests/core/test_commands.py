@@ -147,3 +147,21 @@ def _proxy_header(**env):
 def test_proxy_headers_are_trusted_only_when_the_operator_says_so():
     assert _proxy_header() == "None"
     assert _proxy_header(TRUST_PROXY_HEADERS="true") == "('HTTP_X_FORWARDED_PROTO', 'https')"
+
+
+def _push_backend(**env):
+    result = _manage(
+        "shell", "-c", "from django.conf import settings; print(settings.PUSH_BACKEND)", **env
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_a_debug_server_pointed_at_a_push_provider_sends_to_it():
+    # `make serve` (DEBUG) with PUSH_EXPO_URL at a local fake used to log its streak reminders
+    # to the console, while the same server sent its emails to EMAIL_HOST (issue 23, item 1).
+    assert _push_backend(DEBUG="true") == "console"
+    assert _push_backend(DEBUG="true", PUSH_EXPO_URL="http://127.0.0.1:9000") == "providers"
+    assert _push_backend(DEBUG="true", PUSH_FCM_URL="http://127.0.0.1:9001") == "providers"
+    assert _push_backend(DEBUG="true", PUSH_BACKEND="console", PUSH_EXPO_URL="x") == "console"
+    assert _push_backend(DEBUG="false", SECRET_KEY="x" * 60, ALLOWED_HOSTS="h") == "providers"
