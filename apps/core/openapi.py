@@ -76,9 +76,23 @@ def read_errors(
 ISSUE_SEVERITIES = ["error", "warning"]
 
 
+class Deprecated:
+    """A field documented as deprecated: written for older clients, not to be relied on
+    (DeprecatedFieldExtension below marks it)."""
+
+
+class DeprecatedCharField(Deprecated, serializers.CharField):
+    pass
+
+
+class DeprecatedChoiceField(Deprecated, serializers.ChoiceField):
+    pass
+
+
 class AdminIssue(serializers.Serializer):
     """A per-item problem of an admin bulk request. Exactly one locator is set: `index` (the
-    0-based position of a create item), `id` (update/delete) or `userId`."""
+    0-based position of a create item), `id` (update/delete) or `userId`. `level` and `reason`
+    repeat `severity` and `message` for the Node SDK 1.0.42 (apps.core.bulk.Issues)."""
 
     id = serializers.CharField(required=False, help_text="Resource id (update and delete).")
     index = serializers.IntegerField(
@@ -87,6 +101,11 @@ class AdminIssue(serializers.Serializer):
     userId = serializers.CharField(required=False, help_text="User id (user-keyed operations).")
     severity = serializers.ChoiceField(choices=ISSUE_SEVERITIES)
     message = serializers.CharField()
+    # The older spelling of the same two values, which the Node SDK 1.0.42 still requires.
+    level = DeprecatedChoiceField(
+        choices=ISSUE_SEVERITIES, help_text="Deprecated alias of severity: the same value."
+    )
+    reason = DeprecatedCharField(help_text="Deprecated alias of message: the same text.")
 
 
 class AdminDeletedItem(serializers.Serializer):
@@ -284,6 +303,17 @@ _URI_TOO_LONG = {
     "description": "Request line (method, path and query) over 8,190 bytes.",
     "content": {"text/html": {"schema": {"type": "string"}}},
 }
+
+
+class DeprecatedFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = "apps.core.openapi.Deprecated"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            self.target, direction, bypass_extensions=True
+        )
+        return {**schema, "deprecated": True}
 
 
 class PositiveDecimalFieldExtension(OpenApiSerializerFieldExtension):

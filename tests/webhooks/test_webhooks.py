@@ -22,6 +22,7 @@ from trophy.types import (
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.jobs import webhooks_dispatch, webhooks_recover
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from tests.admin_issues import admin_issue
 from tests.webhooks.receiver import Receiver
 
 UTC = dt.UTC
@@ -833,9 +834,9 @@ def test_deleting_what_is_not_there_is_an_issue(api_client, receiver, other_tena
     assert response.json() == {
         "deleted": [{"id": mine["id"]}],
         "issues": [
-            {"id": "not-a-uuid", "severity": "error", "message": "id must be a valid UUID"},
-            {"id": unknown, "severity": "error", "message": "Webhook not found by ID"},
-            {"id": theirs["id"], "severity": "error", "message": "Webhook not found by ID"},
+            admin_issue("id must be a valid UUID", id="not-a-uuid"),
+            admin_issue("Webhook not found by ID", id=unknown),
+            admin_issue("Webhook not found by ID", id=theirs["id"]),
         ],
     }
     assert other_tenant_client.get(f"{HOOKS}/{theirs['id']}").status_code == 200
