@@ -8,6 +8,8 @@ to one kind of object only (a points trigger's type, an achievement's trigger)."
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from apps.core.wording import agreeing, listed
+
 
 def arguments_check(function: str, given: Mapping[str, Any], allowed: Any) -> None:
     """`allowed`: the TypedDict class that types the arguments."""
@@ -17,8 +19,8 @@ def arguments_check(function: str, given: Mapping[str, Any], allowed: Any) -> No
 
 
 def wire_list(names: Iterable[str], wire_names: Mapping[str, str]) -> str:
-    """ "metricId, metricThreshold" for ["metric_id", "metric_threshold"]."""
-    return ", ".join(wire_names[name] for name in names)
+    """ "metricId and metricThreshold" for ["metric_id", "metric_threshold"]."""
+    return listed([wire_names[name] for name in names])
 
 
 def kind_problem(
@@ -39,7 +41,8 @@ def kind_problem(
         if other != kind:
             given = [f for f in fields if values.get(f) not in unset]
             if given:
-                return f"{wire_list(given, wire_names)} only apply to {other} {noun}"
+                applies = agreeing(len(given), "applies", "apply")
+                return f"{wire_list(given, wire_names)} only {applies} to {other} {noun}"
     if new:
         missing = [f for f in required_by_kind[kind] if values.get(f) is None]
         if missing:

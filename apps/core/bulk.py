@@ -38,15 +38,31 @@ MAX_BULK_ITEMS = 100
 
 @dataclass
 class Issues:
-    """Collects AdminIssue objects: {id?|index?|userId?, severity, message}."""
+    """Collects AdminIssue objects: {id?|index?|userId?, severity, message, level, reason}.
+
+    Each issue says its severity and message twice: as `severity` and `message`, Trophy's
+    AdminIssue that the Python SDK (1.27.0) reads, and as `level` and `reason`, the older names
+    of the newest Node SDK on npm (1.0.42, `BulkInsertIssue`), which refuses an answer without
+    them (reference §2.3). `level` and `reason` are documented as deprecated aliases."""
 
     items: list[dict[str, Any]] = field(default_factory=list)
 
     def error(self, message: str, **where: Any) -> None:
-        self.items.append({**where, "severity": "error", "message": message})
+        self._add("error", message, where)
 
     def warning(self, message: str, **where: Any) -> None:
-        self.items.append({**where, "severity": "warning", "message": message})
+        self._add("warning", message, where)
+
+    def _add(self, severity: str, message: str, where: dict[str, Any]) -> None:
+        self.items.append(
+            {
+                **where,
+                "severity": severity,
+                "message": message,
+                "level": severity,
+                "reason": message,
+            }
+        )
 
 
 def bulk_items(data: Any, maximum: int = MAX_BULK_ITEMS, name: str = "body") -> list[Any]:

@@ -76,9 +76,23 @@ def read_errors(
 ISSUE_SEVERITIES = ["error", "warning"]
 
 
+class Deprecated:
+    """A field documented as deprecated: written for older clients, not to be relied on
+    (DeprecatedFieldExtension below marks it)."""
+
+
+class DeprecatedCharField(Deprecated, serializers.CharField):
+    pass
+
+
+class DeprecatedChoiceField(Deprecated, serializers.ChoiceField):
+    pass
+
+
 class AdminIssue(serializers.Serializer):
     """A per-item problem of an admin bulk request. Exactly one locator is set: `index` (the
-    0-based position of a create item), `id` (update/delete) or `userId`."""
+    0-based position of a create item), `id` (update/delete) or `userId`. `level` and `reason`
+    repeat `severity` and `message` for the Node SDK 1.0.42 (apps.core.bulk.Issues)."""
 
     id = serializers.CharField(required=False, help_text="Resource id (update and delete).")
     index = serializers.IntegerField(
@@ -87,6 +101,11 @@ class AdminIssue(serializers.Serializer):
     userId = serializers.CharField(required=False, help_text="User id (user-keyed operations).")
     severity = serializers.ChoiceField(choices=ISSUE_SEVERITIES)
     message = serializers.CharField()
+    # The older spelling of the same two values, which the Node SDK 1.0.42 still requires.
+    level = DeprecatedChoiceField(
+        choices=ISSUE_SEVERITIES, help_text="Deprecated alias of severity: the same value."
+    )
+    reason = DeprecatedCharField(help_text="Deprecated alias of message: the same text.")
 
 
 class AdminDeletedItem(serializers.Serializer):
@@ -274,6 +293,11 @@ _EVERY_OPERATION = {
 }
 
 
+# Answered by every operation with a {user_id} in its path whose id breaks the rule of a user id
+# (ScopedApi.initial, apps.core.api.views).
+_BAD_USER_ID = "the user id in the path is longer than 255 characters or holds control characters."
+
+
 # Answered by every operation that reads a body, when the body is not JSON (the parsers accept
 # application/json only; apps.core.api.errors).
 _NOT_JSON = "The body is not application/json (Content-Type)."
@@ -284,6 +308,17 @@ _URI_TOO_LONG = {
     "description": "Request line (method, path and query) over 8,190 bytes.",
     "content": {"text/html": {"schema": {"type": "string"}}},
 }
+
+
+class DeprecatedFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = "apps.core.openapi.Deprecated"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            self.target, direction, bypass_extensions=True
+        )
+        return {**schema, "deprecated": True}
 
 
 class PositiveDecimalFieldExtension(OpenApiSerializerFieldExtension):
@@ -302,12 +337,29 @@ class PositiveDecimalFieldExtension(OpenApiSerializerFieldExtension):
         return schema
 
 
+def _user_id_limits(operation: dict[str, Any], error: dict[str, Any]) -> None:
+    from apps.core.api.fields import MAX_USER_ID
+
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") == "path" and parameter.get("name") == "user_id":
+            parameter["schema"].update(maxLength=MAX_USER_ID, pattern=_NO_CONTROL)
+            invalid = operation["responses"].get("422")
+            if invalid is None:
+                operation["responses"]["422"] = {
+                    "description": _BAD_USER_ID.capitalize(),
+                    "content": error,
+                }
+            else:
+                invalid["description"] += f" Also when {_BAD_USER_ID}"
+
+
 def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: request bodies say what the server refuses, so that a request valid
     by the document is accepted: unknown fields (`additionalProperties: false`) and control
     characters in strings (a pattern on every plain string property); and every operation lists
     the answers any request may get (400 for a NUL in the URL, 414 for an overlong URL, 429;
-    415 for a body that is not JSON where the operation takes one)."""
+    415 for a body that is not JSON where the operation takes one; 422 for an invalid user id
+    where the path holds one, whose parameter states the rule)."""
     from apps.core.api.fields import FREE_TEXT_FIELDS
 
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
@@ -324,6 +376,7 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 operation["responses"].setdefault(
                     "415", {"description": _NOT_JSON, "content": error}
                 )
+            _user_id_limits(operation, error)
 
     for name, schema in result.get("components", {}).get("schemas", {}).items():
         if not name.endswith("Request") or schema.get("type") != "object":

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from apps.accounts.domain import app_name
 from apps.core.dispatch import due_rows_enqueue
+from apps.core.wording import counted
 from apps.notifications import domain
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
 from apps.notifications.context import StreakStates, message_context, variables_used
@@ -199,7 +200,7 @@ def _classify(exc: Exception, attempts: int, now: dt.datetime) -> Outcome:
         retry = domain.retry_at(attempts, now)
         if retry is not None:
             return Outcome(MessageStatus.RETRYING, error, retry)
-        error = f"gave up after {attempts} attempts; last error: {error}"
+        error = f"gave up after {counted(attempts, 'attempt')}; last error: {error}"
     return Outcome(MessageStatus.FAILED, error)
 
 

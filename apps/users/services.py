@@ -14,6 +14,7 @@ from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.db import CompiledSelect, insert
 from apps.core.errors import ValidationError
+from apps.core.wording import agreeing
 from apps.users.domain import UNSET, UserFields, control_assign, local_date
 from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
 from apps.users.models import Attribute, EndUser
@@ -291,5 +292,6 @@ def attribute_refs_check(
     }
     missing = sorted(ids - found)
     if missing:
-        raise ValidationError(f"{kind} attributes not found: {', '.join(missing)}")
+        noun = agreeing(len(missing), "attribute", "attributes")
+        raise ValidationError(f"{kind} {noun} not found: {', '.join(missing)}")
     return [{"attributeId": r["attributeId"], "attributeValue": r["attributeValue"]} for r in refs]

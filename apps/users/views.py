@@ -10,13 +10,10 @@ from rest_framework.response import Response
 
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection, validated
-from apps.core.errors import ValidationError
 from apps.core.openapi import errors, read_errors
 from apps.core.scope import Scope
 from apps.users import selectors, serializers, services, wire
 from apps.users.models import Attribute
-
-MAX_USER_ID = 255
 
 
 class UserCreateApi(AppApi):
@@ -95,8 +92,6 @@ class UserApi(AppApi):
     def _write(self, request: Request, user_id: str, create: bool) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
-        if len(user_id) > MAX_USER_ID:
-            raise ValidationError(f"id must be at most {MAX_USER_ID} characters")
         data = validated(wire.UserFieldsSerializer, request.data)
         scope.ensure_user_fields_allowed(data)
         fields = wire.user_fields(data)

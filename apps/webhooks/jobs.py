@@ -7,6 +7,7 @@ from django.conf import settings
 from apps.core.periodic import periodic_job
 from apps.webhooks.boosts import boost_notices_send
 from apps.webhooks.delivery import deliveries_stuck_release
+from apps.webhooks.leaderboards import leaderboard_start_notices_send
 from apps.webhooks.models import WebhookEvent, WebhookThrottle
 from apps.webhooks.tasks import webhooks_dispatch_task
 
@@ -36,3 +37,9 @@ def webhooks_purge(now: dt.datetime) -> int:
 def webhooks_boosts(now: dt.datetime) -> int:
     """points.boost_started / boost_finished when their time comes."""
     return boost_notices_send(now)
+
+
+@periodic_job("webhooks-leaderboards", every=dt.timedelta(minutes=10))
+def webhooks_leaderboards(now: dt.datetime) -> int:
+    """leaderboard.started at 10:00 UTC the day before a board starts."""
+    return leaderboard_start_notices_send(now)

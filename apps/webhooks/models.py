@@ -148,6 +148,20 @@ class BoostNotice(models.Model):
         return f"{self.boost_id} {self.kind}"
 
 
+class LeaderboardStartNotice(models.Model):
+    """leaderboard.started told once per board (10:00 UTC the day before its start, or when it
+    goes live after that moment): the unique board is what makes a repeated or concurrent job
+    run harmless."""
+
+    board = models.OneToOneField(
+        "leaderboards.Leaderboard", on_delete=models.CASCADE, related_name="+"
+    )
+    sent_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.board_id} started"
+
+
 class WebhookOnce(models.Model):
     """Events told once per thing (a due notification per user and key): the unique key makes
     a repeated or racing job run harmless."""

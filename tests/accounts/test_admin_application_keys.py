@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from apps.accounts.choices import ApiKeyKind
 from apps.accounts.models import ApiKey
 from apps.users.models import EndUser
+from tests.admin_issues import admin_issue
 from tests.conftest import Client
 from tests.factories import event_body
 
@@ -263,8 +264,8 @@ def test_admin_application_key_delete_unknown_is_an_issue(api_client):
     assert response.json() == {
         "deleted": [],
         "issues": [
-            {"id": unknown, "severity": "error", "message": "Application API key not found by ID"},
-            {"id": "bad", "severity": "error", "message": "id must be a valid UUID"},
+            admin_issue("Application API key not found by ID", id=unknown),
+            admin_issue("id must be a valid UUID", id="bad"),
         ],
     }
 
@@ -277,13 +278,7 @@ def test_admin_application_key_of_another_tenant_cannot_be_deleted(api_client, o
 
     assert response.json() == {
         "deleted": [],
-        "issues": [
-            {
-                "id": created["id"],
-                "severity": "error",
-                "message": "Application API key not found by ID",
-            }
-        ],
+        "issues": [admin_issue("Application API key not found by ID", id=created["id"])],
     }
     assert with_key(created["key"]).get("/v1/users/u1").status_code == 200
 

@@ -13,6 +13,7 @@ from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
 from apps.accounts.services import environment_create, tenant_create
 from apps.metrics.models import Metric
+from tests.admin_issues import admin_issue
 from tests.factories import MetricFactory, OrganizationWithKey
 
 URL = "/admin/v1/tenants"
@@ -74,11 +75,7 @@ def test_admin_tenant_customer_id_already_in_use_is_an_issue(api_client, other_t
     assert response.json() == {
         "created": [],
         "issues": [
-            {
-                "index": 0,
-                "severity": "error",
-                "message": 'Customer ID "customer-b" already exists in this environment',
-            }
+            admin_issue('Customer ID "customer-b" already exists in this environment', index=0)
         ],
     }
     assert Tenant.objects.filter(customer_id="customer-b").count() == 1
@@ -100,11 +97,7 @@ def test_admin_tenant_duplicate_customer_id_within_one_request(api_client):
     body = response.json()
     assert [t["name"] for t in body["created"]] == ["First", "Third"]
     assert body["issues"] == [
-        {
-            "index": 1,
-            "severity": "error",
-            "message": 'Customer ID "c1" already exists in this environment',
-        }
+        admin_issue('Customer ID "c1" already exists in this environment', index=1)
     ]
     assert Tenant.objects.get(customer_id="c1").name == "First"
 
@@ -283,11 +276,9 @@ def test_admin_tenant_update_to_a_customer_id_in_use_is_an_issue(api_client, oth
     assert response.json() == {
         "updated": [],
         "issues": [
-            {
-                "id": third["id"],
-                "severity": "error",
-                "message": 'Customer ID "customer-b" already exists in this environment',
-            }
+            admin_issue(
+                'Customer ID "customer-b" already exists in this environment', id=third["id"]
+            )
         ],
     }
     assert Tenant.objects.get(public_id=third["id"]).customer_id == "c3"

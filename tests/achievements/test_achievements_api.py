@@ -1414,6 +1414,19 @@ class TestAdminValidation:
         issue = admin.create_issue(**item)
         assert next(iter(foreign)) in issue["message"]
 
+    def test_a_setting_of_another_trigger_is_named_in_a_grammatical_sentence(self, admin, metric):
+        metric_id = str(metric.public_id)
+        one = admin.create_issue(
+            name="x", trigger="metric", metricId=metric_id, metricValue=5, key="k"
+        )
+        assert one["message"] == "key only applies to api achievements"
+        several = admin.create_issue(
+            name="x", trigger="api", key="k", metricId=metric_id, metricValue=5
+        )
+        assert several["message"] == "metricId and metricValue only apply to metric achievements"
+        missing = admin.create_issue(name="x", trigger="metric")
+        assert missing["message"] == "metric achievements need metricId and metricValue"
+
     def test_trigger_specific_fields_on_update(self, admin, metric):
         created = admin.api("k")
         issue = admin.update_issue(created["id"], streakLength=3)

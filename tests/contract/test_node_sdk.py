@@ -1,5 +1,6 @@
 """The official Node SDK (`@trophyso/node` 1.0.42, pinned in tests/contract/node) against a live
-server: its main application calls, whose responses it checks against its own schemas.
+server: its main application calls and admin calls whose answers carry issues, whose responses it
+checks against its own schemas.
 
 CI installs it with `npm ci --prefix tests/contract/node`; without Node or that install the test
 is skipped with the reason. `streaks.rankings` is left out: that endpoint was removed from the
@@ -135,3 +136,6 @@ def test_the_node_sdk_parses_every_main_call(server: LiveServer) -> None:
     assert results["pointsSystem"] == 1
     assert results["boards"] == 1
     assert results["rankings"] == [["ada", 1, 600], ["bob", 2, 100]]
+    # Issues parse: the SDK reads the deprecated level and reason, which repeat severity and
+    # message.
+    assert results["restoreIssues"] == [["nobody", "error", 'User not found: "nobody"']]

@@ -17,6 +17,7 @@ from apps.core.bulk import Issues, bulk_items, run_item
 from apps.core.errors import ValidationError
 from apps.metrics.models import Metric
 from apps.users.models import Attribute
+from tests.admin_issues import admin_issue
 from tests.factories import MetricFactory, OrganizationWithKey
 
 # Parametrized ids must be the same in every xdist worker, so not uuid4() at import time.
@@ -212,9 +213,9 @@ def test_admin_create_reports_a_non_object_item_at_its_index(api_client, tenant,
     body = response.json()
     assert len(body["created"]) == 1
     assert body["issues"] == [
-        {"index": 0, "severity": "error", "message": "Item must be a JSON object"},
-        {"index": 2, "severity": "error", "message": "Item must be a JSON object"},
-        {"index": 3, "severity": "error", "message": "Item must be a JSON object"},
+        admin_issue("Item must be a JSON object", index=0),
+        admin_issue("Item must be a JSON object", index=2),
+        admin_issue("Item must be a JSON object", index=3),
     ]
     assert coll.count(tenant) == 1
 
@@ -226,7 +227,7 @@ def test_admin_create_rejects_unknown_fields_per_item(api_client, tenant, coll):
     body = response.json()
     assert len(body["created"]) == 1
     assert body["issues"] == [
-        {"index": 0, "severity": "error", "message": "colour: unknown field"},
+        admin_issue("colour: unknown field", index=0),
     ]
     assert coll.count(tenant) == 1
 
@@ -301,11 +302,11 @@ def test_admin_update_reports_invalid_and_unknown_ids(api_client, tenant, coll):
     body = response.json()
     assert [item["name"] for item in body["updated"]] == ["Renamed"]
     assert body["issues"] == [
-        {"index": 0, "severity": "error", "message": "id must be a valid UUID"},
-        {"id": unknown, "severity": "error", "message": f"{coll.noun} not found by ID"},
-        {"index": 2, "severity": "error", "message": "id must be a valid UUID"},
-        {"index": 3, "severity": "error", "message": "id must be a valid UUID"},
-        {"index": 4, "severity": "error", "message": "id must be a valid UUID"},
+        admin_issue("id must be a valid UUID", index=0),
+        admin_issue(f"{coll.noun} not found by ID", id=unknown),
+        admin_issue("id must be a valid UUID", index=2),
+        admin_issue("id must be a valid UUID", index=3),
+        admin_issue("id must be a valid UUID", index=4),
     ]
 
 
@@ -327,7 +328,7 @@ def test_admin_update_rejects_unknown_fields_and_changes_nothing(api_client, ten
     assert response.status_code == 200
     assert response.json() == {
         "updated": [],
-        "issues": [{"id": existing["id"], "severity": "error", "message": "bogus: unknown field"}],
+        "issues": [admin_issue("bogus: unknown field", id=existing["id"])],
     }
     assert api_client.get(f"{coll.path}/{existing['id']}").json()["name"] == existing["name"]
 
@@ -371,8 +372,8 @@ def test_admin_delete_reports_invalid_and_unknown_ids_and_deletes_the_rest(
     assert response.json() == {
         "deleted": [{"id": existing["id"]}],
         "issues": [
-            {"id": "nope", "severity": "error", "message": "id must be a valid UUID"},
-            {"id": unknown, "severity": "error", "message": f"{coll.noun} not found by ID"},
+            admin_issue("id must be a valid UUID", id="nope"),
+            admin_issue(f"{coll.noun} not found by ID", id=unknown),
         ],
     }
     assert coll.count(tenant) == 0
@@ -387,9 +388,7 @@ def test_admin_delete_of_an_already_deleted_id_is_an_issue(api_client, coll):
     assert response.status_code == 200
     assert response.json() == {
         "deleted": [],
-        "issues": [
-            {"id": existing["id"], "severity": "error", "message": f"{coll.noun} not found by ID"}
-        ],
+        "issues": [admin_issue(f"{coll.noun} not found by ID", id=existing["id"])],
     }
 
 
@@ -566,9 +565,23 @@ def test_issues_render_as_admin_issues():
     issues.error("Broken", index=0)
     issues.warning("Careful", userId="u1")
 
+    # Both spellings of severity and message: the Python SDK reads the first pair, the Node
+    # SDK 1.0.42 requires the second (level, reason).
     assert issues.items == [
-        {"index": 0, "severity": "error", "message": "Broken"},
-        {"userId": "u1", "severity": "warning", "message": "Careful"},
+        {
+            "index": 0,
+            "severity": "error",
+            "message": "Broken",
+            "level": "error",
+            "reason": "Broken",
+        },
+        {
+            "userId": "u1",
+            "severity": "warning",
+            "message": "Careful",
+            "level": "warning",
+            "reason": "Careful",
+        },
     ]
 
 
@@ -586,7 +599,7 @@ def test_run_item_rolls_back_only_the_failing_item(tenant):
     assert run_item(issues, {"index": 1}, half_written_then_fails) is None
 
     assert list(Metric.objects.values_list("key", flat=True)) == ["kept"]
-    assert issues.items == [{"index": 1, "severity": "error", "message": "second step failed"}]
+    assert issues.items == [admin_issue("second step failed", index=1)]
 
 
 def test_run_item_turns_an_integrity_error_into_an_issue(tenant):

@@ -75,7 +75,7 @@ def test_run_periodic_jobs_runs_due_jobs_once(db, job_registry):
 def test_run_periodic_jobs_command(db, job_registry):
     out = StringIO()
     call_command("run_periodic_jobs", stdout=out)
-    assert "ran 2 job(s)" in out.getvalue()
+    assert "ran 2 jobs" in out.getvalue()
     out = StringIO()
     call_command("run_periodic_jobs", "--list", stdout=out)
     assert "every-hour" in out.getvalue()

@@ -191,7 +191,7 @@ def test_revoking_keys_deactivates_them(staff_client: Any, org: OrganizationWith
         admin_url(ApiKey), {"action": "revoke", "_selected_action": [revoked.pk]}, follow=True
     )
     assert response.status_code == 200
-    assert "Revoked 1 API key(s)." in message_texts(response)
+    assert "Revoked 1 API key." in message_texts(response)
     revoked.refresh_from_db()
     assert revoked.is_active is False
     assert ApiKey.objects.filter(is_active=True).count() == 1

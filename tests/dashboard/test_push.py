@@ -350,7 +350,7 @@ def test_the_clear_flag_action(staff_client: Any, tenant: Tenant) -> None:
     )
 
     assert message_texts(response) == [
-        "Cleared the flag of 1 push channel(s): dead tokens are pruned again."
+        "Cleared the flag of 1 push channel: dead tokens are pruned again."
     ]
     flagged.refresh_from_db()
     assert (flagged.flagged_at, flagged.flag_reason) == (None, "")

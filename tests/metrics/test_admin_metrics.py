@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from apps.metrics.models import Metric, MetricEvent, MetricTotal
+from tests.admin_issues import admin_issue
 from tests.factories import MetricFactory, bump, event_body
 
 URL = "/admin/v1/metrics"
@@ -96,9 +97,7 @@ def test_admin_metric_duplicate_key_is_an_issue(api_client, tenant, metric):
     assert response.status_code == 200
     assert response.json() == {
         "created": [],
-        "issues": [
-            {"index": 0, "severity": "error", "message": "Key already in use by another metric"}
-        ],
+        "issues": [admin_issue("Key already in use by another metric", index=0)],
     }
     assert Metric.objects.get(tenant=tenant, key="words").name == "Words"
 
@@ -116,9 +115,7 @@ def test_admin_metric_duplicate_key_within_one_request_creates_only_the_first(ap
     assert response.status_code == 201
     body = response.json()
     assert [m["name"] for m in body["created"]] == ["First", "Third"]
-    assert body["issues"] == [
-        {"index": 1, "severity": "error", "message": "Key already in use by another metric"}
-    ]
+    assert body["issues"] == [admin_issue("Key already in use by another metric", index=1)]
     assert Metric.objects.get(tenant=tenant, key="dup").name == "First"
 
 
@@ -318,9 +315,7 @@ def test_admin_metric_key_is_immutable(api_client, metric):
     assert response.status_code == 200
     assert response.json() == {
         "updated": [],
-        "issues": [
-            {"id": str(metric.public_id), "severity": "error", "message": "key: unknown field"}
-        ],
+        "issues": [admin_issue("key: unknown field", id=str(metric.public_id))],
     }
     metric.refresh_from_db()
     assert metric.key == "words"
@@ -366,7 +361,7 @@ def test_admin_metric_invalid_update_values_are_issues(api_client, metric, field
 
     assert response.status_code == 200
     issue = only_issue(response)
-    assert issue == {"id": str(metric.public_id), "severity": "error", "message": issue["message"]}
+    assert issue == admin_issue(issue["message"], id=str(metric.public_id))
     assert issue["message"].startswith(f"{field}:")
     metric.refresh_from_db()
     assert (metric.name, metric.units, metric.unit_type) == ("Words", "", "number")
@@ -416,13 +411,7 @@ def test_admin_metric_of_another_tenant_cannot_be_updated(api_client, foreign_me
     assert response.status_code == 200
     assert response.json() == {
         "updated": [],
-        "issues": [
-            {
-                "id": str(foreign_metric.public_id),
-                "severity": "error",
-                "message": "Metric not found by ID",
-            }
-        ],
+        "issues": [admin_issue("Metric not found by ID", id=str(foreign_metric.public_id))],
     }
     foreign_metric.refresh_from_db()
     assert foreign_metric.name == "Foreign"
@@ -433,13 +422,7 @@ def test_admin_metric_of_another_tenant_cannot_be_deleted(api_client, foreign_me
 
     assert response.json() == {
         "deleted": [],
-        "issues": [
-            {
-                "id": str(foreign_metric.public_id),
-                "severity": "error",
-                "message": "Metric not found by ID",
-            }
-        ],
+        "issues": [admin_issue("Metric not found by ID", id=str(foreign_metric.public_id))],
     }
     assert Metric.objects.filter(pk=foreign_metric.pk).exists()
 

@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.streaks.jobs import streaks_settle_due
 from apps.streaks.models import StreakState
+from tests.admin_issues import admin_issue
 from tests.factories import MetricFactory, bump
 
 UTC = dt.UTC
@@ -360,7 +361,7 @@ class TestRestoreAndReset:
             response = daily.post("/admin/v1/streaks/restore", {"users": [{"id": "u1"}]})
         assert response.status_code == 200
         assert response.json()["issues"] == [
-            {"userId": "u1", "severity": "warning", "message": "No streak to restore"}
+            admin_issue("No streak to restore", "warning", userId="u1")
         ]
 
 

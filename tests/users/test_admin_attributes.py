@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from apps.users.models import Attribute, EndUser
+from tests.admin_issues import admin_issue
 from tests.factories import AttributeFactory, MetricFactory, bump, event_body
 
 URL = "/admin/v1/attributes"
@@ -73,8 +74,8 @@ def test_admin_attribute_duplicate_key_of_the_same_type_is_an_issue(api_client, 
     assert [a["key"] for a in body["created"]] == ["device"]
     message = "Key already in use by another attribute of this type"
     assert body["issues"] == [
-        {"index": 0, "severity": "error", "message": message},
-        {"index": 2, "severity": "error", "message": message},
+        admin_issue(message, index=0),
+        admin_issue(message, index=2),
     ]
     assert Attribute.objects.get(tenant=tenant, key="plan").name == "Plan"
     assert Attribute.objects.get(tenant=tenant, key="device").name == "Device"
@@ -208,9 +209,7 @@ def test_admin_attribute_key_and_type_are_immutable(api_client, plan, field, val
     assert response.status_code == 200
     assert response.json() == {
         "updated": [],
-        "issues": [
-            {"id": str(plan.public_id), "severity": "error", "message": f"{field}: unknown field"}
-        ],
+        "issues": [admin_issue(f"{field}: unknown field", id=str(plan.public_id))],
     }
     plan.refresh_from_db()
     assert (plan.name, plan.key, plan.type) == ("Plan", "plan", "user")
@@ -286,11 +285,7 @@ def test_admin_attribute_of_another_tenant_is_invisible(api_client, plan, foreig
 
 
 def test_admin_attribute_of_another_tenant_cannot_be_updated_or_deleted(api_client, foreign):
-    not_found = {
-        "id": str(foreign.public_id),
-        "severity": "error",
-        "message": "Attribute not found by ID",
-    }
+    not_found = admin_issue("Attribute not found by ID", id=str(foreign.public_id))
 
     updated = api_client.patch(URL, [{"id": str(foreign.public_id), "name": "Mine"}])
     deleted = api_client.delete(f"{URL}?ids={foreign.public_id}")

@@ -22,6 +22,7 @@ from trophy.types import (
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.jobs import webhooks_dispatch, webhooks_recover
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from tests.admin_issues import admin_issue
 from tests.webhooks.receiver import Receiver
 
 UTC = dt.UTC
@@ -448,6 +449,32 @@ def test_points_level_changed_tells_the_levels_before_and_after(api_client, metr
     assert payloads[1].points.total == 60
 
 
+def _board(api_client, when, **fields):
+    with time_machine.travel(when, tick=False):
+        response = api_client.post(
+            "/admin/v1/leaderboards",
+            [
+                {
+                    "name": "Words",
+                    "key": "sprint",
+                    "rankBy": "metric",
+                    "metricId": fields.pop("metric_id"),
+                    "status": "active",
+                    **fields,
+                }
+            ],
+        )
+    assert response.status_code == 201, response.content
+    return response.json()["created"][0]
+
+
+def _started_job(when):
+    from apps.webhooks.jobs import webhooks_leaderboards
+
+    with time_machine.travel(when, tick=False), committed():
+        return webhooks_leaderboards(when)
+
+
 def test_leaderboard_started_changed_and_finished(api_client, metric, receiver):
     from trophy.types import (
         WebhooksLeaderboardChangedPayload,
@@ -462,26 +489,25 @@ def test_leaderboard_started_changed_and_finished(api_client, metric, receiver):
         receiver.url,
         events=["leaderboard.started", "leaderboard.changed", "leaderboard.finished"],
     )
-    with time_machine.travel(at("2026-03-09"), tick=False):
-        response = api_client.post(
-            "/admin/v1/leaderboards",
-            [
-                {
-                    "name": "Words",
-                    "key": "sprint",
-                    "rankBy": "metric",
-                    "metricId": str(metric.public_id),
-                    "status": "active",
-                    "start": "2026-03-10",
-                    "end": "2026-03-12",
-                }
-            ],
-        )
-    assert response.json()["created"][0]["status"] == "scheduled", response.content
-    with time_machine.travel(at("2026-03-10", 0, 5), tick=False), committed():
-        leaderboards_lifecycle_job(at("2026-03-10", 0, 5))
+    board = _board(
+        api_client,
+        at("2026-03-05"),
+        metric_id=str(metric.public_id),
+        start="2026-03-10",
+        end="2026-03-12",
+    )
+    assert board["status"] == "scheduled"
+    assert _started_job(at("2026-03-09", 9, 59)) == 0
+    # 10:00 UTC the day before the start, with the initial (empty) rankings; told once.
+    assert _started_job(at("2026-03-09", 10, 0)) == 1
+    assert _started_job(at("2026-03-09", 10, 10)) == 0
     started = WebhooksLeaderboardStartedPayload.model_validate_json(receiver.wait_for(1)[0].body)
     assert (started.leaderboard.key, started.leaderboard.status) == ("sprint", "active")
+    assert started.leaderboard.rankings == []
+    # Going live at the start tells nothing more.
+    with time_machine.travel(at("2026-03-10", 0, 5), tick=False), committed():
+        leaderboards_lifecycle_job(at("2026-03-10", 0, 5))
+    assert _started_job(at("2026-03-10", 0, 10)) == 0
     event(api_client, at("2026-03-10", 12), "ada", value=5)
     event(api_client, at("2026-03-10", 12, 1), "bob", value=7)  # same board: folded
     changed = WebhooksLeaderboardChangedPayload.model_validate_json(receiver.wait_for(2)[1].body)
@@ -497,6 +523,46 @@ def test_leaderboard_started_changed_and_finished(api_client, metric, receiver):
         ("bob", 1, 7),
         ("ada", 2, 5),
     ]
+    assert len(receiver.requests) == 4  # one leaderboard.started in all
+
+
+@pytest.mark.parametrize(
+    ("start", "made_live"),
+    [
+        ("2026-03-10", at("2026-03-09", 15)),  # tomorrow, after 10:00 UTC today
+        ("2026-03-09", at("2026-03-09", 8)),  # today
+        ("2026-03-01", at("2026-03-09", 8)),  # already started
+    ],
+)
+def test_a_board_made_live_after_its_notice_time_is_told_at_the_next_run_once(
+    api_client, metric, receiver, start, made_live
+):
+    from trophy.types import WebhooksLeaderboardStartedPayload
+
+    endpoint(api_client, receiver.url, events=["leaderboard.started"])
+    board = _board(api_client, made_live, metric_id=str(metric.public_id), start=start)
+    assert _started_job(made_live + dt.timedelta(minutes=10)) == 1
+    started = WebhooksLeaderboardStartedPayload.model_validate_json(receiver.wait_for(1)[0].body)
+    assert (started.leaderboard.id, started.leaderboard.rankings) == (board["id"], [])
+    # Taken off and made live again, or another run of the job: never told twice.
+    with time_machine.travel(made_live + dt.timedelta(hours=1), tick=False):
+        for status in ("inactive", "active"):
+            response = api_client.patch(
+                "/admin/v1/leaderboards", [{"id": board["id"], "status": status}]
+            )
+            assert response.json()["issues"] == [], response.content
+    assert _started_job(made_live + dt.timedelta(hours=2)) == 0
+    assert len(receiver.requests) == 1
+
+
+def test_an_inactive_or_far_future_board_is_not_told(api_client, metric, receiver):
+    endpoint(api_client, receiver.url, events=["leaderboard.started"])
+    _board(api_client, at("2026-03-01"), metric_id=str(metric.public_id), start="2026-03-20")
+    assert _started_job(at("2026-03-18", 12)) == 0  # two days before
+    with time_machine.travel(at("2026-03-18", 13), tick=False):
+        board = api_client.get("/admin/v1/leaderboards").json()[0]
+        api_client.patch("/admin/v1/leaderboards", [{"id": board["id"], "status": "inactive"}])
+    assert _started_job(at("2026-03-19", 10)) == 0  # its day, but not live
 
 
 def test_boost_started_and_finished_follow_trophys_timing(api_client, receiver):
@@ -833,9 +899,9 @@ def test_deleting_what_is_not_there_is_an_issue(api_client, receiver, other_tena
     assert response.json() == {
         "deleted": [{"id": mine["id"]}],
         "issues": [
-            {"id": "not-a-uuid", "severity": "error", "message": "id must be a valid UUID"},
-            {"id": unknown, "severity": "error", "message": "Webhook not found by ID"},
-            {"id": theirs["id"], "severity": "error", "message": "Webhook not found by ID"},
+            admin_issue("id must be a valid UUID", id="not-a-uuid"),
+            admin_issue("Webhook not found by ID", id=unknown),
+            admin_issue("Webhook not found by ID", id=theirs["id"]),
         ],
     }
     assert other_tenant_client.get(f"{HOOKS}/{theirs['id']}").status_code == 200

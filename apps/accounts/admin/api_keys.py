@@ -30,6 +30,7 @@ from apps.accounts.services import (
 )
 from apps.accounts.staff import selected_tenant, visible_tenants
 from apps.core.show_once import once_keep, once_take
+from apps.core.wording import counted
 
 # A new key waits in the server-side session for the page that shows it once (core/show_once).
 _NEW_KEY = "accounts.new_key"
@@ -166,7 +167,7 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
         keys = list(queryset.filter(is_active=True))
         for api_key in keys:
             api_key_revoke(api_key)
-        self.message_user(request, f"Revoked {len(keys)} API key(s).", messages.SUCCESS)
+        self.message_user(request, f"Revoked {counted(len(keys), 'API key')}.", messages.SUCCESS)
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> ApiKey:
         data = form.cleaned_data

@@ -331,7 +331,7 @@ class AchievementForm(ServiceForm):
         if message.startswith("Key already in use"):
             return "key", message
         for name, kind in (("user_attributes", "user"), ("event_attributes", "event")):
-            if message.startswith(f"{kind} attributes not found"):
+            if message.startswith((f"{kind} attribute not found", f"{kind} attributes not found")):
                 return name, "An attribute of a filter no longer exists: clear its row."
         return None, _humane(message, self)
 

@@ -33,6 +33,7 @@ from apps.achievements.admin.forms import KIND_FIELDS, KIND_LABELS, PERIODS, Ach
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement, AchievementCompletion, AchievementPrerequisite
+from apps.core.wording import counted
 from apps.streaks.selectors import streak_config
 from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
 
@@ -73,9 +74,9 @@ def _kind_detail(obj: Achievement) -> str:
         return "completed by your backend"
     if obj.trigger == Trigger.ANNIVERSARY:
         years = obj.anniversary_years or 0
-        return f"{years} year{'s' if years != 1 else ''} after sign-up"
+        return f"{counted(years, 'year')} after sign-up"
     count = getattr(obj, "prerequisite_count", 0)
-    return f"all of {count} achievement{'s' if count != 1 else ''}"
+    return f"all of {counted(count, 'achievement')}"
 
 
 class KindFilter(admin.SimpleListFilter):

@@ -54,6 +54,18 @@ def control_characters_error(name: str, value: str, free_text: bool = False) -> 
     return None
 
 
+# The customer's id of an end-user, in a body ({"user": {"id"}}, "userId") or a path ({user_id}).
+MAX_USER_ID = 255
+
+
+def user_id_error(user_id: str) -> str | None:
+    """What is wrong with a user id given in a URL path (bodies check the same with their
+    fields' max_length and StrictSerializer)."""
+    if len(user_id) > MAX_USER_ID:
+        return f"must be at most {MAX_USER_ID} characters"
+    return control_characters_error("id", user_id)
+
+
 class PositiveDecimalField(serializers.DecimalField):
     """A JSON number greater than 0. JSON numbers are doubles: digits past `decimal_places` are
     rounded (half to even, as event values are), not refused."""

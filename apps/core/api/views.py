@@ -6,7 +6,9 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from apps.core.api.fields import user_id_error
 from apps.core.api.ratelimit import TierRateLimit
+from apps.core.errors import ValidationError
 from apps.core.scope import Scope
 
 
@@ -30,6 +32,15 @@ class ScopedApi(APIView):
     throttle_classes = [TierRateLimit]
     # Rate-limit tier (ratelimit.py): 1 for events, completions and the admin API, else 2.
     rate_tier = 2
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        # Every route that names a user in its path ({user_id}) holds the id to the rule of a
+        # user id in a body: "x%0Ay" would otherwise create the user "x\ny", whose id then
+        # reaches log lines and exports as it is. After authentication, so 401 comes first.
+        user_id = kwargs.get("user_id")
+        if isinstance(user_id, str) and (problem := user_id_error(user_id)) is not None:
+            raise ValidationError(f"id {problem}")
 
     def scope(self, request: Request) -> Scope:
         auth = request.auth

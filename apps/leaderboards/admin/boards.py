@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import ChangeViewContextMixin, ServiceAdmin, selected_tenant
 from apps.core.errors import ApplicationError
+from apps.core.wording import counted
 from apps.leaderboards import configuration, dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
     dates_text,
@@ -218,17 +219,13 @@ def _records_url(model: type[Model], board: Leaderboard) -> str:
     return f"{url}?{urlencode({'leaderboard__id__exact': board.pk})}"
 
 
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number:,} {one if number == 1 else many}"
-
-
 def _removal_text(counts: dict[str, int]) -> str:
     if not counts["entries"] and not counts["snapshots"]:
         return "it has no entries or snapshots yet"
     return (
-        f"{_count(counts['entries'], 'ranking entry', 'ranking entries')} in "
-        f"{_count(counts['runs'], 'run', 'runs')} and "
-        f"{_count(counts['snapshots'], 'daily rank snapshot', 'daily rank snapshots')}"
+        f"{counted(counts['entries'], 'ranking entry', 'ranking entries')} in "
+        f"{counted(counts['runs'], 'run')} and "
+        f"{counted(counts['snapshots'], 'daily rank snapshot')}"
     )
 
 

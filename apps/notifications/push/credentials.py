@@ -9,6 +9,7 @@ from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from django.conf import settings as django_settings
 
 from apps.core.errors import ValidationError
+from apps.core.wording import listed
 from apps.notifications.choices import PushKind
 
 # Non-secret settings and secret fields, by provider, as named on the wire.
@@ -69,7 +70,7 @@ def credentials_check(
     store (FCM's project id is taken from its service account)."""
     missing = [f for f in REQUIRED[kind] if not (settings.get(f) or secrets.get(f))]
     if missing:
-        raise ValidationError(f"{kind} channels need {', '.join(missing)}")
+        raise ValidationError(f"{kind} channels need {listed(missing)}")
     if kind == PushKind.APNS:
         _private_key(secrets["signingKey"], ec.EllipticCurvePrivateKey, "signingKey (the .p8 file)")
         return {**settings, "sandbox": bool(settings.get("sandbox", False))}

@@ -16,6 +16,7 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
+from apps.core.wording import counted
 from apps.notifications import domain
 from apps.notifications.choices import MessageStatus, NotificationType, PushKind
 from apps.notifications.context import StreakStates, message_context, variables_used
@@ -229,7 +230,7 @@ def _outcome(
                 retry = max(retry, now + dt.timedelta(seconds=max(waits)))
             pending = tuple(r.token for r in temporary)
             return PushOutcome(MessageStatus.RETRYING, summary, retry, pending)
-        summary = f"gave up after {message.attempts} attempts; {summary}"
+        summary = f"gave up after {counted(message.attempts, 'attempt')}; {summary}"
     if delivered:
         return PushOutcome(MessageStatus.SENT, summary)
     if not results and not unroutable:

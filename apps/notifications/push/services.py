@@ -7,6 +7,7 @@ from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.arguments import arguments_check
 from apps.core.errors import ValidationError
+from apps.core.wording import listed
 from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
 from apps.notifications.models import PushChannel, PushTemplate
 from apps.notifications.push.credentials import SECRETS, SETTINGS, credentials_check
@@ -51,7 +52,7 @@ def _split(kind: str, given: ChannelCredentials) -> tuple[dict[str, Any], dict[s
     fields = {_STORED[name]: value for name, value in given.items()}
     unknown = set(fields) - set(SETTINGS[kind]) - set(SECRETS[kind])
     if unknown:
-        raise ValidationError(f"{kind} channels take no {', '.join(sorted(unknown))}")
+        raise ValidationError(f"{kind} channels take no {listed(sorted(unknown), 'or')}")
     settings = {k: v for k, v in fields.items() if k in SETTINGS[kind]}
     secrets = {k: v for k, v in fields.items() if k in SECRETS[kind]}
     return settings, secrets

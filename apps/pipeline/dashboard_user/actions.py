@@ -24,6 +24,7 @@ from apps.achievements.choices import Status as AchievementStatus
 from apps.achievements.choices import Trigger
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
 from apps.core.errors import ApplicationError
+from apps.core.wording import counted
 from apps.pipeline.dashboard_user.streak import unit_of
 from apps.pipeline.services import achievement_complete
 from apps.points.choices import TriggerType
@@ -48,10 +49,6 @@ TEMPLATE = "admin/users/enduser/action_confirm.html"
 
 def may_act(request: HttpRequest) -> bool:
     return request.user.has_perm(CHANGE_PERMISSION)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _day(day: dt.date) -> str:
@@ -96,7 +93,7 @@ class StreakAction(UserAction):
 
     def streak(self, view: StreakView | None = None) -> str:
         view = view or self.view
-        return _plural(view.length, unit_of(view.config.frequency))
+        return counted(view.length, unit_of(view.config.frequency))
 
     def fresh_view(self) -> StreakView:
         return streak_view(self.tenant, self.user, streak_state_get(self.user), self.now)
@@ -170,7 +167,7 @@ class StreakFreezeGrant(StreakAction):
             return [f"{self.user}'s streak is {self.streak()}."]
         have, most = self.view.settlement.state.freezes, config.freeze_max_count
         return [
-            f"{self.user} has {have} of at most {most} freezes; granting adds one "
+            f"{self.user} has {have} of at most {counted(most, 'freeze')}; granting adds one "
             f"({min(have + 1, most)} of {most}).",
             "A freeze is used up by itself when a period is missed, and keeps the streak alive.",
             "This is what POST /admin/v1/streaks/freezes does.",
@@ -181,13 +178,17 @@ class StreakFreezeGrant(StreakAction):
         if not config.freezes_enabled:
             return "Streak freezes are not enabled for this tenant (see the streak settings)."
         if self.view.settlement.state.freezes >= config.freeze_max_count:
-            return f"{self.user} already has the maximum of {config.freeze_max_count} freezes."
+            return self._at_most()
         return None
+
+    def _at_most(self) -> str:
+        most = self.view.config.freeze_max_count
+        return f"{self.user} already has the maximum of {counted(most, 'freeze')}."
 
     def perform(self, data: dict[str, Any]) -> tuple[int, str]:
         most = self.view.config.freeze_max_count
         if not streaks.streak_freeze_grant(self.tenant, self.user, self.now):
-            return messages.WARNING, f"{self.user} already has the maximum of {most} freezes."
+            return messages.WARNING, self._at_most()
         have = self.fresh_view().settlement.state.freezes
         return messages.SUCCESS, f"Granted a streak freeze to {self.user}: {have} of {most}."
 

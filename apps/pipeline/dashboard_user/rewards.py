@@ -14,6 +14,7 @@ from apps.achievements.selectors import (
     achievement_definitions,
     user_completion_rows,
 )
+from apps.core.wording import counted
 from apps.leaderboards.choices import Status as BoardStatus
 from apps.leaderboards.selectors import board_definitions, run_current, user_standing
 from apps.metrics.selectors import metric_definitions, metric_filtered_total
@@ -165,7 +166,7 @@ class _Progress:
             return f"streak {self.streak_length} of {target}", _percent(self.streak_length, target)
         if d.trigger == Trigger.ACHIEVEMENT:
             have = len(d.prerequisites & self.done)
-            return f"{have} of {len(d.prerequisites)} prerequisites", _percent(
+            return f"{have} of {counted(len(d.prerequisites), 'prerequisite')}", _percent(
                 have, len(d.prerequisites)
             )
         if d.trigger == Trigger.ANNIVERSARY:

@@ -24,6 +24,7 @@ from apps.accounts.admin.base import (
 )
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
+from apps.core.wording import counted
 from apps.points import configuration, domain
 from apps.points.admin.forms import badge_rule
 from apps.points.admin.parts import (
@@ -114,10 +115,6 @@ def archive_counts(systems: list[PointsSystem]) -> dict[str, int]:
         "levels": PointsLevel.objects.filter(system__in=systems).count(),
         "boosts": PointsBoost.objects.filter(system__in=systems).count(),
     }
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @admin.register(PointsSystem)
@@ -247,7 +244,7 @@ class PointsSystemAdmin(ServiceAdmin):
                 for system in systems:
                     configuration.points_system_archive(system.tenant, system)
             self.message_user(
-                request, f"Archived {_plural(len(systems), 'points system')}.", messages.SUCCESS
+                request, f"Archived {counted(len(systems), 'points system')}.", messages.SUCCESS
             )
             return None
         context = {

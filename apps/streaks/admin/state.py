@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from apps.accounts.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, text_rules
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
+from apps.core.wording import counted
 from apps.streaks import domain, services
 from apps.streaks.choices import PauseStatus
 from apps.streaks.models import StreakPause, StreakPeriod, StreakState
@@ -27,10 +28,6 @@ from apps.users.selectors import user_get
 RESET_TEMPLATE = "admin/streaks/streakstate/reset_confirmation.html"
 # The reset confirmation names the users of this many of the longest selected streaks.
 NAMED_LIMIT = 20
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 class StreakActionsMixin:
@@ -109,7 +106,7 @@ class StreakStateAdmin(StreakActionsMixin, EndUserRowsMixin, ReadOnlyAdmin):
         if declined:
             self.message_user(request, declined, messages.WARNING)
         for message, count in sorted(refusals.items()):
-            self.message_user(request, f"{message} ({_plural(count, 'user')})", messages.ERROR)
+            self.message_user(request, f"{message} ({counted(count, 'user')})", messages.ERROR)
 
     @admin.action(description="Reset selected streaks to 0", permissions=["manage"])
     def reset_streaks(
@@ -123,7 +120,7 @@ class StreakStateAdmin(StreakActionsMixin, EndUserRowsMixin, ReadOnlyAdmin):
             return True
 
         done, _, refusals = _per_user(queryset, reset)
-        self._report(request, f"Reset {_plural(done, 'streak')}.", None, refusals)
+        self._report(request, f"Reset {counted(done, 'streak')}.", None, refusals)
         return None
 
     def _reset_confirmation(
@@ -149,8 +146,8 @@ class StreakStateAdmin(StreakActionsMixin, EndUserRowsMixin, ReadOnlyAdmin):
         done, declined, refusals = _per_user(queryset, services.streak_restore)
         self._report(
             request,
-            f"Restored {_plural(done, 'streak')}.",
-            f"{_plural(declined, 'streak')} had nothing longer to restore." if declined else None,
+            f"Restored {counted(done, 'streak')}.",
+            f"{counted(declined, 'streak')} had nothing longer to restore." if declined else None,
             refusals,
         )
 
@@ -160,8 +157,8 @@ class StreakStateAdmin(StreakActionsMixin, EndUserRowsMixin, ReadOnlyAdmin):
         done, declined, refusals = _per_user(queryset, services.streak_freeze_grant)
         self._report(
             request,
-            f"Granted a freeze to {_plural(done, 'user')}.",
-            f"{_plural(declined, 'user')} already had the maximum number of freezes."
+            f"Granted a freeze to {counted(done, 'user')}.",
+            f"{counted(declined, 'user')} already had the maximum number of freezes."
             if declined
             else None,
             refusals,
@@ -265,8 +262,8 @@ class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ServiceAdmin):
         for pause in active:
             services.streak_pause_archive(pause)
             archived += 1
-        self.message_user(request, f"Archived {_plural(archived, 'pause')}.", messages.SUCCESS)
+        self.message_user(request, f"Archived {counted(archived, 'pause')}.", messages.SUCCESS)
         if skipped := queryset.count() - archived:
             self.message_user(
-                request, f"{_plural(skipped, 'pause')} already archived.", messages.WARNING
+                request, f"{counted(skipped, 'pause')} already archived.", messages.WARNING
             )

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from apps.core.errors import ApplicationError
+from apps.core.wording import agreeing, counted
 from apps.webhooks import services
 from apps.webhooks.admin.secret_once import secret_keep, secret_take
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
@@ -174,7 +175,7 @@ class EndpointActions(admin.ModelAdmin):
         except ApplicationError as refused:
             self.message_user(request, refused.message, messages.ERROR)
             return self._back(endpoint)
-        history = f"Redelivered {count} failed deliveries."
+        history = f"Redelivered {counted(count, 'failed delivery', 'failed deliveries')}."
         when = date_format(timezone.localtime(since), "DATETIME_FORMAT")
         if not count:
             message = f"No failed deliveries since {when}."
@@ -183,7 +184,8 @@ class EndpointActions(admin.ModelAdmin):
             request,
             endpoint,
             history,
-            f"{count} failed deliveries since {when} are pending again: the next dispatch "
+            f"{counted(count, 'failed delivery', 'failed deliveries')} since {when} "
+            f"{agreeing(count, 'is', 'are')} pending again: the next dispatch "
             "(every minute) sends them, with their original webhook-id.",
         )
 

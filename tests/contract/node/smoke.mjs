@@ -1,4 +1,5 @@
-// The main application calls of the official Node SDK against a gamify server. The SDK checks
+// The main application calls of the official Node SDK against a gamify server, and admin calls
+// whose answers carry issues. The SDK checks
 // every response against its own schemas, so a missing or mistyped field fails here.
 // Env: GAMIFY_API (…/v1), GAMIFY_ADMIN (…/admin/v1), GAMIFY_KEY (admin key). Prints one JSON
 // line of results; exits 1 with the error on any failure.
@@ -56,6 +57,9 @@ async function main() {
   results.boards = (await trophy.leaderboards.all(options)).length;
   const board = await trophy.leaderboards.get("top-writers", { limit: 10 }, options);
   results.rankings = board.rankings.map((r) => [r.userId, r.rank, r.value]);
+  // Admin answers carrying issues: the SDK's BulkInsertIssue requires {userId, level, reason}.
+  const restored = await trophy.admin.streaks.restore({ users: [{ id: "nobody" }] }, options);
+  results.restoreIssues = restored.issues.map((i) => [i.userId, i.level, i.reason]);
   console.log(JSON.stringify(results));
 }
 

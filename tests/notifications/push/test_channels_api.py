@@ -7,6 +7,7 @@ import pytest
 from apps.notifications.choices import MessageStatus
 from apps.notifications.models import PushAttempt, PushChannel, PushTemplate
 from apps.notifications.push.secrets import secrets_decrypt
+from tests.admin_issues import admin_issue
 from tests.notifications.conftest import at, messages, metric_achievement, run_jobs, send_event
 from tests.notifications.push.keys import apns_signing_key, service_account
 
@@ -262,9 +263,9 @@ def test_deleting_push_templates_not_there_is_an_issue(api_client, other_tenant_
     assert response.json() == {
         "deleted": [],
         "issues": [
-            {"id": "not-a-uuid", "severity": "error", "message": "id must be a valid UUID"},
-            {"id": UNKNOWN, "severity": "error", "message": "Push template not found by ID"},
-            {"id": theirs["id"], "severity": "error", "message": "Push template not found by ID"},
+            admin_issue("id must be a valid UUID", id="not-a-uuid"),
+            admin_issue("Push template not found by ID", id=UNKNOWN),
+            admin_issue("Push template not found by ID", id=theirs["id"]),
         ],
     }
     assert other_tenant_client.get(f"{TEMPLATES}/{theirs['id']}").status_code == 200

@@ -3,6 +3,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from apps.core.periodic import periodic_jobs_registered, periodic_jobs_run_due
+from apps.core.wording import counted
 
 
 class Command(BaseCommand):
@@ -18,4 +19,4 @@ class Command(BaseCommand):
                 self.stdout.write(f"{job.name}\tevery {job.every}")
             return
         ran = periodic_jobs_run_due(force=options["all"])
-        self.stdout.write(f"ran {len(ran)} job(s): {', '.join(ran) or '-'}")
+        self.stdout.write(f"ran {counted(len(ran), 'job')}: {', '.join(ran) or '-'}")

@@ -19,6 +19,7 @@ from apps.accounts.admin.base import (
     TenantFilter,
     delete_selected,
 )
+from apps.core.wording import counted
 from apps.notifications.admin.forms import with_field_errors
 from apps.notifications.admin.push_channels.form import (
     KIND_FIELDS,
@@ -53,7 +54,8 @@ def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
         services.push_channel_update(channel, flagged=False)
     modeladmin.message_user(
         request,
-        f"Cleared the flag of {len(flagged)} push channel(s): dead tokens are pruned again."
+        f"Cleared the flag of {counted(len(flagged), 'push channel')}: dead tokens are pruned "
+        "again."
         if flagged
         else "None of the selected channels was flagged.",
         messages.SUCCESS if flagged else messages.WARNING,
