@@ -65,16 +65,17 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Dashboard login: after LOGIN_FAILURE_LIMIT wrong passwords for one username, or from one
-# address, further attempts are refused for LOGIN_LOCKOUT_MINUTES (README, "Dashboard login";
-# `manage.py axes_reset_username NAME` unlocks at once).
+# Dashboard login: after LOGIN_FAILURE_LIMIT wrong passwords for one username from one address,
+# or from one address whatever the usernames, attempts from that address are refused for
+# LOGIN_LOCKOUT_MINUTES (README, "Dashboard login"; `manage.py axes_reset_username NAME` unlocks
+# at once). Never by username alone: anyone could keep any staff member locked out.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = max(1, env_int("LOGIN_FAILURE_LIMIT", 5))
 AXES_COOLOFF_TIME = dt.timedelta(minutes=max(1, env_int("LOGIN_LOCKOUT_MINUTES", 15)))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "apps.core.middleware.client_ip"
 AXES_LOCKOUT_CALLABLE = "gamify.dashboard.login_locked_out"

@@ -177,3 +177,22 @@ def test_staff_cannot_change_who_belongs_to_their_organization(
     org.organization.refresh_from_db()
     assert org.organization.name == "Acme 2"
     assert list(org.organization.staff.all()) == [member]
+
+
+def test_a_key_is_made_in_the_environment_the_key_list_shows(
+    staff_client: Client, org: OrganizationWithKey, rival: OrganizationWithKey
+) -> None:
+    switch_tenant(staff_client, rival.tenant)
+    form = staff_client.get(admin_url(ApiKey, "add")).context["adminform"].form
+    assert list(form.fields["environment"].queryset) == [rival.environment]
+    assert list(form.fields["tenant"].queryset) == [rival.tenant]
+
+    # A key for the first organization's environment would never be listed, nor shown once.
+    elsewhere = {"kind": "admin", "environment": org.environment.pk, "name": "CI"}
+    assert staff_client.post(admin_url(ApiKey, "add"), elsewhere).status_code == 200
+    assert not ApiKey.objects.filter(name="CI").exists()
+
+    here = {**elsewhere, "environment": rival.environment.pk}
+    response = staff_client.post(admin_url(ApiKey, "add"), here, follow=True)
+    assert '<code id="api-key">' in response.content.decode()
+    assert ApiKey.objects.get(name="CI") in listed(staff_client, ApiKey)

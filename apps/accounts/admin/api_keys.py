@@ -14,14 +14,14 @@ from apps.accounts.admin.base import (
     TENANT_RELATED,
     ChangeViewContextMixin,
     DashboardAdmin,
-    EnvironmentFilter,
     ServiceAdmin,
     TenantColumnMixin,
+    dashboard_choices,
     delete_selected,
     tenant_label,
 )
 from apps.accounts.choices import ApiKeyKind
-from apps.accounts.models import ApiKey, Tenant
+from apps.accounts.models import ApiKey, Environment, Tenant
 from apps.accounts.services import (
     api_key_create_admin,
     api_key_delete,
@@ -105,7 +105,8 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
         "created",
     )
     list_select_related = ("environment__organization", TENANT_RELATED)
-    list_filter = ("kind", "is_active", ("environment", EnvironmentFilter))
+    # One environment is listed (scope), so there is no filter by environment.
+    list_filter = ("kind", "is_active")
     search_fields = ("prefix", "name", "user_id")
     exclude = ("secret_hash",)
     fields = (
@@ -136,13 +137,22 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
     def formfield_for_foreignkey(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
     ) -> ModelChoiceField | None:
+        # A key is made in the environment this page lists: one made in another would never be
+        # shown, nor would its secret, which only its page shows, once.
+        selected = selected_tenant(request)
+        listed = [selected.environment_id] if selected is not None else []
         if db_field.related_model is Tenant:
-            # Optional here (admin keys have none): any tenant the staff member can see.
+            # Optional here (admin keys have none): a tenant of that environment.
             field = forms.ModelChoiceField(
-                visible_tenants(request.user), required=False, label="tenant"
+                visible_tenants(request.user).filter(environment_id__in=listed),
+                required=False,
+                label="tenant",
             )
             field.label_from_instance = tenant_label  # type: ignore[assignment]
             return field
+        if db_field.related_model is Environment:
+            kwargs["queryset"] = dashboard_choices(Environment, request).filter(pk__in=listed)
+            kwargs["initial"] = listed[0] if listed else None
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:

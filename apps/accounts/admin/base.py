@@ -14,6 +14,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import actions as django_actions
 from django.contrib.admin.options import IS_POPUP_VAR
 from django.contrib.admin.utils import display_for_value, unquote
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models, transaction
 from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
@@ -42,8 +43,13 @@ from apps.accounts.admin.forms import text_rules as text_rules
 from apps.accounts.admin.forms import url_problems as url_problems
 from apps.accounts.admin.rows import RowsWidget as RowsWidget
 from apps.accounts.choices import TenantStatus
-from apps.accounts.models import Environment, Tenant
-from apps.accounts.staff import selected_tenant, tenant_label, visible_organizations
+from apps.accounts.models import Environment, Organization, Tenant
+from apps.accounts.staff import (
+    selected_tenant,
+    tenant_label,
+    visible_organizations,
+    visible_tenants,
+)
 from apps.core.errors import ApplicationError
 
 # Set on the request when a service refused a write; see ServiceAdmin.refusal_keep.
@@ -53,26 +59,59 @@ _SERVICE_ERROR = "_dashboard_service_error"
 TENANT_RELATED = "tenant__environment__organization"
 
 
-def tenant_choices() -> QuerySet[Tenant]:
-    return Tenant.objects.select_related("environment__organization").order_by(
-        "environment__organization__name", "environment__priority", "-is_default", "customer_id"
-    )
-
-
-class TenantFilter(admin.RelatedFieldListFilter):
-    """Django's filter calls str() on each tenant, one query per default tenant; this loads the
-    labels in a single query."""
-
-    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
-        return [(tenant.pk, tenant_label(tenant)) for tenant in tenant_choices()]
-
-
-class EnvironmentFilter(admin.RelatedFieldListFilter):
-    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
-        environments = Environment.objects.select_related("organization").order_by(
-            "organization__name", "priority"
+def dashboard_choices(model: type[models.Model], request: HttpRequest) -> QuerySet:
+    """What a dashboard choice list or list filter may offer of `model`: what the staff member's
+    pages list of it (docs/architecture.md §3). Organizations, environments and tenants are those
+    of the organizations they belong to; rows of a tenant are those of the selected tenant; any
+    other model offers nothing unless its page names its choices itself."""
+    organizations = visible_organizations(request.user)
+    if model is Organization:
+        return organizations.order_by("name")
+    if model is Environment:
+        return (
+            Environment.objects.select_related("organization")
+            .filter(organization__in=organizations)
+            .order_by("organization__name", "priority")
         )
-        return [(environment.pk, str(environment)) for environment in environments]
+    if model is Tenant:
+        return visible_tenants(request.user)
+    lookup = _tenant_lookup(model)
+    if lookup is None:
+        return model._default_manager.none()
+    return scoped(model._default_manager.all(), request, lookup)
+
+
+class ScopedFilter(admin.RelatedFieldListFilter):
+    """A list filter by a related object that offers only what dashboard_choices does, in one
+    query: Django's own would list every organization's rows, one query per label."""
+
+    ordering: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()  # what label() reads
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
+        rows = dashboard_choices(field.related_model, request)
+        if self.related:
+            rows = rows.select_related(*self.related)
+        if self.ordering:
+            rows = rows.order_by(*self.ordering)
+        return [(row.pk, self.label(row)) for row in rows]
+
+    def label(self, row: Any) -> str:
+        return str(row)
+
+    def has_output(self) -> bool:
+        # Django ignores the filter of a list that offers a single choice; one chosen in an
+        # address (another tenant's row, before a switch) still applies, and finds nothing.
+        return bool(super().has_output() or self.lookup_val is not None)
+
+
+class TenantFilter(ScopedFilter):
+    def label(self, row: Any) -> str:
+        return tenant_label(row)
+
+
+class EnvironmentFilter(ScopedFilter):
+    pass
 
 
 class TenantColumnMixin:
@@ -140,11 +179,18 @@ class DashboardAdmin(admin.ModelAdmin):
         return [name for name in columns if name != "tenant_column"]
 
     def get_list_filter(self, request: HttpRequest) -> Any:
+        # A filter by a related object offers what the staff member may see of it only.
         return [
-            item
+            (item, ScopedFilter) if isinstance(item, str) and self._is_relation(item) else item
             for item in super().get_list_filter(request)
             if not (isinstance(item, tuple) and item[0] == "tenant")
         ]
+
+    def _is_relation(self, name: str) -> bool:
+        try:
+            return bool(self.model._meta.get_field(name).is_relation)
+        except FieldDoesNotExist:
+            return False
 
     def formfield_for_foreignkey(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
@@ -159,16 +205,17 @@ class DashboardAdmin(admin.ModelAdmin):
             )
             kwargs["initial"] = tenant
             kwargs["widget"] = forms.HiddenInput
-        elif related is Environment:
-            kwargs["queryset"] = Environment.objects.select_related("organization").filter(
-                organization__in=visible_organizations(request.user)
-            )
-        elif _tenant_lookup(related) is not None and "queryset" not in kwargs:
-            kwargs["queryset"] = scoped(related._default_manager.all(), request, "tenant")
+        elif "queryset" not in kwargs:
+            kwargs["queryset"] = dashboard_choices(related, request)
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and related is Tenant:
             field.label_from_instance = tenant_label  # type: ignore[assignment]
         return field
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if "queryset" not in kwargs:
+            kwargs["queryset"] = dashboard_choices(db_field.related_model, request)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def render_change_form(
         self,

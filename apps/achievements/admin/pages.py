@@ -22,10 +22,10 @@ from django.utils.safestring import SafeString, mark_safe
 from apps.accounts.admin.base import (
     NAMED_LIMIT,
     ReadOnlyAdmin,
+    ScopedFilter,
     ServiceAdmin,
     admin_link,
     dependents,
-    scoped,
 )
 from apps.accounts.staff import selected_tenant
 from apps.achievements import selectors, services
@@ -90,12 +90,13 @@ class KindFilter(admin.SimpleListFilter):
         return queryset.filter(trigger=self.value()) if self.value() else queryset
 
 
-class AchievementFilter(admin.RelatedFieldListFilter):
+class AchievementFilter(ScopedFilter):
     """The selected tenant's achievements; one query."""
 
-    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
-        achievements = scoped(Achievement.objects.order_by("name"), request, "tenant")
-        return [(a.pk, a.name) for a in achievements]
+    ordering = ("name",)
+
+    def label(self, row: Achievement) -> str:
+        return row.name
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ReadOnlyAdmin, selected_tenant
+from apps.accounts.admin.base import ReadOnlyAdmin, ScopedFilter
 from apps.leaderboards.admin.display import value_text
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
@@ -47,12 +47,13 @@ class RecordColumnsMixin(EndUserRowsMixin):
         return value_text(board, Decimal(obj.value), frequency)
 
 
-class BoardFilter(admin.RelatedFieldListFilter):
-    """The selected tenant's boards only (Django's filter would list every tenant's)."""
+class BoardFilter(ScopedFilter):
+    """The selected tenant's boards."""
 
-    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
-        boards = Leaderboard.objects.filter(tenant=selected_tenant(request)).order_by("name")
-        return [(b.pk, f"{b.name} ({b.key})") for b in boards]
+    ordering = ("name",)
+
+    def label(self, row: Leaderboard) -> str:
+        return f"{row.name} ({row.key})"
 
 
 @admin.register(LeaderboardEntry)

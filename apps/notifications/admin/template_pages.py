@@ -75,14 +75,16 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        if self.has_view_or_change_permission(request):
-            # As in the admin API's list. One query finds the tenants still without their
-            # built-in templates; once every tenant has them, that is all it costs.
-            unseeded = Tenant.objects.filter(status=TenantStatus.ACTIVE).filter(
+        tenant = selected_tenant(request)
+        if tenant is not None and self.has_view_or_change_permission(request):
+            # As in the admin API's list, for the one tenant the page lists (never another
+            # organization's). One query finds whether it still lacks its built-in templates;
+            # once it has them, that is all it costs.
+            unseeded = Tenant.objects.filter(pk=tenant.pk, status=TenantStatus.ACTIVE).filter(
                 Q(notification_settings__isnull=True)
                 | Q(**{f"notification_settings__{self.seeded_marker}__isnull": True})
             )
-            for tenant in unseeded:
+            if unseeded.exists():
                 type(self).seed(tenant)
         return super().changelist_view(request, extra_context)
 

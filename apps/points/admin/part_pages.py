@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ServiceAdmin, selected_tenant
+from apps.accounts.admin.base import ScopedFilter, ServiceAdmin, selected_tenant
 from apps.points.admin.part_forms import BoostForm, LevelForm
 from apps.points.admin.parts import (
     WRITES,
@@ -28,12 +28,13 @@ from apps.points.choices import SystemStatus
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
-class SystemFilter(admin.RelatedFieldListFilter):
-    """The selected tenant's systems only (Django's filter would list every tenant's)."""
+class SystemFilter(ScopedFilter):
+    """The selected tenant's systems, by key."""
 
-    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list:
-        systems = PointsSystem.objects.filter(tenant=selected_tenant(request)).order_by("key")
-        return [(s.pk, s.key) for s in systems]
+    ordering = ("key",)
+
+    def label(self, row: PointsSystem) -> str:
+        return row.key
 
 
 class SystemPartAdmin(ServiceAdmin):
