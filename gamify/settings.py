@@ -292,6 +292,10 @@ PUBLIC_URL = env_str(
 # Delivery-log retention: messages older than this are purged (at least 2 days, so that no
 # late job run can schedule again what the purged rows stood for).
 NOTIFICATIONS_RETENTION_DAYS = max(2, env_int("NOTIFICATIONS_RETENTION_DAYS", 30))
+# The wall-clock deadline of rendering one email or push message from a tenant's template (on
+# save, preview and every send); a backstop to the sandbox's budgets, which keep any template
+# within about a second (apps/notifications/rendering/sandbox.py).
+NOTIFICATIONS_TEMPLATE_RENDER_SECONDS = max(1, env_int("NOTIFICATIONS_TEMPLATE_RENDER_SECONDS", 2))
 
 # Push (apps.notifications.push). Provider base URLs are settings so that tests and staging can
 # point them at local fakes; PUSH_BACKEND=console logs payloads instead of sending them. As with

@@ -4,6 +4,7 @@ sent as a test to the staff member; the delivery log is only shown."""
 import datetime as dt
 import html
 import re
+import time
 from typing import Any, cast
 
 import pytest
@@ -23,6 +24,7 @@ from apps.users.choices import AttributeType
 from apps.users.models import EndUser
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, OrganizationWithKey
+from tests.notifications.conftest import COSTLY_HTML, TOO_MUCH_WORK
 
 DEFAULT_TYPES = sorted(NotificationType.values)
 
@@ -181,6 +183,20 @@ def test_a_template_that_does_not_render_is_an_error_next_to_its_input(
     form = response.context["adminform"].form
     assert str(form.errors[field][0]).startswith(f"{field}: ")
     assert form.data[field] == value
+    assert not EmailTemplate.objects.filter(name="Trophy").exists()
+
+
+def test_a_template_too_costly_to_render_is_refused_quickly_next_to_its_input(
+    staff_client: Any, tenant: Tenant
+) -> None:
+    started = time.perf_counter()
+    response = staff_client.post(
+        admin_url(EmailTemplate, "add"), template_form(tenant, html=COSTLY_HTML)
+    )
+
+    assert time.perf_counter() - started < 5
+    form = response.context["adminform"].form
+    assert str(form.errors["html"][0]).startswith(f"html: {TOO_MUCH_WORK}")
     assert not EmailTemplate.objects.filter(name="Trophy").exists()
 
 

@@ -1,6 +1,11 @@
 """The email-template collection of the admin API (a gamify extension) and previews."""
 
+import time
+
 import pytest
+
+from apps.notifications.models import EmailTemplate
+from tests.notifications.conftest import COSTLY_HTML, TOO_MUCH_WORK
 
 ADMIN = "/admin/v1/email-templates"
 
@@ -70,6 +75,19 @@ def test_a_template_that_does_not_render_is_an_issue_at_save_time(
     assert issue["message"].startswith(expected)
 
 
+def test_a_template_too_costly_to_render_is_refused_quickly_at_save_time(api_client):
+    started = time.perf_counter()
+    created = api_client.post(ADMIN, [{"type": "recap", "name": "Costly", "html": COSTLY_HTML}])
+    template = api_client.get(ADMIN, {"limit": 100}).json()[0]
+    updated = api_client.patch(ADMIN, [{"id": template["id"], "text": COSTLY_HTML}])
+
+    assert time.perf_counter() - started < 5
+    assert created.json()["issues"][0]["message"].startswith(f"html: {TOO_MUCH_WORK}")
+    assert updated.json()["issues"][0]["message"].startswith(f"text: {TOO_MUCH_WORK}")
+    assert not EmailTemplate.objects.filter(name="Costly").exists()
+    assert api_client.get(f"{ADMIN}/{template['id']}").json()["text"] == template["text"]
+
+
 def test_unknown_fields_types_and_foreign_attributes_are_refused(api_client, other_tenant_client):
     assert api_client.post(ADMIN, [{"type": "nope", "name": "x"}]).json()["issues"]
     assert api_client.post(ADMIN, [{"type": "recap", "name": "x", "colour": 1}]).json()["issues"]
@@ -112,6 +130,20 @@ def test_preview_renders_for_a_user_and_sends_nothing(api_client, metric, mailou
     assert mailoutbox == []
     missing = api_client.post(f"{ADMIN}/{template['id']}/preview", {"userId": "nobody"})
     assert missing.status_code == 404
+
+
+def test_preview_of_a_template_too_costly_to_render_is_a_quick_422(api_client, metric):
+    api_client.post("/v1/metrics/words/event", {"user": {"id": "u1"}, "value": 7})
+    template = api_client.get(ADMIN, {"limit": 100}).json()[0]
+    # Written around the service, which refuses it: a template saved before the work budget.
+    EmailTemplate.objects.filter(public_id=template["id"]).update(html=COSTLY_HTML)
+
+    started = time.perf_counter()
+    response = api_client.post(f"{ADMIN}/{template['id']}/preview", {"userId": "u1"})
+
+    assert time.perf_counter() - started < 5
+    assert response.status_code == 422
+    assert response.json()["error"].startswith(f"html: {TOO_MUCH_WORK}")
 
 
 def test_application_keys_cannot_manage_templates(org, anon_client):

@@ -9,6 +9,7 @@ from html import escape
 from typing import Any
 
 import css_inline
+from django.conf import settings
 from jinja2 import Template, TemplateError
 from jinja2.exceptions import TemplateSyntaxError
 
@@ -21,6 +22,7 @@ from apps.notifications.rendering.sandbox import (
     MAX_SOURCE,
     MAX_SUBJECT,
     _current,
+    _Deadline,
     _Render,
     _RenderLimitError,
     _Sandbox,
@@ -88,14 +90,24 @@ def _failure(part: str, exc: Exception) -> TemplateRenderError:
     return TemplateRenderError(f"{part}: {where}{message}")
 
 
+def _deadline() -> _Deadline:
+    """The deadline of one message's render (saved, previewed or sent): every part shares it."""
+    return _Deadline.start(settings.NOTIFICATIONS_TEMPLATE_RENDER_SECONDS)
+
+
 def _render_part(
-    part: str, source: str, context: Mapping[str, Any], seed: str, label: str | None = None
+    part: str,
+    source: str,
+    context: Mapping[str, Any],
+    seed: str,
+    deadline: _Deadline,
+    label: str | None = None,
 ) -> str:
     """Render one part; `part` picks the environment and limits (subject, html or text),
     `label` names it in errors when it differs (a push template's title, body, url...)."""
     # A fresh render per part: the html and text twins pick the same variations when their
     # variation() calls come in the same order.
-    token = _current.set(_Render(seed))
+    token = _current.set(_Render(seed, deadline))
     try:
         return _generate(_compiled(part, source), context)
     except TemplateRenderError as exc:
@@ -161,10 +173,11 @@ def email_render(
     *, subject: str, html: str, text: str | None, context: Mapping[str, Any], seed: str
 ) -> RenderedEmail:
     """Render a template for one message; `seed` (the message id) fixes its variations."""
-    rendered_subject = _render_part("subject", subject, context, seed)
-    rendered_html = _render_part("html", html, context, seed)
+    deadline = _deadline()
+    rendered_subject = _render_part("subject", subject, context, seed, deadline)
+    rendered_html = _render_part("html", html, context, seed, deadline)
     if text and text.strip():
-        rendered_text = _tidy(_render_part("text", text, context, seed).splitlines())
+        rendered_text = _tidy(_render_part("text", text, context, seed, deadline).splitlines())
     else:
         rendered_text = html_to_text(rendered_html)
     one_line = _CONTROLS_AND_SPACES.sub(" ", rendered_subject).strip()
@@ -210,14 +223,16 @@ def push_render(
 ) -> RenderedPush:
     """Render a push template: title and url on one line, body as text, each data value as
     text. Providers shorten what does not fit their payload limits."""
+    deadline = _deadline()
+
+    def part(kind: str, source: str, label: str) -> str:
+        return _render_part(kind, source, context, seed, deadline, label)
+
     return RenderedPush(
-        title=_one_line(_render_part("subject", title, context, seed, "title"))[:MAX_SUBJECT],
-        body=_tidy(_render_part("text", body, context, seed, "body").splitlines()),
-        url=_one_line(_render_part("subject", url, context, seed, "url")) if url else "",
-        data={
-            key: _render_part("text", value, context, seed, f"data.{key}")
-            for key, value in data.items()
-        },
+        title=_one_line(part("subject", title, "title"))[:MAX_SUBJECT],
+        body=_tidy(part("text", body, "body").splitlines()),
+        url=_one_line(part("subject", url, "url")) if url else "",
+        data={key: part("text", value, f"data.{key}") for key, value in data.items()},
     )
 
 

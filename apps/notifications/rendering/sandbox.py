@@ -1,6 +1,15 @@
 """The sandbox templates run in: no loader, no default globals, an allowlist of methods, no
 `self`, no `str.format`, and budgets (range() numbers, loop iterations, calls, characters
-built, output) so that one template can neither stall a worker nor exhaust its memory.
+built, output, work) so that one template can neither stall a worker nor exhaust its memory.
+
+The work budget counts what a render goes through rather than what it builds: every iteration
+of a loop (recursive ones included), every item a filter, test or method is handed in a string
+or collection (charged up front, whether the filter reads all of it or not) and every item
+drawn from a generator. One rule at the boundary instead of one per filter: `big|max`,
+`big|select(...)|first` or `x in big` inside a loop of 10,000 cost 10,000 each time. A
+deadline per message (`_Deadline`, NOTIFICATIONS_TEMPLATE_RENDER_SECONDS, checked whenever
+anything is spent) backs the budgets up: what they miss or a slow machine stretches still ends
+with an error.
 
 Blocks trim their own line (`trim_blocks`, `lstrip_blocks`): most templates are plain text
 around `{% if %}` lines, and the text part would otherwise be full of blank lines.
@@ -9,7 +18,9 @@ around `{% if %}` lines, and the text part would otherwise be full of blank line
 import datetime as dt
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Iterable, Iterator
+import time
+import types
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal
@@ -44,6 +55,14 @@ BUDGETS = {
     "loop": (10_000, "loops may run at most {:,} times"),
     "call": (10_000, "at most {:,} function calls are allowed"),
     "build": (2_000_000, "at most {:,} characters or items may be built"),
+    # An item costs from 20 ns (max over numbers) to about 3 us (select with a test, map
+    # through a filter): on a busy two-core machine, the costliest templates stop at this
+    # budget within 0.3 s. The templates we ship spend a few hundred.
+    "work": (
+        100_000,
+        "at most {:,} items may be gone through "
+        "(loop iterations and what filters, tests, comparisons and methods are given)",
+    ),
 }
 
 # Methods a template may call on plain data; every other attribute of a non-dict is refused.
@@ -61,20 +80,47 @@ SAFE_METHODS: tuple[tuple[type | tuple[type, ...], frozenset[str]], ...] = (
 # Each multiplies its input by an argument (a width, a padding); none is needed in an email.
 DROPPED_FILTERS = ("center", "format", "indent", "pprint", "wordwrap")
 _SIZED = (str, list, tuple)
+# What templates hold that a filter may go through; its size is the work charged. Concrete
+# types, not the ABCs: a test runs this check for every item select() goes through.
+_Kinds = tuple[type[Collection[Any]], ...]
+_VIEWS: _Kinds = (type({}.keys()), type({}.values()), type({}.items()))
+_COLLECTIONS: _Kinds = (str, list, tuple, dict, set, frozenset, range, *_VIEWS)
+_CONTAINERS: _Kinds = (list, tuple, set, frozenset, *_VIEWS)  # values that hold values
+# Values that are neither, ruled out before the (slower) Iterator ABC check.
+_SCALARS = (int, float, Decimal, type(None), Undefined, TemplateContext, EvalContext)
 # Filter names a template cannot spell (not identifiers): inserted by _Budgeted only.
 _LOOP_FILTER = "gamify:loop"
 _CONCAT_FILTER = "gamify:concat"
+_WORK_FILTER = "gamify:work"
 
 
 class _RenderLimitError(Exception):
-    """A render went past one of the budgets."""
+    """A render went past one of the budgets or its deadline."""
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """When a message's render must have finished: one for all its parts."""
+
+    seconds: float
+    at: float  # time.monotonic()
+
+    @classmethod
+    def start(cls, seconds: float) -> "_Deadline":
+        return cls(seconds, time.monotonic() + seconds)
+
+    def check(self) -> None:
+        if time.monotonic() > self.at:
+            raise _RenderLimitError(f"rendering took longer than {self.seconds:g} seconds")
 
 
 @dataclass
 class _Render:
-    """The state of one render: the variation seed and what the render has spent."""
+    """The state of one render: the variation seed, what the render has spent and its
+    deadline, checked whenever it spends."""
 
     seed: str
+    deadline: _Deadline
     picks: int = 0
     spent: dict[str, int] = field(default_factory=dict)
 
@@ -84,6 +130,7 @@ class _Render:
         if total > limit:
             raise _RenderLimitError(message.format(limit))
         self.spent[kind] = total
+        self.deadline.check()
 
     def pick(self, count: int) -> int:
         # Seed plus ordinal: a retry of the message renders the same text, and two choices
@@ -135,17 +182,29 @@ class _NoLoader(BaseLoader):
 
 
 class _Budgeted(NodeTransformer):
-    """Routes every for loop and every `~` through the budget filters."""
+    """Routes every for loop, every `~` and every operand of a comparison (`x in big`,
+    `big == other`) through the budget filters."""
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
         self.generic_visit(node)
         node.iter = nodes.Filter(node.iter, _LOOP_FILTER, [], [], None, None, lineno=node.lineno)
         return node
 
+    def visit_Compare(self, node: nodes.Compare) -> nodes.Node:
+        self.generic_visit(node)
+        node.expr = _gone_through(node.expr)
+        for operand in node.ops:
+            operand.expr = _gone_through(operand.expr)
+        return node
+
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         self.generic_visit(node)
         items = nodes.List(node.nodes, lineno=node.lineno)
         return nodes.Filter(items, _CONCAT_FILTER, [], [], None, None, lineno=node.lineno)
+
+
+def _gone_through(expr: nodes.Expr) -> nodes.Filter:
+    return nodes.Filter(expr, _WORK_FILTER, [], [], None, None, lineno=expr.lineno)
 
 
 def _refuse_outside_references(tree: nodes.Template) -> None:
@@ -196,6 +255,10 @@ class _Sandbox(SandboxedEnvironment):
         self.filters.update(batch=_batch, slice=_slice)
         self.filters = {name: _charged(func) for name, func in self.filters.items()}
         self.filters.update({_LOOP_FILTER: _counted, _CONCAT_FILTER: _concat})
+        self.filters[_WORK_FILTER] = _gone
+        # Jinja's own table is typed as plain functions, every one of them a test.
+        tests: dict[str, Any] = self.tests
+        self.tests = {name: _worked(func) for name, func in tests.items()}
         # Replaces range, dict, lipsum, cycler, joiner and namespace.
         self.globals = {"range": _range, "variation": _variation}
 
@@ -230,8 +293,21 @@ class _Sandbox(SandboxedEnvironment):
         _check_operands(operator, left, right)
         return super().call_binop(context, operator, left, right)
 
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        result = super().getitem(obj, argument)
+        if isinstance(argument, slice) and isinstance(result, _SIZED):
+            _charge(len(result))  # a slice is a copy
+        return result
+
     def call(self, context: TemplateContext, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
         _current.get().spend("call", 1)
+        if isinstance(obj, LoopContext) and args:
+            # loop(children) of a recursive loop iterates outside the loop's own filter.
+            args = (_drawn(iter(args[0]), "loop"), *args[1:])
+        elif isinstance(obj, types.BuiltinMethodType):
+            # The methods SAFE_METHODS allows run in C over their object and arguments
+            # (`big.count(x)`, `text.split()`); a macro's own work is counted as it runs.
+            _work((obj.__self__, *args), kwargs)  # their arguments are strings and numbers
         result = super().call(context, obj, *args, **kwargs)
         if isinstance(result, _SIZED):
             _charge(len(result))
@@ -294,15 +370,91 @@ def _finalize(value: Any) -> Any:
     """What `{{ x }}` prints: numbers without trailing zeros, None as nothing."""
     if isinstance(value, float | Decimal) or value is None:
         return _number(value)
+    _printed(value)
     return value
 
 
+def _printed(value: Any) -> None:
+    """Charge the work of turning a collection into text, before it is done: `[big] * 1000`
+    costs 1,000 to build and prints ten million numbers. Strings cost only what is built."""
+    if isinstance(value, (*_CONTAINERS, dict)):
+        _work((value,), {})
+
+
+def _size(value: Any, limit: int) -> int:
+    """The items `value` holds, those of the collections it holds and the characters of its
+    strings included, counted only up to just past `limit` (the same big list held many times
+    over is gone through each time, by a comparison as by printing)."""
+    size, pending = 0, [value]
+    while pending and size <= limit:
+        item = pending.pop()
+        if isinstance(item, str | range):
+            size += len(item)
+        elif isinstance(item, dict):
+            size += len(item)
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, _CONTAINERS):
+            size += len(item)
+            if size <= limit:
+                pending.extend(item)
+    return size
+
+
+def _work(args: Sequence[Any], kwargs: dict[str, Any]) -> Sequence[Any]:
+    """Charge the work budget for the strings and collections a filter, test or method is
+    handed (their size, nested items included: what it may go through), and count the items
+    it draws from generators as it draws them. Returns the positional arguments to call it with.
+
+    Written for speed: select() runs a test, and so this, for every item it goes through."""
+    size, counted, limit = 0, args, BUDGETS["work"][0]
+    for index, value in enumerate(args):
+        if isinstance(value, _SCALARS):
+            continue
+        if isinstance(value, _COLLECTIONS):
+            size += _size(value, limit)
+        elif isinstance(value, Iterator) and not isinstance(value, LoopContext):
+            # (a loop's own iterations are counted already)
+            counted = list(counted)
+            counted[index] = _drawn(value, "work")
+    for value in kwargs.values():
+        if isinstance(value, _COLLECTIONS):
+            size += _size(value, limit)
+    render = _current.get(None) if size else None
+    if render is not None:  # else nothing to charge, or the compiler folding a constant
+        render.spend("work", size)
+    return counted
+
+
+def _drawn(items: Iterator[Any], kind: str) -> Iterator[Any]:
+    render = _current.get(None)
+    if render is None:  # the compiler folding a constant: bounded by the source
+        yield from items
+        return
+    for item in items:
+        render.spend(kind, 1)
+        if kind != "work":
+            render.spend("work", 1)
+        yield item
+
+
+def _worked(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A test whose inputs count against the work budget."""
+
+    @functools.wraps(func)  # keeps jinja_pass_arg
+    def worked(*args: Any, **kwargs: Any) -> Any:
+        return func(*_work(args, kwargs), **kwargs)
+
+    return worked
+
+
 def _charged(func: Callable[..., Any]) -> Callable[..., Any]:
-    """A filter whose result counts against the build budget."""
+    """A filter whose inputs count against the work budget and whose result counts against
+    the build budget."""
 
     @functools.wraps(func)  # keeps jinja_pass_arg
     def charged(*args: Any, **kwargs: Any) -> Any:
-        result = func(*args, **kwargs)
+        result = func(*_work(args, kwargs), **kwargs)
         if isinstance(result, _SIZED):
             _charge(len(result))
         return result
@@ -339,13 +491,18 @@ def _slice(value: Collection[Any], slices: int, fill_with: Any = None) -> Iterat
 
 @pass_context  # never folded at compile time: the budget belongs to a render
 def _counted(context: TemplateContext, iterable: Iterable[Any]) -> Iterator[Any]:
-    render = _current.get()
-    for item in iterable:
-        render.spend("loop", 1)
-        yield item
+    return _drawn(iter(iterable), "loop")
+
+
+def _gone(value: Any) -> Any:
+    """An operand of a comparison: `in` and `==` go through all of a collection."""
+    [counted] = _work((value,), {})
+    return counted
 
 
 @pass_eval_context
 def _concat(ctx: EvalContext, values: list[Any]) -> str:
+    for value in values:
+        _printed(value)
     _charge(sum(len(soft_str(value)) for value in values))
     return markup_join(values) if ctx.autoescape else str_join(values)
