@@ -1,6 +1,7 @@
-"""A broker that takes connections and never answers (a stopped Redis behind a live socket),
-against a real gunicorn: writes that hand work on after commit answer within seconds with their
-usual status and leave the work to the outbox sweep; /healthz says 503 within seconds."""
+"""A Redis that takes connections and never answers (stopped behind a live socket) as broker and
+cache, against a real gunicorn: writes that hand work on after commit answer within seconds
+with their usual status and leave the work to the outbox sweep; /healthz says 503 within
+seconds."""
 
 import socket
 import sqlite3
@@ -49,6 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, silent_broker: str) -> Iter
     key = organization_create(directory)
     env = {
         "CELERY_BROKER_URL": silent_broker,
+        "REDIS_URL": silent_broker,  # one stopped Redis: the cache and rate limits too
         "WEBHOOK_ALLOW_HTTP": "true",
         "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
     }
