@@ -1,5 +1,6 @@
 """gamify's gunicorn configuration, against a real gunicorn: a body over the limit closes the
-connection, and two instances on one host do not share a control socket."""
+connection, two instances on one host do not share a control socket and forwarded scheme headers
+are believed only with TRUST_PROXY_HEADERS."""
 
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -43,3 +44,25 @@ def test_two_instances_have_their_own_control_sockets(start, tmp_path: Path) -> 
     _, second = start()
     sockets = sorted(path.name for path in tmp_path.glob("gamify-gunicorn-*.ctl"))
     assert sockets == sorted(f"gamify-gunicorn-{process.pid}.ctl" for process in (first, second))
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [("X-Forwarded-Proto", "https"), ("X-Forwarded-Ssl", "on"), ("X-Forwarded-Protocol", "ssl")],
+)
+def test_without_trust_proxy_headers_gunicorn_believes_no_scheme_header(
+    start, header: str, value: str
+) -> None:
+    """Django ignores X-Forwarded-Proto then; gunicorn must too, even from loopback, or a client
+    on the host (or a proxy that passes the header on) skips the HTTPS redirect."""
+    url, _ = start(SECURE_SSL_REDIRECT="true", TRUST_PROXY_HEADERS="false")
+    claimed = httpx.get(url + "/v1/users/u1", headers={header: value})
+    assert claimed.status_code == 301
+    assert claimed.headers["Location"].startswith("https://")
+
+
+def test_with_trust_proxy_headers_the_proxys_scheme_is_believed(start) -> None:
+    url, _ = start(SECURE_SSL_REDIRECT="true", TRUST_PROXY_HEADERS="true")
+    assert httpx.get(url + "/v1/users/u1").status_code == 301
+    behind_tls = httpx.get(url + "/v1/users/u1", headers={"X-Forwarded-Proto": "https"})
+    assert behind_tls.status_code == 401  # served: no API key
