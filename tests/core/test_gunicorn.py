@@ -1,7 +1,9 @@
 """gamify's gunicorn configuration, against a real gunicorn: a body over the limit closes the
-connection, two instances on one host do not share a control socket and forwarded scheme headers
-are believed only with TRUST_PROXY_HEADERS."""
+connection, two instances on one host do not share a control socket, forwarded scheme headers
+are believed only with TRUST_PROXY_HEADERS, and a chunked body is read."""
 
+import http.client
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -9,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.core.gunicorn_server import gunicorn
+from tests.core.gunicorn_server import gunicorn, organization_create
 
 
 @pytest.fixture
@@ -66,3 +68,38 @@ def test_with_trust_proxy_headers_the_proxys_scheme_is_believed(start) -> None:
     assert httpx.get(url + "/v1/users/u1").status_code == 301
     behind_tls = httpx.get(url + "/v1/users/u1", headers={"X-Forwarded-Proto": "https"})
     assert behind_tls.status_code == 401  # served: no API key
+
+
+def test_a_chunked_event_is_read_whole(tmp_path: Path, start) -> None:
+    """A body sent with Transfer-Encoding: chunked (no Content-Length) was read as empty, and a
+    valid event answered 422."""
+    key = organization_create(tmp_path)
+    url, _ = start(MAX_REQUEST_BYTES="1000")
+    created = httpx.post(
+        url + "/admin/v1/metrics",
+        json=[{"name": "Words", "key": "words"}],
+        headers={"X-API-KEY": key},
+    )
+    assert created.status_code == 201, created.text
+
+    def chunked(body: bytes) -> tuple[int, dict]:
+        connection = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]), timeout=10)
+        connection.request(
+            "POST",
+            "/v1/metrics/words/event",
+            body=iter([body[:10], body[10:]]),  # no length known: http.client sends chunks
+            headers={"Content-Type": "application/json", "X-API-KEY": key},
+        )
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        connection.close()
+        return response.status, answer
+
+    status, answer = chunked(json.dumps({"user": {"id": "u1"}, "value": 3}).encode())
+    assert status == 201, answer
+    assert answer["total"] == 3
+    # The limit holds for chunked bodies too.
+    status, answer = chunked(
+        json.dumps({"user": {"id": "u2"}, "value": 3, "x": "y" * 2000}).encode()
+    )
+    assert status == 413, answer
