@@ -7,6 +7,8 @@ import os
 import tempfile
 from typing import Any
 
+from gamify.env import env_bool
+
 # The same limit as Django's (settings.DATA_UPLOAD_MAX_MEMORY_SIZE), read the same way.
 MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", 5 * 1024 * 1024))
 
@@ -15,6 +17,16 @@ MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", 5 * 1024 * 1024))
 # The master loads this file, so its pid names the socket; GUNICORN_CONTROL_SOCKET sets a path.
 control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or os.path.join(
     os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir(), f"gamify-gunicorn-{os.getpid()}.ctl"
+)
+
+# gunicorn itself believes X-Forwarded-Proto, X-Forwarded-Ssl and X-Forwarded-Protocol (its
+# secure_scheme_headers) from these addresses, loopback by default. It follows the same setting
+# as Django (gamify/settings.py): without TRUST_PROXY_HEADERS nobody's, or any client on the host,
+# or a proxy that passes the header on, would be taken for HTTPS.
+forwarded_allow_ips = (
+    os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+    if env_bool("TRUST_PROXY_HEADERS", default=False)
+    else ""
 )
 
 # A request line up to 8 KB (gunicorn's most; its default is 4 KB): GET /v1/streaks may name 100

@@ -142,7 +142,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 5 * 1024 * 1024)
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # Rate limits ask Redis on every request: a Redis that takes connections and never
+            # answers must cost a request a second at most (apps/core/api/ratelimit.py).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -251,6 +257,12 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 BACKGROUND_TASKS = env_str("BACKGROUND_TASKS", "celery" if CELERY_BROKER_URL else "thread")
 if BACKGROUND_TASKS not in ("celery", "thread", "inline"):
     raise ImproperlyConfigured("BACKGROUND_TASKS must be celery, thread or inline")
+# A broker that takes connections but never answers (a stopped Redis, a half-open connection)
+# must not hold whoever publishes: connecting, and every command, give up after 2 seconds
+# (Redis answers in well under a millisecond; a worker's BRPOP waits 1 s). The web's sends after
+# commit then fail fast and leave the work to the outbox sweep (apps/core/outbox.py).
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 2}
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

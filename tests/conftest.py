@@ -52,6 +52,14 @@ def _stale_rank_sets() -> None:
     ranks.reset()
 
 
+@pytest.fixture(autouse=True)
+def _broker_presumed_up() -> None:
+    # A test that takes the broker down leaves its process resting from sends (apps/core/outbox.py).
+    from apps.core.outbox import outbox_sends_resume
+
+    outbox_sends_resume()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _rank_sets_removed() -> Iterator[None]:
     yield

@@ -8,7 +8,10 @@ existed; a task sent after commit can be lost (the broker is down, the worker di
 work is a row (`OutboxTask`) written with the change, sent after commit, and deleted when a run
 succeeds; until then `outbox-sweep` sends it again, with a growing delay after failures. A
 broker error after commit is logged, never raised: the write has happened, and an error would
-make the client retry it into a duplicate.
+make the client retry it into a duplicate. For the same reason the send is bounded: a broker
+that takes connections and never answers costs the request a few seconds (the timeouts of
+gamify/settings.py), and the process then leaves its sends to the sweep for BROKER_REST
+seconds instead of paying that again for every send.
 
 Tasks must be idempotent: a run may repeat (a sweep racing a slow send, a worker killed after
 the work but before the delete). Equal pending rows (same task and arguments) are one piece of
@@ -21,6 +24,7 @@ thread (no broker), or inline at commit (the test suite).
 import datetime as dt
 import json
 import logging
+import time
 from typing import Any
 
 from django.conf import settings
@@ -45,6 +49,14 @@ LEASE = dt.timedelta(minutes=15)
 # Retries after failures wait GRACE, twice that, four times ... up to this.
 BACKOFF_MAX = dt.timedelta(hours=1)
 SWEEP_LIMIT = 1000
+# A send tries twice (a pooled connection may be stale after a broker restart), each attempt
+# bounded by the broker timeouts of gamify/settings.py: a few seconds at worst. The sweep is
+# the real retry.
+SEND_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# After a failed send, the process sends nothing for this long: each further send would wait
+# the same timeout (several per request, thousands per sweep) only to fail the same way.
+BROKER_REST = 10
+_broker_failed_at: float | None = None
 
 
 def _key(name: str, args: list[Any]) -> str:
@@ -66,16 +78,39 @@ def outbox_enqueue(task: Any, *args: Any) -> None:
     transaction.on_commit(lambda: _send(row.pk, queue))
 
 
-def _send(pk: int, queue: str | None = None) -> None:
+def _send(pk: int, queue: str | None = None, *, probe: bool = False) -> bool:
+    """Hand the row's work to where it runs; True when it was. The send after commit runs in
+    the request that made the write, so it waits a few seconds at most, and not at all for a
+    while after a send failed (`probe` tries anyway: the sweep asking whether the broker is
+    back). Whatever is not handed over is left to the sweep."""
+    global _broker_failed_at
     if settings.BACKGROUND_TASKS == "thread":
-        background_submit(outbox_run, pk)  # a full queue leaves it to the sweep
-        return
+        return background_submit(outbox_run, pk)  # a full queue leaves it to the sweep
     from apps.core.tasks import outbox_run_task
 
+    failed_at = _broker_failed_at
+    if not probe and failed_at is not None and time.monotonic() - failed_at < BROKER_REST:
+        return False
     try:
-        outbox_run_task.apply_async((pk,), queue=queue)
+        outbox_run_task.apply_async((pk,), queue=queue, retry_policy=SEND_RETRY)
     except BROKER_ERRORS:
-        logger.exception("could not send outbox task %s; the sweep will send it again", pk)
+        _broker_failed_at = time.monotonic()
+        logger.exception(
+            "could not send outbox task %s; the sweep will send it again, and this process "
+            "sends nothing for %ds",
+            pk,
+            BROKER_REST,
+        )
+        return False
+    _broker_failed_at = None
+    return True
+
+
+def outbox_sends_resume() -> None:
+    """Forget a failed send, so that the next send tries the broker at once (tests start each
+    with the broker presumed up)."""
+    global _broker_failed_at
+    _broker_failed_at = None
 
 
 def _free(now: dt.datetime) -> Q:
@@ -137,7 +172,7 @@ def _drop_broken_connection() -> None:
 @periodic_job("outbox-sweep", every=dt.timedelta(minutes=1))
 def outbox_sweep(now: dt.datetime) -> int:
     """Send again the work whose send was lost or whose last run failed or died: one send per
-    distinct piece of work. Returns how many were sent."""
+    distinct piece of work, until a send fails. Returns how many pieces of work were due."""
     due = list(
         OutboxTask.objects.filter(_free(now), available_at__lte=now)
         .order_by("available_at")
@@ -149,5 +184,6 @@ def outbox_sweep(now: dt.datetime) -> int:
     # Not again before GRACE, so a send that is merely queued is not doubled by the next sweep.
     OutboxTask.objects.filter(pk__in=[pk for pk, _, _ in due]).update(available_at=now + GRACE)
     for pk, task in sent.values():
-        _send(pk, getattr(import_string(task), "queue", None))
+        if not _send(pk, getattr(import_string(task), "queue", None), probe=True):
+            break  # the broker failed: the rest waits for the next sweep, not for a timeout each
     return len(sent)

@@ -2,14 +2,17 @@
 
 import datetime as dt
 from collections.abc import Iterator
+from io import StringIO
 from typing import Any
 
 import pytest
 import time_machine
+from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from apps.core.background import QUEUE_SIZE
 from apps.core.models import OutboxTask
 from apps.core.outbox import GRACE, LEASE, outbox_enqueue, outbox_run, outbox_sweep
 from apps.core.tasks import outbox_run_task
@@ -158,6 +161,20 @@ def test_without_a_broker_the_background_thread_runs_it_and_a_full_queue_leaves_
     monkeypatch.setattr("apps.core.outbox.background_submit", run_here)
     assert outbox_sweep(later(2)) == 1
     assert outbox_tasks.runs == ["a"]
+    assert not OutboxTask.objects.exists()
+
+
+def test_run_periodic_jobs_without_a_broker_finishes_the_swept_work_before_it_exits(settings):
+    """Cron's command once handed the swept work to its own background thread, which died when
+    the command exited (of 1,600 stalled events, 200 were applied in three runs). More pieces of
+    work than the thread's queue holds are all done when the command returns."""
+    settings.BACKGROUND_TASKS = "thread"
+    labels = [f"w{n}" for n in range(QUEUE_SIZE + 20)]
+    for label in labels:  # left by a web worker killed before its sends
+        outbox_enqueue(record_task, label)
+    with time_machine.travel(later(2)):
+        call_command("run_periodic_jobs", stdout=StringIO())
+    assert sorted(outbox_tasks.runs) == sorted(labels)
     assert not OutboxTask.objects.exists()
 
 

@@ -1,5 +1,8 @@
 """Rate limits per organization and tier (reference §4.10): 429 with Retry-After."""
 
+import multiprocessing
+import socket
+import uuid
 from typing import Any
 
 import pytest
@@ -7,12 +10,33 @@ import pytest
 from apps.core.api import ratelimit
 from tests.factories import OrganizationWithKey, event_body
 
+REDIS = "redis://127.0.0.1:6379/3"
+
 
 @pytest.fixture(autouse=True)
 def fresh_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every request of a test falls in the same one-second window.
     monkeypatch.setattr(ratelimit.time, "time", lambda: 1_700_000_000.25)
+    monkeypatch.setattr(ratelimit, "_redis_failed_at", None)
     ratelimit._local_counts.clear()
+
+
+@pytest.fixture
+def redis_cache(settings: Any) -> None:
+    """REDIS_URL as production sets it (gamify/settings.py), on the tests' Redis database."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=0.5).ping()
+    except redis.RedisError:
+        pytest.skip("Redis is not running on 127.0.0.1:6379")
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
 
 
 def event(client: Any, user: str = "alice") -> Any:
@@ -57,18 +81,44 @@ def test_unauthenticated_requests_are_401_not_counted(settings: Any, client: Any
     assert {client.get("/v1/users/alice").status_code for _ in range(3)} == {401}
 
 
-def test_windows_are_shared_through_redis_when_configured(settings: Any) -> None:
-    """With REDIS_URL the count lives in Redis: two processes share it (here: the counting
-    function called with the Redis backend, as another process would)."""
-    from django.core.cache.backends.redis import RedisCache
+def _worker(subject: str, sends: Any) -> None:
+    sends.send([ratelimit.rate_take(subject, 5) is None for _ in range(5)])
 
-    backend = RedisCache("redis://127.0.0.1:6379/15", {})
-    try:
-        backend.clear()
-    except Exception:
-        pytest.skip("Redis is not running on 127.0.0.1:6379")
-    name = "rate:test:1"
-    assert [ratelimit._count_redis(backend, name) for _ in range(3)] == [1, 2, 3]
-    client = backend._cache.get_client(backend.make_key(name))
-    assert 0 < client.ttl(backend.make_key(name)) <= 2
-    backend.clear()
+
+def test_with_redis_every_process_counts_in_one_window(redis_cache: None) -> None:
+    """The issue's measurement: a limit of 5/s let 20/s through 4 workers. Four processes now
+    take 5 requests each in one second, and 5 of the 20 are let through."""
+    subject = f"test:{uuid.uuid4()}"
+    context = multiprocessing.get_context("fork")
+    pipes = [context.Pipe(duplex=False) for _ in range(4)]
+    workers = [context.Process(target=_worker, args=(subject, sends)) for _, sends in pipes]
+    for worker in workers:
+        worker.start()
+    allowed = [sum(received.recv()) for received, _ in pipes]
+    for worker in workers:
+        worker.join(timeout=10)
+    assert sum(allowed) == 5
+    # The window is a key in Redis, gone after the second that follows.
+    import redis
+
+    client = redis.Redis.from_url(REDIS)
+    [key] = client.keys(f"*rate:{subject}:*")
+    assert int(client.get(key)) == 20
+    assert 0 < client.ttl(key) <= 2
+
+
+def test_an_unreachable_redis_leaves_the_limit_to_each_process(
+    settings: Any, api_client: Any, metric: Any
+) -> None:
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/3",
+        }
+    }
+    settings.RATE_LIMIT_TIER1 = 2
+    assert [event(api_client).status_code for _ in range(3)] == [201, 201, 429]

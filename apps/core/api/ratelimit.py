@@ -3,28 +3,35 @@
 Tier 1: events, achievement completions and every admin endpoint; tier 2: the rest of the
 application API. RATE_LIMIT_TIER1 / RATE_LIMIT_TIER2 are requests per second (0: no limit).
 Fixed one-second windows, counted in Redis when REDIS_URL is set (one round trip: INCR and
-EXPIRE in a pipeline), so every process shares them; per process otherwise.
+EXPIRE in a pipeline), so every process shares them; per process otherwise, and for RETRY_AFTER
+seconds after Redis failed (an unreachable Redis must not hold or refuse every request).
 """
 
+import logging
 import math
 import threading
 import time
 from typing import Any
 
+import redis
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from apps.core.scope import Scope
 
+logger = logging.getLogger("gamify.ratelimit")
+
 TIER_SETTINGS = {1: "RATE_LIMIT_TIER1", 2: "RATE_LIMIT_TIER2"}
 WAIT_ATTR = "_rate_limit_wait"
+RETRY_AFTER = 5.0
 
 _local_lock = threading.Lock()
 _local_counts: dict[str, int] = {}
 _local_window = 0
+_redis_failed_at: float | None = None
 
 
 def _count_local(name: str, window: int) -> int:
@@ -47,16 +54,40 @@ def _count_redis(backend: RedisCache, name: str) -> int:
     return int(used)
 
 
+def _redis_backend() -> RedisCache | None:
+    """The default cache when it is Redis and has not failed in the last RETRY_AFTER seconds.
+    `caches["default"]`, not `django.core.cache.cache`: that is a proxy, never a RedisCache."""
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        return None
+    failed_at = _redis_failed_at
+    if failed_at is not None and time.monotonic() - failed_at < RETRY_AFTER:
+        return None
+    return backend
+
+
+def _count(name: str, window: int) -> int:
+    global _redis_failed_at
+    backend = _redis_backend()
+    if backend is not None:
+        try:
+            used = _count_redis(backend, name)
+        except redis.RedisError as exc:
+            if _redis_failed_at is None:
+                logger.warning("Redis failed (%s): rate limits are counted per process", exc)
+            _redis_failed_at = time.monotonic()
+        else:
+            _redis_failed_at = None
+            return used
+    return _count_local(name, window)
+
+
 def rate_take(subject: str, per_second: int) -> float | None:
     """Counts one request of `subject` in the current second; None when it is within the limit,
     else the seconds until the next window."""
     now = time.time()
     window = int(now)
-    name = f"rate:{subject}:{window}"
-    if isinstance(cache, RedisCache):
-        used = _count_redis(cache, name)
-    else:
-        used = _count_local(name, window)
+    used = _count(f"rate:{subject}:{window}", window)
     if used <= per_second:
         return None
     return window + 1 - now

@@ -2,6 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from apps.core.background import background_inline
 from apps.core.periodic import periodic_jobs_registered, periodic_jobs_run_due
 from apps.core.wording import counted
 
@@ -18,5 +19,8 @@ class Command(BaseCommand):
             for job in periodic_jobs_registered():
                 self.stdout.write(f"{job.name}\tevery {job.every}")
             return
-        ran = periodic_jobs_run_due(force=options["all"])
+        # Work the jobs hand on (the outbox sweep's, without a broker) runs here, before exit:
+        # a background thread would die with this command, its work half done.
+        with background_inline():
+            ran = periodic_jobs_run_due(force=options["all"])
         self.stdout.write(f"ran {counted(len(ran), 'job')}: {', '.join(ran) or '-'}")
