@@ -58,9 +58,9 @@ def organization_create(directory: Path) -> str:
     return str(json.loads(manage(directory, "create_organization", "Acme", "--json"))["apiKey"])
 
 
-@contextmanager
-def gunicorn(directory: Path, *options: str, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
-    """gunicorn with one worker of two threads; its base URL and process, once it answers."""
+def gunicorn_start(env: dict[str, str], *options: str) -> tuple[str, subprocess.Popen]:
+    """gunicorn with gamify's configuration on a free port of 127.0.0.1, in environment `env`:
+    its base URL and process, once it answers."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -69,24 +69,36 @@ def gunicorn(directory: Path, *options: str, **env: str) -> Iterator[tuple[str, 
             "python:gamify.gunicorn_conf",
             "gamify.wsgi",
             f"--bind=127.0.0.1:{port}",
-            "--workers=1",
-            "--worker-class=gthread",
-            "--threads=2",
             *options,
         ],
         cwd=REPO,
-        env=environment(directory, **env),
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            httpx.get(url + "/nowhere", timeout=1)  # any answer will do (/healthz may wait)
+            return url, process
+        except httpx.TransportError:
+            assert process.poll() is None, "gunicorn exited during start-up"
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("gunicorn did not answer within 20 s")
+
+
+@contextmanager
+def gunicorn(directory: Path, *options: str, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    """gunicorn with one worker of two threads; its base URL and process, once it answers."""
+    url, process = gunicorn_start(
+        environment(directory, **env),
+        "--workers=1",
+        "--worker-class=gthread",
+        "--threads=2",
+        *options,
+    )
     try:
-        for _ in range(200):
-            try:
-                httpx.get(url + "/nowhere", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
         yield url, process
     finally:
         process.terminate()

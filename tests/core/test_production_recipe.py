@@ -11,10 +11,8 @@ advice), and that with `SECURE_SSL_REDIRECT=false` the official SDK works over p
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 from trophy import CreateMetricRequestItem, TrophyApi, TrophyApiEnvironment, UpsertedUser
+
+from tests.core.gunicorn_server import gunicorn_start
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -34,12 +34,6 @@ class Deployment:
     env: dict[str, str]
     admin_key: str
     start: Callable[..., str]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _manage(env: dict[str, str], *args: str) -> subprocess.Popen:
@@ -85,33 +79,9 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     processes: list[subprocess.Popen] = []
 
     def start(**overrides: str) -> str:
-        port = _free_port()
-        process = subprocess.Popen(
-            [
-                str(BIN / "gunicorn"),
-                "-c",
-                "python:gamify.gunicorn_conf",
-                "gamify.wsgi",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                "1",
-            ],
-            cwd=REPO,
-            env={**env, **overrides},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        url, process = gunicorn_start({**env, **overrides}, "--workers=1")
         processes.append(process)
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            try:
-                httpx.get(url + "/healthz", timeout=1)
-                return url
-            except httpx.TransportError:
-                assert process.poll() is None, "gunicorn exited during start-up"
-                time.sleep(0.1)
-        pytest.fail("gunicorn did not answer /healthz")
+        return url
 
     yield Deployment(env=env, admin_key=admin_key, start=start)
     for process in processes:
