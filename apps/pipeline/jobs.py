@@ -28,8 +28,9 @@ from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser
 from apps.webhooks.choices import EventType
+from apps.webhooks.leaderboards import webhooks_leaderboard_status
 from apps.webhooks.selectors import tenants_listening
-from apps.webhooks.services import webhooks_leaderboard_status, webhooks_record
+from apps.webhooks.services import webhooks_record
 
 
 @periodic_job("queued-events-purge", every=dt.timedelta(hours=6))
@@ -106,7 +107,7 @@ def leaderboards_lifecycle_job(now: dt.datetime) -> int:
     """Boards go live and finish; webhooks are told in the same transaction."""
 
     def react(board: Leaderboard, status: str) -> None:
-        webhooks_leaderboard_status(board.tenant, board.key, status, now)
+        webhooks_leaderboard_status(board, status, now)
 
     return leaderboards_lifecycle(now, react)
 

@@ -292,17 +292,6 @@ def _ranks(
             )
 
 
-def webhooks_leaderboard_status(tenant: Tenant, key: str, status: str, now: dt.datetime) -> None:
-    """A board finished (leaderboard.finished), as the lifecycle job observed it. Going live
-    tells nothing here: leaderboard.started goes out the day before the start
-    (apps.webhooks.leaderboards)."""
-    if status != "finished" or not endpoints_active(tenant):
-        return
-    body = payloads.leaderboard_with_rankings(tenant, key, status, now)
-    if body is not None:
-        event_publish(tenant, EventType.LEADERBOARD_FINISHED, body, now)
-
-
 def _notification_due(
     tenant: Tenant,
     user: EndUser,

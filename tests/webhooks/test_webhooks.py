@@ -517,6 +517,10 @@ def test_leaderboard_started_changed_and_finished(api_client, metric, receiver):
     assert [r.user_id for r in latest.leaderboard.rankings] == ["bob", "ada"]
     with time_machine.travel(at("2026-03-13", 12, 5), tick=False), committed():
         leaderboards_lifecycle_job(at("2026-03-13", 12, 5))
+    # Final 12 hours after the end's UTC midnight; told at 13:00 UTC that day (Trophy's timing).
+    run(at("2026-03-13", 12, 59))
+    assert len(receiver.requests) == 3
+    run(at("2026-03-13", 13, 0))
     finished = WebhooksLeaderboardFinishedPayload.model_validate_json(receiver.wait_for(4)[3].body)
     assert finished.leaderboard.status == "finished"
     assert [(r.user_id, r.rank, r.value) for r in finished.leaderboard.rankings] == [
