@@ -34,6 +34,17 @@ SERVICE_ACCOUNT_FIELDS = ("project_id", "client_email", "private_key", "token_ur
 # into FCM's URL path and into log lines, so nothing else (no control characters, no spaces)
 # is stored.
 _PROJECT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}\Z")
+# Apple's Team ID and Key ID (ten letters and digits) and an app's bundle id (letters, digits,
+# "-" and "."): they go into the provider token, the apns-topic header and log lines, so
+# nothing else (no control characters, no spaces) is stored.
+_APNS_IDS: dict[str, tuple[re.Pattern[str], str]] = {
+    "teamId": (re.compile(r"[A-Za-z0-9]{1,20}\Z"), "letters and digits (Apple's Team ID)"),
+    "keyId": (re.compile(r"[A-Za-z0-9]{1,20}\Z"), "letters and digits (the key's Key ID)"),
+    "bundleId": (
+        re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,254}\Z"),
+        "letters, digits, - and . (the app's bundle id)",
+    ),
+}
 # The longest value of each field a tenant may give (characters); a service account is
 # counted as its parsed JSON's text.
 MAX_LENGTHS: dict[str, int] = {
@@ -72,6 +83,9 @@ def credentials_check(
     if missing:
         raise ValidationError(f"{kind} channels need {listed(missing)}")
     if kind == PushKind.APNS:
+        for name, (pattern, what) in _APNS_IDS.items():
+            if not pattern.match(str(settings[name])):
+                raise ValidationError(f"{name} must be {what}, nothing else")
         _private_key(secrets["signingKey"], ec.EllipticCurvePrivateKey, "signingKey (the .p8 file)")
         return {**settings, "sandbox": bool(settings.get("sandbox", False))}
     if kind == PushKind.FCM:

@@ -105,6 +105,12 @@ def test_an_fcm_channel_takes_its_project_from_the_service_account(api_client):
             )
             for bad in ("p\nERROR forged", "p\x1b[31m", "my project", "", "-p", "p" * 101)
         ],
+        *[
+            (apns(**{field: bad}), f"{field} must be")
+            for field in ("teamId", "keyId", "bundleId")
+            for bad in ("T 1", "T\u00e9", "T/1", "T%0a")
+        ],
+        (apns(bundleId=".app"), "bundleId must be"),
     ],
 )
 def test_a_channel_that_cannot_sign_is_refused(api_client, item, message):

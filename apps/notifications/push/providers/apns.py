@@ -164,7 +164,7 @@ class ApnsProvider(HttpClientOwner):
             for token in tokens:
                 results.append(self._send_one(payload, token))
         except SigningKeyError as exc:
-            logger.warning("apns key %s of team %s cannot sign: %s", self.key_id, self.team_id, exc)
+            logger.warning("apns key %r of team %r cannot sign: %s", self.key_id, self.team_id, exc)
             reason = f"InvalidSigningKey: {exc}"
             results += [TokenResult(t, ok=False, reason=reason) for t in tokens[len(results) :]]
         return results
@@ -178,7 +178,7 @@ class ApnsProvider(HttpClientOwner):
             result = self._post(payload, token, self._provider_token(stale=bearer))
         if not result.ok:
             logger.info(
-                "apns token %s: %s %s", token_hash(token), result.status_code, result.reason
+                "apns token %s: %s %r", token_hash(token), result.status_code, result.reason
             )
         return result
 
