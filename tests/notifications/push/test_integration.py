@@ -1,10 +1,15 @@
 """Push end to end over real HTTP: events and jobs on one side, fake APNs, FCM and Expo servers
 on 127.0.0.1 on the other (base URLs from the PUSH_*_URL settings)."""
 
+import queue
 from collections.abc import Iterator
+from io import StringIO
 
 import pytest
+import time_machine
+from django.core.management import call_command
 
+from apps.core import background
 from apps.notifications.choices import MessageStatus
 from apps.notifications.jobs import notifications_expo_receipts
 from apps.notifications.models import PushAttempt, PushChannel
@@ -196,10 +201,9 @@ CHICAGO = "America/Chicago"
 EXPO_2 = "ExponentPushToken[qrstuvwxyzabcdef]"
 
 
-def test_a_streak_reminder_reaches_the_expo_token_of_the_user_who_missed_today_once(
-    fakes, api_client, metric
-):
-    _, _, expo = fakes
+def _streak_reminder_set_up(api_client):
+    """Issue 23, item 1: an Expo channel, a daily streak, an active streak_reminder push
+    template; two users in America/Chicago active on the 10th, only u2 on the 11th."""
     channel(api_client, kind="expo", accessToken="expo-token")
     response = api_client.patch(
         "/admin/v1/streaks/settings",
@@ -224,6 +228,13 @@ def test_a_streak_reminder_reaches_the_expo_token_of_the_user_who_missed_today_o
         )
     send_event(api_client, at("2026-03-11", 9, tz=CHICAGO), "u2", email=None)
 
+
+def test_a_streak_reminder_reaches_the_expo_token_of_the_user_who_missed_today_once(
+    fakes, api_client, metric
+):
+    _, _, expo = fakes
+    _streak_reminder_set_up(api_client)
+
     run_jobs(at("2026-03-11", 19, 45, tz=CHICAGO))
     assert expo.tokens_sent == []
     assert messages() == []
@@ -234,6 +245,32 @@ def test_a_streak_reminder_reaches_the_expo_token_of_the_user_who_missed_today_o
     assert (sent["title"], sent["body"]) == ("U1, keep your streak", "1 so far")
     for when in (at("2026-03-11", 20, 6, tz=CHICAGO), at("2026-03-11", 23, 30, tz=CHICAGO)):
         run_jobs(when)
+    assert expo.tokens_sent == [EXPO]
+    [message] = messages(type="streak_reminder")
+    assert (message.user.external_id, message.status) == ("u1", MessageStatus.SENT)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cron_without_a_broker_has_sent_the_streak_reminder_push_when_it_exits(
+    fakes, api_client, metric, settings, monkeypatch
+):
+    """The same reminder through `manage.py run_periodic_jobs` (cron, no broker), with commits
+    as in production. The command handed the send to its own background thread, which died
+    with it: the message stayed "sending" and the token received nothing."""
+    _, _, expo = fakes
+    settings.BACKGROUND_TASKS = "thread"
+    # Work handed to the background thread never runs, as when the command has exited.
+    monkeypatch.setattr(background, "_work", queue.Queue(background.QUEUE_SIZE))
+    monkeypatch.setattr(background, "_ensure_started", lambda: None)
+    _streak_reminder_set_up(api_client)
+
+    def cron(when):
+        with time_machine.travel(when, tick=False):
+            call_command("run_periodic_jobs", stdout=StringIO())
+
+    cron(at("2026-03-11", 19, 45, tz=CHICAGO))
+    assert expo.tokens_sent == []
+    cron(at("2026-03-11", 20, 1, tz=CHICAGO))
     assert expo.tokens_sent == [EXPO]
     [message] = messages(type="streak_reminder")
     assert (message.user.external_id, message.status) == ("u1", MessageStatus.SENT)
