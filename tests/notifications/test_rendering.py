@@ -282,6 +282,31 @@ def test_filters_going_through_big_values_in_a_loop_fail_quickly(source: str) ->
         render(source)
 
 
+def _deep(name: str, levels: int) -> str:
+    """`name` holds ten times `name`-one-level-down, `levels` times: 10**levels numbers from a
+    few hundred characters (the same objects referred to over and over)."""
+    source = "{% set z = 11 %}{% set " + name + "0 = [z, 2, 3, 4, 5, 6, 7, 8, 9, 10] %}"
+    for level in range(1, levels + 1):
+        inner = ", ".join([f"{name}{level - 1}"] * 10)
+        source += f"{{% set {name}{level} = ({inner}) %}}"
+    return source
+
+
+# Each ran in C over 10**8 items (several seconds; one more level, minutes), with nothing
+# charged and so no deadline check until it had finished.
+@pytest.mark.parametrize(
+    "source",
+    [
+        _deep("t", 8) + "{% set d = {t8: 1} %}",
+        _deep("t", 8) + "{% set d = {} %}{{ d[t8] }}",
+        _deep("a", 8) + _deep("b", 8) + "{% for x in [a8, b8] %}{{ loop.changed(x) }}{% endfor %}",
+    ],
+)
+def test_hashing_or_comparing_a_deep_value_in_c_is_charged_first(source: str) -> None:
+    with quickly(), pytest.raises(TemplateRenderError, match=f"^html: {TOO_MUCH_WORK}"):
+        render(source)
+
+
 # 2,000 references to `big`, built for 2,010 items: as text, twenty million numbers.
 NESTED = BIG + "{% set n = [big] * 200 %}{% set m = [n] * 10 %}"
 

@@ -9,7 +9,10 @@ drawn from a generator. One rule at the boundary instead of one per filter: `big
 `big|select(...)|first` or `x in big` inside a loop of 10,000 cost 10,000 each time. A
 deadline per message (`_Deadline`, NOTIFICATIONS_TEMPLATE_RENDER_SECONDS, checked whenever
 anything is spent) backs the budgets up: what they miss or a slow machine stretches still ends
-with an error.
+with an error. It is checked between operations, never inside one, so every operation that
+runs in C over a value as deep as it is (hashing a dict key or a subscript, comparing, printing,
+a filter or method) is charged that value's size first: nested literals such as
+`(t, t, t, ...)` make a value of a billion items from a few hundred characters of source.
 
 Blocks trim their own line (`trim_blocks`, `lstrip_blocks`): most templates are plain text
 around `{% if %}` lines, and the text part would otherwise be full of blank lines.
@@ -197,6 +200,12 @@ class _Budgeted(NodeTransformer):
             operand.expr = _gone_through(operand.expr)
         return node
 
+    def visit_Pair(self, node: nodes.Pair) -> nodes.Node:
+        # A dict literal hashes its keys in C: `{deep: 1}` walks every item `deep` holds.
+        self.generic_visit(node)
+        node.key = _gone_through(node.key)
+        return node
+
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         self.generic_visit(node)
         items = nodes.List(node.nodes, lineno=node.lineno)
@@ -294,6 +303,7 @@ class _Sandbox(SandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
+        _work((argument,), {})  # `d[deep]` hashes and compares the key in C
         result = super().getitem(obj, argument)
         if isinstance(argument, slice) and isinstance(result, _SIZED):
             _charge(len(result))  # a slice is a copy
@@ -304,6 +314,8 @@ class _Sandbox(SandboxedEnvironment):
         if isinstance(obj, LoopContext) and args:
             # loop(children) of a recursive loop iterates outside the loop's own filter.
             args = (_drawn(iter(args[0]), "loop"), *args[1:])
+        elif isinstance(obj, types.MethodType) and isinstance(obj.__self__, LoopContext):
+            _work(args, kwargs)  # loop.changed(deep) compares it with the last value in C
         elif isinstance(obj, types.BuiltinMethodType):
             # The methods SAFE_METHODS allows run in C over their object and arguments
             # (`big.count(x)`, `text.split()`); a macro's own work is counted as it runs.
