@@ -37,9 +37,13 @@ limit_request_line = 8190
 def pre_request(worker: Any, req: Any) -> None:
     """A body over MAX_REQUEST_BYTES is refused (413) without being read; the connection is then
     closed, and the response says so (`Connection: close`), rather than left with the unread
-    body on it, where the client's next request would fail."""
+    body on it, where the client's next request would fail. A chunked body's size is not known
+    before it is read (gamify/wsgi.py reads at most one byte past the limit), so a connection
+    that sent one is always closed after the answer: gunicorn would otherwise read the rest of
+    an oversized body, however long, to reach the next request. SDKs send a Content-Length."""
     for name, value in req.headers:
         if name == "CONTENT-LENGTH":
             if value.isdigit() and int(value) > MAX_REQUEST_BYTES:
                 req.must_close = True
-            return
+        elif name == "TRANSFER-ENCODING" and "chunked" in value.lower():
+            req.must_close = True
