@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-million bench-notifications bench-webhooks fuzz mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-notifications bench-webhooks fuzz mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ test: lint unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --compare --concurrency 16 --users 2000 --duration 10 --repeat 3
+
+# The render of one event's response body, in µs (bench/test_render_event.py).
+bench-render: $(STAMP)
+	$(BIN)/pytest bench/test_render_event.py -s -q -p no:randomly
 
 # A 1,000,000-participant leaderboard next to a 1,000-participant one (bench/million.py).
 bench-million: $(STAMP)

@@ -29,6 +29,9 @@ from rest_framework import serializers
 
 OMIT: Any = object()  # a getter's "leave this key out"
 
+Render = Callable[..., dict[str, Any]]
+_RENDERS: dict[type["Shape"], Render] = {}
+
 Getter = Callable[[Any, Any], Any]
 
 _GETTER = "_shape_get"
@@ -132,3 +135,22 @@ class Shape(serializers.Serializer):
     def render(obj: Any, context: Any = None) -> dict[str, Any]:
         """The body of `obj` (with `context`, for the getters that take one)."""
         raise NotImplementedError  # replaced in each shape by its compiled render
+
+
+def renders(shape: type[Shape]) -> Callable[[Render], Render]:
+    """Marks a plain, typed function as the one render of `shape`: it returns the body that
+    `shape` documents, its keys in the shape's field order, optional ones left out when absent.
+    tests/core/test_shapes.py holds every such function to its shape's fields."""
+
+    def mark(render: Render) -> Render:
+        if shape in _RENDERS:
+            raise ValueError(f"{shape.__name__} already has a render")
+        _RENDERS[shape] = render
+        return render
+
+    return mark
+
+
+def shape_renders() -> dict[type[Shape], Render]:
+    """Every shape with the function that renders it (for the test that compares them)."""
+    return dict(_RENDERS)
