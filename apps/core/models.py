@@ -35,6 +35,8 @@ class OutboxTask(models.Model):
     locked_until = models.DateTimeField(null=True, blank=True)  # a run holds it until then
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True, default="")
+    # Set after apps/core/outbox.MAX_ATTEMPTS failed runs: the sweep leaves the row alone.
+    failed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.key

@@ -6,7 +6,8 @@ and delivered by a task that the sweep sends again until it has run.
 A task enqueued inside a transaction that later rolls back would act on rows that never
 existed; a task sent after commit can be lost (the broker is down, the worker dies). So the
 work is a row (`OutboxTask`) written with the change, sent after commit, and deleted when a run
-succeeds; until then `outbox-sweep` sends it again, with a growing delay after failures. A
+succeeds; until then `outbox-sweep` sends it again, with a growing delay after failures, and
+after MAX_ATTEMPTS failed runs sets it aside for a person (`manage.py outbox`). A
 broker error after commit is logged, never raised: the write has happened, and an error would
 make the client retry it into a duplicate. For the same reason the send is bounded: a broker
 that takes connections and never answers costs the request a few seconds (the timeouts of
@@ -48,6 +49,12 @@ GRACE = dt.timedelta(minutes=1)
 LEASE = dt.timedelta(minutes=15)
 # Retries after failures wait GRACE, twice that, four times ... up to this.
 BACKOFF_MAX = dt.timedelta(hours=1)
+# After this many failed runs (about a day: 1, 2, 4 ... 32 minutes, then hourly) the work is
+# set aside as failed (`failed_at`): the sweep leaves it, and `manage.py outbox --retry` sends
+# it again once the cause is mended. A task that fails for a day fails for a reason a person
+# must see (a bug, a row it cannot handle); retrying it hourly forever would only bury it in
+# the log.
+MAX_ATTEMPTS = 24
 SWEEP_LIMIT = 1000
 # A send tries twice (a pooled connection may be stale after a broker restart), each attempt
 # bounded by the broker timeouts of gamify/settings.py: a few seconds at worst. The sweep is
@@ -114,7 +121,8 @@ def outbox_sends_resume() -> None:
 
 
 def _free(now: dt.datetime) -> Q:
-    return Q(locked_until__isnull=True) | Q(locked_until__lt=now)
+    """Rows a run may take: not set aside as failed, and not held by a live run."""
+    return Q(failed_at__isnull=True) & (Q(locked_until__isnull=True) | Q(locked_until__lt=now))
 
 
 def _claim(pk: int, now: dt.datetime) -> OutboxTask | None:
@@ -145,14 +153,27 @@ def outbox_run(pk: int) -> bool:
     attempts = row.attempts + 1
     try:
         import_string(row.task).run(*row.args)
+    # The one catch-all of the code base (docs/style.md, "Writing services and selectors"):
+    # the outbox supervises task bodies as a Celery worker does, so any error of a body is a
+    # failed run to record and retry, up to MAX_ATTEMPTS, never a crash of the runner.
     except Exception as exc:
-        logger.exception("outbox task %s failed (attempt %d)", row.key, attempts)
         _drop_broken_connection()
+        now = timezone.now()
+        failed = attempts >= MAX_ATTEMPTS
+        log = logger.error if failed else logger.warning
+        log(
+            "outbox task %s failed (attempt %d%s)",
+            row.key,
+            attempts,
+            "; set aside until `manage.py outbox --retry`" if failed else "",
+            exc_info=True,
+        )
         delay = min(GRACE * 2 ** min(attempts - 1, 16), BACKOFF_MAX)
         OutboxTask.objects.filter(pk__in=claimed).update(
             locked_until=None,
             attempts=attempts,
-            available_at=timezone.now() + delay,
+            available_at=now + delay,
+            failed_at=now if failed else None,
             last_error=f"{type(exc).__name__}: {exc}"[:2000],
         )
         return False
@@ -187,3 +208,16 @@ def outbox_sweep(now: dt.datetime) -> int:
         if not _send(pk, getattr(import_string(task), "queue", None), probe=True):
             break  # the broker failed: the rest waits for the next sweep, not for a timeout each
     return len(sent)
+
+
+def outbox_failed() -> list[OutboxTask]:
+    """The work set aside after MAX_ATTEMPTS failed runs, oldest first."""
+    return list(OutboxTask.objects.filter(failed_at__isnull=False).order_by("failed_at", "pk"))
+
+
+def outbox_retry(now: dt.datetime) -> int:
+    """Give the work set aside a fresh start: the next sweep sends it, with MAX_ATTEMPTS runs
+    again. Returns how many rows."""
+    return OutboxTask.objects.filter(failed_at__isnull=False).update(
+        failed_at=None, attempts=0, locked_until=None, available_at=now
+    )

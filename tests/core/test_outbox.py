@@ -14,7 +14,14 @@ from kombu.exceptions import OperationalError
 
 from apps.core.background import QUEUE_SIZE
 from apps.core.models import OutboxTask
-from apps.core.outbox import GRACE, LEASE, outbox_enqueue, outbox_run, outbox_sweep
+from apps.core.outbox import (
+    GRACE,
+    LEASE,
+    MAX_ATTEMPTS,
+    outbox_enqueue,
+    outbox_run,
+    outbox_sweep,
+)
 from apps.core.tasks import outbox_run_task
 from tests.core import outbox_tasks
 from tests.core.outbox_tasks import record_task
@@ -194,3 +201,37 @@ def test_every_task_handed_to_the_outbox_is_importable_by_its_name():
         webhooks_dispatch_task,
     ):
         assert import_string(task.name) is task
+
+
+def test_work_that_keeps_failing_is_set_aside_and_sent_again_on_request(
+    django_capture_on_commit_callbacks,
+):
+    outbox_tasks.failing.add("a")
+    with django_capture_on_commit_callbacks(execute=True):
+        outbox_enqueue(record_task, "a")
+    row = OutboxTask.objects.get()
+    OutboxTask.objects.filter(pk=row.pk).update(attempts=MAX_ATTEMPTS - 2)
+    assert outbox_run(row.pk) is False  # one failure short of the limit: retried later
+    row.refresh_from_db()
+    assert (row.attempts, row.failed_at) == (MAX_ATTEMPTS - 1, None)
+
+    assert outbox_run(row.pk) is False  # the last allowed run fails: set aside
+    row.refresh_from_db()
+    assert row.attempts == MAX_ATTEMPTS
+    assert row.failed_at is not None
+    with time_machine.travel(later(24 * 60)):
+        assert outbox_sweep(timezone.now()) == 0  # the sweep leaves it alone
+        assert outbox_run(row.pk) is False  # and so does a stray send
+    out = StringIO()
+    call_command("outbox", stdout=out)
+    assert 'tests.core.outbox_tasks.record_task:["a"]\tRuntimeError: a failed' in out.getvalue()
+    assert out.getvalue().endswith("1 task set aside\n")
+
+    outbox_tasks.failing.clear()  # the cause is mended
+    call_command("outbox", "--retry", stdout=StringIO())
+    row.refresh_from_db()
+    assert (row.attempts, row.failed_at) == (0, None)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert outbox_sweep(later(1)) == 1
+    assert outbox_tasks.runs[-1] == "a"
+    assert not OutboxTask.objects.exists()
