@@ -1,16 +1,17 @@
-"""Wire shapes of the accounts admin endpoints: input serializers, and the response shapes that
-render and document their output (apps/core/api/shapes.py)."""
+"""Wire shapes of the accounts admin endpoints: input serializers, and the response shapes
+(apps/core/api/shapes.py), each documenting its body, with the typed function that renders it
+(`@renders`) below it."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.accounts import domain
 from apps.accounts.choices import AggregationPeriod, FontFamily, TenantStatus
-from apps.accounts.models import Tenant
+from apps.accounts.models import ApiKey, Environment, Tenant
 from apps.core.api.fields import StrictSerializer, snake_case
-from apps.core.api.shapes import Getter, Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.core.openapi import Badge
 
 
@@ -85,17 +86,14 @@ class SettingsUpdateSerializer(StrictSerializer):
 _BRANDING_ARGUMENT = {"logo": "logo_url", "appIcon": "app_icon_url"}
 
 
-# --- responses: each shape renders (Shape.render) and documents itself ------------------
+# --- responses: each shape documents a body, its render function writes it ----------------
 
 
 class AdminTenant(Shape):
-    id = out(serializers.UUIDField(), lambda tenant, _: str(tenant.public_id))
-    customerId = out(
-        serializers.CharField(
-            help_text="Your identifier of the tenant, unique in the environment; the value of "
-            "the Tenant-ID header."
-        ),
-        lambda tenant, _: tenant.customer_id or "",
+    id = serializers.UUIDField()
+    customerId = serializers.CharField(
+        help_text="Your identifier of the tenant, unique in the environment; the value of "
+        "the Tenant-ID header."
     )
     name = serializers.CharField()
     status = serializers.ChoiceField(choices=TenantStatus.choices)
@@ -103,19 +101,33 @@ class AdminTenant(Shape):
     updated = serializers.DateTimeField()
 
 
-class CreatedApplicationKey(Shape):
-    # Renders the ApiKey with, as context, the full key: `render(api_key, full_key)`.
+@renders(AdminTenant)
+def admin_tenant_render(tenant: Tenant) -> dict[str, Any]:
+    return {
+        "id": str(tenant.public_id),
+        "customerId": tenant.customer_id or "",
+        "name": tenant.name,
+        "status": tenant.status,
+        "created": tenant.created,
+        "updated": tenant.updated,
+    }
 
-    id = out(
-        serializers.UUIDField(help_text="The key's id, for deletion."),
-        lambda api_key, _: str(api_key.public_id),
-    )
-    userId = out(serializers.CharField(help_text="The user the key is bound to."), "user_id")
-    key = out(
-        serializers.CharField(help_text="The full key. Returned only once, at creation."),
-        lambda _, full_key: full_key,
-    )
+
+class CreatedApplicationKey(Shape):
+    id = serializers.UUIDField(help_text="The key's id, for deletion.")
+    userId = serializers.CharField(help_text="The user the key is bound to.")
+    key = serializers.CharField(help_text="The full key. Returned only once, at creation.")
     prefix = serializers.CharField()
+
+
+@renders(CreatedApplicationKey)
+def created_application_key_render(api_key: ApiKey, full_key: str) -> dict[str, Any]:
+    return {
+        "id": str(api_key.public_id),
+        "userId": api_key.user_id,
+        "key": full_key,
+        "prefix": api_key.prefix,
+    }
 
 
 class AdminEnvironment(Shape):
@@ -124,43 +136,38 @@ class AdminEnvironment(Shape):
     priority = serializers.IntegerField(help_text="Lower wins; production is 1.")
 
 
-def _branding(key: str, default: Callable[[Tenant], Any]) -> Getter:
-    return lambda tenant, _: tenant.branding.get(key, default(tenant))
+@renders(AdminEnvironment)
+def admin_environment_render(environment: Environment) -> dict[str, Any]:
+    return {"name": environment.name, "key": environment.key, "priority": environment.priority}
 
 
 class AdminSettingsBranding(Shape):
-    # Renders the tenant: what its branding sets, or the default.
+    # What the tenant's branding sets, or the default.
 
-    appName = out(
-        serializers.CharField(help_text="The tenant's name when unset."),
-        lambda tenant, _: domain.app_name(tenant.branding, tenant.name),
+    appName = serializers.CharField(help_text="The tenant's name when unset.")
+    appUrl = serializers.CharField(help_text='A URL, or "" when unset.')
+    brandColor = serializers.CharField(
+        help_text=f"#RGB, #RRGGBB, rgb() or rgba(); {domain.BRAND_COLOR_DEFAULT} when unset."
     )
-    appUrl = out(
-        serializers.CharField(help_text='A URL, or "" when unset.'),
-        _branding("appUrl", lambda _: ""),
-    )
-    brandColor = out(
-        serializers.CharField(
-            help_text=f"#RGB, #RRGGBB, rgb() or rgba(); {domain.BRAND_COLOR_DEFAULT} when unset."
-        ),
-        lambda tenant, _: domain.brand_color(tenant.branding),
-    )
-    font = out(
-        serializers.ChoiceField(choices=FontFamily.choices),
-        _branding("font", lambda _: FontFamily.MODERN_SANS.value),
-    )
-    logo = out(
-        Badge(allow_null=True, help_text="Shown in emails."), _branding("logo", lambda _: None)
-    )
-    appIcon = out(
-        Badge(allow_null=True, help_text="Shown in push notification previews."),
-        _branding("appIcon", lambda _: None),
-    )
+    font = serializers.ChoiceField(choices=FontFamily.choices)
+    logo = Badge(allow_null=True, help_text="Shown in emails.")
+    appIcon = Badge(allow_null=True, help_text="Shown in push notification previews.")
+
+
+@renders(AdminSettingsBranding)
+def admin_settings_branding_render(tenant: Tenant) -> dict[str, Any]:
+    branding = tenant.branding
+    return {
+        "appName": domain.app_name(branding, tenant.name),
+        "appUrl": branding.get("appUrl", ""),
+        "brandColor": domain.brand_color(branding),
+        "font": branding.get("font", FontFamily.MODERN_SANS.value),
+        "logo": branding.get("logo"),
+        "appIcon": branding.get("appIcon"),
+    }
 
 
 class AdminSettingsExperimentation(Shape):
-    # Renders the tenant.
-
     controlRatio = serializers.IntegerField(
         help_text="Percentage of new users put in the control group."
     )
@@ -169,12 +176,25 @@ class AdminSettingsExperimentation(Shape):
     )
 
 
-class AdminSettings(Shape):
-    # A tenant's settings, rendered from the tenant.
+@renders(AdminSettingsExperimentation)
+def admin_settings_experimentation_render(tenant: Tenant) -> dict[str, Any]:
+    return {
+        "controlRatio": tenant.control_ratio,
+        "userActivationWindow": tenant.user_activation_window,
+    }
 
-    branding = out(AdminSettingsBranding(), lambda tenant, _: AdminSettingsBranding.render(tenant))
-    experimentation = out(
-        AdminSettingsExperimentation(),
-        lambda tenant, _: AdminSettingsExperimentation.render(tenant),
-    )
+
+class AdminSettings(Shape):
+    branding = AdminSettingsBranding()
+    experimentation = AdminSettingsExperimentation()
     aggregationPeriod = serializers.ChoiceField(choices=AggregationPeriod.choices)
+
+
+@renders(AdminSettings)
+def admin_settings_render(tenant: Tenant) -> dict[str, Any]:
+    """A tenant's settings."""
+    return {
+        "branding": admin_settings_branding_render(tenant),
+        "experimentation": admin_settings_experimentation_render(tenant),
+        "aggregationPeriod": tenant.aggregation_period,
+    }

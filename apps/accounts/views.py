@@ -41,7 +41,7 @@ class TenantCollection(Collection):
         services.tenant_archive(obj)
 
     def render(self, obj: Tenant) -> dict[str, Any]:
-        return serializers.AdminTenant.render(obj)
+        return serializers.admin_tenant_render(obj)
 
 
 class ApplicationKeyCollection(Collection):
@@ -67,7 +67,7 @@ class ApplicationKeyCollection(Collection):
 
     def render(self, obj: tuple[ApiKey, str]) -> dict[str, Any]:
         api_key, full_key = obj
-        return serializers.CreatedApplicationKey.render(api_key, full_key)
+        return serializers.created_application_key_render(api_key, full_key)
 
 
 class EnvironmentListApi(AdminApi):
@@ -81,7 +81,7 @@ class EnvironmentListApi(AdminApi):
     )
     def get(self, request: Request) -> Response:
         environments = selectors.environments_list(self.scope(request).environment)
-        return Response([serializers.AdminEnvironment.render(env) for env in environments])
+        return Response([serializers.admin_environment_render(env) for env in environments])
 
 
 class SettingsApi(AdminApi):
@@ -91,7 +91,7 @@ class SettingsApi(AdminApi):
         responses={200: serializers.AdminSettings, **errors(401, (403, ADMIN_FORBIDDEN), 404)},
     )
     def get(self, request: Request) -> Response:
-        return Response(serializers.AdminSettings.render(self.scope(request).tenant))
+        return Response(serializers.admin_settings_render(self.scope(request).tenant))
 
     @extend_schema(
         operation_id="admin_settings_update",
@@ -110,4 +110,4 @@ class SettingsApi(AdminApi):
         services.settings_update(
             tenant, **serializers.SettingsUpdateSerializer.service_kwargs(data)
         )
-        return Response(serializers.AdminSettings.render(tenant))
+        return Response(serializers.admin_settings_render(tenant))

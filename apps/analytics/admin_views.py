@@ -3,7 +3,7 @@ API). Every series reads the tenant's rollups (see apps.analytics.selectors for 
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.http import QueryDict
 from django.utils import timezone
@@ -22,7 +22,7 @@ from apps.core.api.views import AdminApi
 from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_READ_ERRORS, errors
 
-Read = Callable[[Tenant, DateRange], Any]
+Report = TypeVar("Report")
 
 _CHOICES = ", ".join([*selectors.RANGES, selectors.RANGE_ALL])
 
@@ -65,16 +65,22 @@ def _schema(operation: str, summary: str, response: Any, ranged: bool = True) ->
 
 
 def _ranged_api(
-    name: str, operation: str, summary: str, shape: type[Shape], read: Read
+    name: str,
+    operation: str,
+    summary: str,
+    shape: type[Shape],
+    read: Callable[[Tenant, DateRange], Report],
+    render: Callable[[Report, DateRange], dict[str, Any]],
 ) -> type[AdminApi]:
-    """The view of one ranged series: `read(tenant, period)` rendered by `shape`."""
+    """The view of one ranged series: `read(tenant, period)` rendered by `render`, the render
+    of `shape`."""
 
     class RangedApi(AdminApi):
         @_schema(operation, summary, shape)
         def get(self, request: Request) -> Response:
             tenant = self.scope(request).tenant
             period = date_range_parse(request.query_params, tenant, timezone.localdate())
-            return Response(shape.render(read(tenant, period), period))
+            return Response(render(read(tenant, period), period))
 
     RangedApi.__name__ = RangedApi.__qualname__ = name
     return RangedApi
@@ -85,7 +91,7 @@ def _streaks(tenant: Tenant, period: DateRange) -> shapes.StreakReport:
     return shapes.StreakReport(lengths, selectors.streak_activity(tenant, period))
 
 
-def _participation(tenant: Tenant, period: DateRange) -> Any:
+def _participation(tenant: Tenant, period: DateRange) -> list[selectors.BoardParticipation]:
     return selectors.leaderboard_participation(tenant, period, timezone.localdate())
 
 
@@ -95,9 +101,15 @@ ActiveUsersApi = _ranged_api(
     "Daily and monthly active users",
     shapes.AnalyticsActiveUsers,
     selectors.active_users,
+    shapes.analytics_active_users_render,
 )
 NewUsersApi = _ranged_api(
-    "NewUsersApi", "new_users", "New users per day", shapes.AnalyticsNewUsers, selectors.new_users
+    "NewUsersApi",
+    "new_users",
+    "New users per day",
+    shapes.AnalyticsNewUsers,
+    selectors.new_users,
+    shapes.analytics_new_users_render,
 )
 EventsApi = _ranged_api(
     "EventsApi",
@@ -105,6 +117,7 @@ EventsApi = _ranged_api(
     "Events and totals per metric per day",
     shapes.AnalyticsEvents,
     selectors.metric_series,
+    shapes.analytics_events_render,
 )
 RetentionApi = _ranged_api(
     "RetentionApi",
@@ -112,6 +125,7 @@ RetentionApi = _ranged_api(
     "Weekly retention cohorts",
     shapes.AnalyticsRetention,
     selectors.retention,
+    shapes.analytics_retention_render,
 )
 StreaksApi = _ranged_api(
     "StreaksApi",
@@ -119,6 +133,7 @@ StreaksApi = _ranged_api(
     "Streak lengths and active streaks",
     shapes.AnalyticsStreaks,
     _streaks,
+    shapes.analytics_streaks_render,
 )
 PointsApi = _ranged_api(
     "PointsApi",
@@ -126,6 +141,7 @@ PointsApi = _ranged_api(
     "Points awarded and levels",
     shapes.AnalyticsPoints,
     selectors.points_summary,
+    shapes.analytics_points_render,
 )
 AchievementsApi = _ranged_api(
     "AchievementsApi",
@@ -133,6 +149,7 @@ AchievementsApi = _ranged_api(
     "Achievement completions and rarity",
     shapes.AnalyticsAchievements,
     selectors.achievements_summary,
+    shapes.analytics_achievements_render,
 )
 LeaderboardsApi = _ranged_api(
     "LeaderboardsApi",
@@ -140,6 +157,7 @@ LeaderboardsApi = _ranged_api(
     "Leaderboard participation",
     shapes.AnalyticsLeaderboards,
     _participation,
+    shapes.analytics_leaderboards_render,
 )
 
 
@@ -148,4 +166,4 @@ class OverviewApi(AdminApi):
     def get(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
         report = selectors.overview(tenant, timezone.localdate())
-        return Response(shapes.AnalyticsOverview.render(report))
+        return Response(shapes.analytics_overview_render(report))

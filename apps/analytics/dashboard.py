@@ -29,24 +29,24 @@ def charts_data(tenant: Tenant, range_name: str) -> dict[str, Any]:
             "end": period.end.isoformat(),
             "days": period.length,
         },
-        "activeUsers": shapes.AnalyticsActiveUsers.render(
+        "activeUsers": shapes.analytics_active_users_render(
             selectors.active_users(tenant, period), period
         ),
-        "newUsers": shapes.AnalyticsNewUsers.render(selectors.new_users(tenant, period), period),
-        "events": shapes.AnalyticsEvents.render(selectors.metric_series(tenant, period), period),
-        "retention": shapes.AnalyticsRetention.render(selectors.retention(tenant, period), period),
-        "streaks": shapes.AnalyticsStreaks.render(
+        "newUsers": shapes.analytics_new_users_render(selectors.new_users(tenant, period), period),
+        "events": shapes.analytics_events_render(selectors.metric_series(tenant, period), period),
+        "retention": shapes.analytics_retention_render(selectors.retention(tenant, period), period),
+        "streaks": shapes.analytics_streaks_render(
             shapes.StreakReport(
                 selectors.streak_lengths(tenant, timezone.now()),
                 selectors.streak_activity(tenant, period),
             ),
             period,
         ),
-        "points": shapes.AnalyticsPoints.render(selectors.points_summary(tenant, period), period),
-        "achievements": shapes.AnalyticsAchievements.render(
+        "points": shapes.analytics_points_render(selectors.points_summary(tenant, period), period),
+        "achievements": shapes.analytics_achievements_render(
             selectors.achievements_summary(tenant, period), period
         ),
-        "leaderboards": shapes.AnalyticsLeaderboards.render(
+        "leaderboards": shapes.analytics_leaderboards_render(
             selectors.leaderboard_participation(tenant, period, today), period
         ),
     }

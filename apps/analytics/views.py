@@ -38,4 +38,4 @@ class UserWrappedApi(AppApi):
             request.query_params, "year", default=this_year, minimum=1, maximum=this_year
         )
         report = wrapped.user_wrapped(scope.tenant, user, year)
-        return Response(serializers.WrappedResponse.render(report, scope.tenant))
+        return Response(serializers.wrapped_response_render(report, scope.tenant))

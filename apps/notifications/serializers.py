@@ -1,14 +1,14 @@
 """Wire shapes of notification preferences, email and push templates, and push channels: input
-serializers, and the response shapes that render and document themselves
-(apps/core/api/shapes.py)."""
+serializers, and the response shapes (apps/core/api/shapes.py), each documenting its body, with
+the typed function that renders it (`@renders`) below it."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
-from apps.core.api.shapes import OMIT, Getter, Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.notifications import domain
 from apps.notifications.choices import (
     Channel,
@@ -17,9 +17,11 @@ from apps.notifications.choices import (
     PushKind,
     TemplateStatus,
 )
-from apps.notifications.models import EmailTemplate, PushTemplate
+from apps.notifications.models import EmailTemplate, PushChannel, PushTemplate
 from apps.notifications.push.credentials import MAX_LENGTHS
+from apps.notifications.rendering import RenderedEmail, RenderedPush
 from apps.streaks.wire import StreakPreferences, StreakPreferencesSerializer
+from apps.users.models import EndUser
 from apps.users.wire import AttributeRef, AttributeRefSerializer
 
 MAX_SUBJECT = domain.MAX_TEMPLATE_SUBJECT
@@ -146,9 +148,9 @@ class PushTemplateUpdateSerializer(_PushTemplateFields):
         self.fields["name"].required = False
 
 
-# --- responses: each shape renders (Shape.render) and documents itself ------------------
+# --- responses: each shape documents a body, its render function writes it ----------------
 # Component names drop the Serializer suffix (EmailTemplate, PushChannel, PushTemplate), which
-# keeps the classes apart from the models of the same name.
+# keeps the classes apart from the models of the same name; so do the render functions' names.
 
 
 def _channels_documented() -> serializers.ListField:
@@ -169,47 +171,36 @@ class NotificationPreferences(serializers.Serializer):
 
 
 class UserPreferencesResponse(Shape):
-    # Renders the EndUser with, as context, its streak preferences (None when there are none).
-
-    notifications = out(
-        NotificationPreferences(), lambda user, _: dict(user.notification_preferences)
-    )
-    streak = out(
-        StreakPreferences(
-            required=False,
-            help_text="Present when streak customization is enabled or the user turned streaks "
-            "off.",
-        ),
-        lambda _, streak: OMIT if streak is None else streak,
+    notifications = NotificationPreferences()
+    streak = StreakPreferences(
+        required=False,
+        help_text="Present when streak customization is enabled or the user turned streaks off.",
     )
 
 
-def _public_id(obj: Any, _: Any) -> str:
-    return str(obj.public_id)
-
-
-def _user_attributes(template: EmailTemplate | PushTemplate, _: Any) -> list[Any]:
-    return list(template.user_attributes)
+@renders(UserPreferencesResponse)
+def user_preferences_response_render(
+    user: EndUser, streak: dict[str, Any] | None
+) -> dict[str, Any]:
+    """`user`'s preferences, with their streak preferences when there are some."""
+    body: dict[str, Any] = {"notifications": dict(user.notification_preferences)}
+    if streak is not None:
+        body["streak"] = streak
+    return body
 
 
 class EmailTemplateSerializer(Shape):
-    id = out(serializers.UUIDField(), _public_id)
+    id = serializers.UUIDField()
     type = serializers.ChoiceField(choices=NotificationType.choices)
     name = serializers.CharField()
     status = serializers.ChoiceField(choices=TemplateStatus.choices)
     subject = serializers.CharField(help_text="Jinja2 syntax, rendered in a sandbox.")
     html = serializers.CharField(help_text="Jinja2 syntax, HTML-escaped, CSS inlined on send.")
-    text = out(
-        serializers.CharField(
-            allow_null=True,
-            help_text="The plain-text part; null: derived from the rendered HTML.",
-        ),
-        lambda template, _: template.text or None,
+    text = serializers.CharField(
+        allow_null=True,
+        help_text="The plain-text part; null: derived from the rendered HTML.",
     )
-    userAttributes = out(
-        AttributeRef(many=True, help_text="All must match the user's attributes."),
-        _user_attributes,
-    )
+    userAttributes = AttributeRef(many=True, help_text="All must match the user's attributes.")
     priority = serializers.IntegerField(
         help_text="With several active templates of a type, the highest matching one wins."
     )
@@ -217,92 +208,129 @@ class EmailTemplateSerializer(Shape):
     updated = serializers.DateTimeField()
 
 
-class EmailPreview(Shape):
-    # Renders a preview (RenderedEmail).
+@renders(EmailTemplateSerializer)
+def email_template_render(template: EmailTemplate) -> dict[str, Any]:
+    return {
+        "id": str(template.public_id),
+        "type": template.type,
+        "name": template.name,
+        "status": template.status,
+        "subject": template.subject,
+        "html": template.html,
+        "text": template.text or None,
+        "userAttributes": list(template.user_attributes),
+        "priority": template.priority,
+        "created": template.created,
+        "updated": template.updated,
+    }
 
+
+class EmailPreview(Shape):
     subject = serializers.CharField()
     html = serializers.CharField()
     text = serializers.CharField()
 
 
-def _apns(get: Callable[[Mapping[str, Any]], Any]) -> Getter:
-    """The getter of a setting that only APNs channels show."""
-    return lambda channel, _: get(channel.settings) if channel.kind == PushKind.APNS else OMIT
+@renders(EmailPreview)
+def email_preview_render(rendered: RenderedEmail) -> dict[str, Any]:
+    return {"subject": rendered.subject, "html": rendered.html, "text": rendered.text}
 
 
 class PushChannelSerializer(Shape):
-    # Renders a PushChannel. Never the secrets: they are write-only.
+    # Never the secrets: they are write-only.
 
-    id = out(serializers.UUIDField(), _public_id)
+    id = serializers.UUIDField()
     kind = serializers.ChoiceField(choices=PushKind.choices)
     status = serializers.ChoiceField(choices=PushChannelStatus.choices)
-    teamId = out(
-        serializers.CharField(required=False, help_text="APNs only."),
-        _apns(lambda settings: settings.get("teamId")),
+    teamId = serializers.CharField(required=False, help_text="APNs only.")
+    keyId = serializers.CharField(required=False, help_text="APNs only.")
+    bundleId = serializers.CharField(required=False, help_text="APNs only.")
+    sandbox = serializers.BooleanField(required=False, help_text="APNs only.")
+    projectId = serializers.CharField(required=False, help_text="FCM only, from serviceAccount.")
+    hasCredentials = serializers.BooleanField(
+        help_text="Credentials (signingKey, serviceAccount, accessToken) are write-only."
     )
-    keyId = out(
-        serializers.CharField(required=False, help_text="APNs only."),
-        _apns(lambda settings: settings.get("keyId")),
+    flagged = serializers.BooleanField(
+        help_text="Most device tokens of a batch were refused as not belonging to this "
+        "app: pruning stops until the flag is cleared (PATCH flagged: false)."
     )
-    bundleId = out(
-        serializers.CharField(required=False, help_text="APNs only."),
-        _apns(lambda settings: settings.get("bundleId")),
-    )
-    sandbox = out(
-        serializers.BooleanField(required=False, help_text="APNs only."),
-        _apns(lambda settings: bool(settings.get("sandbox"))),
-    )
-    projectId = out(
-        serializers.CharField(required=False, help_text="FCM only, from serviceAccount."),
-        lambda c, _: c.settings.get("projectId") if c.kind == PushKind.FCM else OMIT,
-    )
-    hasCredentials = out(
-        serializers.BooleanField(
-            help_text="Credentials (signingKey, serviceAccount, accessToken) are write-only."
-        ),
-        lambda channel, _: bool(channel.credentials),
-    )
-    flagged = out(
-        serializers.BooleanField(
-            help_text="Most device tokens of a batch were refused as not belonging to this "
-            "app: pruning stops until the flag is cleared (PATCH flagged: false)."
-        ),
-        lambda channel, _: channel.flagged_at is not None,
-    )
-    flagReason = out(
-        serializers.CharField(allow_null=True), lambda channel, _: channel.flag_reason or None
-    )
+    flagReason = serializers.CharField(allow_null=True)
     created = serializers.DateTimeField()
     updated = serializers.DateTimeField()
 
 
+@renders(PushChannelSerializer)
+def push_channel_render(channel: PushChannel) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": str(channel.public_id),
+        "kind": channel.kind,
+        "status": channel.status,
+    }
+    settings = channel.settings
+    if channel.kind == PushKind.APNS:
+        body["teamId"] = settings.get("teamId")
+        body["keyId"] = settings.get("keyId")
+        body["bundleId"] = settings.get("bundleId")
+        body["sandbox"] = bool(settings.get("sandbox"))
+    elif channel.kind == PushKind.FCM:
+        body["projectId"] = settings.get("projectId")
+    body["hasCredentials"] = bool(channel.credentials)
+    body["flagged"] = channel.flagged_at is not None
+    body["flagReason"] = channel.flag_reason or None
+    body["created"] = channel.created
+    body["updated"] = channel.updated
+    return body
+
+
 class PushTemplateSerializer(Shape):
-    id = out(serializers.UUIDField(), _public_id)
+    id = serializers.UUIDField()
     type = serializers.ChoiceField(choices=NotificationType.choices)
     name = serializers.CharField()
     status = serializers.ChoiceField(choices=TemplateStatus.choices)
     title = serializers.CharField(help_text="Jinja2 syntax, rendered in a sandbox.")
     body = serializers.CharField()
-    url = out(
-        serializers.CharField(allow_null=True, help_text="A deep link, sent in the data."),
-        lambda template, _: template.url or None,
-    )
+    url = serializers.CharField(allow_null=True, help_text="A deep link, sent in the data.")
     # A field named like Serializer.data: DRF's metaclass moves it into the fields.
-    data = out(
-        serializers.DictField(child=serializers.CharField(), help_text="Values are templates."),
-        lambda template, _: dict(template.data),
+    data = serializers.DictField(  # type: ignore[assignment]  # a field, moved by DRF's metaclass
+        child=serializers.CharField(), help_text="Values are templates."
     )
-    userAttributes = out(AttributeRef(many=True), _user_attributes)
+    userAttributes = AttributeRef(many=True)
     priority = serializers.IntegerField()
     created = serializers.DateTimeField()
     updated = serializers.DateTimeField()
 
 
-class PushPreview(Shape):
-    # Renders a preview (RenderedPush).
+@renders(PushTemplateSerializer)
+def push_template_render(template: PushTemplate) -> dict[str, Any]:
+    return {
+        "id": str(template.public_id),
+        "type": template.type,
+        "name": template.name,
+        "status": template.status,
+        "title": template.title,
+        "body": template.body,
+        "url": template.url or None,
+        "data": dict(template.data),
+        "userAttributes": list(template.user_attributes),
+        "priority": template.priority,
+        "created": template.created,
+        "updated": template.updated,
+    }
 
+
+class PushPreview(Shape):
     title = serializers.CharField()
     body = serializers.CharField()
-    url = out(serializers.CharField(allow_null=True), lambda rendered, _: rendered.url or None)
+    url = serializers.CharField(allow_null=True)
     # A field named like Serializer.data: DRF's metaclass moves it into the fields.
     data = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+
+
+@renders(PushPreview)
+def push_preview_render(rendered: RenderedPush) -> dict[str, Any]:
+    return {
+        "title": rendered.title,
+        "body": rendered.body,
+        "url": rendered.url or None,
+        "data": rendered.data,
+    }

@@ -89,7 +89,7 @@ class UserPreferencesApi(AppApi):
     @staticmethod
     def _render(tenant: Any, user: Any) -> dict[str, Any]:
         streak = streak_preferences_of(streak_config(tenant), streak_state_get(user))
-        return serializers.UserPreferencesResponse.render(user, streak)
+        return serializers.user_preferences_response_render(user, streak)
 
 
 @dataclass(frozen=True)
@@ -152,8 +152,8 @@ class EmailTemplateCollection(_TemplateCollection):
         create=services.email_template_create,
         update=services.email_template_update,
         delete=services.email_template_delete,
-        render=serializers.EmailTemplateSerializer.render,
-        preview=lambda template, user, **kw: serializers.EmailPreview.render(
+        render=serializers.email_template_render,
+        preview=lambda template, user, **kw: serializers.email_preview_render(
             template_preview(template, user, **kw)
         ),
     )
@@ -217,7 +217,7 @@ class PushChannelCollection(Collection):
         push_services.push_channel_delete(obj)
 
     def render(self, obj: PushChannel) -> dict[str, Any]:
-        return serializers.PushChannelSerializer.render(obj)
+        return serializers.push_channel_render(obj)
 
 
 class PushTemplateCollection(_TemplateCollection):
@@ -234,8 +234,8 @@ class PushTemplateCollection(_TemplateCollection):
         create=push_services.push_template_create,
         update=push_services.push_template_update,
         delete=push_services.push_template_delete,
-        render=serializers.PushTemplateSerializer.render,
-        preview=lambda template, user, **kw: serializers.PushPreview.render(
+        render=serializers.push_template_render,
+        preview=lambda template, user, **kw: serializers.push_preview_render(
             push_template_preview(template, user, **kw)
         ),
     )
