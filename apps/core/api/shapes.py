@@ -23,13 +23,14 @@ and datetimes as today; a getter converts where the wire wants another form.
 
 import re
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rest_framework import serializers
 
 OMIT: Any = object()  # a getter's "leave this key out"
 
 Render = Callable[..., dict[str, Any]]
+R = TypeVar("R", bound=Render)
 _RENDERS: dict[type["Shape"], Render] = {}
 
 Getter = Callable[[Any, Any], Any]
@@ -137,12 +138,12 @@ class Shape(serializers.Serializer):
         raise NotImplementedError  # replaced in each shape by its compiled render
 
 
-def renders(shape: type[Shape]) -> Callable[[Render], Render]:
+def renders(shape: type[Shape]) -> Callable[[R], R]:
     """Marks a plain, typed function as the one render of `shape`: it returns the body that
     `shape` documents, its keys in the shape's field order, optional ones left out when absent.
     tests/core/test_shapes.py holds every such function to its shape's fields."""
 
-    def mark(render: Render) -> Render:
+    def mark(render: R) -> R:
         if shape in _RENDERS:
             raise ValueError(f"{shape.__name__} already has a render")
         _RENDERS[shape] = render
