@@ -27,6 +27,7 @@ from django.contrib.admin.utils import (
 from django.core.exceptions import PermissionDenied
 from django.db import models, transaction
 from django.db.models import QuerySet
+from django.forms.utils import pretty_name
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -73,6 +74,8 @@ class ConfigForm(forms.Form):
         if instance is not None:
             kwargs["initial"] = {**self.initial_from(instance), **kwargs.get("initial", {})}
         super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():  # the history's "Changed …" names the labels
+            field.label = field.label or pretty_name(name)
 
     def initial_from(self, obj: Any) -> dict[str, Any]:
         return {}
@@ -258,7 +261,13 @@ class ConfigAdmin(DashboardAdmin):
             (title, [self._row(form, name, obj) for name in names])
             for title, names in self.form_sections(obj)
         ]
-        return {"form": form, "sections": sections, "errors": bool(form.errors)}
+        return {
+            "form": form,
+            "sections": sections,
+            "errors": bool(form.errors),
+            "subtitle": None if obj is None else str(obj),
+            "media": self.media + form.media,
+        }
 
     def _row(self, form: ConfigForm, name: str, obj: Any) -> Any:
         if name in form.fields:
@@ -279,7 +288,7 @@ class ConfigAdmin(DashboardAdmin):
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": f"{verb} {self.opts.verbose_name}",
-            "subtitle": None if add else str(obj),
+            "subtitle": None,
             "original": obj,
             "add": add,
             "can_change": can_change,
