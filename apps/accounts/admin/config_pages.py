@@ -51,7 +51,7 @@ def refused_field(exc: ApplicationError) -> str | None:
     """The input a service's refusal is about, when it names exactly one."""
     field = getattr(exc, "field", None)
     if field is None:
-        fields = getattr(exc, "fields", ())
+        fields: Any = getattr(exc, "fields", ())
         field = fields[0] if len(fields) == 1 else None
     return field if isinstance(field, str) else None
 
@@ -84,8 +84,15 @@ class ConfigForm(forms.Form):
         """The inputs that differ from the stored object: what an update passes."""
         return {name: self.cleaned_data[name] for name in self.changed_data}
 
+    @property
+    def valid_tenant(self) -> Tenant:
+        """The tenant of a valid form: `clean` refuses a form without one."""
+        assert self.tenant is not None  # noqa: S101 - see clean
+        return self.tenant
+
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if self.tenant is None:
             raise forms.ValidationError("Select a tenant in the header first.")
         # The API's rule for display strings: no control characters.
@@ -139,6 +146,11 @@ class ConfigAdmin(DashboardAdmin):
     def form_sections(self, obj: Any) -> Sequence[Section]:
         """The form page's sections (obj is None when adding); by default every input."""
         return [(None, list(self.config_form.base_fields))]
+
+    def form_kwargs(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        """The form's owner and object: by default the tenant selected in the header (a page
+        whose objects belong to something else, such as a points system, adds it here)."""
+        return {"tenant": selected_tenant(request), "instance": obj}
 
     def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
         """What the form page shows besides the form (obj is None when adding)."""
@@ -212,11 +224,10 @@ class ConfigAdmin(DashboardAdmin):
         return self._form_page(request, obj, editable=self.has_change_permission(request, obj))
 
     def _form_page(self, request: HttpRequest, obj: Any, *, editable: bool) -> HttpResponse:
-        tenant = selected_tenant(request) if obj is None else obj.tenant
         if request.method != "POST":
-            form = self.config_form(tenant=tenant, instance=obj)
+            form = self.config_form(**self.form_kwargs(request, obj))
         else:
-            form = self.config_form(request.POST, tenant=tenant, instance=obj)
+            form = self.config_form(request.POST, **self.form_kwargs(request, obj))
             if form.is_valid():
                 try:
                     with transaction.atomic():
@@ -272,7 +283,7 @@ class ConfigAdmin(DashboardAdmin):
     def _row(self, form: ConfigForm, name: str, obj: Any) -> Any:
         if name in form.fields:
             return form[name]
-        label = capfirst(label_for_field(name, self.model, self))
+        label = capfirst(str(label_for_field(name, self.model, self, return_attr=False)))
         field, _attr, value = lookup_field(name, obj, self)
         shown = display_for_field(value, field, "-") if field else display_for_value(value, "-")
         return ReadOnlyRow(name, label, shown)

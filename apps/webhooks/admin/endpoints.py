@@ -122,7 +122,7 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions):
     # --- writes --------------------------------------------------------------------------------
 
     def create(self, request: HttpRequest, form: EndpointForm) -> WebhookEndpoint:
-        endpoint, secret = services.webhook_endpoint_create(form.tenant, **form.cleaned_data)
+        endpoint, secret = services.webhook_endpoint_create(form.valid_tenant, **form.cleaned_data)
         secret_keep(request, endpoint, secret, rotated=False)
         return endpoint
 
