@@ -62,6 +62,25 @@ class FieldError(ValidationError):
         self.field = field
 
 
+class WordedError(ValidationError):
+    """A refusal whose message names its fields as each edge spells them."""
+
+    fields = ("description",)
+
+    def worded(self, name: Any) -> str:
+        return f"{name('description')} is taken by {name('url')}"
+
+
+def test_a_worded_refusal_names_the_inputs_by_their_labels(
+    staff_client: Any, tenant: Tenant, monkeypatch: Any
+) -> None:
+    Spy(monkeypatch, "webhook_endpoint_create", WordedError("{description} is taken"))
+
+    response = staff_client.post(admin_url(WebhookEndpoint, "add"), form())
+
+    assert response.context["form"].errors["description"] == ["“Description” is taken by “URL”"]
+
+
 def test_refused_field_reads_field_or_a_single_fields_entry() -> None:
     several = ApplicationError("x")
     several.fields = ("url", "status")  # type: ignore[attr-defined]

@@ -229,9 +229,7 @@ def test_an_edit_passes_only_what_changed(
     assert (endpoint.description, endpoint.events) == ("Billing", ["streak.lost"])
     assert endpoint.failing_since == failing
     refused = staff_client.post(url, edit_form(endpoint, url="https://10.0.0.1/x"))
-    assert refused.context["form"].errors["url"] == [
-        "10.0.0.1 is not a public address (private)"
-    ]
+    assert refused.context["form"].errors["url"] == ["10.0.0.1 is not a public address (private)"]
 
 
 def test_deleting_an_endpoint_goes_through_the_service(

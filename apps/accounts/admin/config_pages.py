@@ -104,9 +104,16 @@ class ConfigForm(forms.Form):
         return cleaned
 
     def refuse(self, exc: ApplicationError) -> None:
-        """A service's refusal, next to the input it names, else above the form."""
+        """A service's refusal, next to the input it names, else above the form; a message that
+        spells its fields at each edge (`worded`) names them by their labels."""
         field = refused_field(exc)
-        self.add_error(field if field in self.fields else None, exc.message)
+        worded = getattr(exc, "worded", None)
+        message = exc.message if worded is None else worded(self._label)
+        self.add_error(field if field in self.fields else None, message)
+
+    def _label(self, name: str) -> str:
+        field = self.fields.get(name)
+        return f"“{field.label}”" if field is not None and field.label else name
 
 
 class ReadOnlyRow:
