@@ -211,7 +211,8 @@ class World:
         offered = []
         for name, field in form.fields.items():
             queryset = getattr(field, "queryset", None)
-            if queryset is None or name == form._meta.model._meta.pk.name:
+            meta = getattr(form, "_meta", None)  # plain forms (config_pages.py) have none
+            if queryset is None or (meta is not None and name == meta.model._meta.pk.name):
                 # A row's hidden id: Django checks it against every row, but a formset edits
                 # only the rows of the page's object (BaseModelFormSet._existing_object).
                 continue
@@ -304,6 +305,8 @@ def test_another_organizations_staff_find_nothing_of_it(world: World) -> None:
         context = response.context or {}
         adminform = context.get("adminform")
         forms = [adminform.form] if adminform is not None else []
+        if context.get("form") is not None and hasattr(context["form"], "fields"):
+            forms.append(context["form"])  # a configuration page's plain form
         for formset in context.get("inline_admin_formsets", []):
             forms.extend(formset.formset.forms)
             forms.append(formset.formset.empty_form)

@@ -1,10 +1,12 @@
-"""Dashboard page for webhook endpoints: written by the endpoint services, its signing secret shown
-once on a page of its own, and the endpoint's actions (rotate, test, redeliver, re-enable)."""
+"""Dashboard pages for webhook endpoints (apps/accounts/admin/config_pages.py): the list, and the
+form, delete and action pages, written by the endpoint services; the signing secret is shown once
+on a page of its own (endpoint_actions.py)."""
 
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -16,7 +18,8 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.timesince import timesince
 
-from apps.accounts.admin.base import TENANT_RELATED, ServiceAdmin, TenantColumnMixin, TenantFilter
+from apps.accounts.admin.base import TENANT_RELATED, TenantColumnMixin, TenantFilter
+from apps.accounts.admin.config_pages import ConfigForm, Section
 from apps.webhooks import services
 from apps.webhooks.admin.display import (
     EVENT_TYPE_GROUPS,
@@ -25,19 +28,41 @@ from apps.webhooks.admin.display import (
     status_badge,
     url_label,
 )
-from apps.webhooks.admin.endpoint_actions import EndpointActions
-from apps.webhooks.admin.secret_once import secret_keep
+from apps.webhooks.admin.endpoint_actions import EndpointActions, secret_keep
 from apps.webhooks.choices import EndpointStatus
-from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
+from apps.webhooks.models import WebhookEndpoint
+from apps.webhooks.transport import check_url
 
 # The change page lists this many of the endpoint's latest deliveries; the delivery log has all.
 RECENT_DELIVERIES = 50
 # The list names up to this many subscribed types; more become "N types" with a tooltip.
 EVENTS_COLUMN_TYPES = 3
-_EDITABLE = ("url", "description", "status", "events")
 
 
-class WebhookEndpointForm(forms.ModelForm):
+class EndpointForm(ConfigForm):
+    """The arguments of webhook_endpoint_create and webhook_endpoint_update."""
+
+    url = forms.CharField(
+        label="URL",
+        max_length=2000,
+        widget=forms.TextInput(
+            attrs={
+                "class": "vURLField",
+                "placeholder": "https://example.com/webhooks/gamify",
+                "spellcheck": "false",
+            }
+        ),
+        help_text="https, reaching a public address: deliveries to private networks are refused.",
+    )
+    description = forms.CharField(
+        max_length=1000, required=False, widget=forms.TextInput(attrs={"class": "vLargeTextField"})
+    )
+    status = forms.ChoiceField(
+        choices=EndpointStatus.choices,
+        initial=EndpointStatus.ACTIVE,
+        help_text="A disabled endpoint receives nothing; gamify disables an endpoint that "
+        "answers 410 or fails for 5 days.",
+    )
     events = forms.MultipleChoiceField(
         choices=EVENT_TYPE_GROUPS,
         required=False,
@@ -46,48 +71,27 @@ class WebhookEndpointForm(forms.ModelForm):
         help_text="None checked: every event type, including types added later.",
     )
 
-    class Meta:
-        model = WebhookEndpoint
-        fields = ("tenant", *_EDITABLE)
-        widgets = {
-            "url": forms.TextInput(
-                attrs={
-                    "class": "vURLField",
-                    "placeholder": "https://example.com/webhooks/gamify",
-                    "spellcheck": "false",
-                }
-            ),
-            "description": forms.TextInput(attrs={"class": "vLargeTextField"}),
-        }
-        labels = {"url": "URL"}
-        help_texts = {
-            "url": "https, reaching a public address: deliveries to private networks are refused.",
-            "status": "A disabled endpoint receives nothing; gamify disables an endpoint that "
-            "answers 410 or fails for 5 days.",
-        }
+    def initial_from(self, obj: WebhookEndpoint) -> dict[str, Any]:
+        return {"url": obj.url, "description": obj.description, "status": obj.status,
+                "events": obj.events}  # fmt: skip
 
-
-def _with_url_errors(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
-    """ServiceAdmin shows a refusal above the form; the services name the URL ("url: ...") when
-    they refuse it, so that error goes next to the URL input instead."""
-
-    class UrlErrorForm(form):  # type: ignore[valid-type,misc]
-        def clean(self) -> dict[str, Any]:
-            try:
-                return cast(dict[str, Any], super().clean())
-            except forms.ValidationError as exc:
-                message = exc.messages[0] if len(exc.messages) == 1 else ""
-                if not message.startswith("url: ") or "url" not in self.fields:
-                    raise
-                self.add_error("url", message.removeprefix("url: "))
-                return self.cleaned_data
-
-    return UrlErrorForm
+    def clean_url(self) -> str:
+        # The service's own check, so that its refusal shows next to the input; an unchanged
+        # URL is not checked again (a DNS lookup that may fail now), as the update skips it.
+        url: str = self.cleaned_data["url"]
+        if self.instance is None or url != self.instance.url:
+            allowed = settings.WEBHOOK_ALLOWED_NETWORKS
+            reason = check_url(
+                url, allow_http=settings.WEBHOOK_ALLOW_HTTP, allowed_networks=allowed
+            )
+            if reason is not None:
+                raise forms.ValidationError(reason)
+        return url
 
 
 @admin.register(WebhookEndpoint)
-class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions, ServiceAdmin):
-    form = WebhookEndpointForm
+class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions):
+    config_form = EndpointForm
     list_display = (
         "endpoint_column",
         "status_column",
@@ -104,61 +108,35 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions, ServiceAdmin):
         # The change page, its actions and the services read the tenant and its label too.
         return super().get_queryset(request).select_related(TENANT_RELATED)
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        events = ("Events", {"fields": ("events",)})
+    def form_sections(self, obj: WebhookEndpoint | None) -> list[Section]:
+        events = ("Events", ["events"])
         if obj is None:
-            return [(None, {"fields": ("tenant", "url", "description", "status")}), events]
+            return [(None, ["url", "description", "status"]), events]
         # A disabled endpoint's reason is a banner above the form (change_form.html).
         return [
-            (None, {"fields": ("tenant_column", "url", "description", "status")}),
+            (None, ["tenant_column", "url", "description", "status"]),
             events,
-            ("Delivery", {"fields": ("failing_since", "secret_state", "public_id", "created")}),
+            ("Delivery", ["failing_since", "secret_state", "public_id", "created"]),
         ]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        if obj is None:
-            return ()
-        return ("tenant_column", "failing_since", "secret_state", "public_id", "created")
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        return _with_url_errors(super().get_form(request, obj, change, **kwargs))
 
     # --- writes --------------------------------------------------------------------------------
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> WebhookEndpoint:
-        data = form.cleaned_data
-        endpoint, secret = services.webhook_endpoint_create(
-            data["tenant"],
-            url=data["url"],
-            description=data["description"],
-            events=data["events"],
-            status=data["status"],
-        )
+    def create(self, request: HttpRequest, form: EndpointForm) -> WebhookEndpoint:
+        endpoint, secret = services.webhook_endpoint_create(form.valid_tenant, **form.cleaned_data)
         secret_keep(request, endpoint, secret, rotated=False)
         return endpoint
 
-    def service_update(
-        self, request: HttpRequest, current: WebhookEndpoint, form: forms.ModelForm
-    ) -> None:
-        # Only what changed: passing the URL checks it again (a DNS lookup that may now fail),
-        # and passing status "active" clears `failing_since`.
-        changes = {name: form.cleaned_data[name] for name in _EDITABLE if name in form.changed_data}
-        if changes:
-            services.webhook_endpoint_update(current, **changes)
+    def update(self, request: HttpRequest, obj: WebhookEndpoint, form: EndpointForm) -> None:
+        # Only what changed: passing status "active" clears `failing_since`.
+        services.webhook_endpoint_update(obj, **form.changes())
 
-    def service_delete(self, request: HttpRequest, obj: WebhookEndpoint) -> None:
+    def remove(self, request: HttpRequest, obj: WebhookEndpoint) -> None:
         services.webhook_endpoint_delete(obj)
 
-    def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
-        deliveries = WebhookDelivery.objects.filter(endpoint__in=objs).count()
-        return {str(WebhookDelivery._meta.verbose_name_plural): deliveries}
+    def after_add_url(self, obj: WebhookEndpoint) -> str:
+        return self.url("secret", obj)
 
-    def after_add_url(self, obj: Any) -> str:
-        return self._url("secret", obj)
-
-    # --- columns and read-only fields ----------------------------------------------------------
+    # --- columns and read-only rows ------------------------------------------------------------
 
     @admin.display(description="URL and description", ordering="url")
     def endpoint_column(self, obj: WebhookEndpoint) -> SafeString:
@@ -208,38 +186,28 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions, ServiceAdmin):
             overlap,
         )
 
-    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+    def page_context(self, request: HttpRequest, obj: WebhookEndpoint | None) -> dict[str, Any]:
         if obj is None:
             return {}
+        # Not selectors.deliveries_list: it loads every attempt and event body, for the API.
+        rows = (
+            obj.deliveries.select_related("event")
+            .defer("event__body")
+            .order_by("-created", "-id")[:RECENT_DELIVERIES]
+        )
+        deliveries = [
+            {
+                "delivery": d,
+                "url": reverse("admin:webhooks_webhookdelivery_change", args=[d.pk]),
+                "badge": status_badge(d.status),
+                "error": short_error(d.last_error),
+            }
+            for d in rows
+        ]
+        query = urlencode({"endpoint__id__exact": obj.pk})
         return {
-            "deliveries": _recent_deliveries(obj),
-            "deliveries_url": _deliveries_url(obj),
+            "deliveries": deliveries,
+            "deliveries_url": f"{reverse('admin:webhooks_webhookdelivery_changelist')}?{query}",
             "recent_limit": RECENT_DELIVERIES,
-            "action_urls": {
-                action: self._url(action, obj)
-                for action in ("rotate_secret", "send_test", "redeliver_failed", "enable")
-            },
+            "action_urls": {action: self.url(action, obj) for action in self.object_views()},
         }
-
-
-def _recent_deliveries(endpoint: WebhookEndpoint) -> list[dict[str, Any]]:
-    # Not selectors.deliveries_list: it loads every attempt and event body, for the API.
-    rows = (
-        endpoint.deliveries.select_related("event")
-        .defer("event__body")
-        .order_by("-created", "-id")[:RECENT_DELIVERIES]
-    )
-    return [
-        {
-            "delivery": d,
-            "url": reverse("admin:webhooks_webhookdelivery_change", args=[d.pk]),
-            "badge": status_badge(d.status),
-            "error": short_error(d.last_error),
-        }
-        for d in rows
-    ]
-
-
-def _deliveries_url(endpoint: WebhookEndpoint) -> str:
-    query = urlencode({"endpoint__id__exact": endpoint.pk})
-    return f"{reverse('admin:webhooks_webhookdelivery_changelist')}?{query}"
