@@ -15,7 +15,7 @@ from rest_framework import serializers
 from apps.achievements.wire import UserAchievementWithStatsResponse, user_achievement_render
 from apps.analytics.wrapped import LongestStreak, PeriodActivity
 from apps.core.api.shapes import OMIT, Shape, out
-from apps.leaderboards.wire import UserLeaderboardResponse
+from apps.leaderboards.wire import UserLeaderboardResponse, user_leaderboard_response_render
 from apps.streaks.choices import Frequency
 from apps.users.wire import User, user_render
 
@@ -146,9 +146,11 @@ class _Rank(NamedTuple):
 
 
 def _leaderboards(activity: PeriodActivity, _: Any) -> dict[str, Any]:
-    render = UserLeaderboardResponse.render
+    render = user_leaderboard_response_render
     return {
-        r.board.key: render(r, _Rank(r.rank, int(r.value) if r.value is not None else None))
+        r.board.key: render(
+            r.board, r.run_start, r.rank, int(r.value) if r.value is not None else None
+        )
         for r in activity.leaderboards
     }
 

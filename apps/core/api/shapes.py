@@ -23,13 +23,14 @@ and datetimes as today; a getter converts where the wire wants another form.
 
 import re
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rest_framework import serializers
 
 OMIT: Any = object()  # a getter's "leave this key out"
 
 Render = Callable[..., dict[str, Any]]
+R = TypeVar("R", bound=Render)
 _RENDERS: dict[type["Shape"], Render] = {}
 
 Getter = Callable[[Any, Any], Any]
@@ -117,6 +118,21 @@ def _compiled(
     return render
 
 
+def _compiled_on_first_use(shape: type["Shape"]) -> Callable[[Any, Any], dict[str, Any]]:
+    """`shape`'s compiled render, compiled when first called: a shape rendered by a plain
+    function (`renders`) declares no getters, and its default ones are never compiled."""
+    compiled: Callable[[Any, Any], dict[str, Any]] | None = None
+
+    def render(obj: Any, context: Any = None) -> dict[str, Any]:
+        nonlocal compiled
+        if compiled is None:
+            compiled = _compiled(shape._declared_fields, shape.from_mapping)
+            setattr(shape, "render", staticmethod(compiled))  # noqa: B010 - as above
+        return compiled(obj, context)
+
+    return render
+
+
 class Shape(serializers.Serializer):
     # No docstring: drf-spectacular would give it to every shape as its description.
 
@@ -129,7 +145,7 @@ class Shape(serializers.Serializer):
         super().__init_subclass__(**kwargs)
         fields = {name.removesuffix("_"): f for name, f in cls._declared_fields.items()}
         cls._declared_fields = fields
-        setattr(cls, "render", staticmethod(_compiled(fields, cls.from_mapping)))  # noqa: B010 - mypy refuses assigning a method
+        setattr(cls, "render", staticmethod(_compiled_on_first_use(cls)))  # noqa: B010 - mypy refuses assigning a method
 
     @staticmethod
     def render(obj: Any, context: Any = None) -> dict[str, Any]:
@@ -137,12 +153,12 @@ class Shape(serializers.Serializer):
         raise NotImplementedError  # replaced in each shape by its compiled render
 
 
-def renders(shape: type[Shape]) -> Callable[[Render], Render]:
+def renders(shape: type[Shape]) -> Callable[[R], R]:
     """Marks a plain, typed function as the one render of `shape`: it returns the body that
     `shape` documents, its keys in the shape's field order, optional ones left out when absent.
     tests/core/test_shapes.py holds every such function to its shape's fields."""
 
-    def mark(render: Render) -> Render:
+    def mark(render: R) -> R:
         if shape in _RENDERS:
             raise ValueError(f"{shape.__name__} already has a render")
         _RENDERS[shape] = render
