@@ -30,6 +30,8 @@ class UserAchievementResponse(Shape):
     # An AchievementDef with the user's completion time (None while not completed).
     # Trigger-specific fields are present only for their trigger.
 
+    never_written = frozenset({"eventAttribute"})
+
     id = serializers.CharField()
     name = serializers.CharField()
     trigger = serializers.ChoiceField(choices=ACHIEVEMENT_TRIGGERS)
@@ -40,7 +42,6 @@ class UserAchievementResponse(Shape):
     metricId = serializers.CharField(required=False, help_text="metric trigger.")
     metricName = serializers.CharField(required=False, help_text="metric trigger.")
     metricValue = serializers.FloatField(required=False, help_text="metric trigger.")
-    # Never written: a deprecated field the SDK models keep.
     eventAttribute = AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes.")
     eventAttributes = AttributeKeyValue(many=True, required=False)
     streakLength = serializers.IntegerField(required=False, help_text="streak trigger.")

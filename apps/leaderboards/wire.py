@@ -133,6 +133,8 @@ class MetricEventLeaderboardResponse(LeaderboardResponse):
     counted in."""
 
     # A BoardStanding (apps/leaderboards/services.py).
+
+    never_written = frozenset({"breakdownAttributeValue"})
     rank = serializers.IntegerField(
         allow_null=True, help_text="The user's rank now; null: not on the board (it is full)."
     )
@@ -140,7 +142,6 @@ class MetricEventLeaderboardResponse(LeaderboardResponse):
         allow_null=True, help_text="The user's rank before the event; null: was not on it."
     )
     threshold = serializers.IntegerField(help_text="Minimum value currently needed to enter.")
-    # Never written: a deprecated field the SDK models keep.
     breakdownAttributeValue = serializers.CharField(
         required=False, allow_null=True, help_text="Deprecated: breakdownAttributeValues."
     )

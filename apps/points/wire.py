@@ -88,6 +88,8 @@ class PointsTrigger(Shape):
     # trigger snapshot; every field the SDK requires, even inside awards. The fields of one
     # trigger type are present only for that type.
 
+    never_written = frozenset({"eventAttribute"})
+
     id = serializers.CharField()
     type = serializers.ChoiceField(choices=POINTS_TRIGGER_TYPES)
     points = serializers.IntegerField(help_text="Points each time it fires; negative deducts.")
@@ -114,7 +116,6 @@ class PointsTrigger(Shape):
         choices=POINTS_TRIGGER_TIME_UNITS, required=False, help_text="time trigger."
     )
     timeInterval = serializers.IntegerField(required=False, help_text="time trigger.")
-    # Never written: a deprecated field the SDK models keep.
     eventAttribute = AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes.")
 
 

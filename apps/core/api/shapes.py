@@ -21,6 +21,7 @@ Values are written exactly as the getters return them: the JSON renderer (orjson
 and datetimes as today; a getter converts where the wire wants another form.
 """
 
+import keyword
 import re
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
@@ -71,6 +72,8 @@ def _read(get: str, from_mapping: bool, required: bool) -> str:
     """The expression that reads `get` (an attribute path, or a key of a mapping)."""
     if get.startswith("context."):
         return get
+    if not from_mapping and keyword.iskeyword(get):  # a shape rendered by a function (`from`)
+        return f"getattr(obj, {get!r})"
     if not from_mapping:
         return f"obj.{get}"
     if "." in get:
@@ -118,26 +121,15 @@ def _compiled(
     return render
 
 
-def _compiled_on_first_use(shape: type["Shape"]) -> Callable[[Any, Any], dict[str, Any]]:
-    """`shape`'s compiled render, compiled when first called: a shape rendered by a plain
-    function (`renders`) declares no getters, and its default ones are never compiled."""
-    compiled: Callable[[Any, Any], dict[str, Any]] | None = None
-
-    def render(obj: Any, context: Any = None) -> dict[str, Any]:
-        nonlocal compiled
-        if compiled is None:
-            compiled = _compiled(shape._declared_fields, shape.from_mapping)
-            setattr(shape, "render", staticmethod(compiled))  # noqa: B010 - as above
-        return compiled(obj, context)
-
-    return render
-
-
 class Shape(serializers.Serializer):
     # No docstring: drf-spectacular would give it to every shape as its description.
 
     # Rendered from a mapping: attribute names are keys (module docstring).
     from_mapping: ClassVar[bool] = False
+
+    # Documented fields the server never writes (deprecated ones the SDK models keep): the
+    # shape's render leaves them out (tests/core/test_shapes.py).
+    never_written: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The metaclass has collected the fields, inherited ones first. A wire name that is a
@@ -145,7 +137,7 @@ class Shape(serializers.Serializer):
         super().__init_subclass__(**kwargs)
         fields = {name.removesuffix("_"): f for name, f in cls._declared_fields.items()}
         cls._declared_fields = fields
-        setattr(cls, "render", staticmethod(_compiled_on_first_use(cls)))  # noqa: B010 - mypy refuses assigning a method
+        setattr(cls, "render", staticmethod(_compiled(fields, cls.from_mapping)))  # noqa: B010 - mypy refuses assigning a method
 
     @staticmethod
     def render(obj: Any, context: Any = None) -> dict[str, Any]:
