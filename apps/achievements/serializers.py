@@ -1,5 +1,5 @@
-"""Wire shapes of achievements: admin input, and the response shapes that render and document
-themselves (apps/core/api/shapes.py): the admin achievement, the application's achievement with
+"""Wire shapes of achievements: admin input, and the response shapes with the functions that
+render them (apps/core/api/shapes.py): the admin achievement, the application's achievement with
 statistics, and a user's metrics with their achievements (served by this app). The achievement
 as other apps embed it is in apps/achievements/wire.py."""
 

@@ -2,8 +2,8 @@
 responses (`MetricEventLeaderboardResponse`) and a user's rank in the year in review
 (`UserLeaderboardResponse`), both built on `LeaderboardResponse`, which the leaderboard
 endpoints return too, and a ranking of a page of them (`LeaderboardRanking`). Each is one
-`Shape` (apps/core/api/shapes.py): its fields document it and render it (docs/style.md, "One
-app from another")."""
+`Shape` (apps/core/api/shapes.py) that documents it, with the typed function that renders it
+below it (docs/style.md, "One app from another")."""
 
 import datetime as dt
 from decimal import Decimal

@@ -1,5 +1,5 @@
 """Wire shapes of the metric definitions of the admin API: input serializers and the response
-shape, which renders and documents itself (apps/core/api/shapes.py)."""
+shape, with the function that renders it (apps/core/api/shapes.py)."""
 
 from typing import Any
 

@@ -1,8 +1,8 @@
 """The points shapes other apps' bodies and documents show: the points map of event responses
 and achievement completions (`MetricEventPointsResponse`), with the levels, triggers, boosts
 and awards it carries, which the points endpoints return too. Each is one `Shape`
-(apps/core/api/shapes.py): its fields document it and render it; apps/points/ledger.py renders
-with them (docs/style.md, "One app from another")."""
+(apps/core/api/shapes.py) that documents it, with the typed function that renders it below it;
+apps/points/ledger.py renders with them (docs/style.md, "One app from another")."""
 
 import datetime as dt
 from typing import TYPE_CHECKING, Any

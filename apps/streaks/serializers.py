@@ -1,7 +1,7 @@
 """Wire shapes of streak settings, of several users' streaks and of the admin streak operations:
-input serializers that validate, output shapes that render and document (the operations'
-answers too). The streak object and the streak preferences, which other apps embed, are in
-apps/streaks/wire.py."""
+input serializers that validate, output shapes that document (the operations' answers too),
+each with the typed function that renders it below it. The streak object and the streak
+preferences, which other apps embed, are in apps/streaks/wire.py."""
 
 from collections.abc import Mapping
 from decimal import Decimal

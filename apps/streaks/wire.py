@@ -4,8 +4,8 @@ rendered by `streak_base_render` and `streak_response_render`), the same object 
 event did to it in event responses (`MetricEventStreakResponse`), and a user's streak
 preferences, part of the notification preferences body (`StreakPreferencesSerializer`,
 documented by `StreakPreferences`). Declared once here, each response shape a `Shape`
-(apps/core/api/shapes.py) whose fields document it and render it; the streaks app's own routes
-use them too (docs/style.md, "One app from another")."""
+(apps/core/api/shapes.py) that documents it, with the typed function that renders it below it;
+the streaks app's own routes use them too (docs/style.md, "One app from another")."""
 
 import datetime as dt
 from collections.abc import Mapping

@@ -1,5 +1,5 @@
-"""Wire shapes of attribute definitions: input serializers and the response shape, which
-renders and documents itself (apps/core/api/shapes.py). The user's shapes, which other apps
+"""Wire shapes of attribute definitions: input serializers and the response shape, with the
+function that renders it (apps/core/api/shapes.py). The user's shapes, which other apps
 embed, are in apps/users/wire.py."""
 
 from typing import Any

@@ -1,5 +1,10 @@
 """Response shapes declared once (issue 15): one `Shape` per response body, whose fields are
-both what drf-spectacular documents and what `render` writes.
+what drf-spectacular documents.
+
+Issue 24: a shape only documents; its body is written by one plain typed function right below
+it, registered with `@renders(TheShape)` (docs/style.md, "The API layer"), and
+tests/core/test_shapes.py holds each function to its shape's fields and their order. What
+follows, the compiled `render` and its getters, serves the shapes not converted yet.
 
 A Shape is a DRF serializer, so `extend_schema(responses=...)` and nested declarations read it
 as they read any serializer (names, types, nullability, `required=False` for a field that is
