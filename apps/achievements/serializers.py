@@ -82,12 +82,12 @@ class AchievementWithStatsResponse(UserAchievementWithStatsResponse):
     """An achievement (AchievementResponse) with how many users completed it."""
 
     # An AchievementDef with its Statistics (no user: no achievedAt).
-    achievedAt = None  # DRF drops an inherited field set to None
+    achievedAt = None  # type: ignore[assignment] # DRF drops an inherited field set to None
 
 
 @renders(AchievementWithStatsResponse)
 def achievement_with_stats_response_render(d: AchievementDef, stats: Stats) -> dict[str, Any]:
-    body = {
+    body: dict[str, Any] = {
         "id": d.public_id,
         "name": d.name,
         "trigger": d.trigger,
@@ -187,7 +187,7 @@ class AdminAchievement(Shape):
 @renders(AdminAchievement)
 def admin_render(a: Achievement) -> dict[str, Any]:
     settings = achievement_settings(a)
-    body = {
+    body: dict[str, Any] = {
         "id": str(a.public_id),
         "name": settings["name"],
         "description": settings["description"],

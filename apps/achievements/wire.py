@@ -58,7 +58,7 @@ class UserAchievementResponse(Shape):
 def user_achievement_response_render(
     d: AchievementDef, achieved_at: dt.datetime | None
 ) -> dict[str, Any]:
-    body = {
+    body: dict[str, Any] = {
         "id": d.public_id,
         "name": d.name,
         "trigger": d.trigger,

@@ -86,7 +86,7 @@ def board_render(board: "BoardDef", run_start: dt.date | None) -> dict[str, Any]
     """LeaderboardResponse; `end` is the given run's end for repeating boards (None: the
     board's own dates)."""
     end = board.run_end(run_start) if run_start else board.end
-    body = {
+    body: dict[str, Any] = {
         "id": board.public_id,
         "name": board.name,
         "key": board.key,

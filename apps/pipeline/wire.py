@@ -69,7 +69,7 @@ class EventResponse(Shape):
 def event_response_render(answer: EventAnswer) -> dict[str, Any]:
     """The answer to an event, rendered once from the steps' outcomes."""
     streak = answer.streak
-    body = {
+    body: dict[str, Any] = {
         "eventId": answer.event_id,
         "metricId": answer.metric.public_id,
         "total": answer.total,

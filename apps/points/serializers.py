@@ -409,7 +409,7 @@ class AdminPointsTrigger(Shape):
 
 @renders(AdminPointsTrigger)
 def admin_points_trigger_render(t: models.PointsTrigger) -> dict[str, Any]:
-    body = {
+    body: dict[str, Any] = {
         "id": str(t.public_id),
         "type": t.type,
         "points": t.points,
@@ -450,7 +450,7 @@ class AdminPointsSystem(Shape):
 def admin_points_system_render(
     s: models.PointsSystem, nested: Mapping[str, list[Any]] | None = None
 ) -> dict[str, Any]:
-    body = {
+    body: dict[str, Any] = {
         "id": str(s.public_id),
         "name": s.name,
         "key": s.key,

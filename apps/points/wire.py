@@ -121,7 +121,7 @@ class PointsTrigger(Shape):
 
 @renders(PointsTrigger)
 def trigger_render(t: TriggerDef) -> dict[str, Any]:
-    body = {
+    body: dict[str, Any] = {
         "id": t.public_id,
         "type": t.type,
         "points": t.points,

@@ -61,7 +61,7 @@ class BaseStreakResponse(Shape):
 def streak_base_render(view: StreakView) -> dict[str, Any]:
     state = view.settlement.state
     config = view.config
-    body = {
+    body: dict[str, Any] = {
         "length": state.length,
         "frequency": config.frequency,
         "started": _date(state.started) if state.length else None,
@@ -109,7 +109,7 @@ class StreakResponseStreakHistoryItem(Shape):
 def streak_response_streak_history_item_render(
     item: HistoryItem, freezes_enabled: bool
 ) -> dict[str, Any]:
-    body = {
+    body: dict[str, Any] = {
         "periodStart": item.period_start.isoformat(),
         "periodEnd": item.period_end.isoformat(),
         "length": item.length,
