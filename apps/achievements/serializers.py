@@ -1,5 +1,5 @@
-"""Wire shapes of achievements: admin input, and the response shapes that render and document
-themselves (apps/core/api/shapes.py): the admin achievement, the application's achievement with
+"""Wire shapes of achievements: admin input, and the response shapes with the functions that
+render them (apps/core/api/shapes.py): the admin achievement, the application's achievement with
 statistics, and a user's metrics with their achievements (served by this app). The achievement
 as other apps embed it is in apps/achievements/wire.py."""
 
@@ -10,17 +10,20 @@ from typing import Any, NamedTuple
 from rest_framework import serializers
 
 from apps.achievements.choices import Status, Trigger
+from apps.achievements.domain import rarity
 from apps.achievements.models import Achievement
-from apps.achievements.selectors import achievement_settings
+from apps.achievements.selectors import AchievementDef, Stats, achievement_settings
 from apps.achievements.wire import (
     BadgeSerializer,
     UserAchievementResponse,
     UserAchievementWithStatsResponse,
+    kv,
     with_badge_url,
 )
 from apps.core.api.fields import StrictSerializer, StringField, key_field
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.core.openapi import Badge
+from apps.metrics.selectors import MetricDef
 from apps.users.wire import AttributeRef, AttributeRefSerializer
 
 
@@ -72,56 +75,86 @@ class AchievementUpdateSerializer(_AchievementFields):
     trigger = serializers.ChoiceField(choices=Trigger.choices, required=False)
 
 
-# --- responses: each shape renders (Shape.render) and documents itself ------------------
+# --- responses: each shape documents a body, the function below it renders it ----------------
 
 
 class AchievementWithStatsResponse(UserAchievementWithStatsResponse):
     """An achievement (AchievementResponse) with how many users completed it."""
 
-    # Renders an AchievementDef with, as context, its Statistics (no user: no achievedAt).
-    achievedAt = None  # DRF drops an inherited field set to None
+    # An AchievementDef with its Statistics (no user: no achievedAt).
+    achievedAt = None  # type: ignore[assignment] # DRF drops an inherited field set to None
+
+
+@renders(AchievementWithStatsResponse)
+def achievement_with_stats_response_render(d: AchievementDef, stats: Stats) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": d.public_id,
+        "name": d.name,
+        "trigger": d.trigger,
+        "description": d.description,
+        "badgeUrl": d.badge_url,
+        "userAttributes": kv(d.user_filters),
+    }
+    trigger = d.trigger
+    if trigger == Trigger.API:
+        body["key"] = d.key
+    elif trigger == Trigger.METRIC:
+        body["metricId"] = d.metric_public_id
+        body["metricName"] = d.metric_name
+        body["metricValue"] = d.metric_value
+        body["eventAttributes"] = kv(d.event_filters)
+    elif trigger == Trigger.STREAK:
+        body["streakLength"] = d.streak_length
+    elif trigger == Trigger.ANNIVERSARY:
+        body["anniversaryYears"] = d.anniversary_years
+    elif trigger == Trigger.ACHIEVEMENT:
+        body["achievementIds"] = list(d.prerequisite_ids)
+    completions = stats.completions.get(d.pk, 0)
+    body["completions"] = completions
+    body["rarity"] = rarity(completions, stats.users)
+    return body
 
 
 class UserMetric(NamedTuple):
-    """The context of MetricResponse: the user's total and achievements (rendered)."""
+    """What MetricResponse adds to the metric: the user's total and achievements (rendered)."""
 
     current: Decimal
     achievements: list[dict[str, Any]]
 
 
 class MetricResponse(Shape):
-    # Renders a user's metric (a MetricDef) with, as context, its UserMetric.
+    # A user's metric (a MetricDef) with its UserMetric.
 
-    id = out(serializers.CharField(), "public_id")
+    id = serializers.CharField()
     key = serializers.CharField()
     name = serializers.CharField()
-    status = out(
-        serializers.ChoiceField(
-            choices=["active"], help_text="Always active (required by the Node SDK)."
-        ),
-        # Metrics have no other status in gamify; the Node SDK requires the field.
-        lambda *_: "active",
+    # Metrics have no other status in gamify; the Node SDK requires the field.
+    status = serializers.ChoiceField(
+        choices=["active"], help_text="Always active (required by the Node SDK)."
     )
-    current = out(serializers.FloatField(help_text="The user's total."), "context.current")
-    achievements = out(
-        UserAchievementResponse(
-            many=True, help_text="The metric's achievements with the user's progress."
-        ),
-        "context.achievements",
+    current = serializers.FloatField(help_text="The user's total.")
+    achievements = UserAchievementResponse(
+        many=True, help_text="The metric's achievements with the user's progress."
     )
 
 
-def _badge(settings: Mapping[str, Any], _: Any) -> dict[str, str] | None:
-    return {"url": settings["badge_url"]} if settings["badge_url"] else None
+@renders(MetricResponse)
+def metric_response_render(metric: MetricDef, user_metric: UserMetric) -> dict[str, Any]:
+    return {
+        "id": metric.public_id,
+        "key": metric.key,
+        "name": metric.name,
+        "status": "active",
+        "current": user_metric.current,
+        "achievements": user_metric.achievements,
+    }
 
 
 class AdminAchievement(Shape):
-    # Renders a stored achievement's settings as the services take them (achievement_settings)
-    # with, as context, the Achievement: the settings of other triggers are absent.
+    # A stored achievement's settings as the services take them (achievement_settings), with
+    # its id: the settings of other triggers are absent.
 
-    from_mapping = True
-
-    id = out(serializers.UUIDField(), lambda _, a: str(a.public_id))
+    id = serializers.UUIDField()
     name = serializers.CharField()
     description = serializers.CharField(allow_null=True)
     trigger = serializers.ChoiceField(choices=Trigger.choices)
@@ -130,7 +163,7 @@ class AdminAchievement(Shape):
         help_text="inactive: invisible and not completable; locked: no new completions, shown "
         "only to the users who completed it.",
     )
-    badge = out(Badge(allow_null=True), _badge)
+    badge = Badge(allow_null=True)
     userAttributes = AttributeRef(
         many=True, help_text="Only users with all these attribute values can complete it."
     )
@@ -151,5 +184,30 @@ class AdminAchievement(Shape):
     )
 
 
+@renders(AdminAchievement)
 def admin_render(a: Achievement) -> dict[str, Any]:
-    return AdminAchievement.render(achievement_settings(a), a)
+    settings = achievement_settings(a)
+    body: dict[str, Any] = {
+        "id": str(a.public_id),
+        "name": settings["name"],
+        "description": settings["description"],
+        "trigger": settings["trigger"],
+        "status": settings["status"],
+        "badge": {"url": settings["badge_url"]} if settings["badge_url"] else None,
+        "userAttributes": settings["user_attributes"],
+    }
+    if "key" in settings:
+        body["key"] = settings["key"]
+    if "metric_id" in settings:
+        body["metricId"] = settings["metric_id"]
+    if "metric_value" in settings:
+        body["metricValue"] = settings["metric_value"]
+    if "event_attributes" in settings:
+        body["eventAttributes"] = settings["event_attributes"]
+    if "streak_length" in settings:
+        body["streakLength"] = settings["streak_length"]
+    if "anniversary_years" in settings:
+        body["anniversaryYears"] = settings["anniversary_years"]
+    if "achievement_ids" in settings:
+        body["achievementIds"] = settings["achievement_ids"]
+    return body

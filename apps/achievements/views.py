@@ -54,7 +54,7 @@ class AchievementListApi(AppApi):
         stats = selectors.achievement_stats(tenant)
         return Response(
             [
-                serializers.AchievementWithStatsResponse.render(d, wire.Statistics(None, stats))
+                serializers.achievement_with_stats_response_render(d, stats)
                 for d in selectors.achievement_definitions(tenant).values()
                 if d.completable and (raw is None or d.open_to(attributes))
             ]
@@ -121,7 +121,7 @@ class UserMetricListApi(AppApi):
         completed = selectors.user_completions(user)
         return Response(
             [
-                serializers.MetricResponse.render(
+                serializers.metric_response_render(
                     metric,
                     serializers.UserMetric(
                         totals.get(metric.pk, Decimal(0)),
@@ -150,7 +150,7 @@ class UserMetricApi(AppApi):
         metric = metric_by_key(scope.tenant, key)
         completed = selectors.user_completions(user)
         return Response(
-            serializers.MetricResponse.render(
+            serializers.metric_response_render(
                 metric,
                 serializers.UserMetric(
                     user_metric_total(user, metric.pk),

@@ -6,7 +6,6 @@ Declared once here; the achievements app's own routes use them too (docs/style.m
 from another")."""
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from rest_framework import serializers
@@ -15,7 +14,7 @@ from apps.achievements.choices import Trigger
 from apps.achievements.domain import rarity
 from apps.achievements.selectors import AchievementDef, Stats
 from apps.core.api.fields import StrictSerializer
-from apps.core.api.shapes import Getter, Shape, never, only_when, out
+from apps.core.api.shapes import Shape, renders
 from apps.users.wire import AttributeKeyValue
 
 # The application API's trigger enum: the values of Trigger, named AchievementTriggerEnum as
@@ -23,103 +22,99 @@ from apps.users.wire import AttributeKeyValue
 ACHIEVEMENT_TRIGGERS = Trigger.values
 
 
-def _kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
+def kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
     return [{"key": k, "value": v} for k, v in (filters or {}).items()]
 
 
-def _when(trigger: str, get: Callable[[AchievementDef], Any]) -> Getter:
-    """The getter of a field that only achievements of one trigger have."""
-    return only_when("trigger", trigger, lambda d, _: get(d))
-
-
 class UserAchievementResponse(Shape):
-    # Renders an AchievementDef with, as context, the user's completion time (None while not
-    # completed). Trigger-specific fields are present only for their trigger.
+    # An AchievementDef with the user's completion time (None while not completed).
+    # Trigger-specific fields are present only for their trigger.
 
-    id = out(serializers.CharField(), "public_id")
+    never_written = frozenset({"eventAttribute"})
+
+    id = serializers.CharField()
     name = serializers.CharField()
     trigger = serializers.ChoiceField(choices=ACHIEVEMENT_TRIGGERS)
     description = serializers.CharField(required=False, allow_null=True)
     badgeUrl = serializers.CharField(required=False, allow_null=True)
-    userAttributes = out(AttributeKeyValue(many=True), lambda d, _: _kv(d.user_filters))
-    key = out(
-        serializers.CharField(required=False, help_text="api trigger."),
-        _when(Trigger.API, lambda d: d.key),
+    userAttributes = AttributeKeyValue(many=True)
+    key = serializers.CharField(required=False, help_text="api trigger.")
+    metricId = serializers.CharField(required=False, help_text="metric trigger.")
+    metricName = serializers.CharField(required=False, help_text="metric trigger.")
+    metricValue = serializers.FloatField(required=False, help_text="metric trigger.")
+    eventAttribute = AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes.")
+    eventAttributes = AttributeKeyValue(many=True, required=False)
+    streakLength = serializers.IntegerField(required=False, help_text="streak trigger.")
+    anniversaryYears = serializers.IntegerField(required=False, help_text="anniversary trigger.")
+    achievementIds = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="achievement trigger."
     )
-    metricId = out(
-        serializers.CharField(required=False, help_text="metric trigger."),
-        _when(Trigger.METRIC, lambda d: d.metric_public_id),
+    achievedAt = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="null while not completed."
     )
-    metricName = out(
-        serializers.CharField(required=False, help_text="metric trigger."),
-        _when(Trigger.METRIC, lambda d: d.metric_name),
-    )
-    metricValue = out(
-        serializers.FloatField(required=False, help_text="metric trigger."),
-        _when(Trigger.METRIC, lambda d: d.metric_value),
-    )
-    eventAttribute = out(
-        AttributeKeyValue(required=False, help_text="Deprecated: eventAttributes."), never
-    )
-    eventAttributes = out(
-        AttributeKeyValue(many=True, required=False),
-        _when(Trigger.METRIC, lambda d: _kv(d.event_filters)),
-    )
-    streakLength = out(
-        serializers.IntegerField(required=False, help_text="streak trigger."),
-        _when(Trigger.STREAK, lambda d: d.streak_length),
-    )
-    anniversaryYears = out(
-        serializers.IntegerField(required=False, help_text="anniversary trigger."),
-        _when(Trigger.ANNIVERSARY, lambda d: d.anniversary_years),
-    )
-    achievementIds = out(
-        serializers.ListField(
-            child=serializers.CharField(), required=False, help_text="achievement trigger."
-        ),
-        _when(Trigger.ACHIEVEMENT, lambda d: list(d.prerequisite_ids)),
-    )
-    achievedAt = out(
-        serializers.DateTimeField(
-            required=False, allow_null=True, help_text="null while not completed."
-        ),
-        lambda _, achieved_at: achieved_at,
-    )
+
+
+@renders(UserAchievementResponse)
+def user_achievement_response_render(
+    d: AchievementDef, achieved_at: dt.datetime | None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": d.public_id,
+        "name": d.name,
+        "trigger": d.trigger,
+        "description": d.description,
+        "badgeUrl": d.badge_url,
+        "userAttributes": kv(d.user_filters),
+    }
+    trigger = d.trigger
+    if trigger == Trigger.API:
+        body["key"] = d.key
+    elif trigger == Trigger.METRIC:
+        body["metricId"] = d.metric_public_id
+        body["metricName"] = d.metric_name
+        body["metricValue"] = d.metric_value
+        body["eventAttributes"] = kv(d.event_filters)
+    elif trigger == Trigger.STREAK:
+        body["streakLength"] = d.streak_length
+    elif trigger == Trigger.ANNIVERSARY:
+        body["anniversaryYears"] = d.anniversary_years
+    elif trigger == Trigger.ACHIEVEMENT:
+        body["achievementIds"] = list(d.prerequisite_ids)
+    body["achievedAt"] = achieved_at
+    return body
 
 
 class Statistics(NamedTuple):
-    """The context of the shapes with statistics: the user's completion time (None while not
+    """What the shapes with statistics add: the user's completion time (None while not
     completed, or for no user) and the tenant's statistics."""
 
     achieved_at: dt.datetime | None
     stats: Stats
 
 
-def _completions(d: AchievementDef, given: Statistics) -> int:
-    return given.stats.completions.get(d.pk, 0)
-
-
 class UserAchievementWithStatsResponse(UserAchievementResponse):
     """An achievement with the user's completion time and how many users completed it."""
 
-    # Renders an AchievementDef with, as context, its Statistics.
-    achievedAt = out(
-        serializers.DateTimeField(
-            allow_null=True,
-            help_text="When the user completed it; null when not completed "
-            "(includeIncomplete=true).",
-        ),
-        "context.achieved_at",
+    # An AchievementDef with its Statistics.
+    achievedAt = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the user completed it; null when not completed (includeIncomplete=true).",
     )
-    completions = out(
-        serializers.IntegerField(help_text="Number of users who completed it."), _completions
+    completions = serializers.IntegerField(help_text="Number of users who completed it.")
+    rarity = serializers.FloatField(
+        help_text="Percent of the tenant's users who completed it, to two decimals."
     )
-    rarity = out(
-        serializers.FloatField(
-            help_text="Percent of the tenant's users who completed it, to two decimals."
-        ),
-        lambda d, given: rarity(_completions(d, given), given.stats.users),
-    )
+
+
+@renders(UserAchievementWithStatsResponse)
+def user_achievement_with_stats_response_render(
+    d: AchievementDef, given: Statistics
+) -> dict[str, Any]:
+    body = user_achievement_response_render(d, given.achieved_at)
+    completions = given.stats.completions.get(d.pk, 0)
+    body["completions"] = completions
+    body["rarity"] = rarity(completions, given.stats.users)
+    return body
 
 
 def user_achievement_render(
@@ -127,8 +122,8 @@ def user_achievement_render(
 ) -> dict[str, Any]:
     """UserAchievementResponse, or UserAchievementWithStatsResponse given the statistics."""
     if stats is None:
-        return UserAchievementResponse.render(d, achieved_at)
-    return UserAchievementWithStatsResponse.render(d, Statistics(achieved_at, stats))
+        return user_achievement_response_render(d, achieved_at)
+    return user_achievement_with_stats_response_render(d, Statistics(achieved_at, stats))
 
 
 class BadgeSerializer(StrictSerializer):

@@ -8,7 +8,7 @@ and the year's longest streak). The wire writes a period's own fields (its date,
 its month) before the activity, the year's longest streak after it: each period is a mixin of
 its own fields, then `WrappedActivityPeriod` (inherited fields come first)."""
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from rest_framework import serializers
 
@@ -23,7 +23,7 @@ from apps.analytics.wrapped import (
     Wrapped,
 )
 from apps.core.api.shapes import Shape, renders
-from apps.leaderboards.wire import UserLeaderboardResponse
+from apps.leaderboards.wire import UserLeaderboardResponse, user_leaderboard_response_render
 from apps.metrics.selectors import MetricDef
 from apps.streaks.choices import Frequency
 from apps.users.wire import User, user_render
@@ -168,13 +168,6 @@ def wrapped_streak_render(streak: LongestStreak) -> dict[str, Any]:
     }
 
 
-class _Rank(NamedTuple):
-    """The context of UserLeaderboardResponse: the user's best rank and its value."""
-
-    rank: int
-    value: int | None
-
-
 class WrappedActivityPeriod(Shape):
     # No docstring: subclasses would inherit it as their component description.
     metrics = serializers.DictField(child=WrappedMetric(), help_text="By metric key.")
@@ -208,9 +201,11 @@ def _achievements(activity: PeriodActivity, wrapped: Wrapped) -> list[dict[str, 
 
 
 def _leaderboards(activity: PeriodActivity) -> dict[str, Any]:
-    render = UserLeaderboardResponse.render
+    render = user_leaderboard_response_render
     return {
-        r.board.key: render(r, _Rank(r.rank, int(r.value) if r.value is not None else None))
+        r.board.key: render(
+            r.board, r.run_start, r.rank, int(r.value) if r.value is not None else None
+        )
         for r in activity.leaderboards
     }
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from apps.core.api.errors import ErrorBody
+from apps.core.api.errors import error_body_render
 
 logger = logging.getLogger("gamify.request")
 
@@ -67,6 +67,6 @@ class NulByteMiddleware:
             "\x00" in key or any("\x00" in v for v in query.getlist(key)) for key in query
         ):
             return JsonResponse(
-                ErrorBody.render("NUL characters are not allowed in URLs"), status=400
+                error_body_render("NUL characters are not allowed in URLs"), status=400
             )
         return self.get_response(request)

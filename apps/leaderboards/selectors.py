@@ -139,9 +139,9 @@ def rankings_page(
     # Three columns, not two model instances per row: at 100 rows the instances cost more than
     # the query.
     rows = ordered(board.pk, run, group).values_list("user__external_id", "user__name", "value")
-    render = wire.LeaderboardRanking.render
+    render = wire.leaderboard_ranking_render
     return [
-        render((external_id, name, offset + i + 1, value))
+        render(external_id, name, offset + i + 1, value)
         for i, (external_id, name, value) in enumerate(rows[offset : offset + limit])
     ]
 
@@ -158,9 +158,9 @@ def _rankings_from_members(members: list[str], offset: int) -> list[dict[str, An
             pk__in=[ranks.member_user(m) for m in members]
         ).values_list("pk", "external_id", "name")
     }
-    render = wire.LeaderboardRanking.render
+    render = wire.leaderboard_ranking_render
     return [
-        render((*users[user], offset + i + 1, ranks.member_value(m)))
+        render(*users[user], offset + i + 1, ranks.member_value(m))
         for i, m in enumerate(members)
         if (user := ranks.member_user(m)) in users
     ]

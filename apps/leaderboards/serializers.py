@@ -1,6 +1,7 @@
 """Input shapes of the leaderboards admin API (reference §3.7), and the output shapes that only
 the leaderboard endpoints return (those other apps show too are in apps/leaderboards/wire.py)."""
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -9,14 +10,18 @@ from django.conf import settings
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField, key_field
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy, RunUnit, Status
+from apps.leaderboards.models import Leaderboard, LeaderboardSnapshot
+from apps.leaderboards.selectors import BoardDef
 from apps.leaderboards.wire import (
     LEADERBOARD_STATUSES,
     LeaderboardRanking,
     LeaderboardResponse,
     UserLeaderboardResponse,
+    board_render,
+    user_leaderboard_response_render,
 )
 from apps.users.wire import AttributeRef, AttributeRefSerializer
 
@@ -79,112 +84,134 @@ class LeaderboardUpdateSerializer(_BoardFields):
         self.fields["key"].required = False
 
 
-# --- output shapes (declared once: they render and document, apps/core/api/shapes.py) -------
+# --- output shapes (each documents a body; the function below it renders it) -----------------
 
 
-def _status_field() -> Any:
-    return out(serializers.ChoiceField(choices=LEADERBOARD_STATUSES), "board.status")
+def _status_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=LEADERBOARD_STATUSES)
 
 
 class LeaderboardsAllResponseItem(LeaderboardResponse):
-    # Renders a wire.BoardRun.
+    # A BoardDef and the run shown.
     status = _status_field()
+
+
+@renders(LeaderboardsAllResponseItem)
+def leaderboards_all_response_item_render(
+    board: BoardDef, run_start: dt.date | None
+) -> dict[str, Any]:
+    body = board_render(board, run_start)
+    body["status"] = board.status
+    return body
 
 
 class LeaderboardResponseWithRankings(LeaderboardResponse):
-    # Renders a wire.BoardRun with, as context, the rendered rankings (or None: none).
+    # A BoardDef and the run shown, with the rendered rankings (or None: none).
     status = _status_field()
-    rankings = out(LeaderboardRanking(many=True, help_text="Best first."), lambda _, c: c or [])
+    rankings = LeaderboardRanking(many=True, help_text="Best first.")
+
+
+@renders(LeaderboardResponseWithRankings)
+def leaderboard_response_with_rankings_render(
+    board: BoardDef, run_start: dt.date | None, rankings: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    body = board_render(board, run_start)
+    body["status"] = board.status
+    body["rankings"] = rankings or []
+    return body
 
 
 class LeaderboardEvent(Shape):
-    # Renders a (snapshot, the snapshot before it or None) pair.
-    date = out(
-        serializers.DateField(help_text="The day this snapshot closes."),
-        lambda pair, _: pair[0].date.isoformat(),
+    # A snapshot, with the snapshot before it (or None).
+    date = serializers.DateField(help_text="The day this snapshot closes.")
+    timestamp = serializers.DateTimeField(help_text="Deprecated: date (its start, in UTC).")
+    previousRank = serializers.IntegerField(
+        allow_null=True, help_text="The rank of the previous snapshot; null: none or unranked."
     )
-    timestamp = out(
-        serializers.DateTimeField(help_text="Deprecated: date (its start, in UTC)."),
-        lambda pair, _: f"{pair[0].date.isoformat()}T00:00:00Z",
-    )
-    previousRank = out(
-        serializers.IntegerField(
-            allow_null=True, help_text="The rank of the previous snapshot; null: none or unranked."
-        ),
-        lambda pair, _: pair[1].rank if pair[1] else None,
-    )
-    rank = out(
-        serializers.IntegerField(allow_null=True, help_text="null: not on the board."),
-        lambda pair, _: pair[0].rank,
-    )
-    previousValue = out(
-        serializers.IntegerField(allow_null=True),
-        lambda pair, _: int(pair[1].value) if pair[1] and pair[1].value is not None else None,
-    )
-    value = out(
-        serializers.IntegerField(allow_null=True),
-        lambda pair, _: int(pair[0].value) if pair[0].value is not None else None,
-    )
+    rank = serializers.IntegerField(allow_null=True, help_text="null: not on the board.")
+    previousValue = serializers.IntegerField(allow_null=True)
+    value = serializers.IntegerField(allow_null=True)
+
+
+@renders(LeaderboardEvent)
+def leaderboard_event_render(
+    snapshot: LeaderboardSnapshot, before: LeaderboardSnapshot | None
+) -> dict[str, Any]:
+    return {
+        "date": snapshot.date.isoformat(),
+        "timestamp": f"{snapshot.date.isoformat()}T00:00:00Z",
+        "previousRank": before.rank if before else None,
+        "rank": snapshot.rank,
+        "previousValue": int(before.value) if before and before.value is not None else None,
+        "value": int(snapshot.value) if snapshot.value is not None else None,
+    }
 
 
 @dataclass(frozen=True)
 class UserRank:
     rank: int | None
     value: int | None
-    history: Sequence[tuple[Any, Any]]  # (snapshot, the one before it or None), newest first
+    # (snapshot, the one before it or None), newest first
+    history: Sequence[tuple[LeaderboardSnapshot, LeaderboardSnapshot | None]]
 
 
 class UserLeaderboardResponseWithHistory(UserLeaderboardResponse):
-    # Renders a wire.BoardRun with, as context, a UserRank.
-    history = out(
-        LeaderboardEvent(many=True, help_text="Daily snapshots in this run, newest first."),
-        lambda _, c: [LeaderboardEvent.render(pair) for pair in c.history],
-    )
+    # A BoardDef and the run shown, with a UserRank.
+    history = LeaderboardEvent(many=True, help_text="Daily snapshots in this run, newest first.")
 
 
-def _id_of(attr: str) -> Any:
-    return lambda b, _: str(getattr(b, attr).public_id) if getattr(b, attr) else None
+@renders(UserLeaderboardResponseWithHistory)
+def user_leaderboard_response_with_history_render(
+    board: BoardDef, run_start: dt.date | None, user_rank: UserRank
+) -> dict[str, Any]:
+    body = user_leaderboard_response_render(board, run_start, user_rank.rank, user_rank.value)
+    body["history"] = [leaderboard_event_render(*pair) for pair in user_rank.history]
+    return body
 
 
 class AdminLeaderboard(Shape):
-    # Renders a Leaderboard row (with its metric and points system loaded).
-    id = out(serializers.UUIDField(), lambda b, _: str(b.public_id))
+    # A Leaderboard row (with its metric and points system loaded).
+    id = serializers.UUIDField()
     name = serializers.CharField()
     key = serializers.CharField()
     description = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=Status.choices)
     rankBy = serializers.ChoiceField(choices=RankBy.choices)
-    metricId = out(
-        serializers.UUIDField(allow_null=True, help_text="rankBy metric; null otherwise."),
-        _id_of("metric"),
-    )
-    pointsSystemId = out(
-        serializers.UUIDField(allow_null=True, help_text="rankBy points; null otherwise."),
-        _id_of("points_system"),
+    metricId = serializers.UUIDField(allow_null=True, help_text="rankBy metric; null otherwise.")
+    pointsSystemId = serializers.UUIDField(
+        allow_null=True, help_text="rankBy points; null otherwise."
     )
     maxParticipants = serializers.IntegerField()
-    start = out(serializers.DateField(), lambda b, _: b.start.isoformat())
-    end = out(
-        serializers.DateField(allow_null=True),
-        lambda b, _: b.end.isoformat() if b.end else None,
-    )
-    startTime = out(
-        serializers.CharField(allow_null=True, help_text="HH:mm"),
-        lambda b, _: b.start_time.strftime("%H:%M") if b.start_time else None,
-    )
-    endTime = out(
-        serializers.CharField(allow_null=True, help_text="HH:mm"),
-        lambda b, _: b.end_time.strftime("%H:%M") if b.end_time else None,
-    )
-    breakdownAttributes = out(
-        serializers.ListField(
-            child=serializers.UUIDField(), help_text="Ids of user attributes (not keys)."
-        ),
-        lambda b, _: list(b.breakdown_attributes),
+    start = serializers.DateField()
+    end = serializers.DateField(allow_null=True)
+    startTime = serializers.CharField(allow_null=True, help_text="HH:mm")
+    endTime = serializers.CharField(allow_null=True, help_text="HH:mm")
+    breakdownAttributes = serializers.ListField(
+        child=serializers.UUIDField(), help_text="Ids of user attributes (not keys)."
     )
     runUnit = serializers.ChoiceField(choices=RunUnit.choices, allow_null=True)
     runInterval = serializers.IntegerField(allow_null=True)
-    userAttributes = out(
-        AttributeRef(many=True, help_text="Participation filter ([] for everyone)."),
-        lambda b, _: list(b.user_attributes),
-    )
+    userAttributes = AttributeRef(many=True, help_text="Participation filter ([] for everyone).")
+
+
+@renders(AdminLeaderboard)
+def admin_leaderboard_render(b: Leaderboard) -> dict[str, Any]:
+    return {
+        "id": str(b.public_id),
+        "name": b.name,
+        "key": b.key,
+        "description": b.description,
+        "status": b.status,
+        "rankBy": b.rank_by,
+        "metricId": str(b.metric.public_id) if b.metric else None,
+        "pointsSystemId": str(b.points_system.public_id) if b.points_system else None,
+        "maxParticipants": b.max_participants,
+        "start": b.start.isoformat(),
+        "end": b.end.isoformat() if b.end else None,
+        "startTime": b.start_time.strftime("%H:%M") if b.start_time else None,
+        "endTime": b.end_time.strftime("%H:%M") if b.end_time else None,
+        "breakdownAttributes": list(b.breakdown_attributes),
+        "runUnit": b.run_unit,
+        "runInterval": b.run_interval,
+        "userAttributes": list(b.user_attributes),
+    }

@@ -27,11 +27,6 @@ from apps.users.domain import attributes_match, zone
 from apps.users.models import EndUser
 
 
-def board_render(board: BoardDef, run_start: dt.date | None) -> dict[str, Any]:
-    """LeaderboardResponse fields; `end` is the given run's end for repeating boards."""
-    return wire.LeaderboardResponse.render(wire.BoardRun(board, run_start))
-
-
 @dataclass(frozen=True)
 class BoardStanding:
     """Where an event left the user on one board: facts, rendered once (standings_render)."""
@@ -46,7 +41,7 @@ class BoardStanding:
 
 def standings_render(standings: Iterable[BoardStanding]) -> dict[str, dict[str, Any]]:
     """The `leaderboards` map of the event response (MetricEventLeaderboardResponse by key)."""
-    render = wire.MetricEventLeaderboardResponse.render
+    render = wire.metric_event_leaderboard_response_render
     return {s.board.key: render(s) for s in standings}
 
 

@@ -21,7 +21,7 @@ from apps.core.bulk import Collection
 from apps.core.errors import ValidationError
 from apps.core.openapi import read_errors
 from apps.core.scope import Scope
-from apps.leaderboards import configuration, openapi, selectors, serializers, wire
+from apps.leaderboards import configuration, openapi, selectors, serializers
 from apps.leaderboards.models import Leaderboard
 from apps.leaderboards.selectors import BoardDef
 from apps.users.models import EndUser
@@ -61,8 +61,8 @@ class LeaderboardListApi(AppApi):
         tenant = self.scope(request).tenant
         today = timezone.now().date()
         boards = selectors.boards_listed(tenant, include_finished=include_finished)
-        render = serializers.LeaderboardsAllResponseItem.render
-        return Response([render(wire.BoardRun(b, b.run_for(today))) for b in boards])
+        render = serializers.leaderboards_all_response_item_render
+        return Response([render(b, b.run_for(today)) for b in boards])
 
 
 class LeaderboardApi(AppApi):
@@ -102,8 +102,8 @@ class LeaderboardApi(AppApi):
         rankings = selectors.rankings_from(
             board, run, group, offset=offset, limit=limit, user_id=params.get("userId")
         )
-        render = serializers.LeaderboardResponseWithRankings.render
-        return Response(render(wire.BoardRun(board, run), rankings))
+        render = serializers.leaderboard_response_with_rankings_render
+        return Response(render(board, run, rankings))
 
 
 class UserLeaderboardApi(AppApi):
@@ -134,8 +134,8 @@ class UserLeaderboardApi(AppApi):
         shown = standing.entry if standing.rank is not None else None
         value = int(shown.value) if shown else None
         user_rank = serializers.UserRank(rank=standing.rank, value=value, history=history)
-        render = serializers.UserLeaderboardResponseWithHistory.render
-        return Response(render(wire.BoardRun(board, run), user_rank))
+        render = serializers.user_leaderboard_response_with_history_render
+        return Response(render(board, run, user_rank))
 
 
 class LeaderboardCollection(Collection):
@@ -170,4 +170,4 @@ class LeaderboardCollection(Collection):
         configuration.leaderboard_delete(scope.tenant, obj)
 
     def render(self, b: Leaderboard) -> dict[str, Any]:
-        return serializers.AdminLeaderboard.render(b)
+        return serializers.admin_leaderboard_render(b)

@@ -2,22 +2,23 @@
 responses (`MetricEventLeaderboardResponse`) and a user's rank in the year in review
 (`UserLeaderboardResponse`), both built on `LeaderboardResponse`, which the leaderboard
 endpoints return too, and a ranking of a page of them (`LeaderboardRanking`). Each is one
-`Shape` (apps/core/api/shapes.py): its fields document it and render it (docs/style.md, "One
-app from another").
-
-The board shapes render a `BoardRun` (a board and the run shown) or anything with the same two
-attributes, such as the pipeline's `BoardStanding`."""
+`Shape` (apps/core/api/shapes.py) that documents it, with the typed function that renders it
+below it (docs/style.md, "One app from another")."""
 
 import datetime as dt
-from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from rest_framework import serializers
 
-from apps.core.api.shapes import OMIT, Getter, Shape, never, out
+from apps.core.api.shapes import Shape, renders
 from apps.leaderboards.choices import RankBy, RunUnit, Status
 from apps.users.wire import AttributeKeyValue
+
+if TYPE_CHECKING:  # the selectors and services render with this module
+    from apps.leaderboards.selectors import BoardDef
+    from apps.leaderboards.services import BoardStanding
 
 # Enum value sets of the application API (named in SPECTACULAR_SETTINGS.ENUM_NAME_OVERRIDES):
 # the values of the choices, without their labels, so that they are enums of their own next to
@@ -33,179 +34,145 @@ LEADERBOARD_STATUSES = [
 ]
 
 
-@dataclass(frozen=True)
-class BoardRun:
-    board: Any  # a BoardDef
-    run_start: dt.date | None  # the run shown; None: the board's own dates
-
-
-def _ranked_by(rank_by: str, attr: str) -> Getter:
-    """A field written only for boards ranked by one thing."""
-    return lambda r, _: getattr(r.board, attr) if r.board.rank_by == rank_by else OMIT
-
-
-def _end(r: Any, _: Any) -> str | None:
-    board = r.board
-    end = board.run_end(r.run_start) if r.run_start else board.end
-    return end.isoformat() if end is not None else None
-
-
-def _hh_mm(attr: str) -> Getter:
-    def get(r: Any, _: Any) -> str | None:
-        moment = getattr(r.board, attr)
-        return moment.strftime("%H:%M") if moment else None
-
-    return get
-
-
-def time_field(what: str) -> Any:
-    return out(
-        serializers.CharField(
-            allow_null=True, help_text=f"HH:mm: {what} of the daily window; null: none."
-        ),
-        _hh_mm(f"{what}_time"),
+def time_field(what: str) -> serializers.CharField:
+    return serializers.CharField(
+        allow_null=True, help_text=f"HH:mm: {what} of the daily window; null: none."
     )
 
 
 class LeaderboardResponse(Shape):
     # No docstring: subclasses would inherit it as their component description.
-    id = out(serializers.CharField(), "board.public_id")
-    name = out(serializers.CharField(), "board.name")
-    key = out(serializers.CharField(), "board.key")
-    rankBy = out(serializers.ChoiceField(choices=LEADERBOARD_RANK_BY), "board.rank_by")
-    breakdownAttribute = out(
-        serializers.CharField(
-            allow_null=True, help_text="Deprecated: breakdownAttributes. Always null."
-        ),
-        lambda r, _: None,
+    # A BoardDef and the run shown. The fields of one rankBy are present only for it.
+    id = serializers.CharField()
+    name = serializers.CharField()
+    key = serializers.CharField()
+    rankBy = serializers.ChoiceField(choices=LEADERBOARD_RANK_BY)
+    breakdownAttribute = serializers.CharField(
+        allow_null=True, help_text="Deprecated: breakdownAttributes. Always null."
     )
-    breakdownAttributes = out(
-        serializers.ListField(
-            child=serializers.CharField(),
-            help_text="Keys of the user attributes the rankings are broken down by ([] for none).",
-        ),
-        lambda r, _: list(r.board.breakdown_keys or ()),
+    breakdownAttributes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Keys of the user attributes the rankings are broken down by ([] for none).",
     )
-    description = out(
-        serializers.CharField(allow_null=True, help_text="null when there is none."),
-        "board.description",
-    )
-    start = out(
-        serializers.DateField(help_text="First day (inclusive)."),
-        lambda r, _: r.board.start.isoformat(),
-    )
-    end = out(
-        serializers.DateField(
-            allow_null=True,
-            help_text="Last day (inclusive) of the current run of a repeating leaderboard, "
-            "else of the leaderboard; null: never ends.",
-        ),
-        _end,
+    description = serializers.CharField(allow_null=True, help_text="null when there is none.")
+    start = serializers.DateField(help_text="First day (inclusive).")
+    end = serializers.DateField(
+        allow_null=True,
+        help_text="Last day (inclusive) of the current run of a repeating leaderboard, "
+        "else of the leaderboard; null: never ends.",
     )
     startTime = time_field("start")
     endTime = time_field("end")
-    maxParticipants = out(
-        serializers.IntegerField(
-            help_text=f"Most users ranked per run (1 to {settings.LEADERBOARD_MAX_PARTICIPANTS})."
-        ),
-        "board.max_participants",
+    maxParticipants = serializers.IntegerField(
+        help_text=f"Most users ranked per run (1 to {settings.LEADERBOARD_MAX_PARTICIPANTS})."
     )
-    runUnit = out(
-        serializers.ChoiceField(
-            choices=LEADERBOARD_RUN_UNITS, allow_null=True, help_text="null: a single run."
-        ),
-        "board.run_unit",
+    runUnit = serializers.ChoiceField(
+        choices=LEADERBOARD_RUN_UNITS, allow_null=True, help_text="null: a single run."
     )
-    runInterval = out(
-        serializers.IntegerField(
-            allow_null=True, help_text="Run length in runUnits; null: a single run."
-        ),
-        "board.run_interval",
+    runInterval = serializers.IntegerField(
+        allow_null=True, help_text="Run length in runUnits; null: a single run."
     )
-    userAttributes = out(
-        AttributeKeyValue(
-            many=True, help_text="Only users with all these attribute values take part."
-        ),
-        lambda r, _: [{"key": k, "value": v} for k, v in (r.board.user_filters or {}).items()],
+    userAttributes = AttributeKeyValue(
+        many=True, help_text="Only users with all these attribute values take part."
     )
-    metricKey = out(
-        serializers.CharField(required=False, help_text="rankBy metric."),
-        _ranked_by(RankBy.METRIC, "metric_key"),
-    )
-    metricName = out(
-        serializers.CharField(required=False, help_text="rankBy metric."),
-        _ranked_by(RankBy.METRIC, "metric_name"),
-    )
-    pointsSystemKey = out(
-        serializers.CharField(required=False, help_text="rankBy points."),
-        _ranked_by(RankBy.POINTS, "points_key"),
-    )
-    pointsSystemName = out(
-        serializers.CharField(required=False, help_text="rankBy points."),
-        _ranked_by(RankBy.POINTS, "points_name"),
-    )
+    metricKey = serializers.CharField(required=False, help_text="rankBy metric.")
+    metricName = serializers.CharField(required=False, help_text="rankBy metric.")
+    pointsSystemKey = serializers.CharField(required=False, help_text="rankBy points.")
+    pointsSystemName = serializers.CharField(required=False, help_text="rankBy points.")
+
+
+@renders(LeaderboardResponse)
+def board_render(board: "BoardDef", run_start: dt.date | None) -> dict[str, Any]:
+    """LeaderboardResponse; `end` is the given run's end for repeating boards (None: the
+    board's own dates)."""
+    end = board.run_end(run_start) if run_start else board.end
+    body: dict[str, Any] = {
+        "id": board.public_id,
+        "name": board.name,
+        "key": board.key,
+        "rankBy": board.rank_by,
+        "breakdownAttribute": None,
+        "breakdownAttributes": list(board.breakdown_keys or ()),
+        "description": board.description,
+        "start": board.start.isoformat(),
+        "end": end.isoformat() if end is not None else None,
+        "startTime": board.start_time.strftime("%H:%M") if board.start_time else None,
+        "endTime": board.end_time.strftime("%H:%M") if board.end_time else None,
+        "maxParticipants": board.max_participants,
+        "runUnit": board.run_unit,
+        "runInterval": board.run_interval,
+        "userAttributes": [{"key": k, "value": v} for k, v in (board.user_filters or {}).items()],
+    }
+    if board.rank_by == RankBy.METRIC:
+        body["metricKey"] = board.metric_key
+        body["metricName"] = board.metric_name
+    elif board.rank_by == RankBy.POINTS:
+        body["pointsSystemKey"] = board.points_key
+        body["pointsSystemName"] = board.points_name
+    return body
 
 
 class UserLeaderboardResponse(LeaderboardResponse):
-    # Renders a BoardRun with, as context, an object with the user's `rank` and `value`.
-    rank = out(
-        serializers.IntegerField(allow_null=True, help_text="null when not on the board."),
-        "context.rank",
-    )
-    value = out(
-        serializers.IntegerField(allow_null=True, help_text="null when not on the board."),
-        "context.value",
-    )
+    # A board and run with the user's rank and value.
+    rank = serializers.IntegerField(allow_null=True, help_text="null when not on the board.")
+    value = serializers.IntegerField(allow_null=True, help_text="null when not on the board.")
 
 
-def _breakdown_values(s: Any, _: Any) -> list[dict[str, str]]:
-    return [
-        {"key": k, "value": v}
-        for k, v in (part.split("=", 1) for part in s.group.split("|") if part)
-    ]
+@renders(UserLeaderboardResponse)
+def user_leaderboard_response_render(
+    board: "BoardDef", run_start: dt.date | None, rank: int | None, value: int | None
+) -> dict[str, Any]:
+    body = board_render(board, run_start)
+    body["rank"] = rank
+    body["value"] = value
+    return body
 
 
 class MetricEventLeaderboardResponse(LeaderboardResponse):
     """A leaderboard the event affected (no status); `end` is the end of the run the event
     counted in."""
 
-    # Renders a BoardStanding (apps/leaderboards/services.py).
-    rank = out(
-        serializers.IntegerField(
-            allow_null=True, help_text="The user's rank now; null: not on the board (it is full)."
-        ),
-        "rank",
+    # A BoardStanding (apps/leaderboards/services.py).
+
+    never_written = frozenset({"breakdownAttributeValue"})
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="The user's rank now; null: not on the board (it is full)."
     )
-    previousRank = out(
-        serializers.IntegerField(
-            allow_null=True, help_text="The user's rank before the event; null: was not on it."
-        ),
-        "previous_rank",
+    previousRank = serializers.IntegerField(
+        allow_null=True, help_text="The user's rank before the event; null: was not on it."
     )
-    threshold = out(
-        serializers.IntegerField(help_text="Minimum value currently needed to enter."),
-        lambda s, _: int(s.threshold),
+    threshold = serializers.IntegerField(help_text="Minimum value currently needed to enter.")
+    breakdownAttributeValue = serializers.CharField(
+        required=False, allow_null=True, help_text="Deprecated: breakdownAttributeValues."
     )
-    breakdownAttributeValue = out(
-        serializers.CharField(
-            required=False, allow_null=True, help_text="Deprecated: breakdownAttributeValues."
-        ),
-        never,
+    breakdownAttributeValues = AttributeKeyValue(
+        many=True, help_text="The user's values of the breakdown attributes ([] for none)."
     )
-    breakdownAttributeValues = out(
-        AttributeKeyValue(
-            many=True, help_text="The user's values of the breakdown attributes ([] for none)."
-        ),
-        _breakdown_values,
-    )
+
+
+@renders(MetricEventLeaderboardResponse)
+def metric_event_leaderboard_response_render(s: "BoardStanding") -> dict[str, Any]:
+    body = board_render(s.board, s.run_start)
+    body["rank"] = s.rank
+    body["previousRank"] = s.previous_rank
+    body["threshold"] = int(s.threshold)
+    body["breakdownAttributeValues"] = [
+        {"key": k, "value": v}
+        for k, v in (part.split("=", 1) for part in s.group.split("|") if part)
+    ]
+    return body
 
 
 class LeaderboardRanking(Shape):
-    # Renders a (user id, user name, rank, value) row.
-    userId = out(serializers.CharField(), lambda row, _: row[0])
-    userName = out(serializers.CharField(allow_null=True), lambda row, _: row[1])
-    rank = out(serializers.IntegerField(help_text="1-based."), lambda row, _: row[2])
-    value = out(
-        serializers.IntegerField(help_text="The user's value, as an integer."),
-        lambda row, _: int(row[3]),
-    )
+    # A user's place in a run.
+    userId = serializers.CharField()
+    userName = serializers.CharField(allow_null=True)
+    rank = serializers.IntegerField(help_text="1-based.")
+    value = serializers.IntegerField(help_text="The user's value, as an integer.")
+
+
+@renders(LeaderboardRanking)
+def leaderboard_ranking_render(
+    user_id: str, user_name: str | None, rank: int, value: Decimal
+) -> dict[str, Any]:
+    return {"userId": user_id, "userName": user_name, "rank": rank, "value": int(value)}

@@ -1,11 +1,14 @@
 """Wire shapes of the metric definitions of the admin API: input serializers and the response
-shape, which renders and documents itself (apps/core/api/shapes.py)."""
+shape, with the function that renders it (apps/core/api/shapes.py)."""
+
+from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, key_field
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.metrics.choices import UnitType
+from apps.metrics.models import Metric
 
 
 class MetricCreateSerializer(StrictSerializer):
@@ -25,8 +28,19 @@ class MetricUpdateSerializer(StrictSerializer):
 class CreatedMetric(Shape):
     # A metric definition (admin API), rendered from the Metric.
 
-    id = out(serializers.UUIDField(), lambda metric, _: str(metric.public_id))
+    id = serializers.UUIDField()
     name = serializers.CharField()
     key = serializers.CharField()
     unitType = serializers.ChoiceField(choices=UnitType.choices)
     units = serializers.CharField(help_text='"" when none; a currency code for currency.')
+
+
+@renders(CreatedMetric)
+def created_metric_render(metric: Metric) -> dict[str, Any]:
+    return {
+        "id": str(metric.public_id),
+        "name": metric.name,
+        "key": metric.key,
+        "unitType": metric.unit_type,
+        "units": metric.units,
+    }

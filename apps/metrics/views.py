@@ -80,4 +80,4 @@ class MetricCollection(Collection):
         services.metric_delete(scope.tenant, obj)
 
     def render(self, obj: Metric) -> dict[str, Any]:
-        return serializers.CreatedMetric.render(obj)
+        return serializers.created_metric_render(obj)

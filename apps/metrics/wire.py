@@ -12,7 +12,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from apps.core.api.params import query_date
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.core.errors import ValidationError
 from apps.metrics.choices import Aggregation
 from apps.metrics.domain import SummaryBucket
@@ -43,14 +43,16 @@ END_DATE = OpenApiParameter(
 
 
 class UsersMetricEventSummaryResponseItem(Shape):
-    # Renders a SummaryBucket.
+    # A SummaryBucket.
 
-    date = out(
-        serializers.DateField(help_text="First day of the bucket."),
-        lambda bucket, _: bucket.date.isoformat(),
-    )
+    date = serializers.DateField(help_text="First day of the bucket.")
     total = serializers.FloatField(help_text="The user's total at the end of the bucket.")
     change = serializers.FloatField(help_text="The change within the bucket.")
+
+
+@renders(UsersMetricEventSummaryResponseItem)
+def users_metric_event_summary_response_item_render(bucket: SummaryBucket) -> dict[str, Any]:
+    return {"date": bucket.date.isoformat(), "total": bucket.total, "change": bucket.change}
 
 
 def summary_query(params: QueryDict) -> tuple[str, dt.date, dt.date]:
@@ -62,9 +64,7 @@ def summary_query(params: QueryDict) -> tuple[str, dt.date, dt.date]:
     return aggregation, query_date(params, "startDate"), query_date(params, "endDate")
 
 
-def summary_render(
-    buckets: list[SummaryBucket], shape: type[Shape] = UsersMetricEventSummaryResponseItem
-) -> list[dict[str, Any]]:
-    """The buckets of a summary, as `shape` (a metric's, or another component of the same
-    fields) writes them."""
-    return [shape.render(bucket) for bucket in buckets]
+def summary_render(buckets: list[SummaryBucket]) -> list[dict[str, Any]]:
+    """The buckets of a summary (a metric's, or a points system's: the same fields)."""
+    render = users_metric_event_summary_response_item_render
+    return [render(bucket) for bucket in buckets]

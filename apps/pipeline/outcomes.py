@@ -1,20 +1,17 @@
 """Frozen outcome objects: what each feature step did to one event, as typed facts.
 
 The response, notifications and webhooks are all built from these, never by re-reading the
-database; the response is rendered once, at the end (`render` here and in
-apps/pipeline/services.py). A step that has no configuration returns its empty outcome.
+database; the response is rendered once, at the end (`event_response_render` in
+apps/pipeline/wire.py). A step that has no configuration returns its empty outcome.
 """
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from apps.achievements.services import Completed
-from apps.achievements.wire import user_achievement_render
 from apps.core.facts import AchievementCompleted
-from apps.leaderboards.services import BoardStanding, standings_render
-from apps.points.ledger import SystemChange, points_render
+from apps.leaderboards.services import BoardStanding
+from apps.points.ledger import SystemChange
 from apps.streaks.selectors import StreakView
-from apps.streaks.wire import MetricEventStreakResponse
 
 
 @dataclass(frozen=True)
@@ -42,10 +39,6 @@ class StreakOutcome:
         """Freezes left (0 when freezes are not enabled)."""
         return self.view.settlement.state.freezes if self.view.config.freezes_enabled else 0
 
-    def render(self) -> dict[str, Any]:
-        """The wire's MetricEventStreakResponse."""
-        return MetricEventStreakResponse.render(self.view, self.extended)
-
 
 @dataclass(frozen=True)
 class AchievementsOutcome:
@@ -58,10 +51,6 @@ class AchievementsOutcome:
     def achievement_pks(self) -> tuple[int, ...]:  # for the points step's achievement triggers
         return tuple(c.definition.pk for c in self.completed)
 
-    def render(self) -> list[dict[str, Any]]:
-        """UserAchievementResponse of each."""
-        return [user_achievement_render(c.definition, c.completed_at) for c in self.completed]
-
 
 @dataclass(frozen=True)
 class PointsOutcome:
@@ -73,13 +62,7 @@ class PointsOutcome:
     def added_by_pk(self) -> dict[int, int]:  # for points leaderboards
         return {c.system.pk: c.added for c in self.changes}
 
-    def render(self) -> dict[str, dict[str, Any]]:
-        return points_render(self.changes)
-
 
 @dataclass(frozen=True)
 class LeaderboardsOutcome:
     standings: tuple[BoardStanding, ...] = field(default_factory=tuple)
-
-    def render(self) -> dict[str, dict[str, Any]]:
-        return standings_render(self.standings)

@@ -25,7 +25,7 @@ from apps.pipeline.outcomes import (
     LeaderboardsOutcome,
     PointsOutcome,
 )
-from apps.pipeline.wire import EventAnswer, EventResponse
+from apps.pipeline.wire import EventAnswer, event_response_render
 from apps.points.ledger import SystemChange, points_render
 from apps.points.services import points_for_achievements
 from apps.users.domain import UserFields
@@ -146,7 +146,7 @@ def event_apply(
         data.idempotency_key,
         replayed=False,
     )
-    return EventResult(body=EventResponse.render(answer), replayed=False)
+    return EventResult(body=event_response_render(answer), replayed=False)
 
 
 def _replay(
@@ -171,7 +171,7 @@ def _replay(
         key,
         replayed=True,
     )
-    return EventResult(body=EventResponse.render(answer), replayed=True)
+    return EventResult(body=event_response_render(answer), replayed=True)
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ class BatchEventsApi(AdminApi):
         events = [self._event(scope.tenant, index, item) for index, item in enumerate(items)]
         key = request.headers.get("Idempotency-Key")
         accepted = intake.batch_submit(scope.tenant, events, idempotency_key=key)
-        return Response(wire.BatchEventsResponse.render(accepted), status=202)
+        return Response(wire.batch_events_response_render(accepted), status=202)
 
     @staticmethod
     def _event(tenant: Any, index: int, item: Any) -> EventInput:
@@ -164,6 +164,6 @@ class AchievementCompleteApi(AppApi):
             scope.tenant, key=key, user_id=user_id, user_fields=user_fields(data["user"])
         )
         return Response(
-            wire.AchievementCompletionResponse.render(done),
+            wire.achievement_completion_response_render(done),
             status=201 if done.result.completion.created else 200,
         )

@@ -1,15 +1,16 @@
-"""The answers of metric events and of achievement completion, each one `Shape` that renders
-and documents it (apps/core/api/shapes.py). EventResponse follows the Trophy wire model in
-full; the achievement, streak, points and leaderboard shapes it carries are declared by their
-apps' wire modules, shared with those apps' own endpoints."""
+"""The answers of metric events and of achievement completion, each documented by a `Shape`
+and rendered by the typed function below it (apps/core/api/shapes.py). EventResponse follows
+the Trophy wire model in full; the achievement, streak, points and leaderboard shapes it
+carries are declared by their apps' wire modules, shared with those apps' own endpoints."""
 
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rest_framework import serializers
 
-from apps.achievements.wire import UserAchievementResponse, user_achievement_render
-from apps.core.api.shapes import OMIT, Shape, out
+from apps.achievements.wire import UserAchievementResponse, user_achievement_response_render
+from apps.core.api.shapes import Shape, renders
+from apps.leaderboards.services import standings_render
 from apps.leaderboards.wire import MetricEventLeaderboardResponse
 from apps.metrics.selectors import MetricDef
 from apps.pipeline.outcomes import (
@@ -18,8 +19,12 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
+from apps.points.ledger import points_render
 from apps.points.wire import MetricEventPointsResponse
-from apps.streaks.wire import MetricEventStreakResponse
+from apps.streaks.wire import MetricEventStreakResponse, metric_event_streak_response_render
+
+if TYPE_CHECKING:  # the intake answers with this module's services
+    from apps.pipeline.intake import KeyedCompletion
 
 
 class EventAnswer(NamedTuple):
@@ -36,70 +41,77 @@ class EventAnswer(NamedTuple):
     replayed: bool
 
 
-def _keyed(get: Any) -> Any:
-    """A field written only when the request carried an Idempotency-Key."""
-    return lambda answer, _: OMIT if answer.idempotency_key is None else get(answer)
-
-
 class EventResponse(Shape):
-    # Renders an EventAnswer.
-    eventId = out(serializers.CharField(), "event_id")
-    metricId = out(serializers.CharField(), "metric.public_id")
+    # An EventAnswer. The idempotency fields are present when an Idempotency-Key was sent.
+    eventId = serializers.CharField()
+    metricId = serializers.CharField()
     total = serializers.FloatField(help_text="The user's new total of the metric.")
-    achievements = out(
-        UserAchievementResponse(many=True, help_text="Achievements this event completed."),
-        lambda answer, _: answer.achievements.render(),
+    achievements = UserAchievementResponse(
+        many=True, help_text="Achievements this event completed."
     )
-    currentStreak = out(MetricEventStreakResponse(), lambda answer, _: answer.streak.render())
-    points = out(
-        serializers.DictField(
-            child=MetricEventPointsResponse(), help_text="Points systems changed, by system key."
-        ),
-        lambda answer, _: answer.points.render(),
+    currentStreak = MetricEventStreakResponse()
+    points = serializers.DictField(
+        child=MetricEventPointsResponse(), help_text="Points systems changed, by system key."
     )
-    leaderboards = out(
-        serializers.DictField(
-            child=MetricEventLeaderboardResponse(),
-            help_text="Leaderboards affected, by leaderboard key.",
-        ),
-        lambda answer, _: answer.leaderboards.render(),
+    leaderboards = serializers.DictField(
+        child=MetricEventLeaderboardResponse(),
+        help_text="Leaderboards affected, by leaderboard key.",
     )
-    idempotencyKey = out(
-        serializers.CharField(
-            required=False, help_text="Present when an Idempotency-Key was sent."
-        ),
-        _keyed(lambda answer: answer.idempotency_key),
+    idempotencyKey = serializers.CharField(
+        required=False, help_text="Present when an Idempotency-Key was sent."
     )
-    idempotentReplayed = out(
-        serializers.BooleanField(
-            required=False, help_text="Present when an Idempotency-Key was sent."
-        ),
-        _keyed(lambda answer: answer.replayed),
+    idempotentReplayed = serializers.BooleanField(
+        required=False, help_text="Present when an Idempotency-Key was sent."
     )
+
+
+@renders(EventResponse)
+def event_response_render(answer: EventAnswer) -> dict[str, Any]:
+    """The answer to an event, rendered once from the steps' outcomes."""
+    streak = answer.streak
+    body: dict[str, Any] = {
+        "eventId": answer.event_id,
+        "metricId": answer.metric.public_id,
+        "total": answer.total,
+        "achievements": [
+            user_achievement_response_render(c.definition, c.completed_at)
+            for c in answer.achievements.completed
+        ],
+        "currentStreak": metric_event_streak_response_render(streak.view, streak.extended),
+        "points": points_render(answer.points.changes),
+        "leaderboards": standings_render(answer.leaderboards.standings),
+    }
+    if answer.idempotency_key is not None:
+        body["idempotencyKey"] = answer.idempotency_key
+        body["idempotentReplayed"] = answer.replayed
+    return body
 
 
 class BatchEventsResponse(Shape):
-    # Renders the number of events queued.
-    accepted = out(
-        serializers.IntegerField(help_text="Number of events queued."), lambda count, _: count
-    )
+    # The number of events queued.
+    accepted = serializers.IntegerField(help_text="Number of events queued.")
+
+
+@renders(BatchEventsResponse)
+def batch_events_response_render(accepted: int) -> dict[str, Any]:
+    return {"accepted": accepted}
 
 
 class AchievementCompletionResponse(Shape):
-    # Renders a KeyedCompletion (apps.pipeline.intake).
-    completionId = out(
-        serializers.CharField(help_text="The completion's id."), "result.completion.completion_id"
+    # A KeyedCompletion (apps.pipeline.intake).
+    completionId = serializers.CharField(help_text="The completion's id.")
+    achievement = UserAchievementResponse(help_text="The completed achievement.")
+    points = serializers.DictField(
+        child=MetricEventPointsResponse(),
+        help_text="Points systems changed by the completion's achievement triggers, by key.",
     )
-    achievement = out(
-        UserAchievementResponse(help_text="The completed achievement."),
-        lambda done, _: user_achievement_render(
-            done.definition, done.result.completion.completed_at
-        ),
-    )
-    points = out(
-        serializers.DictField(
-            child=MetricEventPointsResponse(),
-            help_text="Points systems changed by the completion's achievement triggers, by key.",
-        ),
-        "result.points",
-    )
+
+
+@renders(AchievementCompletionResponse)
+def achievement_completion_response_render(done: "KeyedCompletion") -> dict[str, Any]:
+    completion = done.result.completion
+    return {
+        "completionId": completion.completion_id,
+        "achievement": user_achievement_response_render(done.definition, completion.completed_at),
+        "points": done.result.points,
+    }

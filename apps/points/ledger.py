@@ -15,14 +15,6 @@ from apps.points.selectors import BoostDef, SystemDef, TriggerDef, user_boosts, 
 from apps.users.domain import local_date
 from apps.users.models import EndUser
 
-# The renders of the points shapes, by the names other apps call them (apps/points/wire.py
-# declares each shape once).
-trigger_render = wire.PointsTrigger.render
-boost_render = wire.PointsBoost.render
-level_render = wire.PointsLevel.render
-award_render = wire.PointsAward.render
-system_base_render = wire.PointsResponseBase.render
-
 
 @dataclass
 class _Change:
@@ -88,10 +80,10 @@ class Ledger:
             user=self.user,
             system_id=system.pk,
             trigger_id=trigger.pk,
-            trigger_snapshot=trigger_render(trigger),
+            trigger_snapshot=wire.trigger_render(trigger),
             awarded=points,
             total_after=change.total.total,
-            boosts=[boost_render(b, self.day) for b in applied],
+            boosts=[wire.boost_render(b, self.day) for b in applied],
             dedupe_key=dedupe_key,
             created=self.now,
             local_date=self.day,
@@ -199,5 +191,5 @@ class SystemChange:
 def points_render(changes: Sequence[SystemChange]) -> dict[str, dict[str, Any]]:
     """The `points` map of event and completion responses (MetricEventPointsResponse by
     system key)."""
-    render = wire.MetricEventPointsResponse.render
+    render = wire.metric_event_points_response_render
     return {change.system.key: render(change.system, change) for change in changes}

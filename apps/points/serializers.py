@@ -13,10 +13,13 @@ from rest_framework import serializers
 
 from apps.achievements.wire import BadgeSerializer, with_badge_url
 from apps.core.api.fields import StrictSerializer, StringField, key_field
-from apps.core.api.shapes import OMIT, Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.core.openapi import Badge
-from apps.metrics.wire import UsersMetricEventSummaryResponseItem
-from apps.points import domain
+from apps.metrics.wire import (
+    UsersMetricEventSummaryResponseItem,
+    users_metric_event_summary_response_item_render,
+)
+from apps.points import domain, models
 from apps.points.choices import (
     BoostStatus,
     Rounding,
@@ -25,18 +28,21 @@ from apps.points.choices import (
     TriggerStatus,
     TriggerType,
 )
-from apps.points.selectors import boost_def
+from apps.points.selectors import SystemDef, boost_def
 from apps.points.wire import (
     PointsAward,
     PointsLevel,
     PointsResponseBase,
     PointsTrigger,
+    award_render,
     badge_url_field,
     boost_end_field,
     boost_start_field,
     description_field,
+    level_render,
     max_points_field,
-    only_for,
+    system_base_render,
+    trigger_render,
 )
 from apps.users.wire import AttributeRef, AttributeRefSerializer
 
@@ -207,72 +213,94 @@ class SystemUpdateSerializer(_WithBadge):
     )
 
 
-# --- output shapes (declared once: they render and document, apps/core/api/shapes.py) -------
+# --- output shapes (each documents a body; the function below it renders it) -----------------
 
 
 class GetUserPointsResponse(PointsResponseBase):
     """A user's total, level and most recent awards in one points system."""
 
-    # Renders a SystemDef with, as context, a UserPoints.
-    total = out(
-        serializers.IntegerField(help_text="The user's total (0 before any award)."),
-        "context.total",
+    # A SystemDef with a UserPoints.
+    total = serializers.IntegerField(help_text="The user's total (0 before any award).")
+    level = PointsLevel(
+        allow_null=True, help_text="The user's current level; null when none is reached."
     )
-    level = out(
-        PointsLevel(
-            allow_null=True, help_text="The user's current level; null when none is reached."
-        ),
-        lambda _, c: PointsLevel.render(c.level) if c.level else None,
-    )
-    awards = out(
-        PointsAward(many=True, help_text="The most recent awards, newest first."),
-        lambda _, c: [PointsAward.render(a) for a in c.awards],
-    )
+    awards = PointsAward(many=True, help_text="The most recent awards, newest first.")
 
 
 @dataclass(frozen=True)
 class UserPoints:
     total: int
-    level: Any  # a PointsLevel row, or None
-    awards: Sequence[Any]  # PointsAward rows
+    level: models.PointsLevel | None
+    awards: Sequence[models.PointsAward]
+
+
+@renders(GetUserPointsResponse)
+def get_user_points_response_render(system: SystemDef, points: UserPoints) -> dict[str, Any]:
+    body = system_base_render(system)
+    body["total"] = points.total
+    body["level"] = level_render(points.level) if points.level else None
+    body["awards"] = [award_render(a) for a in points.awards]
+    return body
 
 
 class PointsSystemResponse(Shape):
     """A points system with its active triggers (no key: reference §3.6)."""
 
-    # Renders a SystemDef.
-    id = out(serializers.CharField(), "public_id")
+    # A SystemDef.
+    id = serializers.CharField()
     name = serializers.CharField()
     description = description_field()
     badgeUrl = badge_url_field()
     maxPoints = max_points_field()
-    triggers = out(
-        PointsTrigger(many=True, help_text="The active triggers."),
-        lambda system, _: [PointsTrigger.render(t) for t in system.triggers],
-    )
+    triggers = PointsTrigger(many=True, help_text="The active triggers.")
+
+
+@renders(PointsSystemResponse)
+def points_system_response_render(system: SystemDef) -> dict[str, Any]:
+    return {
+        "id": system.public_id,
+        "name": system.name,
+        "description": system.description or None,
+        "badgeUrl": system.badge_url,
+        "maxPoints": system.max_points,
+        "triggers": [trigger_render(t) for t in system.triggers],
+    }
 
 
 class UsersPointsEventSummaryResponseItem(UsersMetricEventSummaryResponseItem):
     pass  # a metric summary's buckets, as a component of its own by the SDKs' name
 
 
+# The same buckets as a metric summary's: the same render (summary_render).
+renders(UsersPointsEventSummaryResponseItem)(users_metric_event_summary_response_item_render)
+
+
 class PointsLevelSummaryResponseItem(Shape):
-    # Renders a level row with, as context, the number of users by level pk.
-    level = out(PointsLevel(), lambda level, _: PointsLevel.render(level))
-    users = out(
-        serializers.IntegerField(help_text="Number of users at this level."),
-        lambda level, counts: counts.get(level.pk, 0),
-    )
+    # A level row with the number of users at it.
+    level = PointsLevel()
+    users = serializers.IntegerField(help_text="Number of users at this level.")
+
+
+@renders(PointsLevelSummaryResponseItem)
+def points_level_summary_response_item_render(
+    level: models.PointsLevel, counts: Mapping[int, int]
+) -> dict[str, Any]:
+    return {"level": level_render(level), "users": counts.get(level.pk, 0)}
 
 
 class PointsRange(Shape):
     """A range of totals (bounds inclusive) and how many users have a total in it. The first
     range is 0 to 0 and also counts users below 0."""
 
-    # Renders a domain.Bucket. "from" is a Python keyword: declared as from_.
-    from_ = out(serializers.IntegerField(help_text="Lowest total of the range."), "low")
-    to = out(serializers.IntegerField(help_text="Highest total of the range."), "high")
+    # A domain.Bucket. "from" is a Python keyword: declared as from_.
+    from_ = serializers.IntegerField(help_text="Lowest total of the range.")
+    to = serializers.IntegerField(help_text="Highest total of the range.")
     users = serializers.IntegerField()
+
+
+@renders(PointsRange)
+def points_range_render(bucket: domain.Bucket) -> dict[str, Any]:
+    return {"from": bucket.low, "to": bucket.high, "users": bucket.users}
 
 
 def _badge(url: str | None) -> dict[str, str] | None:
@@ -280,18 +308,12 @@ def _badge(url: str | None) -> dict[str, str] | None:
 
 
 def _admin_nested(shape: type[Shape], noun: str) -> Any:
-    # Present only in a create response whose request supplied them (context: the
-    # nested rows by name).
-    return out(
-        shape(
-            many=True,
-            required=False,
-            help_text=f"The {noun} created with the system: only in a create response, and "
-            "only when the request supplied them.",
-        ),
-        lambda _, nested: (
-            [shape.render(item) for item in nested[noun]] if nested and noun in nested else OMIT
-        ),
+    # Present only in a create response whose request supplied them.
+    return shape(
+        many=True,
+        required=False,
+        help_text=f"The {noun} created with the system: only in a create response, and "
+        "only when the request supplied them.",
     )
 
 
@@ -304,97 +326,143 @@ ADMIN_POINTS_SYSTEM_STATUSES = [
 
 
 class AdminPointsLevel(Shape):
-    # Renders a level row.
-    id = out(serializers.UUIDField(), lambda lv, _: str(lv.public_id))
+    # A level row.
+    id = serializers.UUIDField()
     name = serializers.CharField()
     key = serializers.CharField()
     points = serializers.IntegerField(help_text="Total from which a user is at this level.")
     description = serializers.CharField(allow_blank=True, help_text='"" when none.')
-    badge = out(Badge(allow_null=True), lambda lv, _: _badge(lv.badge_url))
+    badge = Badge(allow_null=True)
+
+
+@renders(AdminPointsLevel)
+def admin_points_level_render(lv: models.PointsLevel) -> dict[str, Any]:
+    return {
+        "id": str(lv.public_id),
+        "name": lv.name,
+        "key": lv.key,
+        "points": lv.points,
+        "description": lv.description,
+        "badge": _badge(lv.badge_url),
+    }
 
 
 class AdminPointsBoost(Shape):
-    # Renders a boost row (with its user loaded).
-    id = out(serializers.UUIDField(), lambda b, _: str(b.public_id))
+    # A boost row (with its user loaded).
+    id = serializers.UUIDField()
     name = serializers.CharField()
-    status = out(
-        serializers.ChoiceField(choices=BoostStatus.choices),
-        lambda b, _: boost_def(b, None).status_on(timezone.now().date()),
-    )
+    status = serializers.ChoiceField(choices=BoostStatus.choices)
     start = boost_start_field()
     end = boost_end_field()
     multiplier = serializers.FloatField()
     rounding = serializers.ChoiceField(choices=Rounding.choices)
-    userId = out(
-        serializers.CharField(
-            allow_null=True, help_text="The one user it applies to; null: a global boost."
-        ),
-        lambda b, _: b.user.external_id if b.user is not None else None,
+    userId = serializers.CharField(
+        allow_null=True, help_text="The one user it applies to; null: a global boost."
     )
-    userAttributes = out(
-        AttributeRef(
-            many=True, help_text="A global boost applies only to users with all these values."
-        ),
-        lambda b, _: list(b.user_attributes),
+    userAttributes = AttributeRef(
+        many=True, help_text="A global boost applies only to users with all these values."
     )
+
+
+@renders(AdminPointsBoost)
+def admin_points_boost_render(b: models.PointsBoost) -> dict[str, Any]:
+    return {
+        "id": str(b.public_id),
+        "name": b.name,
+        "status": boost_def(b, None).status_on(timezone.now().date()),
+        "start": b.start.isoformat(),
+        "end": b.end.isoformat() if b.end else None,
+        "multiplier": b.multiplier,
+        "rounding": b.rounding,
+        "userId": b.user.external_id if b.user is not None else None,
+        "userAttributes": list(b.user_attributes),
+    }
 
 
 class AdminPointsTrigger(Shape):
-    # Renders a trigger row (with its metric and achievement loaded).
-    id = out(serializers.UUIDField(), lambda t, _: str(t.public_id))
+    # A trigger row (with its metric and achievement loaded). The fields of one trigger type
+    # are present only for that type.
+    id = serializers.UUIDField()
     type = serializers.ChoiceField(choices=TriggerType.choices)
     points = serializers.IntegerField(help_text="Points each time it fires; negative deducts.")
     status = serializers.ChoiceField(choices=TriggerStatus.choices)
-    userAttributes = out(
-        AttributeRef(many=True, help_text="Only users with all these attribute values earn it."),
-        lambda t, _: list(t.user_attributes),
+    userAttributes = AttributeRef(
+        many=True, help_text="Only users with all these attribute values earn it."
     )
     blockIfOutOfPoints = serializers.BooleanField(
         help_text="A deduction that would take a total below 0 refuses the whole event."
     )
-    metricId = out(
-        serializers.UUIDField(required=False, allow_null=True, help_text="metric trigger."),
-        only_for("metric", lambda t, _: str(t.metric.public_id) if t.metric else None),
+    metricId = serializers.UUIDField(required=False, allow_null=True, help_text="metric trigger.")
+    metricThreshold = serializers.IntegerField(required=False, help_text="metric trigger.")
+    eventAttributes = AttributeRef(
+        many=True, required=False, help_text="metric trigger: events counted."
     )
-    metricThreshold = out(
-        serializers.IntegerField(required=False, help_text="metric trigger."),
-        only_for("metric", lambda t, _: t.metric_threshold),
+    achievementId = serializers.UUIDField(
+        required=False, allow_null=True, help_text="achievement trigger."
     )
-    eventAttributes = out(
-        AttributeRef(many=True, required=False, help_text="metric trigger: events counted."),
-        only_for("metric", lambda t, _: list(t.event_attributes)),
+    streakLength = serializers.IntegerField(required=False, help_text="streak trigger.")
+    timeUnit = serializers.ChoiceField(
+        choices=TimeUnit.choices, required=False, help_text="time trigger."
     )
-    achievementId = out(
-        serializers.UUIDField(required=False, allow_null=True, help_text="achievement trigger."),
-        only_for(
-            "achievement", lambda t, _: str(t.achievement.public_id) if t.achievement else None
-        ),
-    )
-    streakLength = out(
-        serializers.IntegerField(required=False, help_text="streak trigger."),
-        only_for("streak", lambda t, _: t.streak_length),
-    )
-    timeUnit = out(
-        serializers.ChoiceField(
-            choices=TimeUnit.choices, required=False, help_text="time trigger."
-        ),
-        only_for("time", lambda t, _: t.time_unit),
-    )
-    timeInterval = out(
-        serializers.IntegerField(required=False, help_text="time trigger."),
-        only_for("time", lambda t, _: t.time_interval),
-    )
+    timeInterval = serializers.IntegerField(required=False, help_text="time trigger.")
+
+
+@renders(AdminPointsTrigger)
+def admin_points_trigger_render(t: models.PointsTrigger) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": str(t.public_id),
+        "type": t.type,
+        "points": t.points,
+        "status": t.status,
+        "userAttributes": list(t.user_attributes),
+        "blockIfOutOfPoints": t.block_if_out_of_points,
+    }
+    kind = t.type
+    if kind == TriggerType.METRIC:
+        body["metricId"] = str(t.metric.public_id) if t.metric else None
+        body["metricThreshold"] = t.metric_threshold
+        body["eventAttributes"] = list(t.event_attributes)
+    elif kind == TriggerType.ACHIEVEMENT:
+        body["achievementId"] = str(t.achievement.public_id) if t.achievement else None
+    elif kind == TriggerType.STREAK:
+        body["streakLength"] = t.streak_length
+    elif kind == TriggerType.TIME:
+        body["timeUnit"] = t.time_unit
+        body["timeInterval"] = t.time_interval
+    return body
 
 
 class AdminPointsSystem(Shape):
-    # Renders a system row; the context, in a create response, is the nested rows by name.
-    id = out(serializers.UUIDField(), lambda s, _: str(s.public_id))
+    # A system row; in a create response, with the nested rows created along, by name.
+    id = serializers.UUIDField()
     name = serializers.CharField()
     key = serializers.CharField()
     description = serializers.CharField(allow_blank=True, help_text='"" when none.')
     status = serializers.ChoiceField(choices=ADMIN_POINTS_SYSTEM_STATUSES)
-    badge = out(Badge(allow_null=True), lambda s, _: _badge(s.badge_url))
+    badge = Badge(allow_null=True)
     maxPoints = max_points_field()
     levels = _admin_nested(AdminPointsLevel, "levels")
     boosts = _admin_nested(AdminPointsBoost, "boosts")
     triggers = _admin_nested(AdminPointsTrigger, "triggers")
+
+
+@renders(AdminPointsSystem)
+def admin_points_system_render(
+    s: models.PointsSystem, nested: Mapping[str, list[Any]] | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": str(s.public_id),
+        "name": s.name,
+        "key": s.key,
+        "description": s.description,
+        "status": s.status,
+        "badge": _badge(s.badge_url),
+        "maxPoints": s.max_points,
+    }
+    if nested and "levels" in nested:
+        body["levels"] = [admin_points_level_render(lv) for lv in nested["levels"]]
+    if nested and "boosts" in nested:
+        body["boosts"] = [admin_points_boost_render(b) for b in nested["boosts"]]
+    if nested and "triggers" in nested:
+        body["triggers"] = [admin_points_trigger_render(t) for t in nested["triggers"]]
+    return body

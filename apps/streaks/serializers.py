@@ -1,18 +1,22 @@
 """Wire shapes of streak settings, of several users' streaks and of the admin streak operations:
-input serializers that validate, output shapes that render and document (the operations'
-answers too). The streak object and the streak preferences, which other apps embed, are in
-apps/streaks/wire.py."""
+input serializers that validate, output shapes that document (the operations' answers too),
+each with the typed function that renders it below it. The streak object and the streak
+preferences, which other apps embed, are in apps/streaks/wire.py."""
 
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
+from apps.core.bulk import Issues
 from apps.core.openapi import AdminDeletedItem, AdminIssue
 from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency, PauseStatus
+from apps.streaks.models import StreakPause
+from apps.streaks.selectors import StreakConfig, StreakView
 from apps.streaks.wire import DaysOffField, conditions_of
 
 
@@ -96,145 +100,178 @@ class UserRefSerializer(StrictSerializer):
     id = StringField(max_length=255)
 
 
-# --- output shapes (declared once: they render and document, apps/core/api/shapes.py) -------
+# --- output shapes (each documents a body; the function below it renders it) -----------------
 
 
 class AdminStreakPause(Shape):
-    # Renders a StreakPause with, as context, its user's id.
-    id = out(serializers.UUIDField(), lambda pause, _: str(pause.public_id))
-    userId = out(serializers.CharField(), lambda _, user_id: user_id)
-    start = out(serializers.DateField(), lambda pause, _: pause.start.isoformat())
-    end = out(serializers.DateField(), lambda pause, _: pause.end.isoformat())
+    # A StreakPause, with its user's id.
+    id = serializers.UUIDField()
+    userId = serializers.CharField()
+    start = serializers.DateField()
+    end = serializers.DateField()
     # Plain values, not PauseStatus.choices: TenantStatus has the same (value, label) pairs, and
     # sharing its hash would name this enum TenantStatusEnum.
     status = serializers.ChoiceField(choices=PauseStatus.values)
 
 
+@renders(AdminStreakPause)
+def admin_streak_pause_render(pause: StreakPause, user_id: str) -> dict[str, Any]:
+    return {
+        "id": str(pause.public_id),
+        "userId": user_id,
+        "start": pause.start.isoformat(),
+        "end": pause.end.isoformat(),
+        "status": pause.status,
+    }
+
+
 class StreakSettingsMetric(Shape):
-    # Renders a (key, threshold) pair.
-    key = out(serializers.CharField(help_text="The metric's key."), lambda pair, _: pair[0])
-    threshold = out(
-        serializers.IntegerField(help_text="Minimum change of the metric in a period."),
-        lambda pair, _: pair[1],
-    )
+    # A metric's key and threshold.
+    key = serializers.CharField(help_text="The metric's key.")
+    threshold = serializers.IntegerField(help_text="Minimum change of the metric in a period.")
+
+
+@renders(StreakSettingsMetric)
+def streak_settings_metric_render(key: str, threshold: Decimal) -> dict[str, Any]:
+    return {"key": key, "threshold": threshold}
 
 
 class StreakSettingsFreezes(Shape):
-    # Renders a StreakConfig whose freezes are enabled.
-    startCount = out(
-        serializers.IntegerField(help_text="Freezes a new user starts with."),
-        "freeze_start_count",
+    # A StreakConfig whose freezes are enabled.
+    startCount = serializers.IntegerField(help_text="Freezes a new user starts with.")
+    maxCount = serializers.IntegerField(help_text="Most freezes a user may hold.")
+    autoEarnInterval = serializers.IntegerField(
+        allow_null=True, help_text="Days between automatic grants; null: no auto-earn."
     )
-    maxCount = out(
-        serializers.IntegerField(help_text="Most freezes a user may hold."),
-        "freeze_max_count",
+    autoEarnAmount = serializers.IntegerField(
+        allow_null=True, help_text="Freezes granted each time; null: no auto-earn."
     )
-    autoEarnInterval = out(
-        serializers.IntegerField(
-            allow_null=True, help_text="Days between automatic grants; null: no auto-earn."
-        ),
-        "freeze_auto_earn_interval",
-    )
-    autoEarnAmount = out(
-        serializers.IntegerField(
-            allow_null=True, help_text="Freezes granted each time; null: no auto-earn."
-        ),
-        "freeze_auto_earn_amount",
-    )
+
+
+@renders(StreakSettingsFreezes)
+def streak_settings_freezes_render(config: StreakConfig) -> dict[str, Any]:
+    return {
+        "startCount": config.freeze_start_count,
+        "maxCount": config.freeze_max_count,
+        "autoEarnInterval": config.freeze_auto_earn_interval,
+        "autoEarnAmount": config.freeze_auto_earn_amount,
+    }
 
 
 class StreakSettings(Shape):
-    # Renders a StreakConfig.
+    # A StreakConfig.
     frequency = serializers.ChoiceField(choices=Frequency.choices)
-    evaluationMode = out(
-        serializers.ChoiceField(
-            choices=EvaluationMode.choices,
-            help_text="AND: every metric must reach its threshold; OR: any one.",
-        ),
-        "mode",
+    evaluationMode = serializers.ChoiceField(
+        choices=EvaluationMode.choices,
+        help_text="AND: every metric must reach its threshold; OR: any one.",
     )
     customizationEnabled = serializers.BooleanField(
         help_text="Whether users may set their own mode, thresholds and days off."
     )
-    daysOff = out(
-        serializers.ListField(
-            child=serializers.IntegerField(min_value=0, max_value=6),
-            help_text="Weekdays that do not count (0 = Sunday ... 6 = Saturday); daily streaks "
-            "only.",
-        ),
-        lambda config, _: sorted(config.days_off),
+    daysOff = serializers.ListField(
+        child=serializers.IntegerField(min_value=0, max_value=6),
+        help_text="Weekdays that do not count (0 = Sunday ... 6 = Saturday); daily streaks only.",
     )
-    metrics = out(
-        StreakSettingsMetric(many=True, help_text="The metrics that extend a streak."),
-        lambda config, _: [
-            StreakSettingsMetric.render((config.metric_keys[pk], threshold))
+    metrics = StreakSettingsMetric(many=True, help_text="The metrics that extend a streak.")
+    freezes = StreakSettingsFreezes(allow_null=True, help_text="null: freezes are disabled.")
+
+
+@renders(StreakSettings)
+def streak_settings_render(config: StreakConfig) -> dict[str, Any]:
+    return {
+        "frequency": config.frequency,
+        "evaluationMode": config.mode,
+        "customizationEnabled": config.customization_enabled,
+        "daysOff": sorted(config.days_off),
+        "metrics": [
+            streak_settings_metric_render(config.metric_keys[pk], threshold)
             for pk, threshold in config.thresholds.items()
         ],
-    )
-    freezes = out(
-        StreakSettingsFreezes(allow_null=True, help_text="null: freezes are disabled."),
-        lambda config, _: StreakSettingsFreezes.render(config) if config.freezes_enabled else None,
-    )
+        "freezes": streak_settings_freezes_render(config) if config.freezes_enabled else None,
+    }
 
 
 class BulkStreakResponseItem(Shape):
-    # Renders a StreakView with, as context, its user's id.
-    userId = out(serializers.CharField(), lambda _, user_id: user_id)
-    streakLength = out(serializers.IntegerField(), "length")
-    extended = out(
-        serializers.DateTimeField(
-            allow_null=True,
-            help_text="When the streak was last extended; null when there is no active streak.",
-        ),
-        "extended_at",
+    # A StreakView, with its user's id.
+    userId = serializers.CharField()
+    streakLength = serializers.IntegerField()
+    extended = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the streak was last extended; null when there is no active streak.",
     )
+
+
+@renders(BulkStreakResponseItem)
+def bulk_streak_response_item_render(view: StreakView, user_id: str) -> dict[str, Any]:
+    return {"userId": user_id, "streakLength": view.length, "extended": view.extended_at}
 
 
 # --- the answers of the streak operations ---------------------------------------------------
-# Each renders the operation's results with, as context, its Issues (apps.core.bulk).
+# Each is rendered from the operation's results and its Issues (apps.core.bulk).
 
 
-def _issues() -> Any:
-    return out(AdminIssue(many=True), "context.items")
+def _issues() -> AdminIssue:
+    return AdminIssue(many=True)
 
 
-def _user_ids(help_text: str) -> Any:
-    return out(
-        serializers.ListField(child=serializers.CharField(), help_text=help_text),
-        lambda user_ids, _: user_ids,
-    )
+def _user_ids(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text)
 
 
 class CreateStreakFreezesResponse(Shape):
-    # Renders the freezes granted: only the issues are written.
+    # The freezes granted: only the issues are written.
     issues = _issues()
+
+
+@renders(CreateStreakFreezesResponse)
+def create_streak_freezes_response_render(granted: list[bool], issues: Issues) -> dict[str, Any]:
+    return {"issues": issues.items}
 
 
 class CreateStreakPausesResponse(Shape):
-    # Renders the pauses created, each with its user's id.
-    created = out(
-        AdminStreakPause(many=True),
-        lambda created, _: [AdminStreakPause.render(pause, user_id) for pause, user_id in created],
-    )
+    # The pauses created, each with its user's id.
+    created = AdminStreakPause(many=True)
     issues = _issues()
+
+
+@renders(CreateStreakPausesResponse)
+def create_streak_pauses_response_render(
+    created: list[tuple[StreakPause, str]], issues: Issues
+) -> dict[str, Any]:
+    return {
+        "created": [admin_streak_pause_render(pause, user_id) for pause, user_id in created],
+        "issues": issues.items,
+    }
 
 
 class DeleteStreakPausesResponse(Shape):
-    # Renders the ids of the pauses archived, as sent.
-    deleted = out(
-        AdminDeletedItem(many=True),
-        lambda deleted, _: [{"id": pause_id} for pause_id in deleted],
-    )
+    # The ids of the pauses archived, as sent.
+    deleted = AdminDeletedItem(many=True)
     issues = _issues()
 
 
+@renders(DeleteStreakPausesResponse)
+def delete_streak_pauses_response_render(deleted: list[str], issues: Issues) -> dict[str, Any]:
+    return {"deleted": [{"id": pause_id} for pause_id in deleted], "issues": issues.items}
+
+
 class RestoreStreaksResponse(Shape):
-    # Renders the ids of the users whose streak was restored.
+    # The ids of the users whose streak was restored.
     restoredUsers = _user_ids("Ids of the users whose streak was restored.")
     issues = _issues()
 
 
+@renders(RestoreStreaksResponse)
+def restore_streaks_response_render(user_ids: list[str], issues: Issues) -> dict[str, Any]:
+    return {"restoredUsers": user_ids, "issues": issues.items}
+
+
 class ResetStreaksResponse(Shape):
-    # Renders the ids of the users whose streak was reset.
+    # The ids of the users whose streak was reset.
     resetUsers = _user_ids("Ids of the users whose streak was reset.")
     issues = _issues()
+
+
+@renders(ResetStreaksResponse)
+def reset_streaks_response_render(user_ids: list[str], issues: Issues) -> dict[str, Any]:
+    return {"resetUsers": user_ids, "issues": issues.items}

@@ -90,7 +90,7 @@ class StreakListApi(AppApi):
         states = selectors.streak_states_for(users)
         pauses = selectors.pauses_for(users)
         now = timezone.now()
-        render = serializers.BulkStreakResponseItem.render
+        render = serializers.bulk_streak_response_item_render
         items: list[dict[str, Any]] = []
         for user in users:
             view = selectors.streak_view(
@@ -109,7 +109,7 @@ class StreakSettingsApi(AdminApi):
     )
     def get(self, request: Request) -> Response:
         return Response(
-            serializers.StreakSettings.render(selectors.streak_config(self.scope(request).tenant))
+            serializers.streak_settings_render(selectors.streak_config(self.scope(request).tenant))
         )
 
     @extend_schema(
@@ -126,19 +126,20 @@ class StreakSettingsApi(AdminApi):
         kwargs = serializers.StreakSettingsUpdateSerializer.service_kwargs(data)
         with transaction.atomic():
             services.streak_settings_update(tenant, **kwargs)
-        return Response(serializers.StreakSettings.render(selectors.streak_config(tenant)))
+        return Response(serializers.streak_settings_render(selectors.streak_config(tenant)))
 
 
 @dataclass(frozen=True)
 class _UserOperation:
     """A streak operation on users. Its body is {"<key>": [1 to 100 items]} (reference §2.2),
-    each item validated by `item` and naming its user in `id_field`; its answer is `answer`,
-    rendered from the items' results with the issues."""
+    each item validated by `item` and naming its user in `id_field`; its answer is documented
+    by `answer` and rendered by `render` from the items' results with the issues."""
 
     key: str
     item: type[StrictSerializer]
     id_field: str
     answer: type[Shape]
+    render: Callable[[list[Any], Issues], dict[str, Any]]
 
     def responses(
         self, some: str = "", none: str = "", unprocessable: str = ""
@@ -181,7 +182,7 @@ class _UserOperation:
                 result = run_item(issues, where, work)
                 if result is not None:
                     results.append(result)
-        return Response(self.answer.render(results, issues), status=201 if results else 200)
+        return Response(self.render(results, issues), status=201 if results else 200)
 
     def _items(self, data: Any) -> list[Any]:
         key = self.key
@@ -194,16 +195,32 @@ class _UserOperation:
 
 
 GRANT_FREEZES = _UserOperation(
-    "freezes", serializers.FreezeItemSerializer, "userId", serializers.CreateStreakFreezesResponse
+    "freezes",
+    serializers.FreezeItemSerializer,
+    "userId",
+    serializers.CreateStreakFreezesResponse,
+    serializers.create_streak_freezes_response_render,
 )
 CREATE_PAUSES = _UserOperation(
-    "pauses", serializers.PauseItemSerializer, "userId", serializers.CreateStreakPausesResponse
+    "pauses",
+    serializers.PauseItemSerializer,
+    "userId",
+    serializers.CreateStreakPausesResponse,
+    serializers.create_streak_pauses_response_render,
 )
 RESTORE = _UserOperation(
-    "users", serializers.UserRefSerializer, "id", serializers.RestoreStreaksResponse
+    "users",
+    serializers.UserRefSerializer,
+    "id",
+    serializers.RestoreStreaksResponse,
+    serializers.restore_streaks_response_render,
 )
 RESET = _UserOperation(
-    "users", serializers.UserRefSerializer, "id", serializers.ResetStreaksResponse
+    "users",
+    serializers.UserRefSerializer,
+    "id",
+    serializers.ResetStreaksResponse,
+    serializers.reset_streaks_response_render,
 )
 
 
@@ -281,7 +298,7 @@ class StreakPausesApi(AdminApi):
                     continue
                 services.streak_pause_archive(pause)
                 deleted.append(pause_id)
-        return Response(serializers.DeleteStreakPausesResponse.render(deleted, issues))
+        return Response(serializers.delete_streak_pauses_response_render(deleted, issues))
 
 
 class StreakRestoreApi(AdminApi):

@@ -4,18 +4,17 @@ rendered by `streak_base_render` and `streak_response_render`), the same object 
 event did to it in event responses (`MetricEventStreakResponse`), and a user's streak
 preferences, part of the notification preferences body (`StreakPreferencesSerializer`,
 documented by `StreakPreferences`). Declared once here, each response shape a `Shape`
-(apps/core/api/shapes.py) whose fields document it and render it; the streaks app's own routes
-use them too (docs/style.md, "One app from another")."""
+(apps/core/api/shapes.py) that documents it, with the typed function that renders it below it;
+the streaks app's own routes use them too (docs/style.md, "One app from another")."""
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.api.fields import PositiveDecimalField, StrictSerializer, StringField
-from apps.core.api.shapes import OMIT, Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency
 from apps.streaks.selectors import HistoryItem, StreakView
@@ -27,175 +26,141 @@ def _date(value: dt.date | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-# Present only when freezes are enabled; the auto-earn ones only when auto-earn is too.
-
-
-def _freezes(view: StreakView, _: Any) -> Any:
-    return view.settlement.state.freezes if view.config.freezes_enabled else OMIT
-
-
-def _max_freezes(view: StreakView, _: Any) -> Any:
-    return view.config.freeze_max_count if view.config.freezes_enabled else OMIT
-
-
-def _auto_earn(view: StreakView, _: Any) -> Any:
-    config = view.config
-    return (
-        config if config.freezes_enabled and config.freeze_auto_earn_interval is not None else None
-    )
-
-
-def _auto_earn_interval(view: StreakView, _: Any) -> Any:
-    config = _auto_earn(view, _)
-    return config.freeze_auto_earn_interval if config is not None else OMIT
-
-
-def _auto_earn_amount(view: StreakView, _: Any) -> Any:
-    config = _auto_earn(view, _)
-    return config.freeze_auto_earn_amount if config is not None else OMIT
-
-
-def _started(view: StreakView, _: Any) -> str | None:
-    state = view.settlement.state
-    return _date(state.started) if state.length else None
-
-
 class BaseStreakResponse(Shape):
     # No docstring: subclasses would inherit it as their component description.
-    # Renders a StreakView.
-    length = out(
-        serializers.IntegerField(help_text="Current streak length, in periods."),
-        "settlement.state.length",
+    # A StreakView. The freeze fields are present only when freezes are enabled, the auto-earn
+    # ones only when auto-earn is too.
+    length = serializers.IntegerField(help_text="Current streak length, in periods.")
+    frequency = serializers.ChoiceField(choices=Frequency.choices)
+    started = serializers.DateField(
+        allow_null=True, help_text="First day of the current streak; null when length is 0."
     )
-    frequency = out(serializers.ChoiceField(choices=Frequency.choices), "config.frequency")
-    started = out(
-        serializers.DateField(
-            allow_null=True, help_text="First day of the current streak; null when length is 0."
-        ),
-        _started,
+    periodStart = serializers.DateField(allow_null=True, help_text="First day of the period.")
+    periodEnd = serializers.DateField(allow_null=True, help_text="Last day of the period.")
+    expires = serializers.DateField(
+        allow_null=True,
+        help_text="Last day by which the streak must be extended to be kept; null when "
+        "there is no streak to lose.",
     )
-    periodStart = out(
-        serializers.DateField(allow_null=True, help_text="First day of the period."),
-        lambda view, _: view.current.isoformat(),
+    freezes = serializers.IntegerField(
+        required=False, help_text="Freezes the user holds. Only when freezes are enabled."
     )
-    periodEnd = out(
-        serializers.DateField(allow_null=True, help_text="Last day of the period."),
-        lambda view, _: domain.period_end(view.current, view.config.frequency).isoformat(),
+    maxFreezes = serializers.IntegerField(
+        required=False,
+        help_text="Most freezes a user may hold. Only when freezes are enabled.",
     )
-    expires = out(
-        serializers.DateField(
-            allow_null=True,
-            help_text="Last day by which the streak must be extended to be kept; null when "
-            "there is no streak to lose.",
-        ),
-        lambda view, _: _date(view.expires),
+    freezeAutoEarnInterval = serializers.IntegerField(
+        required=False, help_text="Days between automatic freeze grants. Only with auto-earn."
     )
-    freezes = out(
-        serializers.IntegerField(
-            required=False, help_text="Freezes the user holds. Only when freezes are enabled."
-        ),
-        _freezes,
-    )
-    maxFreezes = out(
-        serializers.IntegerField(
-            required=False,
-            help_text="Most freezes a user may hold. Only when freezes are enabled.",
-        ),
-        _max_freezes,
-    )
-    freezeAutoEarnInterval = out(
-        serializers.IntegerField(
-            required=False, help_text="Days between automatic freeze grants. Only with auto-earn."
-        ),
-        _auto_earn_interval,
-    )
-    freezeAutoEarnAmount = out(
-        serializers.IntegerField(
-            required=False, help_text="Freezes granted each time. Only with auto-earn."
-        ),
-        _auto_earn_amount,
+    freezeAutoEarnAmount = serializers.IntegerField(
+        required=False, help_text="Freezes granted each time. Only with auto-earn."
     )
 
 
-streak_base_render = BaseStreakResponse.render
+@renders(BaseStreakResponse)
+def streak_base_render(view: StreakView) -> dict[str, Any]:
+    state = view.settlement.state
+    config = view.config
+    body: dict[str, Any] = {
+        "length": state.length,
+        "frequency": config.frequency,
+        "started": _date(state.started) if state.length else None,
+        "periodStart": view.current.isoformat(),
+        "periodEnd": domain.period_end(view.current, config.frequency).isoformat(),
+        "expires": _date(view.expires),
+    }
+    if config.freezes_enabled:
+        body["freezes"] = state.freezes
+        body["maxFreezes"] = config.freeze_max_count
+    if config.freezes_enabled and config.freeze_auto_earn_interval is not None:
+        body["freezeAutoEarnInterval"] = config.freeze_auto_earn_interval
+        body["freezeAutoEarnAmount"] = config.freeze_auto_earn_amount
+    return body
 
 
 class MetricEventStreakResponse(BaseStreakResponse):
-    # Renders a StreakView with, as context, whether the event extended the streak.
-    extended = out(
-        serializers.BooleanField(help_text="Whether this event extended the streak."),
-        lambda _, extended: extended,
-    )
+    # A StreakView and whether the event extended the streak.
+    extended = serializers.BooleanField(help_text="Whether this event extended the streak.")
+
+
+@renders(MetricEventStreakResponse)
+def metric_event_streak_response_render(view: StreakView, extended: bool) -> dict[str, Any]:
+    body = streak_base_render(view)
+    body["extended"] = extended
+    return body
 
 
 class StreakResponseStreakHistoryItem(Shape):
-    # Renders a HistoryItem; the context says whether freezes are enabled.
-    periodStart = out(serializers.DateField(), lambda item, _: item.period_start.isoformat())
-    periodEnd = out(serializers.DateField(), lambda item, _: item.period_end.isoformat())
+    # A HistoryItem, with whether freezes are enabled.
+    periodStart = serializers.DateField()
+    periodEnd = serializers.DateField()
     length = serializers.IntegerField(help_text="Streak length at the end of the period.")
     usedPause = serializers.BooleanField(help_text="Whether a pause covered this period.")
-    usedFreeze = out(
-        serializers.BooleanField(
-            required=False,
-            help_text="Whether a freeze kept the streak in this period. Only when freezes are "
-            "enabled.",
-        ),
-        lambda item, freezes_enabled: item.used_freeze if freezes_enabled else OMIT,
+    usedFreeze = serializers.BooleanField(
+        required=False,
+        help_text="Whether a freeze kept the streak in this period. Only when freezes are enabled.",
     )
-    resetAt = out(
-        serializers.DateTimeField(
-            required=False, help_text="When an admin reset the streak in this period, if one did."
-        ),
-        lambda item, _: item.reset_at if item.reset_at is not None else OMIT,
+    resetAt = serializers.DateTimeField(
+        required=False, help_text="When an admin reset the streak in this period, if one did."
     )
+
+
+@renders(StreakResponseStreakHistoryItem)
+def streak_response_streak_history_item_render(
+    item: HistoryItem, freezes_enabled: bool
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "periodStart": item.period_start.isoformat(),
+        "periodEnd": item.period_end.isoformat(),
+        "length": item.length,
+        "usedPause": item.used_pause,
+    }
+    if freezes_enabled:
+        body["usedFreeze"] = item.used_freeze
+    if item.reset_at is not None:
+        body["resetAt"] = item.reset_at
+    return body
 
 
 class StreakResponsePausesItem(Shape):
-    # Renders a domain.Pause.
+    # A domain.Pause.
     id = serializers.CharField(help_text="The pause's id.")
-    start = out(serializers.DateField(), lambda pause, _: pause.start.isoformat())
-    end = out(serializers.DateField(), lambda pause, _: pause.end.isoformat())
+    start = serializers.DateField()
+    end = serializers.DateField()
 
 
-@dataclass(frozen=True)
-class StreakDetails:
-    history: list[HistoryItem]  # oldest first
-    pauses: list[domain.Pause]  # active and upcoming
-
-
-def _history(view: StreakView, details: StreakDetails) -> list[dict[str, Any]]:
-    render, freezes_enabled = StreakResponseStreakHistoryItem.render, view.config.freezes_enabled
-    return [render(item, freezes_enabled) for item in details.history]
+@renders(StreakResponsePausesItem)
+def streak_response_pauses_item_render(pause: domain.Pause) -> dict[str, Any]:
+    return {"id": pause.id, "start": pause.start.isoformat(), "end": pause.end.isoformat()}
 
 
 class StreakResponse(BaseStreakResponse):
     """A user's streak with its recent history and its active and upcoming pauses."""
 
-    # Renders a StreakView with, as context, its StreakDetails.
-    extended = out(
-        serializers.DateTimeField(
-            allow_null=True,
-            help_text="When the streak was last extended; null when there is no active streak.",
-        ),
-        "extended_at",
+    # A StreakView with its recent history and pauses.
+    extended = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the streak was last extended; null when there is no active streak.",
     )
-    streakHistory = out(
-        StreakResponseStreakHistoryItem(
-            many=True, help_text="The last historyPeriods periods, oldest first."
-        ),
-        _history,
+    streakHistory = StreakResponseStreakHistoryItem(
+        many=True, help_text="The last historyPeriods periods, oldest first."
     )
-    pauses = out(
-        StreakResponsePausesItem(many=True, help_text="Active and upcoming pauses only."),
-        lambda _, details: [StreakResponsePausesItem.render(p) for p in details.pauses],
-    )
+    pauses = StreakResponsePausesItem(many=True, help_text="Active and upcoming pauses only.")
 
 
+@renders(StreakResponse)
 def streak_response_render(
     view: StreakView, history: list[HistoryItem], pauses: list[domain.Pause]
 ) -> dict[str, Any]:
     """StreakResponse: the streak, its recent history (oldest first) and its upcoming pauses."""
-    return StreakResponse.render(view, StreakDetails(history, pauses))
+    freezes_enabled = view.config.freezes_enabled
+    body = streak_base_render(view)
+    body["extended"] = view.extended_at
+    body["streakHistory"] = [
+        streak_response_streak_history_item_render(item, freezes_enabled) for item in history
+    ]
+    body["pauses"] = [streak_response_pauses_item_render(p) for p in pauses]
+    return body
 
 
 # --- streak preferences (the endpoint is apps.notifications.views) ---------------------------

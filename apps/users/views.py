@@ -124,4 +124,4 @@ class AttributeCollection(Collection):
         services.attribute_delete(obj)
 
     def render(self, obj: Attribute) -> dict[str, Any]:
-        return serializers.AdminAttribute.render(obj)
+        return serializers.admin_attribute_render(obj)

@@ -18,7 +18,7 @@ from rest_framework.fields import Field
 
 from apps.accounts.models import Tenant
 from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, StrictSerializer, StringField
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.users.domain import UNSET, UserFields, tz_is_valid
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_definitions
@@ -35,37 +35,42 @@ USER_ID = OpenApiParameter(
 
 
 class User(Shape):
-    # Renders an EndUser with, as context, the keys of the attributes its tenant defines: a
-    # removed definition's values stay stored but leave the wire. Render it with `user_render`.
+    # An EndUser, with only the values of the attributes its tenant defines: a removed
+    # definition's values stay stored but leave the wire. Rendered by `user_render`.
 
-    id = out(serializers.CharField(help_text="Your identifier of the user."), "external_id")
+    id = serializers.CharField(help_text="Your identifier of the user.")
     email = serializers.CharField(allow_null=True)
     name = serializers.CharField(allow_null=True)
     tz = serializers.CharField(allow_null=True, help_text="IANA time zone, e.g. Europe/Paris.")
-    signUpDate = out(
-        serializers.DateField(allow_null=True),
-        lambda user, _: user.sign_up_date.isoformat() if user.sign_up_date else None,
-    )
-    deviceTokens = out(
-        serializers.ListField(child=serializers.CharField()),
-        lambda user, _: list(user.device_tokens),
-    )
+    signUpDate = serializers.DateField(allow_null=True)
+    deviceTokens = serializers.ListField(child=serializers.CharField())
     subscribeToEmails = serializers.BooleanField()
-    attributes = out(
-        serializers.DictField(
-            child=serializers.CharField(),
-            help_text="Values of the defined user attributes, by key.",
-        ),
-        lambda user, defined: {k: v for k, v in user.attributes.items() if k in defined},
+    attributes = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Values of the defined user attributes, by key.",
     )
     control = serializers.BooleanField(help_text="Whether the user is in the control group.")
     created = serializers.DateTimeField()
     updated = serializers.DateTimeField()
 
 
+@renders(User)
 def user_render(user: EndUser, tenant: Tenant) -> dict[str, Any]:
     """`User` with the values of the attributes the tenant defines."""
-    return User.render(user, attribute_definitions(tenant).user_keys)
+    defined = attribute_definitions(tenant).user_keys
+    return {
+        "id": user.external_id,
+        "email": user.email,
+        "name": user.name,
+        "tz": user.tz,
+        "signUpDate": user.sign_up_date.isoformat() if user.sign_up_date else None,
+        "deviceTokens": list(user.device_tokens),
+        "subscribeToEmails": user.subscribe_to_emails,
+        "attributes": {k: v for k, v in user.attributes.items() if k in defined},
+        "control": user.control,
+        "created": user.created,
+        "updated": user.updated,
+    }
 
 
 # --- the user in request bodies --------------------------------------------------------

@@ -14,11 +14,11 @@ from apps.leaderboards.selectors import (
     rankings_page,
     run_entries,
 )
-from apps.leaderboards.services import board_render
+from apps.leaderboards.wire import board_render
 from apps.points.domain import level_for
-from apps.points.ledger import award_render, level_render, system_base_render
 from apps.points.models import PointsAward
 from apps.points.selectors import points_config
+from apps.points.wire import award_render, level_render, system_base_render
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
 from apps.streaks.wire import streak_base_render, streak_response_render
 from apps.users.domain import zone

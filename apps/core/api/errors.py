@@ -11,7 +11,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.core.api.ratelimit import TIER_SETTINGS, WAIT_ATTR, retry_after_headers
-from apps.core.api.shapes import Shape, out
+from apps.core.api.shapes import Shape, renders
 from apps.core.errors import ApplicationError
 
 logger = logging.getLogger("gamify.api")
@@ -48,14 +48,16 @@ def validation_message(detail: Any) -> str:
 class ErrorBody(Shape):
     """The body of every error response (ErrorBody / AdminErrorBody)."""
 
-    # Renders the message.
-    error = out(
-        serializers.CharField(help_text="What went wrong, for a human."), lambda message, _: message
-    )
+    error = serializers.CharField(help_text="What went wrong, for a human.")
+
+
+@renders(ErrorBody)
+def error_body_render(message: str) -> dict[str, Any]:
+    return {"error": message}
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return Response(ErrorBody.render(message), status=status, headers=headers)
+    return Response(error_body_render(message), status=status, headers=headers)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -95,19 +97,19 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 def json_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     return JsonResponse(
-        ErrorBody.render(f"No route for {request.method} {request.path}"), status=404
+        error_body_render(f"No route for {request.method} {request.path}"), status=404
     )
 
 
 def json_server_error(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(ErrorBody.render("Internal server error"), status=500)
+    return JsonResponse(error_body_render("Internal server error"), status=500)
 
 
 def json_bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(ErrorBody.render("Bad request"), status=400)
+    return JsonResponse(error_body_render("Bad request"), status=400)
 
 
 def json_permission_denied(
     request: HttpRequest, exception: Exception | None = None
 ) -> JsonResponse:
-    return JsonResponse(ErrorBody.render("Forbidden"), status=403)
+    return JsonResponse(error_body_render("Forbidden"), status=403)

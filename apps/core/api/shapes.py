@@ -1,5 +1,10 @@
 """Response shapes declared once (issue 15): one `Shape` per response body, whose fields are
-both what drf-spectacular documents and what `render` writes.
+what drf-spectacular documents.
+
+Issue 24: a shape only documents; its body is written by one plain typed function right below
+it, registered with `@renders(TheShape)` (docs/style.md, "The API layer"), and
+tests/core/test_shapes.py holds each function to its shape's fields and their order. What
+follows, the compiled `render` and its getters, serves the shapes not converted yet.
 
 A Shape is a DRF serializer, so `extend_schema(responses=...)` and nested declarations read it
 as they read any serializer (names, types, nullability, `required=False` for a field that is
@@ -21,6 +26,7 @@ Values are written exactly as the getters return them: the JSON renderer (orjson
 and datetimes as today; a getter converts where the wire wants another form.
 """
 
+import keyword
 import re
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
@@ -71,6 +77,8 @@ def _read(get: str, from_mapping: bool, required: bool) -> str:
     """The expression that reads `get` (an attribute path, or a key of a mapping)."""
     if get.startswith("context."):
         return get
+    if not from_mapping and keyword.iskeyword(get):  # a shape rendered by a function (`from`)
+        return f"getattr(obj, {get!r})"
     if not from_mapping:
         return f"obj.{get}"
     if "." in get:
@@ -123,6 +131,10 @@ class Shape(serializers.Serializer):
 
     # Rendered from a mapping: attribute names are keys (module docstring).
     from_mapping: ClassVar[bool] = False
+
+    # Documented fields the server never writes (deprecated ones the SDK models keep): the
+    # shape's render leaves them out (tests/core/test_shapes.py).
+    never_written: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The metaclass has collected the fields, inherited ones first. A wire name that is a

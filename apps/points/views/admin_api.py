@@ -41,8 +41,8 @@ class SystemCollection(Collection):
     def render(self, obj: Any) -> dict[str, Any]:
         if isinstance(obj, tuple):  # created, with the nested items that were supplied
             system, nested = obj
-            return serializers.AdminPointsSystem.render(system, nested)
-        return serializers.AdminPointsSystem.render(obj)
+            return serializers.admin_points_system_render(system, nested)
+        return serializers.admin_points_system_render(obj)
 
 
 class _Nested(Collection):
@@ -100,7 +100,7 @@ class LevelCollection(_Nested):
         configuration.points_level_create,
         configuration.points_level_update,
         configuration.points_level_delete,
-        serializers.AdminPointsLevel.render,
+        serializers.admin_points_level_render,
     )
 
 
@@ -114,7 +114,7 @@ class BoostCollection(_Nested):
         configuration.points_boost_create,
         configuration.points_boost_update,
         configuration.points_boost_delete,
-        serializers.AdminPointsBoost.render,
+        serializers.admin_points_boost_render,
     )
 
 
@@ -128,5 +128,5 @@ class TriggerCollection(_Nested):
         configuration.points_trigger_create,
         configuration.points_trigger_update,
         configuration.points_trigger_delete,
-        serializers.AdminPointsTrigger.render,
+        serializers.admin_points_trigger_render,
     )

@@ -37,7 +37,7 @@ class PointsSystemApi(AppApi):
     )
     def get(self, request: Request, key: str) -> Response:
         system = _system(self.scope(request).tenant, key)
-        return Response(serializers.PointsSystemResponse.render(system))
+        return Response(serializers.points_system_response_render(system))
 
 
 class PointsBoostsApi(AppApi):
@@ -61,7 +61,7 @@ class PointsBoostsApi(AppApi):
         today = timezone.now().date()
         return Response(
             [
-                wire.PointsBoost.render(b, today)
+                wire.boost_render(b, today)
                 for b in system.boosts
                 if include_finished or b.status_on(today) != "finished"
             ]
@@ -81,7 +81,7 @@ class PointsLevelsApi(AppApi):
     )
     def get(self, request: Request, key: str) -> Response:
         system = _system(self.scope(request).tenant, key)
-        return Response([wire.PointsLevel.render(level) for level in system.levels])
+        return Response([wire.level_render(level) for level in system.levels])
 
 
 class PointsLevelSummaryApi(AppApi):
@@ -100,7 +100,7 @@ class PointsLevelSummaryApi(AppApi):
         if not system.levels:
             raise ValidationError("This points system has no levels")
         counts = selectors.level_counts(self.scope(request).tenant, system)
-        render = serializers.PointsLevelSummaryResponseItem.render
+        render = serializers.points_level_summary_response_item_render
         return Response([render(level, counts) for level in system.levels])
 
 
@@ -129,5 +129,5 @@ class PointsSummaryApi(AppApi):
         if unknown:
             raise ValidationError(f"userAttributes: unknown attribute keys: {', '.join(unknown)}")
         totals = selectors.system_totals(tenant, system.pk, filters)
-        render = serializers.PointsRange.render
+        render = serializers.points_range_render
         return Response([render(b) for b in domain.summary_buckets(totals)])

@@ -50,7 +50,7 @@ class UserPointsApi(AppApi):
         level = next((lv for lv in system.levels if reached and lv.pk == reached.pk), None)
         awards = selectors.user_awards(user_pk, system.pk, count)
         points = serializers.UserPoints(total=total, level=level, awards=awards)
-        return Response(serializers.GetUserPointsResponse.render(system, points))
+        return Response(serializers.get_user_points_response_render(system, points))
 
 
 class UserPointsBoostsApi(AppApi):
@@ -75,7 +75,7 @@ class UserPointsBoostsApi(AppApi):
         today = local_date(timezone.now(), user.tz)
         return Response(
             [
-                wire.PointsBoost.render(b, today)
+                wire.boost_render(b, today)
                 for b in selectors.user_boosts(user, system)
                 if b.running_on(today)
             ]
@@ -103,4 +103,4 @@ class UserPointsEventSummaryApi(AppApi):
         user = user_get(scope.tenant, user_id)
         system = _system(scope.tenant, key)
         buckets = selectors.points_event_summary(user, system.pk, aggregation, start, end)
-        return Response(summary_render(buckets, serializers.UsersPointsEventSummaryResponseItem))
+        return Response(summary_render(buckets))
