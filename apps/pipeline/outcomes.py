@@ -8,9 +8,9 @@ apps/pipeline/services.py). A step that has no configuration returns its empty o
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.achievements.facts import AchievementCompleted
 from apps.achievements.services import Completed
 from apps.achievements.wire import user_achievement_render
-from apps.core.facts import AchievementCompleted
 from apps.leaderboards.services import BoardStanding, standings_render
 from apps.points.ledger import SystemChange, points_render
 from apps.streaks.selectors import StreakView

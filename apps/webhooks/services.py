@@ -14,20 +14,15 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.achievements.facts import AchievementCompleted
 from apps.core.api.renderers import json_dumps
 from apps.core.errors import ValidationError
-from apps.core.facts import (
-    AchievementCompleted,
-    Fact,
-    NotificationDue,
-    PointsChanged,
-    RankChanged,
-    StreakExtended,
-    StreakFreezesChanged,
-    StreakLost,
-)
+from apps.core.facts import Fact, NotificationDue
 from apps.core.outbox import outbox_enqueue
 from apps.core.secrets import decrypt_json, encrypt_json
+from apps.leaderboards.facts import RankChanged
+from apps.points.facts import PointsChanged
+from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.users.models import EndUser
 from apps.webhooks import payloads
 from apps.webhooks.choices import EndpointStatus, EventType
@@ -223,8 +218,9 @@ def event_publish_throttled(
 def webhooks_record(
     tenant: Tenant, user: EndUser, facts: Iterable[Fact], now: dt.datetime | None = None
 ) -> None:
-    """Turn an event's facts into outbox events, inside its transaction. Costs one cached
-    check when the tenant has no endpoint."""
+    """Turn an event's facts into outbox events, inside its transaction. The payloads are
+    built from the facts alone (apps/webhooks/payloads.py). Costs one cached check when the
+    tenant has no endpoint."""
     endpoints = endpoints_active(tenant)
     if not endpoints:
         return
@@ -232,12 +228,11 @@ def webhooks_record(
     for fact in facts:
         if isinstance(fact, AchievementCompleted) and not fact.backdated:
             body = payloads.achievement_completed(tenant, user, fact)
-            if body is not None:
-                event_publish(tenant, EventType.ACHIEVEMENT_COMPLETED, body, now)
+            event_publish(tenant, EventType.ACHIEVEMENT_COMPLETED, body, now)
         elif isinstance(fact, StreakExtended):
             type = EventType.STREAK_STARTED if fact.started else EventType.STREAK_EXTENDED
             if any(e.subscribed(type) for e in endpoints):
-                event_publish(tenant, type, payloads.streak(tenant, user, now), now)
+                event_publish(tenant, type, payloads.streak(tenant, user, fact), now)
         elif isinstance(fact, StreakLost):
             body = {"user": payloads.user(tenant, user), "length": fact.length}
             event_publish(tenant, EventType.STREAK_LOST, body, now)
@@ -247,7 +242,7 @@ def webhooks_record(
             _notification_due(tenant, user, fact, endpoints, now)
         elif isinstance(fact, PointsChanged):
             _points(tenant, user, fact, endpoints, now)
-        elif isinstance(fact, RankChanged) and fact.rank != fact.previous_rank:
+        elif isinstance(fact, RankChanged) and fact.moved:
             _ranks(tenant, user, fact, endpoints, now)
 
 
@@ -260,9 +255,8 @@ def _points(
 ) -> None:
     if any(e.subscribed(EventType.POINTS_CHANGED) for e in endpoints):
         body = payloads.points_changed(tenant, user, fact)
-        if body is not None:
-            key = f"{user.pk}:{fact.system_key}"
-            event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
+        key = f"{user.pk}:{fact.change.system.key}"
+        event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
     if any(e.subscribed(EventType.POINTS_LEVEL_CHANGED) for e in endpoints):
         level = payloads.level_changed(tenant, user, fact)
         if level is not None:
@@ -279,17 +273,13 @@ def _ranks(
     """The user's rank changed (per user and board), and so did the board (per board); both
     throttled."""
     type = EventType.LEADERBOARD_RANK_CHANGED
+    board = fact.standing.board
     if any(e.subscribed(type) for e in endpoints):
-        body = payloads.rank_changed(tenant, user, fact, now)
-        if body is not None:
-            key = f"{user.pk}:{fact.leaderboard_key}"
-            event_publish_throttled(tenant, type, key, body, now)
+        body = payloads.rank_changed(tenant, user, fact)
+        event_publish_throttled(tenant, type, f"{user.pk}:{board.key}", body, now)
     if any(e.subscribed(EventType.LEADERBOARD_CHANGED) for e in endpoints):
-        board = payloads.leaderboard_with_rankings(tenant, fact.leaderboard_key, "active", now)
-        if board is not None:
-            event_publish_throttled(
-                tenant, EventType.LEADERBOARD_CHANGED, fact.leaderboard_key, board, now
-            )
+        body = payloads.board_with_rankings(board, "active", now)
+        event_publish_throttled(tenant, EventType.LEADERBOARD_CHANGED, board.key, body, now)
 
 
 def _notification_due(
