@@ -4,7 +4,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("apps.pipeline.urls")),
-    path("", include("apps.users.urls")),
     path("", include("apps.metrics.urls")),
     path("", include("apps.streaks.urls")),
     path("", include("apps.achievements.urls")),

@@ -37,6 +37,7 @@ class BoardStanding:
     rank: int | None  # None: not on the board
     previous_rank: int | None
     threshold: Decimal | int
+    value: Decimal | None = None  # the user's value on the board after it (None: not on it)
 
 
 def standings_render(standings: Iterable[BoardStanding]) -> dict[str, dict[str, Any]]:
@@ -215,7 +216,8 @@ def _apply(
     lowest = [v for v in (place.lowest_other, mine) if v is not None]
     full = count >= board.max_participants and lowest
     # The value a newcomer must exceed: the lowest when the board is full, else 0.
-    return BoardStanding(board, run_start, group, rank, previous_rank, min(lowest) if full else 0)
+    threshold = min(lowest) if full else 0
+    return BoardStanding(board, run_start, group, rank, previous_rank, threshold, mine)
 
 
 def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Decimal) -> Decimal:

@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.achievements.facts import AchievementCompleted
 from apps.core.arguments import arguments_check
-from apps.core.facts import AchievementCompleted, Fact, NotificationDue, UserActive
+from apps.core.facts import Fact, NotificationDue, UserActive
 from apps.core.outbox import outbox_enqueue
 from apps.notifications import domain
 from apps.notifications.choices import Channel, NotificationType, TemplateStatus
@@ -237,13 +238,18 @@ def messages_save(messages: Sequence[Message], now: dt.datetime) -> int:
 
 
 def due_fact(
-    user: EndUser, type: str, key: str, payload: dict[str, Any], due_at: dt.datetime
+    user: EndUser,
+    type: str,
+    key: str,
+    payload: dict[str, Any],
+    due_at: dt.datetime,
+    cause: Fact | None = None,
 ) -> NotificationDue | None:
     """What the emails.*_due webhooks are told: due whether or not a template will send it,
     but never for the control group or a user who turned this type's emails off."""
     if user.control or not domain.channel_allowed(user.notification_preferences, type, "email"):
         return None
-    return NotificationDue(user.pk, type, key, payload, due_at)
+    return NotificationDue(user.pk, type, key, payload, due_at, cause)
 
 
 def notifications_record(
@@ -264,7 +270,7 @@ def notifications_record(
             key = domain.achievement_key(fact.completion_id)
             send_at = domain.achievement_send_at(fact.completed_at, user.tz)
             payload = {"achievementId": fact.achievement_pk, "completionId": fact.completion_id}
-            if (fact_due := due_fact(user, type, key, payload, send_at)) is not None:
+            if (fact_due := due_fact(user, type, key, payload, send_at, fact)) is not None:
                 due.append(fact_due)
             if config.enabled(type):
                 messages += messages_due(config, user, type, key, send_at, payload)

@@ -1,12 +1,14 @@
-"""The rules between the pipeline's endpoints and its services (docs/style.md principle 1): an
-api achievement completed by key for a user named by id (POST /achievements/{key}/complete), and
-what a batch of events must pass before it is queued (POST /admin/v1/metrics/events). The views
-validate the wire shapes, call these and render."""
+"""The rules between the pipeline's endpoints and its services (docs/style.md principle 1): a
+user identified and paid their user_creation points (POST /users, PUT and PATCH /users/{id}),
+an api achievement completed by key for a user named by id (POST /achievements/{key}/complete),
+and what a batch of events must pass before it is queued (POST /admin/v1/metrics/events). The
+views validate the wire shapes, call these and render."""
 
 import datetime as dt
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements.choices import Trigger
@@ -15,14 +17,21 @@ from apps.achievements.selectors import AchievementDef, achievement_by_key
 from apps.core.errors import ApplicationError, ValidationError
 from apps.metrics.selectors import metric_by_key
 from apps.pipeline.batches import events_enqueue
-from apps.pipeline.services import CompletionResult, EventInput, achievement_complete
+from apps.pipeline.services import (
+    CompletionResult,
+    EventInput,
+    achievement_complete,
+    user_creation_points_pay,
+)
 from apps.users.domain import UNSET, UserFields
 from apps.users.selectors import users_with_email
 from apps.users.services import (
+    UserUpsertResult,
     attribute_values_check,
     user_create_or_lock,
     user_lock,
     user_update_fields,
+    user_upsert,
 )
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -32,6 +41,28 @@ def idempotency_key_check(key: str | None) -> None:
     """The Idempotency-Key header of an event or a batch, when sent."""
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
         raise ValidationError(f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+
+
+# --- identifying a user ----------------------------------------------------------------------
+
+
+def user_identify_paying(
+    tenant: Tenant,
+    user_id: str,
+    fields: UserFields,
+    *,
+    create: bool = True,
+    now: dt.datetime | None = None,
+) -> UserUpsertResult:
+    """Identify the user `user_id` (create=False: update them, UserNotFoundError when unknown)
+    in one transaction, in two steps: `user_upsert` under the user's row lock, then, for a user
+    it created, the user_creation points (`user_creation_points_pay`)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        result = user_upsert(tenant, user_id, fields, create=create, now=now)
+        if result.created:
+            user_creation_points_pay(tenant, result.user, now)
+        return result
 
 
 # --- completing an api achievement -----------------------------------------------------------

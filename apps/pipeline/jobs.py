@@ -6,7 +6,7 @@ from django.conf import settings
 from apps.accounts.models import Tenant
 from apps.achievements.jobs import achievements_anniversaries
 from apps.achievements.services import Completed
-from apps.core.facts import Fact, NotificationDue, StreakFreezesChanged, StreakLost
+from apps.core.facts import Fact, NotificationDue
 from apps.core.periodic import periodic_job
 from apps.leaderboards.jobs import leaderboards_lifecycle
 from apps.leaderboards.models import Leaderboard
@@ -24,6 +24,7 @@ from apps.pipeline.steps import completion_facts
 from apps.points.jobs import points_time_triggers
 from apps.points.ledger import SystemChange
 from apps.points.services import points_for_achievements
+from apps.streaks.facts import StreakFreezesChanged, StreakLost
 from apps.streaks.jobs import streaks_freezes_earn, streaks_settle_due
 from apps.streaks.services import StreakJobOutcome
 from apps.users.models import EndUser

@@ -7,8 +7,8 @@ apps/pipeline/wire.py). A step that has no configuration returns its empty outco
 
 from dataclasses import dataclass, field
 
+from apps.achievements.facts import AchievementCompleted
 from apps.achievements.services import Completed
-from apps.core.facts import AchievementCompleted
 from apps.leaderboards.services import BoardStanding
 from apps.points.ledger import SystemChange
 from apps.streaks.selectors import StreakView

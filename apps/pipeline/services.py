@@ -13,7 +13,7 @@ from apps.accounts.models import Tenant
 from apps.achievements.selectors import AchievementDef
 from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
 from apps.core.db import retrying_deadlocks
-from apps.core.facts import Fact, RankChanged
+from apps.core.facts import Fact
 from apps.leaderboards.services import leaderboards_apply_event
 from apps.metrics.selectors import event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
@@ -211,9 +211,9 @@ def user_creation_points_pay(tenant: Tenant, user: EndUser, now: dt.datetime) ->
     """A user that an identification (POST /users, PUT /users/{id}) just created gets the
     user_creation points at once, as Trophy pays them (a balance read right after identify
     shows them), on the points boards and told to notifications and webhooks like any points
-    change. Registered in USER_CREATED_HOOKS (apps/pipeline/apps.py): the users app calls it in
-    the identification's transaction. (An event's new user is paid by the event's points
-    step.)"""
+    change: the step after `user_upsert` in the identification's transaction
+    (`user_identify_paying` in apps/pipeline/intake.py). (An event's new user is paid by the
+    event's points step.)"""
     # The new row is this transaction's own: no one else can hold or take its lock before commit.
     changes = points_for_achievements(tenant, user, (), now)
     facts_tell(
@@ -237,10 +237,7 @@ def points_paid_outside_event(
         return []
     added = {c.system.pk: c.added for c in changes}
     standings = leaderboards_apply_event(tenant, user, now=now, points_added=added, created=created)
-    return [
-        *steps.points_facts(user.pk, changes),
-        *(RankChanged(user.pk, s.board.key, s.rank, s.previous_rank) for s in standings),
-    ]
+    return [*steps.points_facts(user.pk, changes), *steps.rank_facts(user.pk, standings)]
 
 
 def facts_tell(tenant: Tenant, user: EndUser, facts: Sequence[Fact], now: dt.datetime) -> None:

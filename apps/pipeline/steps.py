@@ -13,23 +13,21 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from apps.accounts.models import Tenant
+from apps.achievements.facts import AchievementCompleted
 from apps.achievements.services import (
     Completed,
     achievements_apply_event,
     achievements_event_load,
 )
 from apps.core.db import load_together
-from apps.core.facts import (
-    AchievementCompleted,
-    Fact,
-    PointsChanged,
-    RankChanged,
-    StreakExtended,
-    StreakFreezesChanged,
-    StreakLost,
-    UserActive,
+from apps.core.facts import Fact, UserActive
+from apps.leaderboards.facts import RankChanged
+from apps.leaderboards.services import (
+    BoardStanding,
+    Entries,
+    leaderboards_apply_event,
+    leaderboards_event_load,
 )
-from apps.leaderboards.services import Entries, leaderboards_apply_event, leaderboards_event_load
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
 from apps.pipeline.outcomes import (
@@ -38,8 +36,10 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
+from apps.points.facts import PointsChanged
 from apps.points.ledger import SystemChange
 from apps.points.services import PointsLoaded, points_apply_event, points_event_load
+from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.streaks.selectors import (
     streak_config,
     streak_state_get,
@@ -132,7 +132,7 @@ def completion_facts(user: EndUser, completed: list[Completed]) -> tuple[Achieve
     return tuple(
         AchievementCompleted(
             user_pk=user.pk,
-            achievement_pk=c.definition.pk,
+            definition=c.definition,
             completion_id=c.completion_id,
             completed_at=c.completed_at,
         )
@@ -185,16 +185,12 @@ def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOut
 
 def points_facts(user_pk: int, changes: Sequence[SystemChange]) -> list[Fact]:
     """What awarding points did, as facts."""
-    return [
-        PointsChanged(
-            user_pk,
-            c.system.key,
-            c.added,
-            c.total,
-            tuple(str(award.public_id) for award in c.awards),
-        )
-        for c in changes
-    ]
+    return [PointsChanged(user_pk, change) for change in changes]
+
+
+def rank_facts(user_pk: int, standings: Sequence[BoardStanding]) -> list[Fact]:
+    """Where the leaderboards step left the user, as facts."""
+    return [RankChanged(user_pk, standing) for standing in standings]
 
 
 def event_facts(
@@ -204,7 +200,8 @@ def event_facts(
     points: PointsOutcome,
     leaderboards: LeaderboardsOutcome,
 ) -> list[Fact]:
-    """What the event did, as facts for the apps that react to it (notifications)."""
+    """What the event did, as facts for the apps that react to it (notifications, webhooks),
+    carrying what the steps computed: a reaction reads nothing again."""
     user_pk = ctx.user.pk
     facts: list[Fact] = [UserActive(user_pk, ctx.now)]
     if streak.lost:
@@ -213,10 +210,8 @@ def event_facts(
         left = streak.freezes
         facts.append(StreakFreezesChanged(user_pk, streak.freezes_consumed, 0, left))
     if streak.extended:
-        facts.append(StreakExtended(user_pk, streak.length, streak.started))
+        facts.append(StreakExtended(user_pk, streak.view, streak.started))
     facts.extend(achievements.facts)
     facts.extend(points_facts(user_pk, points.changes))
-    facts.extend(
-        RankChanged(user_pk, s.board.key, s.rank, s.previous_rank) for s in leaderboards.standings
-    )
+    facts.extend(rank_facts(user_pk, leaderboards.standings))
     return facts

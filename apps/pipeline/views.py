@@ -1,4 +1,6 @@
-"""POST /metrics/{key}/event (application API) and POST /metrics/events (admin batch)."""
+"""POST /metrics/{key}/event (application API) and POST /metrics/events (admin batch); the
+routes that complete an achievement or identify a user (POST /users, PUT /users/{id}), which
+pay points too, with the user routes that share their paths (GET and PATCH /users/{id})."""
 
 from typing import Any
 
@@ -10,10 +12,12 @@ from apps.core.api.errors import validation_message
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import bulk_items, validated
 from apps.core.errors import ValidationError
-from apps.core.openapi import ADMIN_FORBIDDEN, errors
+from apps.core.openapi import ADMIN_FORBIDDEN, errors, read_errors
 from apps.metrics.wire import METRIC_KEY
 from apps.pipeline import intake, openapi, serializers, wire
 from apps.pipeline.services import EventInput, event_process
+from apps.users import wire as users_wire
+from apps.users.selectors import user_get
 from apps.users.wire import user_fields
 
 MAX_BATCH_EVENTS = 1000
@@ -167,3 +171,85 @@ class AchievementCompleteApi(AppApi):
             wire.achievement_completion_response_render(done),
             status=201 if done.result.completion.created else 200,
         )
+
+
+class UserCreateApi(AppApi):
+    """POST /users: creates (201), or updates the supplied fields of an existing user (200)."""
+
+    @extend_schema(
+        operation_id="users_create",
+        summary="Create a user",
+        description="Creates the user (201), or updates the supplied fields of an existing "
+        "user with that id (200).",
+        request=users_wire.UpsertedUserSerializer,
+        responses={
+            201: OpenApiResponse(users_wire.User, description="Created."),
+            200: OpenApiResponse(users_wire.User, description="The user existed and was updated."),
+            **errors(400, 401, 403, 404, 413, 422),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        scope = self.scope(request)
+        data = validated(users_wire.UpsertedUserSerializer, request.data)
+        scope.ensure_user_access(data["id"])
+        scope.ensure_user_fields_allowed(data)
+        result = intake.user_identify_paying(scope.tenant, data["id"], user_fields(data))
+        return Response(
+            users_wire.user_render(result.user, scope.tenant),
+            status=201 if result.created else 200,
+        )
+
+
+class UserApi(AppApi):
+    @extend_schema(
+        operation_id="users_get",
+        summary="Get a user",
+        description="The user's fields and the values of the attributes the tenant defines.",
+        parameters=[users_wire.USER_ID],
+        responses={
+            200: users_wire.User,
+            **read_errors("User not found"),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        return Response(users_wire.user_render(user, scope.tenant))
+
+    @extend_schema(
+        operation_id="users_identify",
+        summary="Identify a user",
+        description="Creates the user, or updates the supplied fields of an existing one.",
+        parameters=[users_wire.USER_ID],
+        request=users_wire.UserFieldsSerializer,
+        responses={200: users_wire.User, **errors(400, 401, 403, 404, 413, 422)},
+    )
+    def put(self, request: Request, user_id: str) -> Response:
+        """Identify: upsert."""
+        return self._write(request, user_id, create=True)
+
+    @extend_schema(
+        operation_id="users_update",
+        summary="Update a user",
+        description="Updates the supplied fields of an existing user; null clears email, name, "
+        "tz and deviceTokens, and removes an attribute.",
+        parameters=[users_wire.USER_ID],
+        request=users_wire.UserFieldsSerializer,
+        responses={
+            200: users_wire.User,
+            **errors(400, 401, 403, (404, "User not found, or unknown Tenant-ID."), 413, 422),
+        },
+    )
+    def patch(self, request: Request, user_id: str) -> Response:
+        """Update an existing user; 404 when unknown."""
+        return self._write(request, user_id, create=False)
+
+    def _write(self, request: Request, user_id: str, create: bool) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        data = validated(users_wire.UserFieldsSerializer, request.data)
+        scope.ensure_user_fields_allowed(data)
+        fields = user_fields(data)
+        result = intake.user_identify_paying(scope.tenant, user_id, fields, create=create)
+        return Response(users_wire.user_render(result.user, scope.tenant))

@@ -201,12 +201,6 @@ def user_identify(
     )
 
 
-# What else happens when an identification creates a user, in its transaction: apps above
-# users register here (apps/pipeline/apps.py: the user_creation points, which this app, below
-# points, cannot pay). Each is called with the tenant, the new user and the moment.
-USER_CREATED_HOOKS: list[Callable[[Tenant, EndUser, dt.datetime], None]] = []
-
-
 def user_upsert(
     tenant: Tenant,
     external_id: str,
@@ -216,17 +210,14 @@ def user_upsert(
     now: dt.datetime | None = None,
 ) -> UserUpsertResult:
     """Identify a user (PUT /users/{id}, POST /users) or update one (PATCH, create=False),
-    under the user's row lock in the caller's transaction; a user it creates is handed to the
-    USER_CREATED_HOOKS."""
+    under the user's row lock in the caller's transaction. What else a new user gets (the
+    user_creation points) is the caller's next step: the pipeline's `user_identify_paying`
+    (apps/pipeline/intake.py) serves those routes."""
     now = now or timezone.now()
     existing = user_lock(tenant, external_id)
     if existing is None and not create:
         raise UserNotFoundError(external_id)
-    result = user_identify(tenant, external_id, fields, existing=existing, now=now)
-    if result.created:
-        for hook in USER_CREATED_HOOKS:
-            hook(tenant, result.user, now)
-    return result
+    return user_identify(tenant, external_id, fields, existing=existing, now=now)
 
 
 def attribute_create(tenant: Tenant, *, name: str, key: str, type: str) -> Attribute:

@@ -1,5 +1,5 @@
 """OpenAPI documentation of webhook endpoints and deliveries (documentation only): the path
-parameters. The response shapes render and document themselves (apps/webhooks/serializers.py)."""
+parameters. The response shapes and their renders are in apps/webhooks/serializers.py."""
 
 from drf_spectacular.utils import OpenApiParameter
 

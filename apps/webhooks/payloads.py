@@ -1,24 +1,27 @@
 """Trophy's webhook payloads (reference §3.9): the same nested models as the API responses,
-rendered by the apps that own them."""
+rendered by the apps that own them.
+
+An event's payloads are built from its facts (apps/core/facts.py and each feature app's
+`facts.py`), which carry what the steps computed: the definitions, the streak, the awards, the
+user's standing. Building them reads nothing, with one exception: leaderboard.changed carries
+the board's top 10, other users' rows that no step reads (`board_with_rankings`). The payloads
+of jobs that observe something no step did (a streak reminder, a board starting or finishing)
+read what they show."""
 
 import datetime as dt
 from typing import Any
 
 from apps.accounts.models import Tenant
-from apps.achievements.selectors import achievement_definitions, user_completions
+from apps.achievements.facts import AchievementCompleted
 from apps.achievements.wire import user_achievement_render
-from apps.core.facts import AchievementCompleted, NotificationDue, PointsChanged, RankChanged
-from apps.leaderboards.selectors import (
-    board_definitions,
-    group_of,
-    rankings_page,
-    run_entries,
-)
+from apps.core.facts import NotificationDue
+from apps.leaderboards.facts import RankChanged
+from apps.leaderboards.selectors import BoardDef, board_definitions, rankings_page
 from apps.leaderboards.wire import board_render
 from apps.points.domain import level_for
-from apps.points.models import PointsAward
-from apps.points.selectors import points_config
+from apps.points.facts import PointsChanged
 from apps.points.wire import award_render, level_render, system_base_render
+from apps.streaks.facts import StreakExtended
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
 from apps.streaks.wire import streak_base_render, streak_response_render
 from apps.users.domain import zone
@@ -32,59 +35,41 @@ def user(tenant: Tenant, end_user: EndUser) -> dict[str, Any]:
 
 def achievement_completed(
     tenant: Tenant, end_user: EndUser, fact: AchievementCompleted
-) -> dict[str, Any] | None:
-    definition = achievement_definitions(tenant).get(fact.achievement_pk)
-    if definition is None:
-        return None
+) -> dict[str, Any]:
     return {
         "user": user(tenant, end_user),
-        "achievement": user_achievement_render(definition, fact.completed_at),
+        "achievement": user_achievement_render(fact.definition, fact.completed_at),
     }
 
 
-def streak(tenant: Tenant, end_user: EndUser, now: dt.datetime) -> dict[str, Any]:
-    view = streak_view(tenant, end_user, streak_state_get(end_user), now)
-    return {"user": user(tenant, end_user), "streak": streak_base_render(view)}
+def streak(tenant: Tenant, end_user: EndUser, fact: StreakExtended) -> dict[str, Any]:
+    return {"user": user(tenant, end_user), "streak": streak_base_render(fact.view)}
 
 
-def points_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> dict[str, Any] | None:
-    system = points_config(tenant).get(fact.system_key)
-    if system is None:
-        return None
-    awards = PointsAward.objects.filter(
-        user=end_user, system_id=system.pk, public_id__in=list(fact.award_ids)
-    ).order_by("pk")
+def points_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> dict[str, Any]:
+    change = fact.change
     return {
         "user": user(tenant, end_user),
         "points": {
-            **system_base_render(system),
-            "total": fact.total,
-            "added": fact.added,
-            "awards": [award_render(a) for a in awards],
+            **system_base_render(change.system),
+            "total": change.total,
+            "added": change.added,
+            "awards": [award_render(a) for a in change.awards],
         },
     }
 
 
-def rank_changed(
-    tenant: Tenant, end_user: EndUser, fact: RankChanged, now: dt.datetime
-) -> dict[str, Any] | None:
+def rank_changed(tenant: Tenant, end_user: EndUser, fact: RankChanged) -> dict[str, Any]:
     """WebhookUserLeaderboardResponse: the board, the user's rank and value now, and the rank
-    before the event."""
-    board = board_definitions(tenant).get(fact.leaderboard_key)
-    if board is None:
-        return None
-    run_start = board.run_for(now.astimezone(zone(end_user.tz)).date())
-    group = group_of(board, end_user.attributes)
-    if run_start is None or group is None:
-        return None
-    entry = run_entries(board.pk, run_start, group).filter(user=end_user).first()
+    before the change."""
+    standing = fact.standing
     return {
         "user": user(tenant, end_user),
         "leaderboard": {
-            **board_render(board, run_start),
-            "rank": fact.rank,
-            "value": entry.value if entry is not None else None,
-            "previousRank": fact.previous_rank,
+            **board_render(standing.board, standing.run_start),
+            "rank": standing.rank,
+            "value": standing.value,
+            "previousRank": standing.previous_rank,
         },
     }
 
@@ -92,17 +77,18 @@ def rank_changed(
 def level_changed(tenant: Tenant, end_user: EndUser, fact: PointsChanged) -> dict[str, Any] | None:
     """points.level_changed, when the change moved the user across a level threshold (the
     levels before and after are derived from the totals, as reads derive them)."""
-    system = points_config(tenant).get(fact.system_key)
-    if system is None or not system.levels:
+    change = fact.change
+    system = change.system
+    if not system.levels:
         return None
-    before = level_for(fact.total - fact.added, system.level_points)
-    after = level_for(fact.total, system.level_points)
+    before = level_for(change.total - change.added, system.level_points)
+    after = level_for(change.total, system.level_points)
     if (before and before.pk) == (after and after.pk):
         return None
     rows = {level.pk: level for level in system.levels}
     return {
         "user": user(tenant, end_user),
-        "points": {**system_base_render(system), "total": fact.total},
+        "points": {**system_base_render(system), "total": change.total},
         "previousLevel": level_render(rows[before.pk]) if before else None,
         "newLevel": level_render(rows[after.pk]) if after else None,
     }
@@ -114,11 +100,15 @@ RANKINGS = 10  # leaderboard.* payloads carry the top 10, as Trophy's leaderboar
 def leaderboard_with_rankings(
     tenant: Tenant, key: str, status: str, now: dt.datetime
 ) -> dict[str, Any] | None:
+    """board_with_rankings for the board `key` of the tenant's configuration (the lifecycle
+    jobs), None when it has gone."""
+    board = board_definitions(tenant).get(key)
+    return board_with_rankings(board, status, now) if board is not None else None
+
+
+def board_with_rankings(board: BoardDef, status: str, now: dt.datetime) -> dict[str, Any]:
     """LeaderboardResponseWithRankings for the run that holds `now` (UTC date); boards with
     breakdown groups carry no single ranking, so their rankings are empty."""
-    board = board_definitions(tenant).get(key)
-    if board is None:
-        return None
     day = min(now.date(), board.end) if board.end else now.date()
     run = board.run_for(day) or board.start
     rankings = rankings_page(board, run, "", 0, RANKINGS) if not board.breakdown_keys else []
@@ -132,11 +122,10 @@ def notification_due(
     body: dict[str, Any] = {"timestamp": fact.due_at, "user": user(tenant, end_user)}
     payload = fact.payload
     if fact.type == "achievement_completed":
-        definition = achievement_definitions(tenant).get(int(str(payload["achievementId"])))
-        if definition is None:
-            return None
-        completed = user_completions(end_user).get(definition.pk)
-        body["achievement"] = user_achievement_render(definition, completed)
+        completed = fact.cause
+        if not isinstance(completed, AchievementCompleted):
+            return None  # every producer names the completion (notifications_record)
+        body["achievement"] = user_achievement_render(completed.definition, completed.completed_at)
         return "emails.achievement_due", body
     if fact.type == "recap":
         body["recap"] = {"periodStart": payload["periodStart"], "periodEnd": payload["periodEnd"]}

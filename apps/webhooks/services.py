@@ -6,6 +6,7 @@ that rolls back never leaves. Delivery is enqueued after commit (apps.webhooks.d
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -14,20 +15,15 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.achievements.facts import AchievementCompleted
 from apps.core.api.renderers import json_dumps
 from apps.core.errors import ValidationError
-from apps.core.facts import (
-    AchievementCompleted,
-    Fact,
-    NotificationDue,
-    PointsChanged,
-    RankChanged,
-    StreakExtended,
-    StreakFreezesChanged,
-    StreakLost,
-)
+from apps.core.facts import Fact, NotificationDue
 from apps.core.outbox import outbox_enqueue
 from apps.core.secrets import decrypt_json, encrypt_json
+from apps.leaderboards.facts import RankChanged
+from apps.points.facts import PointsChanged
+from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.users.models import EndUser
 from apps.webhooks import payloads
 from apps.webhooks.choices import EndpointStatus, EventType
@@ -166,9 +162,11 @@ def event_publish(
     endpoints: list[WebhookEndpoint] | None = None,
     due_at: dt.datetime | None = None,
     force: bool = False,
+    dispatch: bool = True,
 ) -> WebhookEvent | None:
     """Write an event and one delivery per subscribed endpoint (every one of `endpoints` with
-    `force`); None when nobody listens."""
+    `force`); None when nobody listens. A delivery due now is dispatched after commit, unless
+    the caller dispatches once for several events (`dispatch=False`, webhooks_record)."""
     candidates = endpoints if endpoints is not None else endpoints_active(tenant)
     targets = [e for e in candidates if force or e.subscribed(type)]
     if not targets:
@@ -185,15 +183,26 @@ def event_publish(
             for e in targets
         ]
     )
-    if due_at <= now:
-        from apps.webhooks.tasks import webhooks_dispatch_task
-
-        outbox_enqueue(webhooks_dispatch_task)
+    if dispatch and due_at <= now:
+        dispatch_enqueue()
     return event
 
 
+def dispatch_enqueue() -> None:
+    """Dispatch the due deliveries after commit: one dispatch sends every delivery due then."""
+    from apps.webhooks.tasks import webhooks_dispatch_task
+
+    outbox_enqueue(webhooks_dispatch_task)
+
+
 def event_publish_throttled(
-    tenant: Tenant, type: str, key: str, payload: dict[str, Any], now: dt.datetime
+    tenant: Tenant,
+    type: str,
+    key: str,
+    payload: dict[str, Any],
+    now: dt.datetime,
+    *,
+    dispatch: bool = True,
 ) -> WebhookEvent | None:
     """Throttled types: the first change of a window goes out at once; later changes inside
     the window are folded into one event sent at the window's end, carrying the latest state
@@ -207,7 +216,7 @@ def event_publish_throttled(
         if throttle.window_ends_at <= now:
             throttle.window_ends_at, throttle.pending_event = now + THROTTLE, None
             throttle.save()
-            return event_publish(tenant, type, payload, now)
+            return event_publish(tenant, type, payload, now, dispatch=dispatch)
         pending = throttle.pending_event
         if pending is not None and pending.due_at > now:
             pending.body = _serialized(type, payload)
@@ -220,90 +229,96 @@ def event_publish_throttled(
         return event
 
 
+@dataclass
+class _Told:
+    """The webhook events one change publishes, for one user: their deliveries due now are
+    handed to one dispatch after commit, not one each."""
+
+    tenant: Tenant
+    user: EndUser
+    endpoints: list[WebhookEndpoint]
+    now: dt.datetime
+    due_now: bool = False
+
+    def listens(self, type: str) -> bool:
+        return any(e.subscribed(type) for e in self.endpoints)
+
+    def publish(self, type: str, body: dict[str, Any], due_at: dt.datetime | None = None) -> None:
+        self._note(event_publish(self.tenant, type, body, self.now, due_at=due_at, dispatch=False))
+
+    def publish_throttled(self, type: str, key: str, body: dict[str, Any]) -> None:
+        self._note(event_publish_throttled(self.tenant, type, key, body, self.now, dispatch=False))
+
+    def _note(self, event: WebhookEvent | None) -> None:
+        if event is not None and event.due_at <= self.now:
+            self.due_now = True
+
+
 def webhooks_record(
     tenant: Tenant, user: EndUser, facts: Iterable[Fact], now: dt.datetime | None = None
 ) -> None:
-    """Turn an event's facts into outbox events, inside its transaction. Costs one cached
-    check when the tenant has no endpoint."""
+    """Turn an event's facts into outbox events, inside its transaction. The payloads are
+    built from the facts alone (apps/webhooks/payloads.py). Costs one cached check when the
+    tenant has no endpoint."""
     endpoints = endpoints_active(tenant)
     if not endpoints:
         return
-    now = now or timezone.now()
+    told = _Told(tenant, user, endpoints, now or timezone.now())
     for fact in facts:
         if isinstance(fact, AchievementCompleted) and not fact.backdated:
             body = payloads.achievement_completed(tenant, user, fact)
-            if body is not None:
-                event_publish(tenant, EventType.ACHIEVEMENT_COMPLETED, body, now)
+            told.publish(EventType.ACHIEVEMENT_COMPLETED, body)
         elif isinstance(fact, StreakExtended):
             type = EventType.STREAK_STARTED if fact.started else EventType.STREAK_EXTENDED
-            if any(e.subscribed(type) for e in endpoints):
-                event_publish(tenant, type, payloads.streak(tenant, user, now), now)
+            if told.listens(type):
+                told.publish(type, payloads.streak(tenant, user, fact))
         elif isinstance(fact, StreakLost):
             body = {"user": payloads.user(tenant, user), "length": fact.length}
-            event_publish(tenant, EventType.STREAK_LOST, body, now)
+            told.publish(EventType.STREAK_LOST, body)
         elif isinstance(fact, StreakFreezesChanged):
-            _freezes(tenant, user, fact, now)
+            _freezes(told, fact)
         elif isinstance(fact, NotificationDue):
-            _notification_due(tenant, user, fact, endpoints, now)
+            _notification_due(told, fact)
         elif isinstance(fact, PointsChanged):
-            _points(tenant, user, fact, endpoints, now)
-        elif isinstance(fact, RankChanged) and fact.rank != fact.previous_rank:
-            _ranks(tenant, user, fact, endpoints, now)
+            _points(told, fact)
+        elif isinstance(fact, RankChanged) and fact.moved:
+            _ranks(told, fact)
+    if told.due_now:
+        dispatch_enqueue()
 
 
-def _points(
-    tenant: Tenant,
-    user: EndUser,
-    fact: PointsChanged,
-    endpoints: list[WebhookEndpoint],
-    now: dt.datetime,
-) -> None:
-    if any(e.subscribed(EventType.POINTS_CHANGED) for e in endpoints):
+def _points(told: _Told, fact: PointsChanged) -> None:
+    tenant, user = told.tenant, told.user
+    if told.listens(EventType.POINTS_CHANGED):
         body = payloads.points_changed(tenant, user, fact)
-        if body is not None:
-            key = f"{user.pk}:{fact.system_key}"
-            event_publish_throttled(tenant, EventType.POINTS_CHANGED, key, body, now)
-    if any(e.subscribed(EventType.POINTS_LEVEL_CHANGED) for e in endpoints):
+        key = f"{user.pk}:{fact.change.system.key}"
+        told.publish_throttled(EventType.POINTS_CHANGED, key, body)
+    if told.listens(EventType.POINTS_LEVEL_CHANGED):
         level = payloads.level_changed(tenant, user, fact)
         if level is not None:
-            event_publish(tenant, EventType.POINTS_LEVEL_CHANGED, level, now)
+            told.publish(EventType.POINTS_LEVEL_CHANGED, level)
 
 
-def _ranks(
-    tenant: Tenant,
-    user: EndUser,
-    fact: RankChanged,
-    endpoints: list[WebhookEndpoint],
-    now: dt.datetime,
-) -> None:
+def _ranks(told: _Told, fact: RankChanged) -> None:
     """The user's rank changed (per user and board), and so did the board (per board); both
     throttled."""
     type = EventType.LEADERBOARD_RANK_CHANGED
-    if any(e.subscribed(type) for e in endpoints):
-        body = payloads.rank_changed(tenant, user, fact, now)
-        if body is not None:
-            key = f"{user.pk}:{fact.leaderboard_key}"
-            event_publish_throttled(tenant, type, key, body, now)
-    if any(e.subscribed(EventType.LEADERBOARD_CHANGED) for e in endpoints):
-        board = payloads.leaderboard_with_rankings(tenant, fact.leaderboard_key, "active", now)
-        if board is not None:
-            event_publish_throttled(
-                tenant, EventType.LEADERBOARD_CHANGED, fact.leaderboard_key, board, now
-            )
+    board = fact.standing.board
+    if told.listens(type):
+        body = payloads.rank_changed(told.tenant, told.user, fact)
+        told.publish_throttled(type, f"{told.user.pk}:{board.key}", body)
+    if told.listens(EventType.LEADERBOARD_CHANGED):
+        body = payloads.board_with_rankings(board, "active", told.now)
+        told.publish_throttled(EventType.LEADERBOARD_CHANGED, board.key, body)
 
 
-def _notification_due(
-    tenant: Tenant,
-    user: EndUser,
-    fact: NotificationDue,
-    endpoints: list[WebhookEndpoint],
-    now: dt.datetime,
-) -> None:
+def _notification_due(told: _Told, fact: NotificationDue) -> None:
     """emails.*_due, once per user and thing, delivered at the time the notification is due
     (an achievement completed at 10:00 is due at 17:00 local)."""
     type = f"emails.{fact.type.removesuffix('_completed')}_due"
-    if not any(e.subscribed(type) for e in endpoints):
+    if not told.listens(type):
         return
+    tenant, user, now = told.tenant, told.user, told.now
     try:
         with transaction.atomic():
             WebhookOnce.objects.create(
@@ -313,17 +328,17 @@ def _notification_due(
         return  # told already
     found = payloads.notification_due(tenant, user, fact)
     if found is not None:
-        event_publish(tenant, found[0], found[1], now, due_at=max(now, fact.due_at))
+        told.publish(found[0], found[1], due_at=max(now, fact.due_at))
 
 
-def _freezes(tenant: Tenant, user: EndUser, fact: StreakFreezesChanged, now: dt.datetime) -> None:
-    who = payloads.user(tenant, user)
+def _freezes(told: _Told, fact: StreakFreezesChanged) -> None:
+    who = payloads.user(told.tenant, told.user)
     if fact.consumed:
         body = {"user": who, "consumed": fact.consumed, "freezes": fact.freezes}
-        event_publish(tenant, EventType.STREAK_FREEZE_CONSUMED, body, now)
+        told.publish(EventType.STREAK_FREEZE_CONSUMED, body)
     if fact.earned:
         body = {"user": who, "earned": fact.earned, "freezes": fact.freezes}
-        event_publish(tenant, EventType.STREAK_FREEZE_EARNED, body, now)
+        told.publish(EventType.STREAK_FREEZE_EARNED, body)
 
 
 def webhook_test_send(endpoint: WebhookEndpoint, now: dt.datetime | None = None) -> WebhookEvent:

@@ -58,7 +58,7 @@ class WebhookCollection(Collection):
         services.webhook_endpoint_delete(obj)
 
     def render(self, obj: WebhookEndpoint) -> dict[str, Any]:
-        return serializers.WebhookEndpointSerializer.render(obj)
+        return serializers.webhook_endpoint_serializer_render(obj)
 
 
 def _endpoint(scope: Scope, object_id: str) -> WebhookEndpoint:
@@ -77,7 +77,7 @@ class WebhookRotateSecretApi(AdminApi):
     def post(self, request: Request, object_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
         secret = services.webhook_endpoint_rotate_secret(endpoint)
-        return Response(serializers.RotatedSecret.render(endpoint, secret))
+        return Response(serializers.rotated_secret_render(endpoint, secret))
 
 
 class WebhookTestApi(AdminApi):
@@ -90,7 +90,7 @@ class WebhookTestApi(AdminApi):
     )
     def post(self, request: Request, object_id: str) -> Response:
         event = services.webhook_test_send(_endpoint(self.scope(request), object_id))
-        return Response(serializers.TestSent.render(event), status=202)
+        return Response(serializers.test_sent_render(event), status=202)
 
 
 class WebhookDeliveriesApi(AdminApi):
@@ -105,7 +105,7 @@ class WebhookDeliveriesApi(AdminApi):
         endpoint = _endpoint(self.scope(request), object_id)
         limit, skip = query_limit_skip(request.query_params)
         rows = selectors.deliveries_list(endpoint, limit, skip)
-        return Response([serializers.WebhookDeliverySerializer.render(d) for d in rows])
+        return Response([serializers.webhook_delivery_serializer_render(d) for d in rows])
 
 
 REDELIVER_ERRORS = {
@@ -126,7 +126,7 @@ class WebhookRedeliverApi(AdminApi):
         endpoint = _endpoint(self.scope(request), object_id)
         data = validated(serializers.RedeliverSerializer, request.data)
         count = delivery.deliveries_redeliver_failed(endpoint, data["since"])
-        return Response(serializers.Redelivered.render(count), status=202)
+        return Response(serializers.redelivered_render(count), status=202)
 
 
 class WebhookDeliveryRedeliverApi(AdminApi):
@@ -147,4 +147,4 @@ class WebhookDeliveryRedeliverApi(AdminApi):
         if found is None:
             raise NotFoundError("Delivery not found by ID")
         delivery.delivery_redeliver(found)
-        return Response(serializers.Redelivered.render(1), status=202)
+        return Response(serializers.redelivered_render(1), status=202)

@@ -2,11 +2,15 @@
 streak, 2 points systems with 5 triggers and levels, 3 achievements, 2 active leaderboards) is
 pinned, and does not grow with the number of users, their history or the boards' size."""
 
+import datetime as dt
 from typing import Any
 
 import pytest
+import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+
+from apps.webhooks.models import WebhookEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -106,3 +110,46 @@ def test_the_full_pipeline_count_is_pinned_and_does_not_grow(rank_store, configu
     assert set(body["leaderboards"]) == {"w", "x"}
     assert set(body["points"]) == {"xp", "c"}
     assert first == later == PINNED[connection.vendor, rank_store]
+
+
+# The same event with a webhook endpoint subscribed to every type, when it tells everything an
+# event can: an achievement (and its emails.achievement_due), the streak extended, points and a
+# level changed on two systems, the user's rank and both boards changed. The payloads are built
+# from the steps' facts and read nothing (apps/webhooks/payloads.py); what the statements add is
+# the outbox's rows: each webhook event and its delivery, the throttle rows of the throttled
+# types, the once-only row of emails.*_due, one dispatch for all the deliveries due now, and the
+# top 10 that leaderboard.changed carries (one read a board: no step has the other users' rows).
+# Before the payloads were built from the facts (issue 24) they re-read the apps and each event
+# enqueued its own dispatch: 92 on PostgreSQL, 103 on SQLite; the facts took 8 reads off (the
+# streak's state and pauses, each system's awards, the user's entry on each board, each
+# completion again), the one dispatch 9 outbox rows.
+WEBHOOKS_PINNED = {"postgresql": 75, "sqlite": 86}
+
+
+def test_a_full_event_told_to_webhooks_costs_a_pinned_count(settings, configured):
+    settings.LEADERBOARD_RANKS_REDIS_URL = ""  # ranks counted by the database
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    response = configured.post("/admin/v1/webhooks", [{"url": "http://127.0.0.1:9/hook"}])
+    assert response.status_code == 201, response.content
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)  # the boards have started
+    day = dt.datetime.combine(tomorrow, dt.time(12), tzinfo=dt.UTC)
+    with time_machine.travel(day, tick=False):
+        event(configured, "b", 50)
+        event(configured, "a", 5)
+    with time_machine.travel(day + dt.timedelta(days=1), tick=False):
+        count, body = event(configured, "a", 95)
+    assert [a["name"] for a in body["achievements"]] == ["10", "100"]
+    assert body["currentStreak"]["extended"] is True
+    assert {k: v["rank"] for k, v in body["leaderboards"].items()} == {"w": 1, "x": 1}
+    told = WebhookEvent.objects.filter(created__gte=day + dt.timedelta(days=1))
+    assert sorted(told.values_list("type", flat=True)) == [
+        *["achievement.completed"] * 2,
+        *["emails.achievement_due"] * 2,
+        *["leaderboard.changed"] * 2,
+        *["leaderboard.rank_changed"] * 2,
+        *["points.changed"] * 2,
+        "points.level_changed",
+        "streak.extended",
+    ]
+    assert count == WEBHOOKS_PINNED[connection.vendor]

@@ -180,3 +180,43 @@ def test_an_api_completion_that_creates_its_user_puts_them_on_the_board(xp, sett
     assert response.status_code == 201, response.content
     assert xp.board() == [("newcomer", 1, 100), ("u2", 2, 30)]
     assert told() == ["points.changed", "leaderboard.rank_changed"]
+
+
+def bodies(type: str) -> list[dict[str, Any]]:
+    import json
+
+    rows = WebhookEvent.objects.filter(type=type).order_by("pk").values_list("body", flat=True)
+    return [json.loads(body) for body in rows]
+
+
+def test_payloads_of_points_paid_outside_an_event_carry_what_was_paid(xp, settings, clock):
+    # The payloads are built from the facts these producers fill (apps/webhooks/payloads.py),
+    # not read back: they show what a read of the user's points and the board shows.
+    xp.per_word(10)
+    xp.trigger(type="time", points=1000, timeUnit="hours", timeInterval=1)
+    xp.achievement("Hello", key="hello", trigger="api")
+    xp.event("u2", value=5)
+    xp.event("u1")
+    xp.listen(settings)
+
+    response = xp.client.post("/v1/achievements/hello/complete", {"user": {"id": "u1"}})
+    assert response.status_code == 201, response.content
+    later = NOON + dt.timedelta(hours=1, minutes=30)
+    clock.move_to(later)
+    assert points_time_triggers_job(later) == 2
+
+    read = xp.client.get("/v1/users/u1/points/xp").json()
+    [*_, completion, timed] = [b for b in bodies("points.changed") if b["user"]["id"] == "u1"]
+    assert (completion["points"]["added"], completion["points"]["total"]) == (100, 110)
+    assert [a["awarded"] for a in completion["points"]["awards"]] == [100]
+    assert completion["points"]["awards"][0]["trigger"]["type"] == "achievement"
+    assert (timed["points"]["added"], timed["points"]["total"]) == (1000, read["total"])
+    assert [a["trigger"]["type"] for a in timed["points"]["awards"]] == ["time"]
+    # The completion puts u1 first; the time job pays u2 (first again), then u1.
+    ranks = [(b["user"]["id"], b["leaderboard"]) for b in bodies("leaderboard.rank_changed")]
+    assert [(u, r["key"], r["rank"], r["previousRank"], r["value"]) for u, r in ranks] == [
+        ("u1", "xp-board", 1, 2, 110),
+        ("u2", "xp-board", 1, 2, 1050),
+        ("u1", "xp-board", 1, 2, 1110),
+    ]
+    assert xp.board() == [("u1", 1, 1110), ("u2", 2, 1050)]
