@@ -25,9 +25,10 @@ from apps.pipeline.outcomes import (
     LeaderboardsOutcome,
     PointsOutcome,
 )
-from apps.pipeline.wire import EventAnswer, event_response_render
-from apps.points.ledger import SystemChange, points_render
+from apps.pipeline.wire import EventAnswer
+from apps.points.ledger import SystemChange
 from apps.points.services import points_for_achievements
+from apps.points.wire import points_render
 from apps.users.domain import UserFields
 from apps.users.models import EndUser
 from apps.users.services import (
@@ -50,14 +51,9 @@ class EventInput:
     idempotency_key: str | None = None
 
 
-@dataclass(frozen=True)
-class EventResult:
-    body: dict[str, Any]
-    replayed: bool
-
-
-def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = None) -> EventResult:
-    """Process one metric event synchronously, in one transaction, and describe its effects.
+def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = None) -> EventAnswer:
+    """Process one metric event synchronously, in one transaction, and say what it did (the
+    view renders the answer: apps/pipeline/wire.py).
 
     Raises NotFoundError for an unknown metric and ValidationError for undefined attribute
     keys before anything is written.
@@ -66,7 +62,7 @@ def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = No
     config = event_config(tenant, data.metric_key)
     attribute_values_check(tenant, data.attributes, "event")
 
-    def run() -> EventResult:
+    def run() -> EventAnswer:
         with transaction.atomic():
             identified = event_user_resolve(tenant, user_lock(tenant, data.user_id), data, now)
             return event_apply(tenant, identified, config, data, now)
@@ -95,7 +91,7 @@ def event_apply(
     config: EventConfig,
     data: EventInput,
     now: dt.datetime,
-) -> EventResult:
+) -> EventAnswer:
     """Apply one event to a user whose row lock the caller holds, in the caller's transaction:
     the idempotency check, the inline user fields, the event and every feature step, then the
     notifications and webhooks of what it did. A single event (event_process) and a user's
@@ -146,12 +142,12 @@ def event_apply(
         data.idempotency_key,
         replayed=False,
     )
-    return EventResult(body=event_response_render(answer), replayed=False)
+    return answer
 
 
 def _replay(
     tenant: Tenant, user: EndUser, config: EventConfig, key: str, now: dt.datetime
-) -> EventResult | None:
+) -> EventAnswer | None:
     """The answer to an event whose idempotency key this user already used for this metric,
     or None. Checked only with the user's lock held: a concurrent request with the same key
     has either committed its event (we replay it) or not started (we go first)."""
@@ -171,7 +167,7 @@ def _replay(
         key,
         replayed=True,
     )
-    return EventResult(body=event_response_render(answer), replayed=True)
+    return answer
 
 
 @dataclass(frozen=True)

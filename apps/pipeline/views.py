@@ -49,7 +49,7 @@ class MetricEventCreateApi(AppApi):
         scope.ensure_user_fields_allowed(data["user"])
         idempotency_key = request.headers.get("Idempotency-Key")
         intake.idempotency_key_check(idempotency_key)
-        result = event_process(
+        answer = event_process(
             scope.tenant,
             EventInput(
                 metric_key=key,
@@ -60,7 +60,7 @@ class MetricEventCreateApi(AppApi):
                 idempotency_key=idempotency_key,
             ),
         )
-        return Response(result.body, status=202 if result.replayed else 201)
+        return Response(wire.event_response_render(answer), status=202 if answer.replayed else 201)
 
 
 class BatchEventsApi(AdminApi):

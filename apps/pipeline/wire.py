@@ -19,8 +19,7 @@ from apps.pipeline.outcomes import (
     PointsOutcome,
     StreakOutcome,
 )
-from apps.points.ledger import points_render
-from apps.points.wire import MetricEventPointsResponse
+from apps.points.wire import MetricEventPointsResponse, points_render
 from apps.streaks.wire import MetricEventStreakResponse, metric_event_streak_response_render
 
 if TYPE_CHECKING:  # the intake answers with this module's services

@@ -5,7 +5,6 @@ is unique per user and system, so a retried job or a replayed event can never pa
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.points import domain, sql, wire
@@ -141,8 +140,9 @@ class Ledger:
     def flush(self, marks: Sequence[PointsTriggerMark] = ()) -> list["SystemChange"]:
         """Write awards, totals, levels, daily changes and the trigger `marks` that moved
         (apps/points/sql.py: one statement on PostgreSQL); return what changed in each system
-        (points_render makes the responses' `points` map of it). Raises PointsBlockedError,
-        having possibly written, for the caller's transaction to roll back."""
+        (`points_render` in apps/points/wire.py makes the responses' `points` map of it).
+        Raises PointsBlockedError, having possibly written, for the caller's transaction to
+        roll back."""
         changed = [c for c in self._changes.values() if c.awards]
         self._check_blocking(changed)
         for change in changed:
@@ -178,7 +178,8 @@ class Ledger:
 
 @dataclass(frozen=True)
 class SystemChange:
-    """What a ledger's flush did to one system: facts, rendered once (points_render)."""
+    """What a ledger's flush did to one system: facts, rendered once (`points_render` in
+    apps/points/wire.py)."""
 
     system: SystemDef
     total: int
@@ -186,10 +187,3 @@ class SystemChange:
     awards: tuple[PointsAward, ...]
     level_changed: bool
     level_pk: int | None
-
-
-def points_render(changes: Sequence[SystemChange]) -> dict[str, dict[str, Any]]:
-    """The `points` map of event and completion responses (MetricEventPointsResponse by
-    system key)."""
-    render = wire.metric_event_points_response_render
-    return {change.system.key: render(change.system, change) for change in changes}

@@ -5,6 +5,7 @@ and awards it carries, which the points endpoints return too. Each is one `Shape
 apps/points/ledger.py renders with them (docs/style.md, "One app from another")."""
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
@@ -248,3 +249,10 @@ def metric_event_points_response_render(
         current = next((lv for lv in system.levels if lv.pk == change.level_pk), None)
         body["level"] = level_render(current) if current else None
     return body
+
+
+def points_render(changes: "Sequence[SystemChange]") -> dict[str, dict[str, Any]]:
+    """The `points` map of event and completion responses (MetricEventPointsResponse by
+    system key)."""
+    render = metric_event_points_response_render
+    return {change.system.key: render(change.system, change) for change in changes}
