@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
 
-from apps.core.db import values_rows
+from apps.core.db import Table, statement, values_rows
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, PointsTriggerMark
 
 _AWARD_FIELDS = [f for f in PointsAward._meta.concrete_fields if not f.primary_key]
-_MARK_FIELDS = ["user_id", "trigger_id", "mark", "due_at"]
+_MARK_FIELDS = ["user", "trigger", "mark", "due_at"]
+_AWARDS, _MARKS = Table(PointsAward), Table(PointsTriggerMark)
+_TOTALS, _DAILY = Table(PointsTotal), Table(PointsDailyChange)
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,6 @@ class LedgerWrite:
     marks: Sequence[PointsTriggerMark]
 
 
-def _table(model: type[Model]) -> str:
-    return str(connection.ops.quote_name(model._meta.db_table))
-
-
 def _awards_insert(awards: Sequence[PointsAward]) -> tuple[str, list[Any]]:
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in _AWARD_FIELDS)
     params = [
@@ -53,29 +50,28 @@ def _awards_insert(awards: Sequence[PointsAward]) -> tuple[str, list[Any]]:
         for award in awards
         for f in _AWARD_FIELDS
     ]
-    sql = (
-        f"INSERT INTO {_table(PointsAward)} ({columns}) "  # noqa: S608 - identifiers from the model
+    sql = statement(
+        f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
         f"VALUES {values_rows(len(awards), [''] * len(_AWARD_FIELDS))} "
-        "ON CONFLICT (system_id, user_id, dedupe_key) DO NOTHING "
-        "RETURNING system_id, dedupe_key, awarded"
+        "ON CONFLICT ({t[system]}, {t[user]}, {t[dedupe_key]}) DO NOTHING "
+        "RETURNING {t[system]}, {t[dedupe_key]}, {t[awarded]}",
+        t=_AWARDS,
     )
     return sql, params
 
 
 def _marks_upsert(marks: Sequence[PointsTriggerMark]) -> tuple[str, list[Any]]:
-    ops = connection.ops
-    params: list[Any] = []
-    for mark in marks:
-        params += [
-            mark.user_id,
-            mark.trigger_id,
-            mark.mark,
-            ops.adapt_datetimefield_value(mark.due_at),
-        ]
-    sql = (
-        f"INSERT INTO {_table(PointsTriggerMark)} ({', '.join(_MARK_FIELDS)}) "  # noqa: S608
-        f"VALUES {values_rows(len(marks), ['', '', '', 'timestamptz'])} "
-        "ON CONFLICT (user_id, trigger_id) DO UPDATE SET mark = EXCLUDED.mark"
+    t = _MARKS
+    attnames = [(name, t.field(name).attname) for name in _MARK_FIELDS]
+    params = [t.prep(name, getattr(mark, attname)) for mark in marks for name, attname in attnames]
+    columns = ", ".join(t[name] for name in _MARK_FIELDS)
+    # Only the timestamp needs its type: a NULL due_at has none of its own on PostgreSQL.
+    types = ["", "", "", t.type("due_at")]
+    sql = statement(
+        f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
+        f"VALUES {values_rows(len(marks), types)} "
+        "ON CONFLICT ({t[user]}, {t[trigger]}) DO UPDATE SET {t[mark]} = EXCLUDED.{t[mark]}",
+        t=t,
     )
     return sql, params
 
@@ -83,23 +79,25 @@ def _marks_upsert(marks: Sequence[PointsTriggerMark]) -> tuple[str, list[Any]]:
 def _totals_upsert(source: str) -> str:
     """Totals from `source` (rows of system_id, added, level_id): a new row starts at what
     was added, an existing one adds it."""
-    t = _table(PointsTotal)
-    return (
-        f"INSERT INTO {t} (tenant_id, user_id, system_id, total, level_id, first_activity_at) "  # noqa: S608
+    return statement(
+        # Identifiers from the model, `source` a statement of ours; values are parameters.
         # WHERE true: SQLite would read ON CONFLICT as a join's ON without it.
+        "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[system]}, {t[total]}, {t[level]}, "  # noqa: S608
+        "{t[first_activity_at]}) "
         f"SELECT %s, %s, system_id, added, level_id, %s FROM {source} WHERE true "
-        f"ON CONFLICT (user_id, system_id) DO UPDATE SET total = {t}.total + EXCLUDED.total, "
-        "level_id = EXCLUDED.level_id"
+        "ON CONFLICT ({t[user]}, {t[system]}) DO UPDATE "
+        "SET {t[total]} = {t}.{t[total]} + EXCLUDED.{t[total]}, {t[level]} = EXCLUDED.{t[level]}",
+        t=_TOTALS,
     )
 
 
 def _daily_upsert(source: str) -> str:
-    t = _table(PointsDailyChange)
-    return (
-        f"INSERT INTO {t} (tenant_id, user_id, system_id, date, change) "  # noqa: S608
+    return statement(
+        "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[system]}, {t[date]}, {t[change]}) "  # noqa: S608
         f"SELECT %s, %s, system_id, %s, added FROM {source} WHERE true "
-        f"ON CONFLICT (user_id, system_id, date) DO UPDATE SET change = {t}.change + "
-        "EXCLUDED.change"
+        "ON CONFLICT ({t[user]}, {t[system]}, {t[date]}) DO UPDATE "
+        "SET {t[change]} = {t}.{t[change]} + EXCLUDED.{t[change]}",
+        t=_DAILY,
     )
 
 
@@ -107,7 +105,7 @@ def _levels(totals: Sequence[TotalWrite]) -> tuple[str, list[Any]]:
     params: list[Any] = []
     for total in totals:
         params += [total.system_pk, total.level_pk]
-    return values_rows(len(totals), ["bigint", "bigint"]), params
+    return values_rows(len(totals), [_TOTALS.type("system"), _TOTALS.type("level")]), params
 
 
 def ledger_write(write: LedgerWrite) -> set[tuple[int, str]]:
@@ -123,16 +121,16 @@ def ledger_write(write: LedgerWrite) -> set[tuple[int, str]]:
 
 
 def _write_in_one_statement(write: LedgerWrite) -> set[tuple[int, str]]:
-    ops = connection.ops
     awards_sql, awards_params = _awards_insert(write.awards)
     levels_sql, levels_params = _levels(write.totals)
     head = [write.tenant_pk, write.user_pk]
+    a = Table(PointsAward, "a")  # the awards inserted, as RETURNING names them
     # Identifiers from the models; values are parameters.
     sql = (
         f"WITH a AS ({awards_sql}), "  # noqa: S608
-        "s AS (SELECT a.system_id, sum(a.awarded) AS added, v.column2 AS level_id FROM a "
-        f"JOIN (VALUES {levels_sql}) v ON v.column1 = a.system_id "
-        "GROUP BY a.system_id, v.column2), "
+        f"s AS (SELECT {a['system']} AS system_id, sum({a['awarded']}) AS added, "
+        f"v.column2 AS level_id FROM a JOIN (VALUES {levels_sql}) v "
+        f"ON v.column1 = {a['system']} GROUP BY {a['system']}, v.column2), "
         f"t AS ({_totals_upsert('s')}), "
         f"d AS ({_daily_upsert('s')})"
     )
@@ -140,22 +138,21 @@ def _write_in_one_statement(write: LedgerWrite) -> set[tuple[int, str]]:
         *awards_params,
         *levels_params,
         *head,
-        ops.adapt_datetimefield_value(write.now),
+        _TOTALS.prep("first_activity_at", write.now),
         *head,
-        ops.adapt_datefield_value(write.day),
+        _DAILY.prep("date", write.day),
     ]
     if write.marks:
         marks_sql, marks_params = _marks_upsert(write.marks)
         sql += f", m AS ({marks_sql})"
         params += marks_params
-    sql += " SELECT system_id, dedupe_key FROM a"
+    sql += f" SELECT {a['system']}, {a['dedupe_key']} FROM a"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {(int(system_pk), key) for system_pk, key in cursor.fetchall()}
 
 
 def _write_one_by_one(write: LedgerWrite) -> set[tuple[int, str]]:
-    ops = connection.ops
     with connection.cursor() as cursor:
         cursor.execute(*_awards_insert(write.awards))
         inserted = cursor.fetchall()
@@ -171,8 +168,8 @@ def _write_one_by_one(write: LedgerWrite) -> set[tuple[int, str]]:
         )
         values = [v for row in rows for v in row]
         head = [write.tenant_pk, write.user_pk]
-        _run(_totals_upsert(source), [*head, ops.adapt_datetimefield_value(write.now), *values])
-        _run(_daily_upsert(source), [*head, ops.adapt_datefield_value(write.day), *values])
+        _run(_totals_upsert(source), [*head, _TOTALS.prep("first_activity_at", write.now), *values])
+        _run(_daily_upsert(source), [*head, _DAILY.prep("date", write.day), *values])
     if write.marks:
         _run(*_marks_upsert(write.marks))
     return {(int(system_pk), key) for system_pk, key, _ in inserted}

@@ -39,7 +39,7 @@ def _insert(
         row = AchievementCompletion(
             tenant=tenant, achievement_id=definition.pk, user=user, completed_at=now
         )
-        if insert(row, unless_conflict="achievement_id, user_id"):
+        if insert(row, unless_conflict=("achievement", "user")):
             completed.append(Completed(definition, str(row.public_id), now))
     return completed
 
