@@ -61,11 +61,12 @@ class Table:
         return self.field(name).get_db_prep_save(value, connection)
 
 
-def statement(template: str, **tables: type[Model] | Table) -> str:
+def statement(template: str, **parts: type[Model] | Table | str) -> str:
     """`template` with its tables (`{t}`) and columns (`{t[field]}`) named from the models,
-    as `Table` formats them: build it once per process and vendor (`functools.cache`)."""
+    as `Table` formats them, and its other parts (a string: SQL built the same way) put in:
+    build it once per process and vendor (`functools.cache`)."""
     return template.format(
-        **{k: v if isinstance(v, Table) else Table(v) for k, v in tables.items()}
+        **{k: v if isinstance(v, Table | str) else Table(v) for k, v in parts.items()}
     )
 
 

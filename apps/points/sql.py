@@ -9,6 +9,7 @@ were inserted, and sets right what it computed assuming all of them would be.
 """
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,40 +44,56 @@ class LedgerWrite:
     marks: Sequence[PointsTriggerMark]
 
 
-def _awards_insert(awards: Sequence[PointsAward]) -> tuple[str, list[Any]]:
+# The statements depend on the database and on how many rows they write: each is built once
+# per process for each (vendor, count), from the models (apps/core/db.py).
+
+
+@functools.cache
+def _awards_sql(vendor: str, count: int) -> str:
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in _AWARD_FIELDS)
+    return statement(
+        f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
+        f"VALUES {values_rows(count, [''] * len(_AWARD_FIELDS))} "
+        "ON CONFLICT ({t[system]}, {t[user]}, {t[dedupe_key]}) DO NOTHING "
+        "RETURNING {t[system]}, {t[dedupe_key]}, {t[awarded]}",
+        t=_AWARDS,
+    )
+
+
+def _awards_insert(awards: Sequence[PointsAward]) -> tuple[str, list[Any]]:
     params = [
         f.get_db_prep_save(f.pre_save(award, True), connection)
         for award in awards
         for f in _AWARD_FIELDS
     ]
-    sql = statement(
+    return _awards_sql(connection.vendor, len(awards)), params
+
+
+@functools.cache
+def _marks_sql(vendor: str, count: int) -> str:
+    t = _MARKS
+    columns = ", ".join(t[name] for name in _MARK_FIELDS)
+    # Only the timestamp needs its type: a NULL due_at has none of its own on PostgreSQL.
+    types = ["", "", "", t.type("due_at")]
+    return statement(
         f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
-        f"VALUES {values_rows(len(awards), [''] * len(_AWARD_FIELDS))} "
-        "ON CONFLICT ({t[system]}, {t[user]}, {t[dedupe_key]}) DO NOTHING "
-        "RETURNING {t[system]}, {t[dedupe_key]}, {t[awarded]}",
-        t=_AWARDS,
+        f"VALUES {values_rows(count, types)} "
+        "ON CONFLICT ({t[user]}, {t[trigger]}) DO UPDATE SET {t[mark]} = EXCLUDED.{t[mark]}",
+        t=t,
     )
-    return sql, params
+
+
+_MARK_ATTNAMES = [(name, _MARKS.field(name).attname) for name in _MARK_FIELDS]
 
 
 def _marks_upsert(marks: Sequence[PointsTriggerMark]) -> tuple[str, list[Any]]:
     t = _MARKS
-    attnames = [(name, t.field(name).attname) for name in _MARK_FIELDS]
-    params = [t.prep(name, getattr(mark, attname)) for mark in marks for name, attname in attnames]
-    columns = ", ".join(t[name] for name in _MARK_FIELDS)
-    # Only the timestamp needs its type: a NULL due_at has none of its own on PostgreSQL.
-    types = ["", "", "", t.type("due_at")]
-    sql = statement(
-        f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
-        f"VALUES {values_rows(len(marks), types)} "
-        "ON CONFLICT ({t[user]}, {t[trigger]}) DO UPDATE SET {t[mark]} = EXCLUDED.{t[mark]}",
-        t=t,
-    )
-    return sql, params
+    params = [t.prep(name, getattr(mark, att)) for mark in marks for name, att in _MARK_ATTNAMES]
+    return _marks_sql(connection.vendor, len(marks)), params
 
 
-def _totals_upsert(source: str) -> str:
+@functools.cache
+def _totals_upsert(vendor: str, source: str) -> str:
     """Totals from `source` (rows of system_id, added, level_id): a new row starts at what
     was added, an existing one adds it."""
     return statement(
@@ -91,7 +108,8 @@ def _totals_upsert(source: str) -> str:
     )
 
 
-def _daily_upsert(source: str) -> str:
+@functools.cache
+def _daily_upsert(vendor: str, source: str) -> str:
     return statement(
         "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[system]}, {t[date]}, {t[change]}) "  # noqa: S608
         f"SELECT %s, %s, system_id, %s, added FROM {source} WHERE true "
@@ -99,13 +117,6 @@ def _daily_upsert(source: str) -> str:
         "SET {t[change]} = {t}.{t[change]} + EXCLUDED.{t[change]}",
         t=_DAILY,
     )
-
-
-def _levels(totals: Sequence[TotalWrite]) -> tuple[str, list[Any]]:
-    params: list[Any] = []
-    for total in totals:
-        params += [total.system_pk, total.level_pk]
-    return values_rows(len(totals), [_TOTALS.type("system"), _TOTALS.type("level")]), params
 
 
 def ledger_write(write: LedgerWrite) -> set[tuple[int, str]]:
@@ -120,33 +131,39 @@ def ledger_write(write: LedgerWrite) -> set[tuple[int, str]]:
     return _write_one_by_one(write)
 
 
-def _write_in_one_statement(write: LedgerWrite) -> set[tuple[int, str]]:
-    awards_sql, awards_params = _awards_insert(write.awards)
-    levels_sql, levels_params = _levels(write.totals)
-    head = [write.tenant_pk, write.user_pk]
+@functools.cache
+def _one_statement(vendor: str, awards: int, totals: int, marks: int) -> str:
     a = Table(PointsAward, "a")  # the awards inserted, as RETURNING names them
+    levels = values_rows(totals, [_TOTALS.type("system"), _TOTALS.type("level")])
     # Identifiers from the models; values are parameters.
     sql = (
-        f"WITH a AS ({awards_sql}), "  # noqa: S608
+        f"WITH a AS ({_awards_sql(vendor, awards)}), "  # noqa: S608
         f"s AS (SELECT {a['system']} AS system_id, sum({a['awarded']}) AS added, "
-        f"v.column2 AS level_id FROM a JOIN (VALUES {levels_sql}) v "
+        f"v.column2 AS level_id FROM a JOIN (VALUES {levels}) v "
         f"ON v.column1 = {a['system']} GROUP BY {a['system']}, v.column2), "
-        f"t AS ({_totals_upsert('s')}), "
-        f"d AS ({_daily_upsert('s')})"
+        f"t AS ({_totals_upsert(vendor, 's')}), "
+        f"d AS ({_daily_upsert(vendor, 's')})"
     )
-    params = [
-        *awards_params,
-        *levels_params,
+    if marks:
+        sql += f", m AS ({_marks_sql(vendor, marks)})"
+    return sql + f" SELECT {a['system']}, {a['dedupe_key']} FROM a"  # noqa: S608
+
+
+def _write_in_one_statement(write: LedgerWrite) -> set[tuple[int, str]]:
+    _, awards_params = _awards_insert(write.awards)
+    head = [write.tenant_pk, write.user_pk]
+    params = [*awards_params]
+    for total in write.totals:
+        params += [total.system_pk, total.level_pk]
+    params += [
         *head,
         _TOTALS.prep("first_activity_at", write.now),
         *head,
         _DAILY.prep("date", write.day),
     ]
     if write.marks:
-        marks_sql, marks_params = _marks_upsert(write.marks)
-        sql += f", m AS ({marks_sql})"
-        params += marks_params
-    sql += f" SELECT {a['system']}, {a['dedupe_key']} FROM a"  # noqa: S608
+        params += _marks_upsert(write.marks)[1]
+    sql = _one_statement(connection.vendor, len(write.awards), len(write.totals), len(write.marks))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {(int(system_pk), key) for system_pk, key in cursor.fetchall()}
@@ -168,8 +185,10 @@ def _write_one_by_one(write: LedgerWrite) -> set[tuple[int, str]]:
         )
         values = [v for row in rows for v in row]
         head = [write.tenant_pk, write.user_pk]
-        _run(_totals_upsert(source), [*head, _TOTALS.prep("first_activity_at", write.now), *values])
-        _run(_daily_upsert(source), [*head, _DAILY.prep("date", write.day), *values])
+        vendor = connection.vendor
+        now = _TOTALS.prep("first_activity_at", write.now)
+        _run(_totals_upsert(vendor, source), [*head, now, *values])
+        _run(_daily_upsert(vendor, source), [*head, _DAILY.prep("date", write.day), *values])
     if write.marks:
         _run(*_marks_upsert(write.marks))
     return {(int(system_pk), key) for system_pk, key, _ in inserted}

@@ -86,7 +86,7 @@ def _check_rules(user: EndUser, fields: UserFields, now: dt.datetime) -> None:
 
 
 # Hand-compiled (apps/core/db.py): the ORM took longer to build this than PostgreSQL to run it.
-_USER_FOR_UPDATE = CompiledSelect(EndUser, "m.tenant_id = %s AND m.external_id = %s", True)
+_USER_FOR_UPDATE = CompiledSelect(EndUser, "{m[tenant]} = %s AND {m[external_id]} = %s", True)
 
 
 def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:

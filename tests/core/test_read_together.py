@@ -15,9 +15,9 @@ from apps.users.models import EndUser
 
 pytestmark = pytest.mark.django_db
 
-STATE = CompiledSelect(StreakState, "m.user_id = %s")
-PAUSES = CompiledSelect(StreakPause, "m.user_id = %s")
-ENTRIES = CompiledSelect(LeaderboardEntry, "m.user_id = %s")
+STATE = CompiledSelect(StreakState, "{m[user]} = %s")
+PAUSES = CompiledSelect(StreakPause, "{m[user]} = %s")
+ENTRIES = CompiledSelect(LeaderboardEntry, "{m[user]} = %s")
 
 
 def fields(instance: object) -> dict[str, object]:

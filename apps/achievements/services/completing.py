@@ -58,7 +58,7 @@ def _with_composites(
     return newly + [definitions[pk] for pk in extra]
 
 
-_COMPLETIONS = CompiledSelect(AchievementCompletion, "m.user_id = %s")
+_COMPLETIONS = CompiledSelect(AchievementCompletion, "{m[user]} = %s")
 
 
 def achievements_event_load(tenant: Tenant, user: EndUser, metric_pk: int) -> Load[set[int]]:
