@@ -12,7 +12,8 @@ from apps.core.db import CompiledSelect, insert
 from apps.metrics.models import MetricEvent
 from apps.users.models import EndUser
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 
 def fields(obj: Any) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.streaks.models import StreakPause, StreakState
 from apps.users.models import EndUser
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 STATE = CompiledSelect(StreakState, "{m[user]} = %s")
 PAUSES = CompiledSelect(StreakPause, "{m[user]} = %s")
