@@ -54,8 +54,8 @@ logger = logging.getLogger("gamify.leaderboards.ranks")
 MARKER = "~"  # sorts after every member (digits)
 # An entry's value in units of its last decimal place: |value| < 10**max_digits of them.
 _VALUE = LeaderboardEntry._meta.get_field("value")
-_MICRO = Decimal(10) ** _VALUE.decimal_places  # type: ignore[union-attr]
-_VALUE_DIGITS: int = _VALUE.max_digits  # type: ignore[union-attr]
+_MICRO = Decimal(10) ** _VALUE.decimal_places
+_VALUE_DIGITS: int = _VALUE.max_digits
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
