@@ -35,6 +35,7 @@ class Table:
     def __init__(self, model: type[Model], alias: str = "") -> None:
         self.model = model
         self.alias = alias
+        self._preparers: dict[str, Callable[[Any], Any]] = {}
 
     def __format__(self, spec: str) -> str:
         return str(connection.ops.quote_name(self.model._meta.db_table))
@@ -57,8 +58,28 @@ class Table:
         return Decimal(1).scaleb(-self.field(name).decimal_places)
 
     def prep(self, name: str, value: Any) -> Any:
-        """`value` as the field hands it to the database driver when it saves it."""
-        return self.field(name).get_db_prep_save(value, connection)
+        """`value` (of the field's Python type) as the field hands it to the database driver
+        when it saves it: a decimal with the column's digits and places, a date or datetime
+        as the backend adapts them."""
+        preparer = self._preparers.get(name)
+        if preparer is None:
+            preparer = self._preparers[name] = self._preparer(name)
+        return preparer(value)
+
+    def _preparer(self, name: str) -> Callable[[Any], Any]:
+        # What the field's get_db_prep_save does with a value of its type, without its
+        # conversions (they cost more than the adaption: 4 against 1.5 us), on whichever
+        # connection runs it.
+        field = self.field(name)
+        kind = field.get_internal_type()
+        if kind == "DecimalField":
+            digits, places = field.max_digits, field.decimal_places
+            return lambda v: connection.ops.adapt_decimalfield_value(v, digits, places)
+        if kind == "DateTimeField":
+            return lambda v: connection.ops.adapt_datetimefield_value(v)
+        if kind == "DateField":
+            return lambda v: connection.ops.adapt_datefield_value(v)
+        return lambda v: field.get_db_prep_save(v, connection)
 
 
 def statement(template: str, **parts: type[Model] | Table | str) -> str:
