@@ -34,9 +34,13 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Unit, API and contract tests. DATABASE_URL selects the database (SQLite when unset).
+# Unit, API and contract tests. DATABASE_URL selects the database (SQLite when unset). After a
+# run elsewhere than PostgreSQL, the tests marked sql and postgres run on TEST_POSTGRES_URL when
+# it answers (tests/postgres_subset.py; empty: not at all).
+TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 -rs
+	TEST_POSTGRES_URL="$(TEST_POSTGRES_URL)" $(BIN)/python tests/postgres_subset.py
 
 test: lint unit
 

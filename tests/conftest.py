@@ -1,6 +1,7 @@
 """The small cast of fixtures: an organization (`org`), its default `tenant`, an
 `other_tenant` in the same environment, and API clients carrying keys."""
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,7 +75,8 @@ def _rank_sets_removed() -> Iterator[None]:
             ranks.forget_all()
 
 
-RANKS_REDIS = "redis://127.0.0.1:6379/0"
+# The Redis of the rank-store tests: REDIS_URL when set (each checkout its own database number).
+RANKS_REDIS = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
 def redis_answers(url: str = RANKS_REDIS) -> bool:

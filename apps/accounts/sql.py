@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.models import Model
 
 from apps.accounts.models import ApiKey, Environment, Tenant
-from apps.core.db import Converter, model_columns, model_from_row
+from apps.core.db import Converter, Table, model_columns, model_from_row, statement
 
 # (alias, model) of each part of the row, in order; the tenants are LEFT JOINs (may be absent).
 _PARTS: tuple[tuple[str, type[Model]], ...] = (
@@ -25,7 +25,6 @@ _PARTS: tuple[tuple[str, type[Model]], ...] = (
 @functools.cache
 def _statement(vendor: str) -> tuple[str, tuple[tuple[list[str], list[list[Converter]]], ...]]:
     """The SELECT and, per part, its field attnames and each field's converters."""
-    quote = connection.ops.quote_name
     columns: list[str] = []
     parts = []
     for alias, model in _PARTS:
@@ -33,12 +32,13 @@ def _statement(vendor: str) -> tuple[str, tuple[tuple[list[str], list[list[Conve
         columns += part_columns
         parts.append((names, converters))
     # Identifiers from the models only; the prefix is a parameter.
-    sql = (
-        f"SELECT {', '.join(columns)} FROM {quote(ApiKey._meta.db_table)} k"  # noqa: S608
-        f" JOIN {quote(Environment._meta.db_table)} e ON e.id = k.environment_id"
-        f" LEFT JOIN {quote(Tenant._meta.db_table)} d ON d.id = e.default_tenant_id"
-        f" LEFT JOIN {quote(Tenant._meta.db_table)} t ON t.id = k.tenant_id"
-        " WHERE k.prefix = %s AND k.is_active LIMIT 1"
+    sql = statement(
+        f"SELECT {', '.join(columns)} FROM {{k}} k"  # noqa: S608
+        " JOIN {e} e ON {e[id]} = {k[environment]}"
+        " LEFT JOIN {d} d ON {d[id]} = {e[default_tenant]}"
+        " LEFT JOIN {t} t ON {t[id]} = {k[tenant]}"
+        " WHERE {k[prefix]} = %s AND {k[is_active]} LIMIT 1",
+        **{alias: Table(model, alias) for alias, model in _PARTS},
     )
     return sql, tuple(parts)
 

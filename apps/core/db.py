@@ -2,6 +2,11 @@
 query: single-statement upserts for counters (`INSERT ... ON CONFLICT DO UPDATE ... [RETURNING]`
 works on PostgreSQL and SQLite >= 3.35; the ORM would need a read and then an update or an
 insert), and aggregates the ORM compiles slowly. The SQL itself lives in each app's `sql.py`.
+
+This module is their one door to the schema: a statement is a template that names tables and
+columns through `Table` (`{t}`, `{t[field]}`), casts to a column's own type (`Table.type`) and
+prepares values as the column's field does (`Table.prep`), so no table, column, type or
+precision is typed by hand, and a misspelt field fails when the statement is built.
 """
 
 import datetime as dt
@@ -21,24 +26,93 @@ logger = logging.getLogger("gamify.db")
 T = TypeVar("T")
 
 
+class Table:
+    """A model's table in a statement template, every name from the model's `_meta`.
+    Formatted, `{t}` is the quoted table and `{t[field]}` the quoted column of a field, by
+    name or attname (`{t[user]}` and `{t[user_id]}` are both "user_id"), qualified by the
+    alias when the table has one (`m."user_id"`)."""
+
+    def __init__(self, model: type[Model], alias: str = "") -> None:
+        self.model = model
+        self.alias = alias
+        self._preparers: dict[str, Callable[[Any], Any]] = {}
+
+    def __format__(self, spec: str) -> str:
+        return str(connection.ops.quote_name(self.model._meta.db_table))
+
+    def __getitem__(self, name: str) -> str:
+        column = connection.ops.quote_name(str(self.field(name).column))
+        return f"{self.alias}.{column}" if self.alias else str(column)
+
+    def field(self, name: str) -> Any:
+        return self.model._meta.get_field(name)
+
+    def type(self, name: str) -> str:
+        """The column's SQL type on this database (`numeric(24, 6)`, `bigint` for a foreign
+        key), for a cast."""
+        return str(self.field(name).db_type(connection))
+
+    def quantum(self, name: str) -> Decimal:
+        """The smallest step of a decimal column (`Decimal("1E-6")` for 6 places): what a value
+        read back without the field's converters is quantized to."""
+        return Decimal(1).scaleb(-self.field(name).decimal_places)
+
+    def prep(self, name: str, value: Any) -> Any:
+        """`value` (of the field's Python type) as the field hands it to the database driver
+        when it saves it: a decimal with the column's digits and places, a date or datetime
+        as the backend adapts them."""
+        preparer = self._preparers.get(name)
+        if preparer is None:
+            preparer = self._preparers[name] = self._preparer(name)
+        return preparer(value)
+
+    def _preparer(self, name: str) -> Callable[[Any], Any]:
+        # What the field's get_db_prep_save does with a value of its type, without its
+        # conversions (they cost more than the adaption), on whichever connection runs it.
+        field = self.field(name)
+        kind = field.get_internal_type()
+        if kind == "DecimalField":
+            digits, places = field.max_digits, field.decimal_places
+            return lambda v: connection.ops.adapt_decimalfield_value(v, digits, places)
+        if kind == "DateTimeField":
+            return lambda v: connection.ops.adapt_datetimefield_value(v)
+        if kind == "DateField":
+            return lambda v: connection.ops.adapt_datefield_value(v)
+        return lambda v: field.get_db_prep_save(v, connection)
+
+
+def statement(template: str, **parts: type[Model] | Table | str) -> str:
+    """`template` with its tables (`{t}`) and columns (`{t[field]}`) named from the models,
+    as `Table` formats them, and its other parts (a string: SQL built the same way) put in:
+    build it once per process and vendor (`functools.cache`)."""
+    return template.format(
+        **{k: v if isinstance(v, Table | str) else Table(v) for k, v in parts.items()}
+    )
+
+
+@functools.cache
+def _formatted(sql: str, model: type[Model], vendor: str) -> str:
+    return statement(sql, t=model)
+
+
 def upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
-    """Run `sql` with `{t}` replaced by the model's quoted table; returns the RETURNING row."""
+    """Run the template `sql` with `{t}` the model's table; returns the RETURNING row."""
     return fetch_one(sql, model, params)
 
 
 def fetch_one(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
-    """Run `sql` with `{t}` replaced by the model's quoted table, parameters adapted as the ORM
-    adapts them; returns the first row, if the statement returns rows."""
-    table = connection.ops.quote_name(model._meta.db_table)
+    """Run the template `sql` with `{t}` the model's table (`statement`), parameters adapted as
+    the ORM adapts them; returns the first row, if the statement returns rows."""
     with connection.cursor() as cursor:
-        cursor.execute(sql.format(t=table), _adapted(params))
+        cursor.execute(_formatted(sql, model, connection.vendor), _adapted(params))
         return cursor.fetchone() if cursor.description else None
 
 
 def _adapted(params: list[Any]) -> list[Any]:
+    # A parameter of unknown column: the column's own precision applies when it is stored.
     ops = connection.ops
     return [
-        ops.adapt_decimalfield_value(p, 24, 6)
+        ops.adapt_decimalfield_value(p)
         if isinstance(p, Decimal)
         else ops.adapt_datetimefield_value(p)
         if isinstance(p, dt.datetime)
@@ -92,10 +166,10 @@ def model_from_row(
 
 
 class CompiledSelect:
-    """`SELECT <every column of model> FROM <its table> WHERE <where>`, built once per process
+    """`SELECT <every column of model> FROM <its table> m WHERE <where>`, built once per process
     and database vendor, for hot-path reads whose ORM compilation costs more than the query.
-    `where` uses %s parameters (and may end with an ORDER BY); `for_update` locks the row
-    where the database can."""
+    `where` is a template naming the columns as `{m[field]}` (`statement`), with %s parameters
+    (and may end with an ORDER BY); `for_update` locks the row where the database can."""
 
     def __init__(self, model: type[Model], where: str, for_update: bool = False) -> None:
         self.model = model
@@ -108,8 +182,9 @@ class CompiledSelect:
         if built is None:
             columns, names, converters = model_columns(self.model, "m")
             table = connection.ops.quote_name(self.model._meta.db_table)
+            where = statement(self.where, m=Table(self.model, "m"))
             # Identifiers from the model only; values are parameters.
-            sql = f"SELECT {', '.join(columns)} FROM {table} m WHERE {self.where}"  # noqa: S608
+            sql = f"SELECT {', '.join(columns)} FROM {table} m WHERE {where}"  # noqa: S608
             built = self._built[connection.vendor] = (sql, names, converters)
         return built
 
@@ -134,8 +209,9 @@ class CompiledSelect:
         """This select as one member of read_together's UNION ALL (PostgreSQL): its rows as
         (index, the row as JSON text)."""
         table = connection.ops.quote_name(self.model._meta.db_table)
+        where = statement(self.where, m=Table(self.model, "m"))
         # Identifiers from the model, an int: values stay parameters.
-        return f"(SELECT {index}, row_to_json(m)::text FROM {table} m WHERE {self.where})"  # noqa: S608
+        return f"(SELECT {index}, row_to_json(m)::text FROM {table} m WHERE {where})"  # noqa: S608
 
     def from_json(self, text: str) -> Any:
         """The instance the ORM would have made from a row that row_to_json rendered."""
@@ -258,23 +334,26 @@ def _json_decoders(model: type[Model]) -> tuple[list[str], list[str], list[Calla
 
 
 @functools.cache
-def _insert_statement(model: type[Model], vendor: str, conflict: str) -> tuple[str, list[Any]]:
+def _insert_statement(
+    model: type[Model], vendor: str, conflict: tuple[str, ...]
+) -> tuple[str, list[Any]]:
     quote = connection.ops.quote_name
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     columns = ", ".join(quote(str(f.column)) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
     pk = quote(str(model._meta.pk.column))
     table = quote(model._meta.db_table)
-    skip = f" ON CONFLICT ({conflict}) DO NOTHING" if conflict else ""
+    arbiter = ", ".join(Table(model)[name] for name in conflict)
+    skip = f" ON CONFLICT ({arbiter}) DO NOTHING" if conflict else ""
     # Identifiers from the model only; values are parameters.
     sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}){skip} RETURNING {pk}"  # noqa: S608
     return sql, fields
 
 
-def insert(instance: Model, *, unless_conflict: str = "") -> bool:
+def insert(instance: Model, *, unless_conflict: tuple[str, ...] = ()) -> bool:
     """`instance.save(force_insert=True)` for hot paths (no signals: the project has none): the
     statement is built once per model, values prepared as the ORM prepares them.
-    `unless_conflict` names the columns of a unique constraint: a row that would break it is
+    `unless_conflict` names the fields of a unique constraint: a row that would break it is
     not inserted (ON CONFLICT DO NOTHING; no error, so no savepoint is needed), and False is
     returned."""
     model = type(instance)
@@ -293,8 +372,9 @@ def insert(instance: Model, *, unless_conflict: str = "") -> bool:
 
 def values_rows(count: int, types: Sequence[str]) -> str:
     """`(%s, ...), ...`: the rows of a multi-row VALUES list. On PostgreSQL each placeholder is
-    cast to its column's type (`""`: none), as a NULL or a quoted literal has no type of its
-    own there; SQLite needs no cast (and would turn a timestamp's text into a number)."""
+    cast to its column's type (`Table.type`; `""`: none), as a NULL or a quoted literal has no
+    type of its own there; SQLite needs no cast (and would turn a timestamp's text into a
+    number)."""
     if connection.vendor == "postgresql":
         marks = [f"CAST(%s AS {t})" if t else "%s" for t in types]
     else:
@@ -304,11 +384,10 @@ def values_rows(count: int, types: Sequence[str]) -> str:
 
 
 def execute(sql: str, model: type[Model], params: list[Any]) -> int:
-    """Run a write with `{t}` replaced by the model's quoted table (parameters adapted as in
+    """Run the template of a write with `{t}` the model's table (parameters adapted as in
     fetch_one); the number of rows it changed."""
-    ops = connection.ops
     with connection.cursor() as cursor:
-        cursor.execute(sql.format(t=ops.quote_name(model._meta.db_table)), _adapted(params))
+        cursor.execute(_formatted(sql, model, connection.vendor), _adapted(params))
         return int(cursor.rowcount)
 
 

@@ -1,6 +1,10 @@
 """Pure leaderboard rules: runs, daily time windows, lifecycle. No ORM."""
 
 import datetime as dt
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 DAY, MONTH, YEAR = "day", "month", "year"
 MAX_RUN_INTERVAL = 1000  # units of a run: up to 1,000 days, months or years
@@ -97,3 +101,57 @@ def finished(end: dt.date | None, now_utc: dt.datetime) -> bool:
         return False
     last_moment = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
     return now_utc >= last_moment + FINALIZE_AFTER
+
+
+# --- the rank order ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankKey:
+    """One key of the rank order: an entry's field, and whether higher comes first."""
+
+    field: str  # the attname of a LeaderboardEntry field
+    descending: bool = False
+
+
+# The rank order of a run's entries, best first: the higher value, then whoever reached it
+# first, then the lower user id, so ranks are 1..n without ties. Stated here only: the SQL
+# ORDER BYs and "ahead of" conditions (leaderboards/sql.py), the ORM's order
+# (rank_order_by: selectors.ordered, the dashboard's list), the Redis members (ranks.member)
+# and Python's sort key (rank_sort_key) are derived from it, and
+# tests/leaderboards/test_rank_order.py checks that they rank alike.
+RANK_ORDER: tuple[RankKey, ...] = (
+    RankKey("value", descending=True),
+    RankKey("reached_at"),
+    RankKey("user_id"),
+)
+
+
+def rank_order_by() -> list[str]:
+    """The rank order as QuerySet.order_by arguments: ["-value", "reached_at", "user_id"]."""
+    return [f"-{key.field}" if key.descending else key.field for key in RANK_ORDER]
+
+
+@functools.total_ordering
+class _Reversed:
+    """A key value that sorts the other way round (a descending key of a mixed sort)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reversed) and self.value == other.value
+
+    def __lt__(self, other: "_Reversed") -> bool:
+        return bool(other.value < self.value)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def rank_sort_key(place: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Python's copy of the rank order: `sorted(places, key=rank_sort_key)` is best first, for
+    places given as {field: value} of every field of RANK_ORDER."""
+    return tuple(_Reversed(place[k.field]) if k.descending else place[k.field] for k in RANK_ORDER)

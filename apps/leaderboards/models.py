@@ -50,8 +50,8 @@ class Leaderboard(TimestampedModel):
 
 
 class LeaderboardEntry(models.Model):
-    """A participant's value in one run (and breakdown group) of a board. Ranks are derived:
-    higher value first, then whoever reached that value first, then user id."""
+    """A participant's value in one run (and breakdown group) of a board. Ranks are derived, in
+    the order of leaderboards.domain.RANK_ORDER (whose leading keys the rank index serves)."""
 
     leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="entries")
     run_start = models.DateField()

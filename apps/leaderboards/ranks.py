@@ -8,9 +8,10 @@ the same answers, slower on large boards.
 
 Layout, per run and group (`{prefix}lb:{board}:{run}:{group hash}`):
 - `:z` a sorted set of members, all with score 0, so Redis orders them by their bytes: the
-  member encodes (value descending, reached_at, user id) in fixed-width digits, which is the
-  rank order of apps/leaderboards/selectors.ordered. A marker member `~` sorts after them all:
-  it keeps an empty board's set in existence (Redis deletes empty sets).
+  member writes each key of the rank order (leaderboards.domain.RANK_ORDER: value descending,
+  reached_at, user id) in fixed-width digits, so that their bytes sort in rank order. A marker
+  member `~` sorts after them all: it keeps an empty board's set in existence (Redis deletes
+  empty sets).
 - `:h` a hash user id -> that user's member, so a change removes the old member; its field `~`
   holds the epoch the set was built in.
 - `:p` changes made while the set was not ready (missing, stale) or being rebuilt, replayed
@@ -35,7 +36,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -44,17 +45,82 @@ from django.conf import settings
 
 from apps.core.background import background_submit
 from apps.leaderboards import ranks_lua, sql
+from apps.leaderboards.domain import RANK_ORDER
 from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.sql import Place, Standing
 
 logger = logging.getLogger("gamify.leaderboards.ranks")
 
 MARKER = "~"  # sorts after every member (digits)
-# Members: (10**24 - value in millionths) in 25 digits, so higher values sort first; then
-# reached_at in microseconds since the epoch (17 digits); then the user's pk (20 digits).
-_VALUE_BASE = 10**24
-_MICRO = Decimal(1_000_000)
+# An entry's value in units of its last decimal place: |value| < 10**max_digits of them.
+_VALUE = LeaderboardEntry._meta.get_field("value")
+_MICRO = Decimal(10) ** _VALUE.decimal_places
+_VALUE_DIGITS: int = _VALUE.max_digits
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def _millionths(value: Decimal) -> int:
+    return int((value * _MICRO).to_integral_value())
+
+
+def _micros(moment: dt.datetime) -> int:
+    return (moment - _EPOCH) // dt.timedelta(microseconds=1)
+
+
+@dataclass(frozen=True)
+class _Digits:
+    """How one key of the rank order is written in a member: as an integer (`number`), plus
+    `base`, in `width` digits; a descending key is written as `base` minus it, so that a
+    higher one sorts first."""
+
+    width: int
+    base: int
+    number: Callable[[Any], int]
+
+
+# A member is the keys of domain.RANK_ORDER in order, each in the digits of its field: the
+# value in millionths (25 digits around 10**24 for an amount's 24 digits), reached_at in
+# microseconds since the epoch (17 digits), the user's pk (20 digits).
+_FIELD_DIGITS = {
+    "value": _Digits(_VALUE_DIGITS + 1, 10**_VALUE_DIGITS, _millionths),
+    "reached_at": _Digits(17, 0, _micros),
+    "user_id": _Digits(20, 0, int),
+}
+_DESCENDING = {key.field: key.descending for key in RANK_ORDER}
+_SPANS: dict[str, slice] = {}
+_start = 0
+for _key in RANK_ORDER:
+    _width = _FIELD_DIGITS[_key.field].width
+    _SPANS[_key.field] = slice(_start, _start + _width)
+    _start += _width
+
+
+def _write(field: str, value: Any) -> str:
+    digits = _FIELD_DIGITS[field]
+    number = digits.number(value)
+    written = digits.base - number if _DESCENDING[field] else digits.base + number
+    return str(written).zfill(digits.width)
+
+
+def _read(encoded: str, field: str) -> int:
+    written = int(encoded[_SPANS[field]])
+    base = _FIELD_DIGITS[field].base
+    return base - written if _DESCENDING[field] else written - base
+
+
+def member(value: Decimal, reached_at: dt.datetime, user_pk: int) -> str:
+    """The member of an entry: its keys in rank order, so that members sort as ranks do."""
+    place = {"value": value, "reached_at": reached_at, "user_id": user_pk}
+    return "".join(_write(key.field, place[key.field]) for key in RANK_ORDER)
+
+
+def member_value(encoded: str) -> Decimal:
+    return Decimal(_read(encoded, "value")) / _MICRO
+
+
+def member_user(encoded: str) -> int:
+    return _read(encoded, "user_id")
+
 
 # A set with at most this many entries is rebuilt inside the request that found it missing.
 INLINE_REBUILD_MAX = 5_000
@@ -62,20 +128,6 @@ REBUILD_CHUNK = 10_000
 # After a Redis error, PostgreSQL answers for this long before Redis is tried again.
 RETRY_AFTER = 5.0
 BUILD_LOCK_SECONDS = 600
-
-
-def member(value: Decimal, reached_at: dt.datetime, user_pk: int) -> str:
-    millionths = int((value * _MICRO).to_integral_value())
-    micros = (reached_at - _EPOCH) // dt.timedelta(microseconds=1)
-    return f"{_VALUE_BASE - millionths:025d}{micros:017d}{user_pk:020d}"
-
-
-def member_value(encoded: str) -> Decimal:
-    return Decimal(_VALUE_BASE - int(encoded[:25])) / _MICRO
-
-
-def member_user(encoded: str) -> int:
-    return int(encoded[42:])
 
 
 @dataclass(frozen=True)

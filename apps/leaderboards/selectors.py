@@ -113,7 +113,7 @@ def rank_of(entry: LeaderboardEntry) -> int:
 
 
 def ordered(board_pk: int, run_start: dt.date, group: str) -> QuerySet[LeaderboardEntry]:
-    return run_entries(board_pk, run_start, group).order_by("-value", "reached_at", "user_id")
+    return run_entries(board_pk, run_start, group).order_by(*domain.rank_order_by())
 
 
 def history(

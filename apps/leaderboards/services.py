@@ -87,7 +87,7 @@ def _places(tenant: Tenant, user: EndUser, now: dt.datetime) -> list[tuple[Board
 # The user's entry in one run and group, for the pipeline's load.
 _ENTRY = CompiledSelect(
     LeaderboardEntry,
-    'm.leaderboard_id = %s AND m.run_start = %s AND m."group" = %s AND m.user_id = %s',
+    "{m[leaderboard]} = %s AND {m[run_start]} = %s AND {m[group]} = %s AND {m[user]} = %s",
 )
 
 Found = tuple[int, Decimal, dt.datetime] | None  # the user's entry: pk, value, reached_at

@@ -2,6 +2,7 @@
 standing aggregate, with its OR-ed conditions, in about ten times the query's own time."""
 
 import datetime as dt
+import functools
 import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
@@ -9,34 +10,81 @@ from typing import Any
 
 from django.db import connection
 
-from apps.core.db import fetch_one, values_rows
+from apps.core.db import Table, fetch_one, statement, values_rows
+from apps.leaderboards.domain import RANK_ORDER
 from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
 
-# Entries ahead of a place (value, reached_at, user): a higher value, the same value reached
-# earlier, or reached at the same moment by a lower user id: ranks are 1..n without ties. A
-# NULL place (none) has nobody ahead, so its count is 0.
+_ENTRIES = Table(LeaderboardEntry)
+
+
+def rank_order(t: Table, *, reverse: bool = False) -> str:
+    """domain.RANK_ORDER as an ORDER BY list over `t`'s columns, best first (`reverse`: last
+    first)."""
+    return ", ".join(
+        f"{t[key.field]} {'DESC' if key.descending != reverse else 'ASC'}" for key in RANK_ORDER
+    )
+
+
+def _ahead(t: Table) -> str:
+    """domain.RANK_ORDER as the condition "ranked ahead of a place": better on the first key,
+    or equal on it and ahead on the rest. Its parameters are those of `_ahead_params`. A NULL
+    place (none) has nobody ahead."""
+    condition = ""
+    for key in reversed(RANK_ORDER):
+        better = f"{t[key.field]} {'>' if key.descending else '<'} %s"
+        condition = f"({better} OR ({t[key.field]} = %s AND {condition}))" if condition else better
+    return condition
+
+
+def _ahead_params(place: dict[str, object]) -> list[object]:
+    """The parameters of `_ahead`: each key's value twice (better, equal), the last once."""
+    params: list[object] = []
+    for key in RANK_ORDER[:-1]:
+        params += [place[key.field], place[key.field]]
+    return [*params, place[RANK_ORDER[-1].field]]
+
+
+# Entries ahead of the user's old and new place, the others' count and lowest value, in
+# the user's run and group.
 STANDING = """
-SELECT count(*) FILTER (WHERE value > %s OR (value = %s AND
-           (reached_at < %s OR (reached_at = %s AND user_id < %s)))),
-       count(*) FILTER (WHERE value > %s OR (value = %s AND
-           (reached_at < %s OR (reached_at = %s AND user_id < %s)))),
-       count(*),
-       min(value)
+SELECT count(*) FILTER (WHERE {ahead}), count(*) FILTER (WHERE {ahead}), count(*), min({t[value]})
 FROM {t}
-WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND user_id <> %s
+WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s AND {t[group]} = %s AND {t[user]} <> %s
 """
 
 # The last-ranked entry other than the user's, removed for a newcomer who beats it; checked
 # again once its row lock is had (its owner may have just moved it up).
 DISPLACE_LOWEST = """
-DELETE FROM {t} WHERE id = (
-    SELECT id FROM {t}
-    WHERE leaderboard_id = %s AND run_start = %s AND "group" = %s AND user_id <> %s
-    ORDER BY value, reached_at DESC, user_id DESC
+DELETE FROM {t} WHERE {t[id]} = (
+    SELECT {t[id]} FROM {t}
+    WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s AND {t[group]} = %s AND {t[user]} <> %s
+    ORDER BY {last_first}
     LIMIT 1
-) AND value < %s
-RETURNING user_id
+) AND {t[value]} < %s
+RETURNING {t[user]}
 """
+
+# Every participant's rank and value in each group of a run, as of now, for one day.
+SNAPSHOT_RUN = """
+INSERT INTO {s} ({s[leaderboard]}, {s[run_start]}, {s[user]}, {s[date]}, {s[rank]}, {s[value]})
+SELECT {t[leaderboard]}, {t[run_start]}, {t[user]}, %s,
+       row_number() OVER (PARTITION BY {t[group]} ORDER BY {order}), {t[value]}
+FROM {t}
+WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s
+ON CONFLICT ({s[leaderboard]}, {s[run_start]}, {s[user]}, {s[date]})
+DO UPDATE SET {s[rank]} = excluded.{s[rank]}, {s[value]} = excluded.{s[value]}
+"""
+
+
+@functools.cache
+def _statements(vendor: str) -> dict[str, str]:
+    t = _ENTRIES
+    return {
+        "standing": statement(STANDING, t=t, ahead=_ahead(t)),
+        "displace": statement(DISPLACE_LOWEST, t=t, last_first=rank_order(t, reverse=True)),
+        "snapshot": statement(SNAPSHOT_RUN, s=LeaderboardSnapshot, t=t, order=rank_order(t)),
+    }
+
 
 Place = tuple[Decimal, dt.datetime]  # (value, reached_at) of an entry
 
@@ -67,9 +115,10 @@ def standing(
     params: list[object] = []
     for place in (old, new):
         value, reached_at = place if place is not None else (None, None)
-        params += [value, value, reached_at, reached_at, user_pk]
+        params += _ahead_params({"value": value, "reached_at": reached_at, "user_id": user_pk})
     params += [board_pk, run_start, group, user_pk]
-    before, after, others, lowest = fetch_one(STANDING, LeaderboardEntry, params) or (0, 0, 0, None)
+    sql = _statements(connection.vendor)["standing"]
+    before, after, others, lowest = fetch_one(sql, LeaderboardEntry, params) or (0, 0, 0, None)
     return Standing(
         int(before), int(after), int(others), None if lowest is None else Decimal(str(lowest))
     )
@@ -79,23 +128,25 @@ def entries_move(moves: list[tuple[int, Decimal, dt.datetime]]) -> set[int]:
     """Move the user's entries (pk, value, reached_at) to their new places, in one statement;
     the pks of those still there (an entry displaced by a newcomer since it was read is
     gone)."""
-    t = _entries_table()
-    rows = values_rows(len(moves), ["bigint", "numeric", "timestamptz"])
-    sql = (
-        f"UPDATE {t} SET value = v.column2, reached_at = v.column3 "  # noqa: S608
-        f"FROM (VALUES {rows}) v WHERE {t}.id = v.column1 RETURNING {t}.id"
-    )
-    ops = connection.ops
+    e = _ENTRIES
     params: list[Any] = []
     for pk, value, reached_at in moves:
-        params += [
-            pk,
-            ops.adapt_decimalfield_value(value, 24, 6),
-            ops.adapt_datetimefield_value(reached_at),
-        ]
+        params += [pk, e.prep("value", value), e.prep("reached_at", reached_at)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_move_sql(connection.vendor, len(moves)), params)
         return {int(row[0]) for row in cursor.fetchall()}
+
+
+@functools.cache
+def _move_sql(vendor: str, count: int) -> str:
+    e = _ENTRIES
+    rows = values_rows(count, [e.type("id"), e.type("value"), e.type("reached_at")])
+    return statement(
+        # Identifiers from the model, placeholders: values are parameters.
+        "UPDATE {t} SET {t[value]} = v.column2, {t[reached_at]} = v.column3 "  # noqa: S608
+        f"FROM (VALUES {rows}) v WHERE {{t}}.{{t[id]}} = v.column1 RETURNING {{t}}.{{t[id]}}",
+        t=e,
+    )
 
 
 def displace_lowest(
@@ -104,40 +155,17 @@ def displace_lowest(
     """Delete the last-ranked entry other than the user's if its value is below `below`; the
     user id it belonged to, or None when the lowest entry is not below it (any more)."""
     params = [board_pk, run_start, group, user_pk, below]
-    row = fetch_one(DISPLACE_LOWEST, LeaderboardEntry, params)
+    row = fetch_one(_statements(connection.vendor)["displace"], LeaderboardEntry, params)
     return int(row[0]) if row else None
-
-
-# Every participant's rank and value in each group of a run, as of now, for one day.
-SNAPSHOT_RUN = """
-INSERT INTO {snapshots} (leaderboard_id, run_start, user_id, date, rank, value)
-SELECT leaderboard_id, run_start, user_id, %s, row_number() OVER (
-           PARTITION BY "group" ORDER BY value DESC, reached_at, user_id),
-       value
-FROM {t}
-WHERE leaderboard_id = %s AND run_start = %s
-ON CONFLICT (leaderboard_id, run_start, user_id, date)
-DO UPDATE SET rank = excluded.rank, value = excluded.value
-"""
 
 
 def snapshot_run(board_pk: int, run_start: dt.date, day: dt.date) -> int:
     """Write (or rewrite) the day's snapshot of a run; the number of rows written."""
-    table = connection.ops.quote_name(LeaderboardSnapshot._meta.db_table)
+    snapshots = Table(LeaderboardSnapshot)
+    params = [snapshots.prep("date", day), board_pk, _ENTRIES.prep("run_start", run_start)]
     with connection.cursor() as cursor:
-        cursor.execute(
-            SNAPSHOT_RUN.format(snapshots=table, t=_entries_table()),
-            [
-                connection.ops.adapt_datefield_value(day),
-                board_pk,
-                connection.ops.adapt_datefield_value(run_start),
-            ],
-        )
+        cursor.execute(_statements(connection.vendor)["snapshot"], params)
         return int(cursor.rowcount)
-
-
-def _entries_table() -> str:
-    return str(connection.ops.quote_name(LeaderboardEntry._meta.db_table))
 
 
 def lock_run(board_pk: int, run_start: dt.date, group: str) -> None:

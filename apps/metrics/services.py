@@ -9,7 +9,7 @@ from django.db import connection
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.db import insert, upsert
+from apps.core.db import Table, insert, upsert
 from apps.core.errors import ValidationError
 from apps.metrics import sql
 from apps.metrics.choices import UnitType
@@ -20,7 +20,8 @@ from apps.users.models import EndUser
 
 # The hot path adds to counters with one statement each (apps.core.db.upsert), or, on
 # PostgreSQL, records the whole event in one (metrics/sql.py).
-_QUANTUM = Decimal("0.000001")
+_TOTALS, _DAILY = Table(MetricTotal), Table(MetricDailyChange)
+_QUANTUM = _TOTALS.quantum("total")  # the event's total_after has the same places
 
 
 def _total_add(
@@ -37,18 +38,18 @@ def _record_in_one_statement(event: MetricEvent, now: dt.datetime) -> Decimal:
     event gets its id and total_after, and the new total is returned."""
     tenant_pk, user_pk, metric_pk = event.tenant_id, event.user_id, event.metric_id
     value, day = event.value, event.local_date
-    ops = connection.ops
+    total, daily = _TOTALS, _DAILY
     params: list[Any] = [
         tenant_pk,
         user_pk,
         metric_pk,
-        ops.adapt_decimalfield_value(value, 24, 6),
-        ops.adapt_datetimefield_value(now),
+        total.prep("total", value),
+        total.prep("updated", now),
         tenant_pk,
         user_pk,
         metric_pk,
-        ops.adapt_datefield_value(day),
-        ops.adapt_decimalfield_value(value, 24, 6),
+        daily.prep("date", day),
+        daily.prep("change", value),
     ]
     params += [
         f.get_db_prep_save(f.pre_save(event, True), connection)

@@ -6,18 +6,23 @@ import functools
 
 from django.db import connection
 
+from apps.core.db import Table, statement
 from apps.metrics.models import MetricDailyChange, MetricEvent, MetricTotal
 
+# Templates of apps/core/db.py (`{t}` the table, `{t[field]}` a column).
 TOTAL_UPSERT = (
-    "INSERT INTO {t} (tenant_id, user_id, metric_id, total, updated) VALUES (%s, %s, %s, %s, %s) "
-    "ON CONFLICT (user_id, metric_id) DO UPDATE "
-    "SET total = {t}.total + EXCLUDED.total, updated = EXCLUDED.updated RETURNING total"
+    "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[metric]}, {t[total]}, {t[updated]}) "
+    "VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT ({t[user]}, {t[metric]}) DO UPDATE "
+    "SET {t[total]} = {t}.{t[total]} + EXCLUDED.{t[total]}, {t[updated]} = EXCLUDED.{t[updated]} "
+    "RETURNING {t[total]}"
 )
 DAILY_UPSERT = (
-    "INSERT INTO {t} (tenant_id, user_id, metric_id, date, change, events) "
+    "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[metric]}, {t[date]}, {t[change]}, {t[events]}) "
     "VALUES (%s, %s, %s, %s, %s, 1) "
-    "ON CONFLICT (user_id, metric_id, date) DO UPDATE "
-    "SET change = {t}.change + EXCLUDED.change, events = {t}.events + 1"
+    "ON CONFLICT ({t[user]}, {t[metric]}, {t[date]}) DO UPDATE "
+    "SET {t[change]} = {t}.{t[change]} + EXCLUDED.{t[change]}, "
+    "{t[events]} = {t}.{t[events]} + 1"
 )
 
 # The event's columns; total_after is the total the upsert returned.
@@ -30,18 +35,16 @@ def record_statement() -> str:
     upsert's, the daily upsert's, then the event's columns other than total_after. Returns
     the total and the event's id."""
     quote = connection.ops.quote_name
-
-    def table(model: type) -> str:
-        return str(quote(model._meta.db_table))  # type: ignore[attr-defined]
-
+    event, total = Table(MetricEvent), Table(MetricTotal)
     columns = ", ".join(quote(str(f.column)) for f in EVENT_FIELDS)
-    values = ", ".join("t.total" if f.attname == "total_after" else "%s" for f in EVENT_FIELDS)
-    pk = quote(str(MetricEvent._meta.pk.column))
+    values = ", ".join(
+        f"t.{total['total']}" if f.attname == "total_after" else "%s" for f in EVENT_FIELDS
+    )
     # Identifiers from the models; values are parameters.
     return (
-        f"WITH t AS ({TOTAL_UPSERT.format(t=table(MetricTotal))}), "  # noqa: S608
-        f"d AS ({DAILY_UPSERT.format(t=table(MetricDailyChange))}), "
-        f"e AS (INSERT INTO {table(MetricEvent)} ({columns}) SELECT {values} FROM t "
-        f"RETURNING {pk}) "
-        "SELECT t.total, e.id FROM t, e"
+        f"WITH t AS ({statement(TOTAL_UPSERT, t=total)}), "  # noqa: S608
+        f"d AS ({statement(DAILY_UPSERT, t=MetricDailyChange)}), "
+        f"e AS (INSERT INTO {event} ({columns}) SELECT {values} FROM t "
+        f"RETURNING {event['id']}) "
+        f"SELECT t.{total['total']}, e.{event['id']} FROM t, e"
     )

@@ -210,7 +210,7 @@ def user_boosts(user: EndUser, system: SystemDef) -> list[BoostDef]:
 
 # Hand-compiled (apps/core/db.py), for the points step of every event. All the user's totals
 # (one per system they ever earned in: a handful), picked in Python: a fixed statement.
-USER_TOTALS = CompiledSelect(PointsTotal, "m.user_id = %s")
+USER_TOTALS = CompiledSelect(PointsTotal, "{m[user]} = %s")
 
 
 def user_totals(
@@ -240,7 +240,7 @@ def user_total_by_external_id(
 
 # Hand-compiled (apps/core/db.py): the read of GET /users/{id}/points/{key}.
 _LATEST_AWARDS = CompiledSelect(
-    PointsAward, "m.user_id = %s AND m.system_id = %s ORDER BY m.created DESC, m.id DESC"
+    PointsAward, "{m[user]} = %s AND {m[system]} = %s ORDER BY {m[created]} DESC, {m[id]} DESC"
 )
 
 

@@ -20,7 +20,7 @@ from apps.users.models import EndUser
 
 # Hand-compiled (apps/core/db.py): the user's marks (one per trigger they reached), picked in
 # Python, so the statement is the same for every event.
-_USER_MARKS = CompiledSelect(PointsTriggerMark, "m.user_id = %s")
+_USER_MARKS = CompiledSelect(PointsTriggerMark, "{m[user]} = %s")
 
 
 def _marks(

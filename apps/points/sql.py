@@ -9,18 +9,20 @@ were inserted, and sets right what it computed assuming all of them would be.
 """
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
 
-from apps.core.db import values_rows
+from apps.core.db import Table, statement, values_rows
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, PointsTriggerMark
 
 _AWARD_FIELDS = [f for f in PointsAward._meta.concrete_fields if not f.primary_key]
-_MARK_FIELDS = ["user_id", "trigger_id", "mark", "due_at"]
+_MARK_FIELDS = ["user", "trigger", "mark", "due_at"]
+_AWARDS, _MARKS = Table(PointsAward), Table(PointsTriggerMark)
+_TOTALS, _DAILY = Table(PointsTotal), Table(PointsDailyChange)
 
 
 @dataclass(frozen=True)
@@ -42,72 +44,79 @@ class LedgerWrite:
     marks: Sequence[PointsTriggerMark]
 
 
-def _table(model: type[Model]) -> str:
-    return str(connection.ops.quote_name(model._meta.db_table))
+# The statements depend on the database and on how many rows they write: each is built once
+# per process for each (vendor, count), from the models (apps/core/db.py).
+
+
+@functools.cache
+def _awards_sql(vendor: str, count: int) -> str:
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in _AWARD_FIELDS)
+    return statement(
+        f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
+        f"VALUES {values_rows(count, [''] * len(_AWARD_FIELDS))} "
+        "ON CONFLICT ({t[system]}, {t[user]}, {t[dedupe_key]}) DO NOTHING "
+        "RETURNING {t[system]}, {t[dedupe_key]}, {t[awarded]}",
+        t=_AWARDS,
+    )
 
 
 def _awards_insert(awards: Sequence[PointsAward]) -> tuple[str, list[Any]]:
-    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in _AWARD_FIELDS)
     params = [
         f.get_db_prep_save(f.pre_save(award, True), connection)
         for award in awards
         for f in _AWARD_FIELDS
     ]
-    sql = (
-        f"INSERT INTO {_table(PointsAward)} ({columns}) "  # noqa: S608 - identifiers from the model
-        f"VALUES {values_rows(len(awards), [''] * len(_AWARD_FIELDS))} "
-        "ON CONFLICT (system_id, user_id, dedupe_key) DO NOTHING "
-        "RETURNING system_id, dedupe_key, awarded"
+    return _awards_sql(connection.vendor, len(awards)), params
+
+
+@functools.cache
+def _marks_sql(vendor: str, count: int) -> str:
+    t = _MARKS
+    columns = ", ".join(t[name] for name in _MARK_FIELDS)
+    # Only the timestamp needs its type: a NULL due_at has none of its own on PostgreSQL.
+    types = ["", "", "", t.type("due_at")]
+    return statement(
+        f"INSERT INTO {{t}} ({columns}) "  # noqa: S608 - identifiers from the model
+        f"VALUES {values_rows(count, types)} "
+        "ON CONFLICT ({t[user]}, {t[trigger]}) DO UPDATE SET {t[mark]} = EXCLUDED.{t[mark]}",
+        t=t,
     )
-    return sql, params
+
+
+_MARK_ATTNAMES = [(name, _MARKS.field(name).attname) for name in _MARK_FIELDS]
 
 
 def _marks_upsert(marks: Sequence[PointsTriggerMark]) -> tuple[str, list[Any]]:
-    ops = connection.ops
-    params: list[Any] = []
-    for mark in marks:
-        params += [
-            mark.user_id,
-            mark.trigger_id,
-            mark.mark,
-            ops.adapt_datetimefield_value(mark.due_at),
-        ]
-    sql = (
-        f"INSERT INTO {_table(PointsTriggerMark)} ({', '.join(_MARK_FIELDS)}) "  # noqa: S608
-        f"VALUES {values_rows(len(marks), ['', '', '', 'timestamptz'])} "
-        "ON CONFLICT (user_id, trigger_id) DO UPDATE SET mark = EXCLUDED.mark"
-    )
-    return sql, params
+    t = _MARKS
+    params = [t.prep(name, getattr(mark, att)) for mark in marks for name, att in _MARK_ATTNAMES]
+    return _marks_sql(connection.vendor, len(marks)), params
 
 
-def _totals_upsert(source: str) -> str:
+@functools.cache
+def _totals_upsert(vendor: str, source: str) -> str:
     """Totals from `source` (rows of system_id, added, level_id): a new row starts at what
     was added, an existing one adds it."""
-    t = _table(PointsTotal)
-    return (
-        f"INSERT INTO {t} (tenant_id, user_id, system_id, total, level_id, first_activity_at) "  # noqa: S608
+    return statement(
+        # Identifiers from the model, `source` a statement of ours; values are parameters.
         # WHERE true: SQLite would read ON CONFLICT as a join's ON without it.
+        "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[system]}, {t[total]}, {t[level]}, "  # noqa: S608
+        "{t[first_activity_at]}) "
         f"SELECT %s, %s, system_id, added, level_id, %s FROM {source} WHERE true "
-        f"ON CONFLICT (user_id, system_id) DO UPDATE SET total = {t}.total + EXCLUDED.total, "
-        "level_id = EXCLUDED.level_id"
+        "ON CONFLICT ({t[user]}, {t[system]}) DO UPDATE "
+        "SET {t[total]} = {t}.{t[total]} + EXCLUDED.{t[total]}, {t[level]} = EXCLUDED.{t[level]}",
+        t=_TOTALS,
     )
 
 
-def _daily_upsert(source: str) -> str:
-    t = _table(PointsDailyChange)
-    return (
-        f"INSERT INTO {t} (tenant_id, user_id, system_id, date, change) "  # noqa: S608
+@functools.cache
+def _daily_upsert(vendor: str, source: str) -> str:
+    return statement(
+        "INSERT INTO {t} ({t[tenant]}, {t[user]}, {t[system]}, {t[date]}, {t[change]}) "  # noqa: S608
         f"SELECT %s, %s, system_id, %s, added FROM {source} WHERE true "
-        f"ON CONFLICT (user_id, system_id, date) DO UPDATE SET change = {t}.change + "
-        "EXCLUDED.change"
+        "ON CONFLICT ({t[user]}, {t[system]}, {t[date]}) DO UPDATE "
+        "SET {t[change]} = {t}.{t[change]} + EXCLUDED.{t[change]}",
+        t=_DAILY,
     )
-
-
-def _levels(totals: Sequence[TotalWrite]) -> tuple[str, list[Any]]:
-    params: list[Any] = []
-    for total in totals:
-        params += [total.system_pk, total.level_pk]
-    return values_rows(len(totals), ["bigint", "bigint"]), params
 
 
 def ledger_write(write: LedgerWrite) -> set[tuple[int, str]]:
@@ -122,40 +131,45 @@ def ledger_write(write: LedgerWrite) -> set[tuple[int, str]]:
     return _write_one_by_one(write)
 
 
-def _write_in_one_statement(write: LedgerWrite) -> set[tuple[int, str]]:
-    ops = connection.ops
-    awards_sql, awards_params = _awards_insert(write.awards)
-    levels_sql, levels_params = _levels(write.totals)
-    head = [write.tenant_pk, write.user_pk]
+@functools.cache
+def _one_statement(vendor: str, awards: int, totals: int, marks: int) -> str:
+    a = Table(PointsAward, "a")  # the awards inserted, as RETURNING names them
+    levels = values_rows(totals, [_TOTALS.type("system"), _TOTALS.type("level")])
     # Identifiers from the models; values are parameters.
     sql = (
-        f"WITH a AS ({awards_sql}), "  # noqa: S608
-        "s AS (SELECT a.system_id, sum(a.awarded) AS added, v.column2 AS level_id FROM a "
-        f"JOIN (VALUES {levels_sql}) v ON v.column1 = a.system_id "
-        "GROUP BY a.system_id, v.column2), "
-        f"t AS ({_totals_upsert('s')}), "
-        f"d AS ({_daily_upsert('s')})"
+        f"WITH a AS ({_awards_sql(vendor, awards)}), "  # noqa: S608
+        f"s AS (SELECT {a['system']} AS system_id, sum({a['awarded']}) AS added, "
+        f"v.column2 AS level_id FROM a JOIN (VALUES {levels}) v "
+        f"ON v.column1 = {a['system']} GROUP BY {a['system']}, v.column2), "
+        f"t AS ({_totals_upsert(vendor, 's')}), "
+        f"d AS ({_daily_upsert(vendor, 's')})"
     )
-    params = [
-        *awards_params,
-        *levels_params,
+    if marks:
+        sql += f", m AS ({_marks_sql(vendor, marks)})"
+    return sql + f" SELECT {a['system']}, {a['dedupe_key']} FROM a"  # noqa: S608
+
+
+def _write_in_one_statement(write: LedgerWrite) -> set[tuple[int, str]]:
+    _, awards_params = _awards_insert(write.awards)
+    head = [write.tenant_pk, write.user_pk]
+    params = [*awards_params]
+    for total in write.totals:
+        params += [total.system_pk, total.level_pk]
+    params += [
         *head,
-        ops.adapt_datetimefield_value(write.now),
+        _TOTALS.prep("first_activity_at", write.now),
         *head,
-        ops.adapt_datefield_value(write.day),
+        _DAILY.prep("date", write.day),
     ]
     if write.marks:
-        marks_sql, marks_params = _marks_upsert(write.marks)
-        sql += f", m AS ({marks_sql})"
-        params += marks_params
-    sql += " SELECT system_id, dedupe_key FROM a"
+        params += _marks_upsert(write.marks)[1]
+    sql = _one_statement(connection.vendor, len(write.awards), len(write.totals), len(write.marks))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {(int(system_pk), key) for system_pk, key in cursor.fetchall()}
 
 
 def _write_one_by_one(write: LedgerWrite) -> set[tuple[int, str]]:
-    ops = connection.ops
     with connection.cursor() as cursor:
         cursor.execute(*_awards_insert(write.awards))
         inserted = cursor.fetchall()
@@ -171,8 +185,10 @@ def _write_one_by_one(write: LedgerWrite) -> set[tuple[int, str]]:
         )
         values = [v for row in rows for v in row]
         head = [write.tenant_pk, write.user_pk]
-        _run(_totals_upsert(source), [*head, ops.adapt_datetimefield_value(write.now), *values])
-        _run(_daily_upsert(source), [*head, ops.adapt_datefield_value(write.day), *values])
+        vendor = connection.vendor
+        now = _TOTALS.prep("first_activity_at", write.now)
+        _run(_totals_upsert(vendor, source), [*head, now, *values])
+        _run(_daily_upsert(vendor, source), [*head, _DAILY.prep("date", write.day), *values])
     if write.marks:
         _run(*_marks_upsert(write.marks))
     return {(int(system_pk), key) for system_pk, key, _ in inserted}

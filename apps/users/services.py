@@ -86,7 +86,7 @@ def _check_rules(user: EndUser, fields: UserFields, now: dt.datetime) -> None:
 
 
 # Hand-compiled (apps/core/db.py): the ORM took longer to build this than PostgreSQL to run it.
-_USER_FOR_UPDATE = CompiledSelect(EndUser, "m.tenant_id = %s AND m.external_id = %s", True)
+_USER_FOR_UPDATE = CompiledSelect(EndUser, "{m[tenant]} = %s AND {m[external_id]} = %s", True)
 
 
 def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
@@ -163,7 +163,7 @@ def user_create_or_lock(
     _check_rules(user, fields, now)
     if active:  # the event's activity, recorded with the row (user_activity_mark)
         user.last_active_at, user.last_active_on = now, local_date(now, user.tz)
-    if insert(user, unless_conflict="tenant_id, external_id"):
+    if insert(user, unless_conflict=("tenant", "external_id")):
         return UserUpsertResult(user=user, created=True)
     existing = user_lock(tenant, external_id)
     assert existing is not None  # noqa: S101 - the unique constraint just said it exists

@@ -12,7 +12,8 @@ from apps.accounts.models import ApiKey, Environment, Tenant
 from apps.accounts.sql import api_key_with_tenants
 from tests.factories import OrganizationWithKey
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 
 def fields(obj: Any) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from apps.core.db import CompiledSelect, insert
 from apps.metrics.models import MetricEvent
 from apps.users.models import EndUser
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 
 def fields(obj: Any) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def test_compiled_select_reads_the_instance_the_orm_reads(tenant, other_tenant):
     user = EndUser.objects.create(
         tenant=tenant, external_id="u1", email="a@example.com", attributes={"plan": "pro"}
     )
-    select = CompiledSelect(EndUser, "m.tenant_id = %s AND m.external_id = %s", for_update=True)
+    select = CompiledSelect(EndUser, "{m[tenant]} = %s AND {m[external_id]} = %s", for_update=True)
     with transaction.atomic():
         found = select.first([tenant.pk, "u1"])
     assert fields(found) == fields(EndUser.objects.get(pk=user.pk))
@@ -77,6 +78,8 @@ def test_compiled_select_many_orders_and_limits_as_the_orm(tenant, metric):
                 local_date=start.date(),
             )
         )
-    select = CompiledSelect(MetricEvent, "m.user_id = %s ORDER BY m.occurred_at DESC, m.id DESC")
+    select = CompiledSelect(
+        MetricEvent, "{m[user]} = %s ORDER BY {m[occurred_at]} DESC, {m[id]} DESC"
+    )
     expected = MetricEvent.objects.filter(user=user).order_by("-occurred_at", "-id")[:3]
     assert [fields(e) for e in select.many([user.pk], 3)] == [fields(e) for e in expected]

@@ -13,11 +13,12 @@ from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.streaks.models import StreakPause, StreakState
 from apps.users.models import EndUser
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
-STATE = CompiledSelect(StreakState, "m.user_id = %s")
-PAUSES = CompiledSelect(StreakPause, "m.user_id = %s")
-ENTRIES = CompiledSelect(LeaderboardEntry, "m.user_id = %s")
+STATE = CompiledSelect(StreakState, "{m[user]} = %s")
+PAUSES = CompiledSelect(StreakPause, "{m[user]} = %s")
+ENTRIES = CompiledSelect(LeaderboardEntry, "{m[user]} = %s")
 
 
 def fields(instance: object) -> dict[str, object]:

@@ -9,7 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 PER_BOARD = {"postgres": 3, "redis": 2}
 

@@ -12,7 +12,8 @@ from django.core.management import call_command
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.users.models import EndUser
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rank_store")]
+# `sql`: displacement and moves are hand-written statements; make unit runs them on PostgreSQL.
+pytestmark = [pytest.mark.django_db, pytest.mark.sql, pytest.mark.usefixtures("rank_store")]
 
 ADMIN = "/admin/v1/leaderboards"
 PARTICIPANTS = 1200

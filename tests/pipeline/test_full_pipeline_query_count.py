@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.webhooks.models import WebhookEvent
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 ACTIVE = {"status": "active"}
 # Statements for an event of a user already on both boards, BEGIN and COMMIT included (the

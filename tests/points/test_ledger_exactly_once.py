@@ -8,7 +8,8 @@ import pytest
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, PointsTriggerMark
 from tests.points.test_points_api import Admin, event
 
-pytestmark = pytest.mark.django_db
+# `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.sql]
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ def _insert(
         row = AchievementCompletion(
             tenant=tenant, achievement_id=definition.pk, user=user, completed_at=now
         )
-        if insert(row, unless_conflict="achievement_id, user_id"):
+        if insert(row, unless_conflict=("achievement", "user")):
             completed.append(Completed(definition, str(row.public_id), now))
     return completed
 
@@ -58,7 +58,7 @@ def _with_composites(
     return newly + [definitions[pk] for pk in extra]
 
 
-_COMPLETIONS = CompiledSelect(AchievementCompletion, "m.user_id = %s")
+_COMPLETIONS = CompiledSelect(AchievementCompletion, "{m[user]} = %s")
 
 
 def achievements_event_load(tenant: Tenant, user: EndUser, metric_pk: int) -> Load[set[int]]:

@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 from apps.accounts.admin.base import ReadOnlyAdmin, ScopedFilter
 from apps.leaderboards.admin.display import value_text
 from apps.leaderboards.choices import RankBy
+from apps.leaderboards.domain import rank_order_by
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.streaks.selectors import streak_config
 from apps.users.end_user_rows import EndUserRowsMixin
@@ -62,7 +63,7 @@ class LeaderboardEntryAdmin(RecordColumnsMixin, ReadOnlyAdmin):
     list_display_links = ("reached_at",)
     list_filter = (("leaderboard", BoardFilter), "run_start")
     # Rank order within each run and group (the rank index).
-    ordering = ("leaderboard_id", "-run_start", "group", "-value", "reached_at")
+    ordering = ("leaderboard_id", "-run_start", "group", *rank_order_by())
     fields = ("board_column", "run_start", "group", "user_link", "value_column", "reached_at")
     readonly_fields = fields
 

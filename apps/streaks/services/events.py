@@ -36,8 +36,8 @@ class StreakLoaded:
     changes: dict[int, Decimal] | None = None
 
 
-_STATE = CompiledSelect(StreakState, "m.user_id = %s")
-_ACTIVE_PAUSES = CompiledSelect(StreakPause, "m.user_id = %s AND m.status = %s")
+_STATE = CompiledSelect(StreakState, "{m[user]} = %s")
+_ACTIVE_PAUSES = CompiledSelect(StreakPause, "{m[user]} = %s AND {m[status]} = %s")
 
 
 def streak_event_load(tenant: Tenant, user: EndUser) -> Load[StreakLoaded | None]:
