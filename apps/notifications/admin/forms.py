@@ -81,14 +81,9 @@ class TemplateFormBase(ServiceForm):
         "priority": range_rules(-domain.MAX_TEMPLATE_PRIORITY, domain.MAX_TEMPLATE_PRIORITY),
         "user_attributes": [attribute_values_rule],
     }
-    # Form field -> the services' argument, and -> the admin API's name for it (each kind adds
-    # its content fields to both).
+    # Form field -> the services' argument (each kind adds its content fields).
     arguments: ClassVar[dict[str, str]] = {
         name: name for name in ("type", "name", "status", "priority", "user_attributes")
-    }
-    wire_names: ClassVar[dict[str, str]] = {
-        **{name: name for name in ("type", "name", "status", "priority")},
-        "user_attributes": "userAttributes",
     }
     # The tenant the page shows (set by TemplateAdminBase.get_form): an add form offers its
     # attributes.

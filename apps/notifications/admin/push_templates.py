@@ -101,7 +101,6 @@ class PushTemplateForm(TemplateFormBase):
         "lines: write a JSON object instead. Empty: none.",
     )
     arguments: ClassVar[dict[str, str]] = {**TemplateFormBase.arguments, **_CONTENT}
-    wire_names: ClassVar[dict[str, str]] = {**TemplateFormBase.wire_names, **_CONTENT}
     rules: ClassVar[dict[str, list[Any]]] = {
         **TemplateFormBase.rules,
         "title": text_rules(domain.MAX_TEMPLATE_SUBJECT),

@@ -35,7 +35,6 @@ class EmailTemplateForm(TemplateFormBase):
     html = source_text(24, label="HTML")
     text = source_text(10, help_text="Empty: derived from the HTML.")
     arguments: ClassVar[dict[str, str]] = {**TemplateFormBase.arguments, **_CONTENT}
-    wire_names: ClassVar[dict[str, str]] = {**TemplateFormBase.wire_names, **_CONTENT}
     rules: ClassVar[dict[str, list[Any]]] = {
         **TemplateFormBase.rules,
         "subject": text_rules(domain.MAX_TEMPLATE_SUBJECT),

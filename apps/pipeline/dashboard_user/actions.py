@@ -203,7 +203,7 @@ class PauseForm(forms.Form):
             # The service's rule for a pause, told before the service is called.
             problem = streak_domain.pause_problem(data["start"], data["end"])
             if problem is not None:
-                raise forms.ValidationError(problem)
+                raise forms.ValidationError(problem.message)
         return data
 
 
