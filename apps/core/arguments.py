@@ -10,14 +10,23 @@ words; each interface spells them its own way (apps/core/errors.py)."""
 
 import enum
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from apps.core.errors import ValidationError
 from apps.core.wording import agreeing, listed
 
 
 class Unset(enum.Enum):
+    """A value the caller did not supply: left as it is. (None is a value: it clears.) False,
+    so `if fields.email:` reads "supplied and not empty"."""
+
     UNSET = "UNSET"
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNSET"
 
 
 UNSET: Final = Unset.UNSET

@@ -12,11 +12,12 @@ from apps.accounts.models import Tenant
 from apps.achievements.choices import Trigger
 from apps.achievements.errors import AchievementNotFoundError
 from apps.achievements.selectors import AchievementDef, achievement_by_key
+from apps.core.arguments import UNSET
 from apps.core.errors import ApplicationError, ValidationError
 from apps.metrics.selectors import metric_by_key
 from apps.pipeline.batches import events_enqueue
 from apps.pipeline.services import CompletionResult, EventInput, achievement_complete
-from apps.users.domain import UNSET, UserFields
+from apps.users.domain import UserFields
 from apps.users.selectors import users_with_email
 from apps.users.services import (
     attribute_values_check,
