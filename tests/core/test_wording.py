@@ -113,11 +113,15 @@ def test_missing_attributes_agree_with_their_number(tenant):
 def test_push_channel_refusals_list_the_settings_in_words():
     with pytest.raises(ValidationError) as missing:
         credentials_check("apns", {}, {})
-    assert missing.value.message == "apns channels need teamId, keyId, bundleId and signingKey"
+    assert missing.value.message == "apns channels need team_id, key_id, bundle_id and signing_key"
+    assert missing.value.worded(partial(wire_name, None)) == (
+        "apns channels need teamId, keyId, bundleId and signingKey"
+    )
 
 
 @pytest.mark.django_db
 def test_push_channel_settings_of_another_kind_are_listed_as_alternatives(tenant):
     with pytest.raises(ValidationError) as unknown:
         push_channel_create(tenant, kind="expo", team_id="T", key_id="K")
-    assert unknown.value.message == "expo channels take no keyId or teamId"
+    assert unknown.value.message == "expo channels take no key_id or team_id"
+    assert unknown.value.fields == ("key_id", "team_id")

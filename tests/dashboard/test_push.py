@@ -160,7 +160,7 @@ def test_an_invalid_key_shows_the_services_error_and_creates_nothing(
     )
 
     assert form_errors(response)["signing_key"] == [
-        "signingKey (the .p8 file) is not the right kind of key"
+        "“Signing key” (the .p8 file) is not the right kind of key"
     ]
     assert not PushChannel.objects.exists()
     # What was typed is not given back either.
@@ -175,7 +175,7 @@ def test_an_uploaded_file_that_is_not_a_key_is_refused_under_the_file(
 
     errors = form_errors(staff_client.post(admin_url(PushChannel, "add"), data))
 
-    assert errors["signing_key_file"] == ["signingKey (the .p8 file) is not a PEM private key"]
+    assert errors["signing_key_file"] == ["“Signing key” (the .p8 file) is not a PEM private key"]
     assert not PushChannel.objects.exists()
 
 
@@ -186,9 +186,10 @@ def test_an_uploaded_file_that_is_not_a_key_is_refused_under_the_file(
         ('["a list"]', "is not a JSON object: give the whole key file of the account"),
         (
             json.dumps(service_account("https://attacker.example/token")),
-            "serviceAccount.token_uri must be one of: https://oauth2.googleapis.com/token",
+            # Under the service account's input, which it names.
+            "token_uri must be one of: https://oauth2.googleapis.com/token",
         ),
-        (json.dumps({"project_id": "p"}), "serviceAccount lacks client_email, private_key"),
+        (json.dumps({"project_id": "p"}), "“Service account” lacks client_email, private_key"),
     ],
 )
 def test_a_bad_service_account_is_refused_under_its_field(

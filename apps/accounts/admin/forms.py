@@ -182,7 +182,7 @@ class ServiceForm(forms.ModelForm):
 
     def label(self, argument: str) -> str:
         """How a message names the argument: the label of its input, quoted."""
-        name = self.input_of(argument)
+        name = ServiceForm.input_of(self, argument)  # not a twin input a page may place it on
         if name is None:
             return argument.replace("_", " ")
         return f"“{self.fields[name].label or pretty_name(name)}”"
@@ -197,13 +197,18 @@ class ServiceForm(forms.ModelForm):
     def refusal_add(self, error: ApplicationError) -> None:
         """A service's (or a domain rule's) refusal next to the first input it names, on the
         form when it names none of this page's inputs. Next to its input, a message that opens
-        with that input's name ("{achievement_ids}: ...") drops it."""
+        with that input's name ("{achievement_ids}: ...", "{service_account}.token_uri ...")
+        drops it."""
         inputs = self.inputs_named(error)
         target = inputs[0] if inputs else None
         text = self.refusal_text(error)
-        opening = "{" + error.fields[0] + "}: " if error.fields else None
-        if target is not None and opening and error.template.startswith(opening):
-            text = sentence(text[len(self.label(error.fields[0])) + 2 :])
+        if target is not None:
+            opening = "{" + error.fields[0] + "}"
+            rest = error.template.removeprefix(opening)
+            if rest != error.template and rest.startswith(": "):
+                text = sentence(text[len(self.label(error.fields[0])) + 2 :])
+            elif rest != error.template and rest.startswith("."):
+                text = text[len(self.label(error.fields[0])) + 1 :]
         self.add_error(target, text)
 
     def service_kwargs(self) -> dict[str, Any]:

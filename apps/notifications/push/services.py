@@ -5,6 +5,7 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.api.fields import camel_case, snake_case
 from apps.core.arguments import UNSET, Unset, given
 from apps.core.errors import ValidationError
 from apps.core.wording import listed
@@ -21,26 +22,26 @@ MAX_DATA_KEYS = 20
 # --- channels ------------------------------------------------------------------------------
 
 
-# Stored (and named in messages) as the admin API names them: credentials.SETTINGS, SECRETS.
-_STORED = {
-    "team_id": "teamId",
-    "key_id": "keyId",
-    "bundle_id": "bundleId",
-    "sandbox": "sandbox",
-    "signing_key": "signingKey",
-    "service_account": "serviceAccount",
-    "access_token": "accessToken",
-}
+# A channel's settings and secrets are stored as the admin API names them ("teamId"), the
+# arguments' names in camelCase; they are checked under the arguments' names.
+def _stored(fields: dict[str, Any]) -> dict[str, Any]:
+    return {camel_case(name): value for name, value in fields.items()}
+
+
+def _arguments(stored: dict[str, Any]) -> dict[str, Any]:
+    return {snake_case(key): value for key, value in stored.items()}
 
 
 def _split(kind: str, provided: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The provider fields of a channel, as (non-secret settings, secrets) to store."""
-    fields = {_STORED[name]: value for name, value in provided.items()}
-    unknown = set(fields) - set(SETTINGS[kind]) - set(SECRETS[kind])
+    """The provider fields of a channel, as (non-secret settings, secrets)."""
+    unknown = sorted(set(provided) - set(SETTINGS[kind]) - set(SECRETS[kind]))
     if unknown:
-        raise ValidationError(f"{kind} channels take no {listed(sorted(unknown), 'or')}")
-    settings = {k: v for k, v in fields.items() if k in SETTINGS[kind]}
-    secrets = {k: v for k, v in fields.items() if k in SECRETS[kind]}
+        placeholders = listed(["{" + name + "}" for name in unknown], "or")
+        raise ValidationError(
+            f"{kind} channels take no {placeholders}", fields=unknown, code="not_allowed_for_kind"
+        )
+    settings = {k: v for k, v in provided.items() if k in SETTINGS[kind]}
+    secrets = {k: v for k, v in provided.items() if k in SECRETS[kind]}
     return settings, secrets
 
 
@@ -70,13 +71,13 @@ def push_channel_create(
         access_token=access_token,
     )
     settings, secrets = _split(kind, credentials)
-    stored = credentials_check(kind, settings, secrets)
+    checked = credentials_check(kind, settings, secrets)
     channel = PushChannel.objects.create(
         tenant=tenant,
         kind=kind,
         status=status,
-        settings=stored,
-        credentials=secrets_encrypt(secrets) if secrets else "",
+        settings=_stored(checked),
+        credentials=secrets_encrypt(_stored(secrets)) if secrets else "",
     )
     tenant_config_changed(tenant)
     return channel
@@ -111,10 +112,11 @@ def push_channel_update(
     )
     settings, secrets = _split(channel.kind, credentials)
     if settings or secrets:
-        merged_secrets = {**secrets_decrypt(channel.credentials), **secrets}
-        merged_settings = {**channel.settings, **settings}
-        channel.settings = credentials_check(channel.kind, merged_settings, merged_secrets)
-        channel.credentials = secrets_encrypt(merged_secrets) if merged_secrets else ""
+        merged_secrets = {**_arguments(secrets_decrypt(channel.credentials)), **secrets}
+        merged_settings = {**_arguments(channel.settings), **settings}
+        checked = credentials_check(channel.kind, merged_settings, merged_secrets)
+        channel.settings = _stored(checked)
+        channel.credentials = secrets_encrypt(_stored(merged_secrets)) if merged_secrets else ""
     if status is not None:
         channel.status = status
     if flagged is False:
