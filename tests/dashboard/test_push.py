@@ -517,10 +517,11 @@ def test_data_may_be_a_json_object_and_is_shown_as_json_when_lines_cannot_say_it
 @pytest.mark.parametrize(
     ("field", "value", "error"),
     [
-        ("title", "{% if %}", "title: "),
-        ("body_text", "{{ user.__class__ }}", "body: "),
-        ("url", "{% for x in %}", "url: "),
-        ("data", "screen: {{ nope( }}", "data.screen: "),
+        # Next to its input, a refusal of the services does not repeat the input's name.
+        ("title", "{% if %}", "Line 1: "),
+        ("body_text", "{{ user.__class__ }}", "Line 1: "),
+        ("url", "{% for x in %}", "Line 1: "),
+        ("data", "screen: {{ nope( }}", "screen: line 1: "),
         ("data", "no colon here", "“no colon here”: write each entry as key: value"),
         ("data", "a: 1\na: 2", "“a” appears twice"),
         ("data", '{"a": 1}', "must be a JSON object of strings"),
@@ -567,7 +568,7 @@ def test_an_edit_that_breaks_the_push_template_changes_nothing(
 
     errors = form_errors(staff_client.post(url, edit))
 
-    assert errors["body_text"][0].startswith("body: line 1")
+    assert errors["body_text"][0].startswith("Line 1")
     push_template.refresh_from_db()
     assert (push_template.status, push_template.body) == (
         "inactive",

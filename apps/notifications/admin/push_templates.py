@@ -1,7 +1,6 @@
 """Dashboard pages for push templates, with a preview; written by the push services."""
 
 import json
-import re
 from typing import Any, ClassVar
 
 from django import forms
@@ -125,14 +124,6 @@ class PushTemplateForm(TemplateFormBase):
 
 
 # "title: line 1: ...", "data.screen: ...", "data holds at most 20 keys": the part comes first.
-_PART = re.compile(r"(title|body|url|data)\b")
-
-
-def _part_field(message: str, form: forms.ModelForm) -> str | None:
-    match = _PART.match(message)
-    return _PARTS[match.group(1)] if match else None
-
-
 @admin.register(PushTemplate)
 class PushTemplateAdmin(TemplateAdminBase):
     form = PushTemplateForm
@@ -144,7 +135,6 @@ class PushTemplateAdmin(TemplateAdminBase):
     template_create = staticmethod(services.push_template_create)
     template_update = staticmethod(services.push_template_update)
     template_delete = staticmethod(services.push_template_delete)
-    field_for = staticmethod(_part_field)
     render_preview = staticmethod(push_template_preview)
 
     def preview_context(
