@@ -38,7 +38,7 @@ def given(**arguments: Any) -> dict[str, Any]:
 
 
 def _placeholders(fields: list[str]) -> str:
-    """ "{metric_id} and {metric_threshold}": the fields as the message template names them."""
+    """ "{team_id} and {key_id}": the fields as the message template names them."""
     return listed(["{" + field + "}" for field in fields])
 
 

@@ -4,10 +4,10 @@ Services raise these instead of HTTP exceptions so the same code serves the API,
 and management commands. A refusal about input names its fields in Python's words, as the
 service's keyword arguments do, and lets each edge spell them (Saleor's
 `ValidationError({"field": ValidationError(msg, code=...)})`): the message is a template in
-which `{metric_threshold}` stands for the field, `fields` lists the fields it is about and
-`code` says which rule failed. The admin API writes the field as its input serializer names it
-("metricThreshold", `apps/core/api/naming.py`), the dashboard puts the message next to the
-input of that name and writes its label ("“Threshold”"), and `message` keeps Python's name (logs,
+which `{max_points}` stands for the field, `fields` lists the fields it is about and `code`
+says which rule failed. The admin API writes the field as its input serializer names it
+("maxPoints", `apps/core/api/naming.py`), the dashboard puts the message next to the input of
+that name and writes its label ("“Maximum points”"), and `message` keeps Python's name (logs,
 management commands)."""
 
 from collections.abc import Callable, Sequence

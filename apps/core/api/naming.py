@@ -2,7 +2,7 @@
 (apps/core/errors.py): as the input serializer that read the request names it.
 
 `StrictSerializer.service_kwargs` hands a service each validated value under the snake_case of
-its field's `source` (`metricThreshold` -> `metric_threshold`), so the way back is read off the
+its field's `source` (`maxPoints` -> `max_points`), so the way back is read off the
 same serializer: the field whose source turns into the Python name. A dotted name
 ("streak.days_off") follows nested serializers. A name no field gives back (the serializer is not
 known, or the service names something it computed) is written in the API's convention,
