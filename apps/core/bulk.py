@@ -27,6 +27,7 @@ from rest_framework.response import Response
 
 from apps.core.api.errors import validation_message
 from apps.core.api.fields import StrictSerializer
+from apps.core.api.naming import wire_namer
 from apps.core.api.params import is_uuid, query_ids, query_limit_skip
 from apps.core.api.views import AdminApi
 from apps.core.errors import ApplicationError, NotFoundError, ValidationError
@@ -73,15 +74,21 @@ def bulk_items(data: Any, maximum: int = MAX_BULK_ITEMS, name: str = "body") -> 
     return data
 
 
-def run_item(issues: Issues, where: dict[str, Any], work: Callable[[], Any]) -> Any | None:
-    """Run one item's work in a savepoint; record its failure as an issue and return None."""
+def run_item(
+    issues: Issues,
+    where: dict[str, Any],
+    work: Callable[[], Any],
+    serializer_class: type[serializers.Serializer] | None = None,
+) -> Any | None:
+    """Run one item's work in a savepoint; record its failure as an issue and return None. A
+    service's refusal names its fields as `serializer_class`, which read the item, does."""
     try:
         with transaction.atomic():
             return work()
     except serializers.ValidationError as exc:
         issues.error(validation_message(exc.detail), **where)
     except ApplicationError as exc:
-        issues.error(exc.message, **where)
+        issues.error(exc.worded(wire_namer(serializer_class)), **where)
     except ProtectedError as exc:
         used_by = sorted({str(obj) for obj in exc.protected_objects})[:5]
         issues.error(f"Still in use by other configuration: {', '.join(used_by)}", **where)
@@ -156,13 +163,16 @@ class CollectionApi(AdminApi):
         return Response([self.collection.render(obj) for obj in objects])
 
     @staticmethod
-    def _run(units: Iterator[tuple[dict[str, Any], Callable[[], Any]]]) -> tuple[list[Any], Issues]:
+    def _run(
+        units: Iterator[tuple[dict[str, Any], Callable[[], Any]]],
+        serializer_class: type[serializers.Serializer] | None = None,
+    ) -> tuple[list[Any], Issues]:
         """Run each item's work in its own savepoint, inside one transaction for the request."""
         issues = Issues()
         results: list[Any] = []
         with transaction.atomic():
             for where, work in units:
-                result = run_item(issues, where, work)
+                result = run_item(issues, where, work, serializer_class)
                 if result is not None:
                     results.append(result)
         return results, issues
@@ -184,7 +194,7 @@ class CollectionApi(AdminApi):
 
                 yield {"index": index}, work
 
-        created, issues = self._run(units())
+        created, issues = self._run(units(), serializer_class)
         status = 201 if created else 200
         return Response({"created": created, "issues": issues.items}, status=status)
 
@@ -212,7 +222,7 @@ class CollectionApi(AdminApi):
 
                 yield {"id": object_id}, work
 
-        updated, issues = self._run(units())
+        updated, issues = self._run(units(), serializer_class)
         return Response({"updated": updated, "issues": issues.items})
 
     def delete(self, request: Request, **kwargs: Any) -> Response:

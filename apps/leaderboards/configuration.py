@@ -3,13 +3,13 @@ changing (status changes are the `status` setting) and deleting a board. Every c
 tenant's configuration version."""
 
 import datetime as dt
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import arguments_check
+from apps.core.arguments import UNSET, Unset, given
 from apps.core.errors import ValidationError
 from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
@@ -20,34 +20,8 @@ from apps.points.selectors import points_system_get
 from apps.users.choices import AttributeType
 from apps.users.services import attribute_refs_check
 
-
-class LeaderboardSettings(TypedDict, total=False):
-    """What a board may be given besides its name, key and ranking. Ids are public ids; the
-    attribute filters are {"attributeId", "attributeValue"} references."""
-
-    description: str | None
-    status: str  # a wish, as the dashboard's actions: "active" schedules a future board
-    metric_id: str | None
-    points_system_id: str | None
-    max_participants: int
-    start: dt.date
-    end: dt.date | None
-    start_time: dt.time | None
-    end_time: dt.time | None
-    breakdown_attributes: list[str] | None  # user attribute ids
-    run_unit: str | None
-    run_interval: int | None
-    user_attributes: list[dict[str, str]] | None
-
-
-class LeaderboardChanges(LeaderboardSettings, total=False):
-    name: str
-    key: str
-    rank_by: str
-
-
-# What a live board keeps, by the name its messages use (those of the admin API).
-FROZEN_ONCE_LIVE = {"key": "key", "rank_by": "rankBy", "user_attributes": "userAttributes"}
+# What a live board keeps.
+FROZEN_ONCE_LIVE = ("key", "rank_by", "user_attributes")
 _PLAIN = (
     "name",
     "description",
@@ -63,21 +37,91 @@ _PLAIN = (
 
 
 def leaderboard_create(
-    tenant: Tenant, *, name: str, key: str, rank_by: str, **settings: Unpack[LeaderboardSettings]
+    tenant: Tenant,
+    *,
+    name: str,
+    key: str,
+    rank_by: str,
+    description: str | Unset | None = UNSET,
+    status: str | Unset = UNSET,  # a wish, as the dashboard's actions: "active" schedules
+    metric_id: str | Unset | None = UNSET,  # public ids
+    points_system_id: str | Unset | None = UNSET,
+    max_participants: int | Unset = UNSET,
+    start: dt.date | Unset = UNSET,
+    end: dt.date | Unset | None = UNSET,
+    start_time: dt.time | Unset | None = UNSET,
+    end_time: dt.time | Unset | None = UNSET,
+    breakdown_attributes: list[str] | Unset | None = UNSET,  # user attribute ids
+    run_unit: str | Unset | None = UNSET,
+    run_interval: int | Unset | None = UNSET,
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
 ) -> Leaderboard:
     """A new board, inactive unless `status` says otherwise; it starts today unless `start`
     says otherwise."""
-    arguments_check("leaderboard_create", settings, LeaderboardSettings)
-    board = Leaderboard(tenant=tenant, start=timezone.now().date())
-    return _save(tenant, board, {"name": name, "key": key, "rank_by": rank_by, **settings})
+    values = given(
+        name=name,
+        key=key,
+        rank_by=rank_by,
+        description=description,
+        status=status,
+        metric_id=metric_id,
+        points_system_id=points_system_id,
+        max_participants=max_participants,
+        start=start,
+        end=end,
+        start_time=start_time,
+        end_time=end_time,
+        breakdown_attributes=breakdown_attributes,
+        run_unit=run_unit,
+        run_interval=run_interval,
+        user_attributes=user_attributes,
+    )
+    return _save(tenant, Leaderboard(tenant=tenant, start=timezone.now().date()), values)
 
 
 def leaderboard_update(
-    tenant: Tenant, board: Leaderboard, **changes: Unpack[LeaderboardChanges]
+    tenant: Tenant,
+    board: Leaderboard,
+    *,
+    name: str | Unset = UNSET,
+    key: str | Unset = UNSET,
+    rank_by: str | Unset = UNSET,
+    description: str | Unset | None = UNSET,
+    status: str | Unset = UNSET,  # a wish, as the dashboard's actions: "active" schedules
+    metric_id: str | Unset | None = UNSET,  # public ids
+    points_system_id: str | Unset | None = UNSET,
+    max_participants: int | Unset = UNSET,
+    start: dt.date | Unset = UNSET,
+    end: dt.date | Unset | None = UNSET,
+    start_time: dt.time | Unset | None = UNSET,
+    end_time: dt.time | Unset | None = UNSET,
+    breakdown_attributes: list[str] | Unset | None = UNSET,  # user attribute ids
+    run_unit: str | Unset | None = UNSET,
+    run_interval: int | Unset | None = UNSET,
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
 ) -> Leaderboard:
     """Change the given settings; the others are kept. A live board keeps its key, ranking and
     participation filters (resending the stored value is not a change)."""
-    arguments_check("leaderboard_update", changes, LeaderboardChanges)
+    changes = given(
+        name=name,
+        key=key,
+        rank_by=rank_by,
+        description=description,
+        status=status,
+        metric_id=metric_id,
+        points_system_id=points_system_id,
+        max_participants=max_participants,
+        start=start,
+        end=end,
+        start_time=start_time,
+        end_time=end_time,
+        breakdown_attributes=breakdown_attributes,
+        run_unit=run_unit,
+        run_interval=run_interval,
+        user_attributes=user_attributes,
+    )
     if board.status != Status.INACTIVE:
         current = {
             "key": board.key,
@@ -85,15 +129,16 @@ def leaderboard_update(
             "user_attributes": board.user_attributes,
         }
         frozen = [
-            wire
-            for name, wire in FROZEN_ONCE_LIVE.items()
-            if name in changes and changes[name] != current[name]  # type: ignore[literal-required]
+            name for name in FROZEN_ONCE_LIVE if name in changes and changes[name] != current[name]
         ]
         if frozen:
+            placeholders = ", ".join("{" + name + "}" for name in frozen)
             raise ValidationError(
-                f"{', '.join(frozen)} can only change while the leaderboard is inactive"
+                f"{placeholders} can only change while the leaderboard is inactive",
+                fields=frozen,
+                code="frozen",
             )
-    return _save(tenant, board, dict(changes), creating=False)
+    return _save(tenant, board, changes, creating=False)
 
 
 def _save(
@@ -102,7 +147,9 @@ def _save(
     if "key" in values:
         clash = Leaderboard.objects.filter(tenant=tenant, key=values["key"]).exclude(pk=board.pk)
         if clash.exists():
-            raise ValidationError("Key already in use by another leaderboard")
+            raise ValidationError(
+                "Key already in use by another leaderboard", fields="key", code="unique"
+            )
         board.key = values["key"]
     for name in _PLAIN:
         if name in values:
@@ -110,11 +157,17 @@ def _save(
     if values.get("metric_id") is not None:
         board.metric = Metric.objects.filter(tenant=tenant, public_id=values["metric_id"]).first()
         if board.metric is None:
-            raise ValidationError("metricId: Metric not found by ID")
+            raise ValidationError(
+                "{metric_id}: Metric not found by ID", fields="metric_id", code="not_found"
+            )
     if values.get("points_system_id") is not None:
         board.points_system = points_system_get(tenant, values["points_system_id"])
         if board.points_system is None:
-            raise ValidationError("pointsSystemId: Points system not found by ID")
+            raise ValidationError(
+                "{points_system_id}: Points system not found by ID",
+                fields="points_system_id",
+                code="not_found",
+            )
     if "breakdown_attributes" in values:
         refs = [
             {"attributeId": a, "attributeValue": ""} for a in values["breakdown_attributes"] or []
@@ -162,19 +215,31 @@ def _trim(board: Leaderboard) -> None:
 
 def _validate(board: Leaderboard) -> None:
     if board.rank_by == RankBy.METRIC and board.metric is None:
-        raise ValidationError("metricId is required for metric leaderboards")
+        raise ValidationError(
+            "{metric_id} is required for metric leaderboards", fields="metric_id", code="required"
+        )
     if board.rank_by == RankBy.POINTS and board.points_system is None:
-        raise ValidationError("pointsSystemId is required for points leaderboards")
+        raise ValidationError(
+            "{points_system_id} is required for points leaderboards",
+            fields="points_system_id",
+            code="required",
+        )
     if board.rank_by != RankBy.METRIC:
         board.metric = None
     if board.rank_by != RankBy.POINTS:
         board.points_system = None
     if (board.run_unit is None) != (board.run_interval is None):
-        raise ValidationError("runUnit and runInterval go together")
+        raise ValidationError(
+            "{run_unit} and {run_interval} go together",
+            fields=("run_unit", "run_interval"),
+            code="conflict",
+        )
     if board.rank_by == RankBy.STREAK and board.run_unit is not None:
         raise ValidationError("Streak leaderboards can only be perpetual")
     if board.end is not None and board.end < board.start:
-        raise ValidationError("end must not be before start")
+        raise ValidationError(
+            "{end} must not be before {start}", fields=("end", "start"), code="out_of_range"
+        )
 
 
 def _transition(board: Leaderboard, wanted: str) -> None:

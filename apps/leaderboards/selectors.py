@@ -208,7 +208,9 @@ def breakdown_group(board: BoardDef, filters: dict[str, str]) -> str:
     keys = board.breakdown_keys or ()
     if set(filters) != set(keys):
         raise ValidationError(
-            f"userAttributes must give a value for each breakdown attribute: {', '.join(keys)}"
+            "{user_attributes} must give a value for each breakdown attribute: " + ", ".join(keys),
+            fields="user_attributes",
+            code="required",
         )
     group = group_of(board, filters)
     assert group is not None  # noqa: S101 - every key given above

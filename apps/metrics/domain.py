@@ -54,12 +54,20 @@ class SummaryBucket:
     change: Decimal
 
 
+_RANGE = ("start_date", "end_date")  # the range's bounds, as the summaries' callers name them
+
+
 def summary_range_check(start: dt.date, end: dt.date) -> None:
     if start > end:
-        raise SummaryRangeInvalidError("startDate must not be after endDate")
+        raise SummaryRangeInvalidError(
+            "{start_date} must not be after {end_date}", fields=_RANGE, code="out_of_range"
+        )
     if (end - start).days > MAX_SUMMARY_SPAN_DAYS:
         raise SummaryRangeInvalidError(
-            f"the span from startDate to endDate must be at most {MAX_SUMMARY_SPAN_DAYS} days"
+            "the span from {start_date} to {end_date} must be at most "
+            f"{MAX_SUMMARY_SPAN_DAYS} days",
+            fields=_RANGE,
+            code="out_of_range",
         )
 
 
@@ -92,6 +100,8 @@ def summary_buckets(
             cursor = _next_bucket(cursor, aggregation)
     except OverflowError:
         raise SummaryRangeInvalidError(
-            "startDate and endDate must leave their whole buckets within years 1 to 9999"
+            "{start_date} and {end_date} must leave their whole buckets within years 1 to 9999",
+            fields=_RANGE,
+            code="out_of_range",
         ) from None
     return buckets

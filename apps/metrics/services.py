@@ -84,7 +84,9 @@ def _units_check(unit_type: str, units: str) -> None:
         len(units) == 3 and units.isalpha() and units.isupper()
     ):
         raise ValidationError(
-            "units must be an ISO 4217 currency code (such as USD) when unitType is currency"
+            "{units} must be an ISO 4217 currency code (such as USD) when {unit_type} is currency",
+            fields=("units", "unit_type"),
+            code="invalid",
         )
 
 

@@ -91,22 +91,22 @@ class PreviewSerializer(StrictSerializer):
 class _ChannelFields(StrictSerializer):
     status = serializers.ChoiceField(choices=PushChannelStatus.choices, required=False)
     # APNs
-    teamId = StringField(max_length=MAX_LENGTHS["teamId"], required=False)
-    keyId = StringField(max_length=MAX_LENGTHS["keyId"], required=False)
-    bundleId = StringField(max_length=MAX_LENGTHS["bundleId"], required=False)
+    teamId = StringField(max_length=MAX_LENGTHS["team_id"], required=False)
+    keyId = StringField(max_length=MAX_LENGTHS["key_id"], required=False)
+    bundleId = StringField(max_length=MAX_LENGTHS["bundle_id"], required=False)
     signingKey = StringField(
-        max_length=MAX_LENGTHS["signingKey"], required=False, trim_whitespace=False
+        max_length=MAX_LENGTHS["signing_key"], required=False, trim_whitespace=False
     )
     sandbox = serializers.BooleanField(required=False)
     # FCM: the service-account JSON object, as Google's console downloads it
     serviceAccount = serializers.DictField(required=False)
     # Expo
     accessToken = StringField(
-        max_length=MAX_LENGTHS["accessToken"], required=False, allow_null=True, allow_blank=True
+        max_length=MAX_LENGTHS["access_token"], required=False, allow_null=True, allow_blank=True
     )
 
     def validate_serviceAccount(self, value: dict[str, Any]) -> dict[str, Any]:
-        if len(str(value)) > MAX_LENGTHS["serviceAccount"]:
+        if len(str(value)) > MAX_LENGTHS["service_account"]:
             raise serializers.ValidationError("is too large")
         return value
 

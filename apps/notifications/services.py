@@ -7,7 +7,7 @@ commit. Nothing here touches the network.
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.facts import AchievementCompleted
-from apps.core.arguments import arguments_check
+from apps.core.arguments import UNSET, Unset, given
 from apps.core.facts import Fact, NotificationDue, UserActive
 from apps.core.outbox import outbox_enqueue
 from apps.notifications import domain
@@ -128,24 +128,22 @@ def email_template_create(
     return template
 
 
-class EmailTemplateChanges(TypedDict, total=False):
-    name: str
-    subject: str
-    html: str
-    text: str | None  # empty or None: derived from the HTML
-    status: str
-    priority: int
-    user_attributes: list[dict[str, str]] | None  # None: unchanged
-
-
 def email_template_update(
-    template: EmailTemplate, **changes: Unpack[EmailTemplateChanges]
+    template: EmailTemplate,
+    *,
+    name: str | Unset = UNSET,
+    subject: str | Unset = UNSET,
+    html: str | Unset = UNSET,
+    text: str | Unset | None = UNSET,  # empty or None: derived from the HTML
+    status: str | Unset = UNSET,
+    priority: int | Unset = UNSET,
+    user_attributes: list[dict[str, str]] | None = None,  # None: unchanged
 ) -> EmailTemplate:
     """Change the given fields; the type cannot change. A template that no longer renders is
     refused."""
-    arguments_check("email_template_update", changes, EmailTemplateChanges)
-    user_attributes = changes.get("user_attributes")
-    fields = {name: value for name, value in changes.items() if name != "user_attributes"}
+    fields = given(
+        name=name, subject=subject, html=html, text=text, status=status, priority=priority
+    )
     for field, value in fields.items():
         setattr(template, field, "" if field == "text" and value is None else value)
     if user_attributes is not None:

@@ -27,6 +27,12 @@ from apps.users.wire import USER_ID
 
 
 class UserPreferencesApi(AppApi):
+    input_serializer = serializers.PreferencesUpdateSerializer
+
+    def wire_name(self, field: str) -> str:
+        # Only the streak part's service (streak_preferences_update) names its fields.
+        return super().wire_name(f"streak.{field}")
+
     @extend_schema(
         operation_id="users_get_preferences",
         summary="Get a user's preferences",

@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
+from apps.core.api.naming import wire_namer
 from apps.core.db import retrying_deadlocks
 from apps.core.errors import ApplicationError
 from apps.core.outbox import outbox_enqueue
@@ -172,7 +173,8 @@ def _group_process(row_ids: list[int]) -> int:
                 # Validated at acceptance; configuration may have changed since (a deleted
                 # metric or attribute), or the stored user (an email removed). The event is
                 # kept with its reason.
-                row.status, row.error = QueuedEventStatus.FAILED, exc.message
+                # In the admin API's words, as the event was sent.
+                row.status, row.error = QueuedEventStatus.FAILED, exc.worded(wire_namer(None))
                 row.processed_at = timezone.now()
                 row.save(update_fields=["status", "error", "processed_at"])
                 logger.warning("queued event %s failed: %s", row, exc.message)

@@ -14,6 +14,7 @@ from apps.accounts.models import Tenant
 from apps.achievements.choices import Trigger
 from apps.achievements.errors import AchievementNotFoundError
 from apps.achievements.selectors import AchievementDef, achievement_by_key
+from apps.core.arguments import UNSET
 from apps.core.errors import ApplicationError, ValidationError
 from apps.metrics.selectors import metric_by_key
 from apps.pipeline.batches import events_enqueue
@@ -23,7 +24,7 @@ from apps.pipeline.services import (
     achievement_complete,
     user_creation_points_pay,
 )
-from apps.users.domain import UNSET, UserFields
+from apps.users.domain import UserFields
 from apps.users.selectors import users_with_email
 from apps.users.services import (
     UserUpsertResult,

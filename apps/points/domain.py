@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
+from apps.points.errors import PointsConfigInvalidError
+
 DOWN, UP, NEAREST = "down", "up", "nearest"
 # With stacked boosts of different roundings the product is rounded once, by the most
 # conservative mode present: down before nearest before up (points are often currency).
@@ -126,10 +128,16 @@ def trigger_points_problem(points: int) -> str | None:
 
 def boost_problem(
     start: dt.date, end: dt.date | None, user_id: str | None, user_attributes: object
-) -> str | None:
+) -> PointsConfigInvalidError | None:
     """A boost is for one user or for users matching filters, and ends after it starts."""
     if user_id and user_attributes:
-        return "userId and userAttributes are mutually exclusive"
+        return PointsConfigInvalidError(
+            "{user_id} and {user_attributes} are mutually exclusive",
+            fields=("user_id", "user_attributes"),
+            code="conflict",
+        )
     if end is not None and end < start:
-        return "end must not be before start"
+        return PointsConfigInvalidError(
+            "{end} must not be before {start}", fields=("end", "start"), code="out_of_range"
+        )
     return None

@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from apps.achievements.wire import BadgeSerializer, with_badge_url
 from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.core.api.naming import api_refusal
 from apps.core.api.shapes import Shape, renders
 from apps.core.openapi import Badge
 from apps.metrics.wire import (
@@ -109,7 +110,7 @@ class BoostCreateSerializer(StrictSerializer):
             attrs["start"], attrs.get("end"), attrs.get("userId"), attrs.get("userAttributes")
         )
         if problem is not None:
-            raise serializers.ValidationError(problem)
+            raise api_refusal(problem, type(self))
         return attrs
 
 

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
+
 DAILY = "daily"
 WEEKLY = "weekly"
 MONTHLY = "monthly"
@@ -262,23 +264,41 @@ class FreezeSettings:
     auto_earn_amount: int | None = None
 
 
-def freezes_problem(freezes: FreezeSettings) -> str | None:
-    """What is wrong with the freeze settings, in the admin API's terms (None: nothing)."""
+def freezes_problem(freezes: FreezeSettings) -> StreakSettingsInvalidError | None:
+    """What is wrong with the freeze settings (None: nothing), naming FreezeSettings' fields."""
     if freezes.max_count < freezes.start_count:
-        return "maxCount must be at least startCount"
+        return StreakSettingsInvalidError(
+            "{max_count} must be at least {start_count}",
+            fields=("max_count", "start_count"),
+            code="out_of_range",
+        )
     if (freezes.auto_earn_interval is None) != (freezes.auto_earn_amount is None):
-        return "set both autoEarnInterval and autoEarnAmount, or neither"
+        return StreakSettingsInvalidError(
+            "set both {auto_earn_interval} and {auto_earn_amount}, or neither",
+            fields=("auto_earn_interval", "auto_earn_amount"),
+            code="conflict",
+        )
     return None
 
 
-def conditions_problem(metric_keys: Iterable[str]) -> str | None:
+def conditions_problem(metric_keys: Iterable[str]) -> StreakSettingsInvalidError | None:
     keys = list(metric_keys)
-    return "metric keys must be unique" if len(keys) != len(set(keys)) else None
+    if len(keys) == len(set(keys)):
+        return None
+    return StreakSettingsInvalidError(
+        "metric keys must be unique", fields="conditions", code="unique"
+    )
 
 
-def pause_problem(start: dt.date, end: dt.date) -> str | None:
+def pause_problem(start: dt.date, end: dt.date) -> StreakPauseInvalidError | None:
     if end < start:
-        return "end must not be before start"
+        return StreakPauseInvalidError(
+            "{end} must not be before {start}", fields=("end", "start"), code="out_of_range"
+        )
     if (end - start).days > MAX_PAUSE_DAYS:
-        return f"a pause lasts at most {MAX_PAUSE_DAYS + 1} days"
+        return StreakPauseInvalidError(
+            f"a pause lasts at most {MAX_PAUSE_DAYS + 1} days",
+            fields=("start", "end"),
+            code="out_of_range",
+        )
     return None

@@ -10,6 +10,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.naming import api_refusal
 from apps.core.api.shapes import Shape, renders
 from apps.core.bulk import Issues
 from apps.core.openapi import AdminDeletedItem, AdminIssue
@@ -39,7 +40,7 @@ class FreezesSerializer(StrictSerializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         problem = domain.freezes_problem(_freeze_settings(attrs))
         if problem is not None:
-            raise serializers.ValidationError(problem)
+            raise api_refusal(problem, type(self))
         return attrs
 
 
@@ -57,13 +58,14 @@ class StreakSettingsUpdateSerializer(StrictSerializer):
     evaluationMode = serializers.ChoiceField(choices=EvaluationMode.choices, required=False)
     customizationEnabled = serializers.BooleanField(required=False)
     daysOff = DaysOffField(required=False)
-    metrics = SettingsMetricSerializer(many=True, required=False)
+    # The service's conditions (`service_kwargs`).
+    metrics = SettingsMetricSerializer(many=True, required=False, source="conditions")
     freezes = FreezesSerializer(required=False, allow_null=True)
 
     def validate_metrics(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
         problem = domain.conditions_problem(item["key"] for item in value)
         if problem is not None:
-            raise serializers.ValidationError(problem)
+            raise api_refusal(problem, type(self))
         return value
 
     @classmethod
@@ -71,8 +73,8 @@ class StreakSettingsUpdateSerializer(StrictSerializer):
         """streak_settings_update's arguments: the metrics are conditions (metric key,
         threshold), the freezes FreezeSettings (null: off)."""
         kwargs = super().service_kwargs(data)
-        if "metrics" in data:
-            kwargs["conditions"] = conditions_of(kwargs.pop("metrics"))
+        if "conditions" in kwargs:
+            kwargs["conditions"] = conditions_of(kwargs["conditions"])
         if kwargs.get("freezes") is not None:
             kwargs["freezes"] = _freeze_settings(kwargs["freezes"])
         return kwargs
@@ -92,7 +94,7 @@ class PauseItemSerializer(StrictSerializer):
         # user is looked up.
         problem = domain.pause_problem(attrs["start"], attrs["end"])
         if problem is not None:
-            raise serializers.ValidationError(problem)
+            raise api_refusal(problem, type(self))
         return attrs
 
 

@@ -102,6 +102,8 @@ class StreakListApi(AppApi):
 
 
 class StreakSettingsApi(AdminApi):
+    input_serializer = serializers.StreakSettingsUpdateSerializer
+
     @extend_schema(
         operation_id="admin_streaks_settings_get",
         summary="Get the streak settings",
@@ -179,7 +181,7 @@ class _UserOperation:
                     user = user_get(scope.tenant, data[self.id_field])
                     return act(user, data, issues)
 
-                result = run_item(issues, where, work)
+                result = run_item(issues, where, work, self.item)
                 if result is not None:
                     results.append(result)
         return Response(self.render(results, issues), status=201 if results else 200)

@@ -183,15 +183,16 @@ class MetricPreferenceSerializer(StrictSerializer):
 class StreakPreferencesSerializer(StrictSerializer):
     enabled = serializers.BooleanField(required=False)
     evaluationMode = serializers.ChoiceField(choices=EvaluationMode.choices, required=False)
-    metrics = MetricPreferenceSerializer(many=True, required=False)
+    # The service's conditions (`service_kwargs`).
+    metrics = MetricPreferenceSerializer(many=True, required=False, source="conditions")
     daysOff = DaysOffField(required=False)
 
     @classmethod
     def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
         """streak_preferences_update's arguments: the metrics are conditions."""
         kwargs = super().service_kwargs(data)
-        if "metrics" in data:
-            kwargs["conditions"] = conditions_of(kwargs.pop("metrics"))
+        if "conditions" in kwargs:
+            kwargs["conditions"] = conditions_of(kwargs["conditions"])
         return kwargs
 
 

@@ -2,13 +2,13 @@
 users (or events) an attribute filter admits, and the user fields a write supplies."""
 
 import datetime as dt
-import enum
 import functools
 import hashlib
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+
+from apps.core.arguments import UNSET, Unset
 
 UTC = dt.UTC
 
@@ -55,22 +55,6 @@ def attributes_match(filters: Mapping[str, str] | None, values: Mapping[str, str
     if filters is None:
         return False
     return all(values.get(key) == value for key, value in filters.items())
-
-
-class Unset(enum.Enum):
-    """A user field the write did not supply: left as it is. (None is a value: it clears.)
-    False, so `if fields.email:` reads "supplied and not empty"."""
-
-    UNSET = "UNSET"
-
-    def __bool__(self) -> Literal[False]:
-        return False
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Final = Unset.UNSET
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,11 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.arguments import UNSET
 from apps.core.db import CompiledSelect, insert
 from apps.core.errors import ValidationError
 from apps.core.wording import agreeing
-from apps.users.domain import UNSET, UserFields, control_assign, local_date
+from apps.users.domain import UserFields, control_assign, local_date
 from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
 from apps.users.models import Attribute, EndUser
 from apps.users.selectors import attribute_definitions
@@ -75,14 +76,22 @@ def _apply_fields(user: EndUser, fields: UserFields) -> list[str]:
 
 def _check_rules(user: EndUser, fields: UserFields, now: dt.datetime) -> None:
     if fields.subscribe_to_emails is True and not user.email:
-        raise ValidationError("subscribeToEmails cannot be true for a user without an email")
+        raise ValidationError(
+            "{subscribe_to_emails} cannot be true for a user without an email",
+            fields="subscribe_to_emails",
+            code="invalid",
+        )
     signed_up = user.sign_up_date
     if (
         fields.sign_up_date is not UNSET
         and signed_up is not None
         and signed_up > local_date(now, user.tz)
     ):
-        raise ValidationError("signUpDate must not be in the future in the user's time zone")
+        raise ValidationError(
+            "{sign_up_date} must not be in the future in the user's time zone",
+            fields="sign_up_date",
+            code="out_of_range",
+        )
 
 
 # Hand-compiled (apps/core/db.py): the ORM took longer to build this than PostgreSQL to run it.

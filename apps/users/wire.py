@@ -19,7 +19,8 @@ from rest_framework.fields import Field
 from apps.accounts.models import Tenant
 from apps.core.api.fields import MAX_ATTRIBUTE_VALUE, StrictSerializer, StringField
 from apps.core.api.shapes import Shape, renders
-from apps.users.domain import UNSET, UserFields, tz_is_valid
+from apps.core.arguments import UNSET
+from apps.users.domain import UserFields, tz_is_valid
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_definitions
 

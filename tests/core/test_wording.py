@@ -2,10 +2,14 @@
 noun, a list of names and the verb that agrees with it (apps/core/wording.py), and the messages
 built from them (`kind_problem`, the attribute filters' and push channels' refusals)."""
 
+from functools import partial
+
 import pytest
 
-from apps.achievements.services.configuration import REQUIRED_FIELDS, TRIGGER_FIELDS, WIRE_NAMES
-from apps.core.arguments import kind_problem, wire_list
+from apps.achievements.serializers import AchievementCreateSerializer
+from apps.achievements.services.configuration import REQUIRED_FIELDS, TRIGGER_FIELDS
+from apps.core.api.naming import wire_name
+from apps.core.arguments import kind_problem
 from apps.core.errors import ValidationError
 from apps.core.wording import agreeing, counted, listed
 from apps.notifications.push.credentials import credentials_check
@@ -46,15 +50,11 @@ def test_the_word_agrees_with_one_or_several():
     assert [agreeing(n, "applies", "apply") for n in (0, 1, 2)] == ["apply", "applies", "apply"]
 
 
-def test_wire_list_names_the_settings_as_the_admin_api_does():
-    assert wire_list(["metric_id"], WIRE_NAMES) == "metricId"
-    assert wire_list(["metric_id", "metric_value"], WIRE_NAMES) == "metricId and metricValue"
-
-
 def _problem(kind, new=True, **values):
-    return kind_problem(
-        kind, values, TRIGGER_FIELDS, REQUIRED_FIELDS, WIRE_NAMES, noun="achievements", new=new
+    problem = kind_problem(
+        kind, values, TRIGGER_FIELDS, REQUIRED_FIELDS, noun="achievements", new=new
     )
+    return None if problem is None else problem.message
 
 
 def test_kind_problem_with_one_setting_of_another_kind():
@@ -62,20 +62,40 @@ def test_kind_problem_with_one_setting_of_another_kind():
         "key only applies to api achievements"
     )
     assert _problem("api", new=False, streak_length=3) == (
-        "streakLength only applies to streak achievements"
+        "streak_length only applies to streak achievements"
     )
 
 
 def test_kind_problem_with_several_settings_of_another_kind():
     assert _problem("api", key="k", metric_id="m", metric_value=1, event_attributes=[]) == (
-        "metricId, metricValue and eventAttributes only apply to metric achievements"
+        "metric_id, metric_value and event_attributes only apply to metric achievements"
     )
 
 
 def test_kind_problem_with_one_or_several_settings_missing():
-    assert _problem("streak") == "streak achievements need streakLength"
-    assert _problem("metric") == "metric achievements need metricId and metricValue"
+    assert _problem("streak") == "streak achievements need streak_length"
+    assert _problem("metric") == "metric achievements need metric_id and metric_value"
     assert _problem("metric", new=False) is None
+
+
+def test_kind_problem_names_its_fields_and_code_for_each_interface_to_spell():
+    problem = kind_problem(
+        "api",
+        {"metric_id": "m", "metric_value": 1},
+        TRIGGER_FIELDS,
+        REQUIRED_FIELDS,
+        noun="achievements",
+        new=True,
+    )
+    assert problem is not None
+    assert (problem.fields, problem.code) == (("metric_id", "metric_value"), "not_allowed_for_kind")
+    # The admin API spells them as the input serializer does, the dashboard with its labels.
+    assert problem.worded(partial(wire_name, AchievementCreateSerializer)) == (
+        "metricId and metricValue only apply to metric achievements"
+    )
+    assert problem.worded(lambda field: field.upper()) == (
+        "METRIC_ID and METRIC_VALUE only apply to metric achievements"
+    )
 
 
 @pytest.mark.django_db
@@ -93,11 +113,15 @@ def test_missing_attributes_agree_with_their_number(tenant):
 def test_push_channel_refusals_list_the_settings_in_words():
     with pytest.raises(ValidationError) as missing:
         credentials_check("apns", {}, {})
-    assert missing.value.message == "apns channels need teamId, keyId, bundleId and signingKey"
+    assert missing.value.message == "apns channels need team_id, key_id, bundle_id and signing_key"
+    assert missing.value.worded(partial(wire_name, None)) == (
+        "apns channels need teamId, keyId, bundleId and signingKey"
+    )
 
 
 @pytest.mark.django_db
 def test_push_channel_settings_of_another_kind_are_listed_as_alternatives(tenant):
     with pytest.raises(ValidationError) as unknown:
         push_channel_create(tenant, kind="expo", team_id="T", key_id="K")
-    assert unknown.value.message == "expo channels take no keyId or teamId"
+    assert unknown.value.message == "expo channels take no key_id or team_id"
+    assert unknown.value.fields == ("key_id", "team_id")

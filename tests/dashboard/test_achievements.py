@@ -515,7 +515,7 @@ def test_a_refusal_of_the_service_is_shown_next_to_its_field(
         form_data("achievement", name="Upper", prerequisites=[base.pk, top.pk]),
     )
 
-    assert_refused(response, "prerequisites", "prerequisites would form a cycle")
+    assert_refused(response, "prerequisites", "Prerequisites would form a cycle")
     assert "achievementIds" not in response.content.decode()
     assert list(upper.prerequisites.all()) == [base]
 

@@ -377,7 +377,7 @@ def test_delete_confirmation_counts_entries_snapshots_and_runs(
         ({"rank_by": "points"}, "points_system", "Choose the points system to rank by"),
         ({"rank_by": "streak"}, "run_unit", "Streak leaderboards can only be perpetual"),
         ({"status": "finished"}, None, "Only a leaderboard whose end date has passed"),
-        ({"key": "words-board"}, None, "Key already in use by another leaderboard"),
+        ({"key": "words-board"}, "key", "Key already in use by another leaderboard"),
     ],
 )
 def test_invalid_board_is_a_form_error(
@@ -407,7 +407,8 @@ def test_changing_the_key_of_a_live_board_is_a_form_error(
         admin_url(Leaderboard, "change", board.pk), edit_form(board, key="other", name="New")
     )
 
-    assert_refused(response, None, "Key can only change while the leaderboard is inactive")
+    # Next to the input the service names, in the page's words.
+    assert_refused(response, "key", "“Key” can only change while the leaderboard is inactive")
     board.refresh_from_db()
     assert (board.key, board.name) == ("words-board", "Words")
 
@@ -421,7 +422,7 @@ def test_service_refusals_name_the_fields_as_the_page_labels_them(
 
     assert_refused(
         response,
-        None,
+        "user_attributes",
         "“Participation filters” can only change while the leaderboard is inactive",
     )
     board.refresh_from_db()

@@ -501,7 +501,8 @@ def test_a_refused_row_shows_the_message_on_the_row_and_nothing_is_saved(
     response = page.post(name="Renamed")
 
     errors = row_errors(response, "triggers", 0)
-    assert errors["__all__"] == ["Type can only change while the trigger is inactive"]
+    # Next to the input the configuration function names, with its label.
+    assert errors["type"] == ["“Type” can only change while the trigger is inactive"]
     assert not response.context["adminform"].form.errors
     # The whole save was one transaction: the system and the new level are not written either.
     assert version_of(tenant) == version
@@ -530,10 +531,10 @@ def test_a_duplicate_level_key_is_refused_on_its_row(
         (
             {"user_id": "alice"},
             [("plan", "pro")],
-            "__all__",
+            "user_id",
             "“User id” and “User attributes” are mutually exclusive",
         ),
-        ({"end": "2026-02-01"}, [], "__all__", "End must not be before start"),
+        ({"end": "2026-02-01"}, [], "end", "“End” must not be before “Start”"),
         ({"multiplier": "1"}, [], "multiplier", "Must be greater than 0, less than 100 and not 1"),
         ({}, [("plan", "")], "user_attributes", "Give a value for plan."),
         ({}, [("", "pro")], "user_attributes", "Choose the attribute of the value “pro”."),
@@ -825,7 +826,7 @@ def test_unknown_boost_user_is_a_form_error(staff_client: Any, system: PointsSys
         "user_id": "nobody",
     }
     response = staff_client.post(admin_url(PointsBoost, "add"), data)
-    assert_refused(response, None, "User does not exist")
+    assert_refused(response, "user_id", "User does not exist")
 
 
 # Tenants

@@ -160,7 +160,7 @@ def test_an_invalid_key_shows_the_services_error_and_creates_nothing(
     )
 
     assert form_errors(response)["signing_key"] == [
-        "signingKey (the .p8 file) is not the right kind of key"
+        "“Signing key” (the .p8 file) is not the right kind of key"
     ]
     assert not PushChannel.objects.exists()
     # What was typed is not given back either.
@@ -175,7 +175,7 @@ def test_an_uploaded_file_that_is_not_a_key_is_refused_under_the_file(
 
     errors = form_errors(staff_client.post(admin_url(PushChannel, "add"), data))
 
-    assert errors["signing_key_file"] == ["signingKey (the .p8 file) is not a PEM private key"]
+    assert errors["signing_key_file"] == ["“Signing key” (the .p8 file) is not a PEM private key"]
     assert not PushChannel.objects.exists()
 
 
@@ -186,9 +186,10 @@ def test_an_uploaded_file_that_is_not_a_key_is_refused_under_the_file(
         ('["a list"]', "is not a JSON object: give the whole key file of the account"),
         (
             json.dumps(service_account("https://attacker.example/token")),
-            "serviceAccount.token_uri must be one of: https://oauth2.googleapis.com/token",
+            # Under the service account's input, which it names.
+            "token_uri must be one of: https://oauth2.googleapis.com/token",
         ),
-        (json.dumps({"project_id": "p"}), "serviceAccount lacks client_email, private_key"),
+        (json.dumps({"project_id": "p"}), "“Service account” lacks client_email, private_key"),
     ],
 )
 def test_a_bad_service_account_is_refused_under_its_field(
@@ -516,10 +517,11 @@ def test_data_may_be_a_json_object_and_is_shown_as_json_when_lines_cannot_say_it
 @pytest.mark.parametrize(
     ("field", "value", "error"),
     [
-        ("title", "{% if %}", "title: "),
-        ("body_text", "{{ user.__class__ }}", "body: "),
-        ("url", "{% for x in %}", "url: "),
-        ("data", "screen: {{ nope( }}", "data.screen: "),
+        # Next to its input, a refusal of the services does not repeat the input's name.
+        ("title", "{% if %}", "Line 1: "),
+        ("body_text", "{{ user.__class__ }}", "Line 1: "),
+        ("url", "{% for x in %}", "Line 1: "),
+        ("data", "screen: {{ nope( }}", "screen: line 1: "),
         ("data", "no colon here", "“no colon here”: write each entry as key: value"),
         ("data", "a: 1\na: 2", "“a” appears twice"),
         ("data", '{"a": 1}', "must be a JSON object of strings"),
@@ -566,7 +568,7 @@ def test_an_edit_that_breaks_the_push_template_changes_nothing(
 
     errors = form_errors(staff_client.post(url, edit))
 
-    assert errors["body_text"][0].startswith("body: line 1")
+    assert errors["body_text"][0].startswith("Line 1")
     push_template.refresh_from_db()
     assert (push_template.status, push_template.body) == (
         "inactive",

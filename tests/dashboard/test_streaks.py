@@ -272,11 +272,11 @@ def test_editing_settings_goes_through_the_service(
         ),
         ({"days_off": [str(d) for d in range(7)]}, "days_off", "no more than 6"),
         ({"frequency": "yearly"}, "frequency", "Select a valid choice"),
-        # The service's rules, in the page's words.
-        ({"conditions": [("nope", "5")]}, None, "“Conditions”: unknown metric keys: nope"),
+        # The service's rules, next to the input they name, in the page's words.
+        ({"conditions": [("nope", "5")]}, "conditions", "Unknown metric keys: nope"),
         (
             {"frequency": "weekly", "_confirm_frequency": "1"},
-            None,
+            "days_off",
             "“Days off” is only allowed with daily frequency",
         ),
     ],
@@ -548,10 +548,14 @@ def test_adding_a_pause_goes_through_the_service(
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
-        ({"end": "2026-03-12"}, None, "End must not be before start"),
-        ({"start": "2026-03-11"}, None, "Start must not be before today in the user's time zone"),
+        ({"end": "2026-03-12"}, "end", "“End” must not be before “Start”"),
+        (
+            {"start": "2026-03-11"},
+            "start",
+            "“Start” must not be before today in the user's time zone",
+        ),
         ({"user_id": "nobody"}, None, 'User not found: "nobody"'),
-        ({"end": "2027-06-01"}, None, "A pause lasts at most 366 days"),
+        ({"end": "2027-06-01"}, "start", "A pause lasts at most 366 days"),
         ({"start": "soon"}, "start", "Enter a valid date."),
         # One message, not one per letter of it.
         ({"user_id": "al\x07ice"}, "user_id", "Must not contain control characters"),

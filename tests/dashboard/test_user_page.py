@@ -468,7 +468,7 @@ def test_an_invalid_pause_is_refused(staff_client: Client, alice: EndUser) -> No
     # The service's rule: a pause may not start before the user's today.
     response, texts = post(staff_client, url, {"start": "2026-03-01", "end": "2026-03-02"})
     assert_back_on_the_page(response, alice)
-    assert texts == ["start must not be before today in the user's time zone"]
+    assert texts == ["Start must not be before today in the user's time zone"]
     assert StreakPause.objects.filter(user=alice).count() == 1
 
 

@@ -2,7 +2,8 @@
 
 import datetime as dt
 
-from apps.users.domain import UNSET, UserFields
+from apps.core.arguments import UNSET
+from apps.users.domain import UserFields
 from apps.users.wire import (
     UpsertedUserSerializer,
     user_fields,

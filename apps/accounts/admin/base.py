@@ -33,12 +33,13 @@ from apps.accounts.admin.dependents import dependents as dependents
 from apps.accounts.admin.forms import ParsedField as ParsedField
 from apps.accounts.admin.forms import ServiceForm as ServiceForm
 from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
-from apps.accounts.admin.forms import humanize as humanize
 from apps.accounts.admin.forms import items_rules as items_rules
 from apps.accounts.admin.forms import key_field as key_field
 from apps.accounts.admin.forms import key_rules as key_rules
 from apps.accounts.admin.forms import range_rules as range_rules
+from apps.accounts.admin.forms import refusal_text as refusal_text
 from apps.accounts.admin.forms import refusing_control_characters
+from apps.accounts.admin.forms import sentence as sentence
 from apps.accounts.admin.forms import text_rules as text_rules
 from apps.accounts.admin.forms import url_problems as url_problems
 from apps.accounts.admin.rows import RowsWidget as RowsWidget
@@ -280,7 +281,7 @@ def delete_selected(
         with transaction.atomic():
             return django_actions.delete_selected(modeladmin, request, queryset)
     except ApplicationError as exc:
-        modeladmin.message_user(request, exc.message, messages.ERROR)
+        modeladmin.message_user(request, refusal_text(exc), messages.ERROR)
         return None
 
 
@@ -337,22 +338,27 @@ class ServiceAdmin(DashboardAdmin):
 
     def refusal_keep(self, request: HttpRequest, exc: ApplicationError) -> None:
         """Where a service's refusal shows when the view runs again: by default the form fails
-        validation with its message. A page with inline rows may put it on the refused row."""
-        setattr(request, _SERVICE_ERROR, exc.message)
+        validation with it, next to the input it names (`ServiceForm.refusal_add`). A page with
+        inline rows may put it on the refused row."""
+        setattr(request, _SERVICE_ERROR, exc)
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> type[forms.ModelForm]:
         form = refusing_control_characters(super().get_form(request, obj, change, **kwargs))
-        message: str | None = getattr(request, _SERVICE_ERROR, None)
-        if message is None:
+        refused: ApplicationError | None = getattr(request, _SERVICE_ERROR, None)
+        if refused is None:
             return form
-        error: str = message
+        error: ApplicationError = refused
 
         class ServiceErrorForm(form):  # type: ignore[valid-type,misc]
             def clean(self) -> dict[str, Any]:
-                super().clean()
-                raise forms.ValidationError(error)
+                cleaned: dict[str, Any] = super().clean()
+                if isinstance(self, ServiceForm) and self.inputs_named(error):
+                    self.refusal_add(error)
+                    return cleaned
+                # About no input of the page: above the form, as the service wrote it.
+                raise forms.ValidationError(error.message)
 
         return ServiceErrorForm
 
@@ -390,7 +396,7 @@ class ServiceAdmin(DashboardAdmin):
         try:
             return super().delete_view(request, object_id, extra_context)
         except ApplicationError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
+            self.message_user(request, refusal_text(exc), messages.ERROR)
             opts = self.opts
             return HttpResponseRedirect(
                 reverse(

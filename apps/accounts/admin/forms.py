@@ -4,16 +4,18 @@ A configuration page is a form whose inputs are the keyword arguments of a servi
 (`ServiceForm`): the form checks what staff typed, `service_kwargs` makes the call's arguments, and
 the service checks the rest exactly as it does for the admin API. Neither the page nor the API
 imitates the other: the limits both enforce are declared once (the apps' domain modules, the
-settings) and each interface applies them in its own terms, with the admin API's wording so that
-both refuse alike.
+settings) and each interface applies them in its own terms. A service's refusal names its fields
+in Python's words (apps/core/errors.py): the page shows it next to the input that gives that
+argument and writes each field as the input's label (`ServiceForm.refusal_add`).
 """
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from django import forms
 from django.core import validators
+from django.forms.utils import pretty_name
 
 from apps.accounts.models import Tenant
 from apps.core.api.fields import (
@@ -22,24 +24,19 @@ from apps.core.api.fields import (
     MAX_ATTRIBUTE_VALUE,
     control_characters_error,
 )
+from apps.core.errors import ApplicationError
 
 Rule = Callable[[Any], None]
 
-# Admin API field names inside messages ("metric triggers need metricThreshold") are written as
-# the page labels them; such a name is one camelCase word.
-_API_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b")
 
-
-def humanize(message: str, labels: Mapping[str, str], words: re.Pattern[str] = _API_WORD) -> str:
-    """A service's message in the words of the page: the admin API's field names become the
-    labels staff see (“Threshold”), and the sentence starts with a capital."""
-
-    def label(match: re.Match[str]) -> str:
-        word = match.group(0)
-        return f"“{labels[word]}”" if word in labels else word
-
-    text = words.sub(label, message)
+def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def refusal_text(error: ApplicationError, label: Callable[[str], str] | None = None) -> str:
+    """A service's refusal for staff: each field it names written by `label` (by default its
+    Python name in words, "achievement ids"), as a sentence."""
+    return sentence(error.worded(label or (lambda field: field.replace("_", " "))))
 
 
 def key_field(max_length: int) -> forms.RegexField:
@@ -154,13 +151,11 @@ class ServiceForm(forms.ModelForm):
     arguments (`service_kwargs`), then applies the limits of `rules` (form field -> checks) and
     the form's `check_rules`; `kwargs` then holds the arguments."""
 
-    # Form field -> the admin API's name for it, which the service's messages use.
-    wire_names: ClassVar[dict[str, str]] = {}
     rules: ClassVar[dict[str, list[Rule]]] = {}
     create_only: ClassVar[tuple[str, ...]] = ("key",)
-    # Messages that name API fields are rewritten with the form's labels (see `message`).
-    humanize_errors: ClassVar[bool] = False
-    api_words: ClassVar[re.Pattern[str]] = _API_WORD
+    # Form field -> the service's argument it gives, where the two are named apart (a choice of
+    # metric gives `metric_id`); every other input is the argument of its own name.
+    arguments: ClassVar[dict[str, str]] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -178,16 +173,43 @@ class ServiceForm(forms.ModelForm):
         """The form's values for a stored object (forms override)."""
         return {}
 
-    def labels(self) -> dict[str, str]:
-        """Admin API name -> the label staff see next to the field."""
-        return {
-            wire: str(self.fields[name].label or name.replace("_", " ").capitalize())
-            for name, wire in self.wire_names.items()
-            if name in self.fields
-        }
+    def input_of(self, argument: str) -> str | None:
+        """The input that gives the service's argument `argument` (None: none on this page)."""
+        for name, given in self.arguments.items():
+            if given == argument and name in self.fields:
+                return name
+        return argument if argument in self.fields else None
 
-    def message(self, text: str) -> str:
-        return humanize(text, self.labels(), self.api_words) if self.humanize_errors else text
+    def label(self, argument: str) -> str:
+        """How a message names the argument: the label of its input, quoted."""
+        name = ServiceForm.input_of(self, argument)  # not a twin input a page may place it on
+        if name is None:
+            return argument.replace("_", " ")
+        return f"“{self.fields[name].label or pretty_name(name)}”"
+
+    def refusal_text(self, error: ApplicationError) -> str:
+        return refusal_text(error, self.label)
+
+    def inputs_named(self, error: ApplicationError) -> list[str]:
+        """The inputs of this page that give the arguments `error` is about."""
+        return [name for name in map(self.input_of, error.fields) if name is not None]
+
+    def refusal_add(self, error: ApplicationError) -> None:
+        """A service's (or a domain rule's) refusal next to the first input it names, on the
+        form when it names none of this page's inputs. Next to its input, a message that opens
+        with that input's name ("{achievement_ids}: ...", "{service_account}.token_uri ...")
+        drops it."""
+        inputs = self.inputs_named(error)
+        target = inputs[0] if inputs else None
+        text = self.refusal_text(error)
+        if target is not None:
+            opening = "{" + error.fields[0] + "}"
+            rest = error.template.removeprefix(opening)
+            if rest != error.template and rest.startswith(": "):
+                text = sentence(text[len(self.label(error.fields[0])) + 2 :])
+            elif rest != error.template and rest.startswith("."):
+                text = text[len(self.label(error.fields[0])) + 1 :]
+        self.add_error(target, text)
 
     def service_kwargs(self) -> dict[str, Any]:
         """The arguments of the service call, from valid input (forms implement)."""
@@ -222,12 +244,15 @@ class ServiceForm(forms.ModelForm):
 
     def _check_text(self) -> None:
         """No control characters in what the service stores as text, as the admin API refuses
-        them (descriptions and other free text may hold line breaks and tabs)."""
-        for name, wire in self.wire_names.items():
+        them (text areas, such as descriptions, may hold line breaks and tabs)."""
+        for name, field in self.fields.items():
             value = self.checked_value(name)
-            problem = control_characters_error(wire, value) if isinstance(value, str) else None
-            if problem is not None and self.checks(name):
-                self.add_error(name, self.message(problem))
+            free_text = isinstance(field.widget, forms.Textarea)
+            problem = (
+                control_characters_error(name, value, free_text) if isinstance(value, str) else None
+            )
+            if problem is not None and self.checks(name) and not self.has_error(name):
+                self.add_error(name, sentence(problem))
 
     def _check_limits(self) -> None:
         for name, rules in self.rules.items():
@@ -239,4 +264,4 @@ class ServiceForm(forms.ModelForm):
                     rule(value)
                 except forms.ValidationError as exc:
                     for text in exc.messages:
-                        self.add_error(name, self.message(text))
+                        self.add_error(name, sentence(text))

@@ -3,12 +3,10 @@ achievement_update, the services the admin API calls. Which fields belong to whi
 which are required, come from the service's tables, so the form keeps no second copy of the
 rules; its limits are those the admin API enforces, in its words."""
 
-import re
 from decimal import Decimal
 from typing import Any, ClassVar
 
 from django import forms
-from django.forms.utils import pretty_name
 from rest_framework import serializers as drf
 
 from apps.accounts.admin.base import (
@@ -53,8 +51,7 @@ STATUS_CHOICES = [
     (Status.LOCKED, "Locked: no new completions; shown only to the users who completed it"),
 ]
 
-# Form field -> the service's argument; the admin API's name for each is where its messages
-# belong ("metricId: Metric not found by ID").
+# Form field -> the service's argument.
 ARGUMENTS = {
     "trigger": "trigger",
     "name": "name",
@@ -70,22 +67,6 @@ ARGUMENTS = {
     "prerequisites": "achievement_ids",
     "user_attributes": "user_attributes",
 }
-API_KEYS = {
-    "trigger": "trigger",
-    "name": "name",
-    "description": "description",
-    "status": "status",
-    "badge_url": "badge",
-    "key": "key",
-    "metric": "metricId",
-    "metric_value": "metricValue",
-    "event_attributes": "eventAttributes",
-    "streak_length": "streakLength",
-    "anniversary_years": "anniversaryYears",
-    "prerequisites": "achievementIds",
-    "user_attributes": "userAttributes",
-}
-FIELD_OF = {key: name for name, key in API_KEYS.items()}
 _FIELD_OF_ARGUMENT = {argument: name for name, argument in ARGUMENTS.items()}
 # The settings of each kind, from the service's own table.
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
@@ -181,10 +162,7 @@ class AchievementForm(ServiceForm):
         help_text="Only users with all these attribute values can complete it. None: everyone.",
     )
 
-    # For the check of control characters: the badge's URL is checked with its own limits.
-    wire_names: ClassVar[dict[str, str]] = {
-        name: key for name, key in API_KEYS.items() if name != "badge_url"
-    }
+    arguments = ARGUMENTS
     rules: ClassVar[dict[str, list[Any]]] = {
         "name": text_rules(255),
         "description": text_rules(2000),
@@ -309,32 +287,6 @@ class AchievementForm(ServiceForm):
             if value is None or value == "" or (name == "prerequisites" and not value):
                 self.add_error(name, f"Required for {label} achievements.")
 
-    def add_error(self, field: str | None, error: Any) -> None:
-        """Messages of the service (shown by ServiceAdmin as errors of the whole form) go next to
-        the field they are about, with its label instead of the API's field name."""
-        if (
-            field is not None
-            or hasattr(error, "error_dict")
-            or not isinstance(error, forms.ValidationError | str)
-        ):
-            super().add_error(field, error)
-            return
-        messages = error.messages if isinstance(error, forms.ValidationError) else [error]
-        for message in messages:
-            target, text = self._place(message)
-            super().add_error(target, text)
-
-    def _place(self, message: str) -> tuple[str | None, str]:
-        key, sep, rest = message.partition(": ")
-        if sep and key in FIELD_OF and FIELD_OF[key] in self.fields:
-            return FIELD_OF[key], _humane(rest, self)
-        if message.startswith("Key already in use"):
-            return "key", message
-        for name, kind in (("user_attributes", "user"), ("event_attributes", "event")):
-            if message.startswith((f"{kind} attribute not found", f"{kind} attributes not found")):
-                return name, "An attribute of a filter no longer exists: clear its row."
-        return None, _humane(message, self)
-
 
 def _in_sentence(label: str) -> str:
     return label if label.isupper() else label.lower()
@@ -375,15 +327,3 @@ def _same(name: str, value: Any, stored: Any) -> bool:
     if name == "prerequisites":
         return sorted(value or []) == sorted(stored or [])
     return bool(value == stored)
-
-
-def _humane(message: str, form: forms.BaseForm) -> str:
-    """Names the form's fields by their labels rather than by the admin API's camelCase keys
-    ("key" or "name" in a sentence are words, and stay)."""
-    labels = {
-        key: str(form.fields[name].label or pretty_name(name))
-        for name, key in API_KEYS.items()
-        if key != key.lower()
-    }
-    keys = "|".join(re.escape(k) for k in sorted(labels, key=len, reverse=True))
-    return re.sub(rf"\b({keys})\b", lambda m: labels[m[1]], message)

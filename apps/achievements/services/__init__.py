@@ -19,9 +19,6 @@ from apps.achievements.services.completing import (
 from apps.achievements.services.configuration import (
     REQUIRED_FIELDS,
     TRIGGER_FIELDS,
-    WIRE_NAMES,
-    AchievementChanges,
-    AchievementSettings,
     achievement_create,
     achievement_delete,
     achievement_update,
@@ -30,9 +27,6 @@ from apps.achievements.services.configuration import (
 __all__ = [
     "REQUIRED_FIELDS",
     "TRIGGER_FIELDS",
-    "WIRE_NAMES",
-    "AchievementChanges",
-    "AchievementSettings",
     "ApiCompletion",
     "Completed",
     "achievement_backdate",

@@ -2,41 +2,18 @@
 trigger, prerequisites without cycles, and backdating enqueued when qualification changes."""
 
 from decimal import Decimal
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.models import Achievement, AchievementPrerequisite
-from apps.core.arguments import arguments_check, kind_problem
+from apps.core.arguments import UNSET, Unset, given, kind_problem
 from apps.core.outbox import outbox_enqueue
 from apps.metrics.models import Metric
 from apps.users.choices import AttributeType
 from apps.users.services import attribute_refs_check
-
-
-class AchievementSettings(TypedDict, total=False):
-    """What an achievement may be given besides its name and trigger. Ids are public ids; the
-    attribute filters are {"attributeId", "attributeValue"} references."""
-
-    description: str | None
-    status: str
-    badge_url: str | None
-    user_attributes: list[dict[str, str]] | None
-    key: str | None  # api achievements: how POST /achievements/{key}/complete names it
-    metric_id: str | None
-    metric_value: Decimal | None
-    event_attributes: list[dict[str, str]] | None
-    streak_length: int | None
-    anniversary_years: int | None
-    achievement_ids: list[str] | None  # a composite's prerequisites
-
-
-class AchievementChanges(AchievementSettings, total=False):
-    name: str
-    trigger: str
-
 
 # Settings that belong to one trigger only (reference §3.5), and those each trigger needs.
 TRIGGER_FIELDS = {
@@ -52,16 +29,6 @@ REQUIRED_FIELDS = {
     Trigger.STREAK: ("streak_length",),
     Trigger.ANNIVERSARY: ("anniversary_years",),
     Trigger.ACHIEVEMENT: ("achievement_ids",),
-}
-# The admin API's names, which messages use.
-WIRE_NAMES = {
-    "key": "key",
-    "metric_id": "metricId",
-    "metric_value": "metricValue",
-    "event_attributes": "eventAttributes",
-    "streak_length": "streakLength",
-    "anniversary_years": "anniversaryYears",
-    "achievement_ids": "achievementIds",
 }
 # Changing one of these (or the trigger) may change who qualifies: the achievement is backdated.
 QUALIFYING = frozenset(
@@ -89,12 +56,12 @@ def _apply(
         values,
         TRIGGER_FIELDS,
         REQUIRED_FIELDS,
-        WIRE_NAMES,
         noun="achievements",
         new=creating or changed_trigger,
+        error=AchievementInvalidError,
     )
     if problem is not None:
-        raise AchievementInvalidError(problem)
+        raise problem
     if creating or changed_trigger:
         achievement.key = achievement.metric = achievement.metric_value = None
         achievement.streak_length = achievement.anniversary_years = None
@@ -104,7 +71,11 @@ def _apply(
         and "achievement_ids" in values
         and not values["achievement_ids"]
     ):
-        raise AchievementInvalidError("achievementIds: a composite needs at least one prerequisite")
+        raise AchievementInvalidError(
+            "{achievement_ids}: a composite needs at least one prerequisite",
+            fields="achievement_ids",
+            code="required",
+        )
     achievement.trigger = trigger
     for name in ("name", "description", "status", "badge_url"):
         if name in values:
@@ -118,12 +89,16 @@ def _apply(
             pk=achievement.pk
         )
         if clash.exists():
-            raise AchievementInvalidError("Key already in use by another achievement")
+            raise AchievementInvalidError(
+                "Key already in use by another achievement", fields="key", code="unique"
+            )
         achievement.key = values["key"]
     if values.get("metric_id") is not None:
         metric = Metric.objects.filter(tenant=tenant, public_id=values["metric_id"]).first()
         if metric is None:
-            raise AchievementInvalidError("metricId: Metric not found by ID")
+            raise AchievementInvalidError(
+                "{metric_id}: Metric not found by ID", fields="metric_id", code="not_found"
+            )
         achievement.metric = metric
     if values.get("metric_value") is not None:
         achievement.metric_value = values["metric_value"]
@@ -140,15 +115,27 @@ def _apply(
 def _set_prerequisites(tenant: Tenant, achievement: Achievement, ids: list[str]) -> None:
     prerequisites = list(Achievement.objects.filter(tenant=tenant, public_id__in=ids))
     if len(prerequisites) != len(set(ids)):
-        raise AchievementInvalidError("achievementIds: Achievement not found by ID")
+        raise AchievementInvalidError(
+            "{achievement_ids}: Achievement not found by ID",
+            fields="achievement_ids",
+            code="not_found",
+        )
     if any(p.pk == achievement.pk for p in prerequisites):
-        raise AchievementInvalidError("achievementIds: an achievement cannot require itself")
+        raise AchievementInvalidError(
+            "{achievement_ids}: an achievement cannot require itself",
+            fields="achievement_ids",
+            code="invalid",
+        )
     # Refuse cycles: no prerequisite may (transitively) require this achievement.
     frontier = {p.pk for p in prerequisites}
     seen: set[int] = set()
     while frontier:
         if achievement.pk in frontier:
-            raise AchievementInvalidError("achievementIds: prerequisites would form a cycle")
+            raise AchievementInvalidError(
+                "{achievement_ids}: prerequisites would form a cycle",
+                fields="achievement_ids",
+                code="invalid",
+            )
         seen |= frontier
         frontier = (
             set(
@@ -162,22 +149,84 @@ def _set_prerequisites(tenant: Tenant, achievement: Achievement, ids: list[str])
 
 
 def achievement_create(
-    tenant: Tenant, *, name: str, trigger: str, **settings: Unpack[AchievementSettings]
+    tenant: Tenant,
+    *,
+    name: str,
+    trigger: str,
+    description: str | Unset | None = UNSET,
+    status: str | Unset = UNSET,
+    badge_url: str | Unset | None = UNSET,
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
+    key: str
+    | Unset
+    | None = UNSET,  # api achievements: how POST /achievements/{key}/complete names it
+    metric_id: str | Unset | None = UNSET,  # public ids
+    metric_value: Decimal | Unset | None = UNSET,
+    event_attributes: list[dict[str, str]] | Unset | None = UNSET,
+    streak_length: int | Unset | None = UNSET,
+    anniversary_years: int | Unset | None = UNSET,
+    achievement_ids: list[str] | Unset | None = UNSET,  # a composite's prerequisites
 ) -> Achievement:
     """A new achievement, inactive unless `status` says otherwise; an active one is backdated
     after commit."""
-    arguments_check("achievement_create", settings, AchievementSettings)
-    values = {"name": name, "trigger": trigger, **settings}
+    values = given(
+        name=name,
+        trigger=trigger,
+        description=description,
+        status=status,
+        badge_url=badge_url,
+        user_attributes=user_attributes,
+        key=key,
+        metric_id=metric_id,
+        metric_value=metric_value,
+        event_attributes=event_attributes,
+        streak_length=streak_length,
+        anniversary_years=anniversary_years,
+        achievement_ids=achievement_ids,
+    )
     return _save(tenant, Achievement(tenant=tenant), values, creating=True)
 
 
 def achievement_update(
-    tenant: Tenant, achievement: Achievement, **changes: Unpack[AchievementChanges]
+    tenant: Tenant,
+    achievement: Achievement,
+    *,
+    name: str | Unset = UNSET,
+    trigger: str | Unset = UNSET,
+    description: str | Unset | None = UNSET,
+    status: str | Unset = UNSET,
+    badge_url: str | Unset | None = UNSET,
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
+    key: str
+    | Unset
+    | None = UNSET,  # api achievements: how POST /achievements/{key}/complete names it
+    metric_id: str | Unset | None = UNSET,  # public ids
+    metric_value: Decimal | Unset | None = UNSET,
+    event_attributes: list[dict[str, str]] | Unset | None = UNSET,
+    streak_length: int | Unset | None = UNSET,
+    anniversary_years: int | Unset | None = UNSET,
+    achievement_ids: list[str] | Unset | None = UNSET,  # a composite's prerequisites
 ) -> Achievement:
     """Change the given settings; the others are kept. Activating, or changing an active
     achievement's qualification, backdates it after commit."""
-    arguments_check("achievement_update", changes, AchievementChanges)
-    return _save(tenant, achievement, dict(changes), creating=False)
+    changes = given(
+        name=name,
+        trigger=trigger,
+        description=description,
+        status=status,
+        badge_url=badge_url,
+        user_attributes=user_attributes,
+        key=key,
+        metric_id=metric_id,
+        metric_value=metric_value,
+        event_attributes=event_attributes,
+        streak_length=streak_length,
+        anniversary_years=anniversary_years,
+        achievement_ids=achievement_ids,
+    )
+    return _save(tenant, achievement, changes, creating=False)
 
 
 def _save(
@@ -203,7 +252,9 @@ def achievement_delete(tenant: Tenant, achievement: Achievement) -> None:
     """Deletes the achievement and its completions."""
     if achievement.required_by.exists():
         raise AchievementInvalidError(
-            "Other achievements require this one; remove it from their achievementIds first"
+            "Other achievements require this one; remove it from their {achievement_ids} first",
+            fields="achievement_ids",
+            code="in_use",
         )
     achievement.delete()
     tenant_config_changed(tenant)

@@ -10,6 +10,7 @@ from rest_framework import exceptions as drf
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.core.api.naming import Namer, wire_namer
 from apps.core.api.ratelimit import TIER_SETTINGS, WAIT_ATTR, retry_after_headers
 from apps.core.api.shapes import Shape, renders
 from apps.core.errors import ApplicationError
@@ -62,7 +63,10 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
-        return error_response(exc.status_code, exc.message)
+        # The fields it names are written as the view's input serializer names them.
+        view = context.get("view")
+        name: Namer = getattr(view, "wire_name", wire_namer(None))
+        return error_response(exc.status_code, exc.worded(name))
     if isinstance(exc, drf.ValidationError):
         return error_response(422, validation_message(exc.detail))
     if isinstance(exc, drf.ParseError):

@@ -1,12 +1,14 @@
 """Base classes of every API view: who may call it, and how its scope is exposed."""
 
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
+from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from apps.core.api.fields import user_id_error
+from apps.core.api.naming import wire_name
 from apps.core.api.ratelimit import TierRateLimit
 from apps.core.errors import ValidationError
 from apps.core.scope import Scope
@@ -32,6 +34,13 @@ class ScopedApi(APIView):
     throttle_classes = [TierRateLimit]
     # Rate-limit tier (ratelimit.py): 1 for events, completions and the admin API, else 2.
     rate_tier = 2
+    # The serializer that reads the body: a service's refusal names its fields as it does
+    # (apps/core/api/naming.py).
+    input_serializer: ClassVar[type[serializers.Serializer] | None] = None
+
+    def wire_name(self, field: str) -> str:
+        """How this view's answers spell the Python field `field` that an error names."""
+        return wire_name(self.input_serializer, field)
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)

@@ -3,8 +3,6 @@ leaderboard_update, as the admin API writes; status changes, such as activating 
 are the same `status` setting), the live rankings, and a delete confirmation that counts what
 goes."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, cast
 from urllib.parse import urlencode
 
@@ -20,7 +18,6 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import ChangeViewContextMixin, ServiceAdmin, selected_tenant
-from apps.core.errors import ApplicationError
 from apps.core.wording import counted
 from apps.leaderboards import configuration, dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
@@ -94,16 +91,14 @@ class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Leaderboard:
         board_form = cast(LeaderboardForm, form)
-        with _in_form_words(board_form):
-            tenant = form.cleaned_data["tenant"]
-            return configuration.leaderboard_create(tenant, **board_form.kwargs)
+        tenant = form.cleaned_data["tenant"]
+        return configuration.leaderboard_create(tenant, **board_form.kwargs)
 
     def service_update(
         self, request: HttpRequest, current: Leaderboard, form: forms.ModelForm
     ) -> None:
         board_form = cast(LeaderboardForm, form)
-        with _in_form_words(board_form):
-            configuration.leaderboard_update(current.tenant, current, **board_form.kwargs)
+        configuration.leaderboard_update(current.tenant, current, **board_form.kwargs)
 
     def service_delete(self, request: HttpRequest, obj: Leaderboard) -> None:
         configuration.leaderboard_delete(obj.tenant, obj)
@@ -202,15 +197,6 @@ class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
                 "removal": _removal_text(dashboard_reads.board_record_counts([board])),
             }
         return super().delete_view(request, object_id, extra_context)
-
-
-@contextmanager
-def _in_form_words(form: LeaderboardForm) -> Iterator[None]:
-    """A service's refusal in the words of the form (“Metric” rather than metricId)."""
-    try:
-        yield
-    except ApplicationError as exc:
-        raise type(exc)(form.message(exc.message)) from exc
 
 
 def _records_url(model: type[Model], board: Leaderboard) -> str:

@@ -157,23 +157,9 @@ class LeaderboardForm(ServiceForm):
         error_messages={"invalid_choice": "Unknown user attribute: %(value)s."},
     )
 
-    wire_names: ClassVar[dict[str, str]] = {
-        "name": "name",
-        "key": "key",
-        "rank_by": "rankBy",
-        "metric": "metricId",
-        "points_system": "pointsSystemId",
-        "status": "status",
-        "description": "description",
-        "max_participants": "maxParticipants",
-        "start": "start",
-        "end": "end",
-        "start_time": "startTime",
-        "end_time": "endTime",
-        "run_unit": "runUnit",
-        "run_interval": "runInterval",
-        "breakdown_attributes": "breakdownAttributes",
-        "user_attributes": "userAttributes",
+    arguments: ClassVar[dict[str, str]] = {
+        "metric": "metric_id",
+        "points_system": "points_system_id",
     }
     rules: ClassVar[dict[str, list[Any]]] = {
         "name": text_rules(255),
@@ -185,7 +171,6 @@ class LeaderboardForm(ServiceForm):
         "user_attributes": [attribute_values_rule],
     }
     create_only = ()
-    humanize_errors = True
     # The tenant the page shows (set by LeaderboardAdmin.get_form): an add form offers its
     # metrics, points systems and attributes.
     page_tenant: ClassVar[Tenant | None] = None

@@ -1,7 +1,6 @@
-"""What the notification pages' forms share: errors next to their input, and the fields of
-every template (the template pages themselves share template_pages.py)."""
+"""What the notification pages' forms share: the fields of every template (the template pages
+themselves share template_pages.py)."""
 
-from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 from django import forms
@@ -35,27 +34,6 @@ def source_text(rows: int, **kwargs: Any) -> forms.CharField:
     return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
 
 
-def with_field_errors(
-    form: type[forms.ModelForm], field_for: Callable[[str, forms.ModelForm], str | None]
-) -> type[forms.ModelForm]:
-    """ServiceAdmin shows a service's refusal above the form; when the message names what
-    failed ("html: line 3: ...", "signingKey ..."), `field_for` finds the input it belongs to
-    and the error goes next to it instead."""
-
-    class FieldErrorForm(form):  # type: ignore[valid-type,misc]
-        def clean(self) -> dict[str, Any]:
-            try:
-                return cast(dict[str, Any], super().clean())
-            except forms.ValidationError as exc:
-                name = field_for(exc.messages[0], self) if len(exc.messages) == 1 else None
-                if name is None or name not in self.fields:
-                    raise
-                self.add_error(name, exc)
-                return self.cleaned_data
-
-    return FieldErrorForm
-
-
 class TemplateFormBase(ServiceForm):
     """The fields every notification template has, around each kind's content fields: the
     arguments of the template services, which check that the template renders."""
@@ -81,14 +59,9 @@ class TemplateFormBase(ServiceForm):
         "priority": range_rules(-domain.MAX_TEMPLATE_PRIORITY, domain.MAX_TEMPLATE_PRIORITY),
         "user_attributes": [attribute_values_rule],
     }
-    # Form field -> the services' argument, and -> the admin API's name for it (each kind adds
-    # its content fields to both).
+    # Form field -> the services' argument (each kind adds its content fields).
     arguments: ClassVar[dict[str, str]] = {
         name: name for name in ("type", "name", "status", "priority", "user_attributes")
-    }
-    wire_names: ClassVar[dict[str, str]] = {
-        **{name: name for name in ("type", "name", "status", "priority")},
-        "user_attributes": "userAttributes",
     }
     # The tenant the page shows (set by TemplateAdminBase.get_form): an add form offers its
     # attributes.

@@ -1,7 +1,6 @@
 """Dashboard pages for push templates, with a preview; written by the push services."""
 
 import json
-import re
 from typing import Any, ClassVar
 
 from django import forms
@@ -101,7 +100,6 @@ class PushTemplateForm(TemplateFormBase):
         "lines: write a JSON object instead. Empty: none.",
     )
     arguments: ClassVar[dict[str, str]] = {**TemplateFormBase.arguments, **_CONTENT}
-    wire_names: ClassVar[dict[str, str]] = {**TemplateFormBase.wire_names, **_CONTENT}
     rules: ClassVar[dict[str, list[Any]]] = {
         **TemplateFormBase.rules,
         "title": text_rules(domain.MAX_TEMPLATE_SUBJECT),
@@ -126,14 +124,6 @@ class PushTemplateForm(TemplateFormBase):
 
 
 # "title: line 1: ...", "data.screen: ...", "data holds at most 20 keys": the part comes first.
-_PART = re.compile(r"(title|body|url|data)\b")
-
-
-def _part_field(message: str, form: forms.ModelForm) -> str | None:
-    match = _PART.match(message)
-    return _PARTS[match.group(1)] if match else None
-
-
 @admin.register(PushTemplate)
 class PushTemplateAdmin(TemplateAdminBase):
     form = PushTemplateForm
@@ -145,7 +135,6 @@ class PushTemplateAdmin(TemplateAdminBase):
     template_create = staticmethod(services.push_template_create)
     template_update = staticmethod(services.push_template_update)
     template_delete = staticmethod(services.push_template_delete)
-    field_for = staticmethod(_part_field)
     render_preview = staticmethod(push_template_preview)
 
     def preview_context(

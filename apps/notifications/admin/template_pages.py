@@ -27,7 +27,7 @@ from apps.accounts.admin.base import (
 )
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
-from apps.notifications.admin.forms import TemplateFormBase, with_field_errors
+from apps.notifications.admin.forms import TemplateFormBase
 from apps.notifications.errors import TemplateRenderError
 from apps.users.errors import UserNotFoundError
 from apps.users.models import EndUser
@@ -54,8 +54,6 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
     template_create: ClassVar[Callable[..., Any]]
     template_update: ClassVar[Callable[..., Any]]
     template_delete: ClassVar[Callable[..., Any]]
-    # (message, form): the input a refusal of the services names, if any (with_field_errors).
-    field_for: ClassVar[Callable[..., str | None]]
     # (template, end-user or None): the rendered template the preview page shows.
     render_preview: ClassVar[Callable[..., Any]]
 
@@ -66,7 +64,7 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
         kwargs["fields"] = ("tenant",) if obj is None else ()
         form = super().get_form(request, obj, change, **kwargs)
         form = type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
-        return with_field_errors(form, type(self).field_for)
+        return form
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         # The change page and the preview read the tenant and its label too.

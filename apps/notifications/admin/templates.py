@@ -4,7 +4,6 @@ test send."""
 import logging
 from typing import Any, ClassVar
 
-from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -35,7 +34,6 @@ class EmailTemplateForm(TemplateFormBase):
     html = source_text(24, label="HTML")
     text = source_text(10, help_text="Empty: derived from the HTML.")
     arguments: ClassVar[dict[str, str]] = {**TemplateFormBase.arguments, **_CONTENT}
-    wire_names: ClassVar[dict[str, str]] = {**TemplateFormBase.wire_names, **_CONTENT}
     rules: ClassVar[dict[str, list[Any]]] = {
         **TemplateFormBase.rules,
         "subject": text_rules(domain.MAX_TEMPLATE_SUBJECT),
@@ -53,11 +51,6 @@ class EmailTemplateForm(TemplateFormBase):
         return {**super().initial_from(obj), **{name: getattr(obj, name) for name in _PARTS}}
 
 
-def _part_of(message: str, form: forms.ModelForm) -> str | None:
-    part = message.partition(":")[0]
-    return part if part in _PARTS else None
-
-
 @admin.register(EmailTemplate)
 class EmailTemplateAdmin(TemplateAdminBase):
     form = EmailTemplateForm
@@ -69,7 +62,6 @@ class EmailTemplateAdmin(TemplateAdminBase):
     template_create = staticmethod(services.email_template_create)
     template_update = staticmethod(services.email_template_update)
     template_delete = staticmethod(services.email_template_delete)
-    field_for = staticmethod(_part_of)
     render_preview = staticmethod(template_preview)
 
     # --- the preview's test send --------------------------------------------------------------

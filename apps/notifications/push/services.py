@@ -1,11 +1,12 @@
 """Writes of push channels and push templates."""
 
 import datetime as dt
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import arguments_check
+from apps.core.api.fields import camel_case, snake_case
+from apps.core.arguments import UNSET, Unset, given
 from apps.core.errors import ValidationError
 from apps.core.wording import listed
 from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
@@ -21,40 +22,26 @@ MAX_DATA_KEYS = 20
 # --- channels ------------------------------------------------------------------------------
 
 
-class ChannelCredentials(TypedDict, total=False):
-    """A channel's provider fields: APNs' team, key and bundle ids, sandbox and signing key
-    (the .p8 file's text), FCM's service account (the JSON key file, parsed), Expo's access
-    token. The secrets among them are stored encrypted and never shown."""
-
-    team_id: str
-    key_id: str
-    bundle_id: str
-    sandbox: bool
-    signing_key: str
-    service_account: dict[str, Any]
-    access_token: str | None
+# A channel's settings and secrets are stored as the admin API names them ("teamId"), the
+# arguments' names in camelCase; they are checked under the arguments' names.
+def _stored(fields: dict[str, Any]) -> dict[str, Any]:
+    return {camel_case(name): value for name, value in fields.items()}
 
 
-# Stored (and named in messages) as the admin API names them: credentials.SETTINGS, SECRETS.
-_STORED = {
-    "team_id": "teamId",
-    "key_id": "keyId",
-    "bundle_id": "bundleId",
-    "sandbox": "sandbox",
-    "signing_key": "signingKey",
-    "service_account": "serviceAccount",
-    "access_token": "accessToken",
-}
+def _arguments(stored: dict[str, Any]) -> dict[str, Any]:
+    return {snake_case(key): value for key, value in stored.items()}
 
 
-def _split(kind: str, given: ChannelCredentials) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The provider fields of a channel, as (non-secret settings, secrets) to store."""
-    fields = {_STORED[name]: value for name, value in given.items()}
-    unknown = set(fields) - set(SETTINGS[kind]) - set(SECRETS[kind])
+def _split(kind: str, provided: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The provider fields of a channel, as (non-secret settings, secrets)."""
+    unknown = sorted(set(provided) - set(SETTINGS[kind]) - set(SECRETS[kind]))
     if unknown:
-        raise ValidationError(f"{kind} channels take no {listed(sorted(unknown), 'or')}")
-    settings = {k: v for k, v in fields.items() if k in SETTINGS[kind]}
-    secrets = {k: v for k, v in fields.items() if k in SECRETS[kind]}
+        placeholders = listed(["{" + name + "}" for name in unknown], "or")
+        raise ValidationError(
+            f"{kind} channels take no {placeholders}", fields=unknown, code="not_allowed_for_kind"
+        )
+    settings = {k: v for k, v in provided.items() if k in SETTINGS[kind]}
+    secrets = {k: v for k, v in provided.items() if k in SECRETS[kind]}
     return settings, secrets
 
 
@@ -63,17 +50,34 @@ def push_channel_create(
     *,
     kind: str,
     status: str = PushChannelStatus.ACTIVE,
-    **credentials: Unpack[ChannelCredentials],
+    # A channel's provider fields: APNs' team, key and bundle ids, sandbox and signing key (the
+    # .p8 file's text), FCM's service account (the JSON key file, parsed), Expo's access token.
+    # The secrets among them are stored encrypted and never shown.
+    team_id: str | Unset = UNSET,
+    key_id: str | Unset = UNSET,
+    bundle_id: str | Unset = UNSET,
+    sandbox: bool | Unset = UNSET,
+    signing_key: str | Unset = UNSET,
+    service_account: dict[str, Any] | Unset = UNSET,
+    access_token: str | Unset | None = UNSET,
 ) -> PushChannel:
-    arguments_check("push_channel_create", credentials, ChannelCredentials)
+    credentials = given(
+        team_id=team_id,
+        key_id=key_id,
+        bundle_id=bundle_id,
+        sandbox=sandbox,
+        signing_key=signing_key,
+        service_account=service_account,
+        access_token=access_token,
+    )
     settings, secrets = _split(kind, credentials)
-    stored = credentials_check(kind, settings, secrets)
+    checked = credentials_check(kind, settings, secrets)
     channel = PushChannel.objects.create(
         tenant=tenant,
         kind=kind,
         status=status,
-        settings=stored,
-        credentials=secrets_encrypt(secrets) if secrets else "",
+        settings=_stored(checked),
+        credentials=secrets_encrypt(_stored(secrets)) if secrets else "",
     )
     tenant_config_changed(tenant)
     return channel
@@ -84,17 +88,35 @@ def push_channel_update(
     *,
     status: str | None = None,
     flagged: bool | None = None,
-    **credentials: Unpack[ChannelCredentials],
+    # A channel's provider fields: APNs' team, key and bundle ids, sandbox and signing key (the
+    # .p8 file's text), FCM's service account (the JSON key file, parsed), Expo's access token.
+    # The secrets among them are stored encrypted and never shown.
+    team_id: str | Unset = UNSET,
+    key_id: str | Unset = UNSET,
+    bundle_id: str | Unset = UNSET,
+    sandbox: bool | Unset = UNSET,
+    signing_key: str | Unset = UNSET,
+    service_account: dict[str, Any] | Unset = UNSET,
+    access_token: str | Unset | None = UNSET,
 ) -> PushChannel:
     """Change settings and replace the secrets given (others are kept; the kind is fixed).
     `flagged=False` clears the bad-token flag, and pruning resumes."""
-    arguments_check("push_channel_update", credentials, ChannelCredentials)
+    credentials = given(
+        team_id=team_id,
+        key_id=key_id,
+        bundle_id=bundle_id,
+        sandbox=sandbox,
+        signing_key=signing_key,
+        service_account=service_account,
+        access_token=access_token,
+    )
     settings, secrets = _split(channel.kind, credentials)
     if settings or secrets:
-        merged_secrets = {**secrets_decrypt(channel.credentials), **secrets}
-        merged_settings = {**channel.settings, **settings}
-        channel.settings = credentials_check(channel.kind, merged_settings, merged_secrets)
-        channel.credentials = secrets_encrypt(merged_secrets) if merged_secrets else ""
+        merged_secrets = {**_arguments(secrets_decrypt(channel.credentials)), **secrets}
+        merged_settings = {**_arguments(channel.settings), **settings}
+        checked = credentials_check(channel.kind, merged_settings, merged_secrets)
+        channel.settings = _stored(checked)
+        channel.credentials = secrets_encrypt(_stored(merged_secrets)) if merged_secrets else ""
     if status is not None:
         channel.status = status
     if flagged is False:
@@ -182,25 +204,23 @@ def push_template_create(
     return template
 
 
-class PushTemplateChanges(TypedDict, total=False):
-    name: str
-    title: str
-    body: str
-    url: str | None
-    data: dict[str, str] | None
-    status: str
-    priority: int
-    user_attributes: list[dict[str, str]] | None  # None: unchanged
-
-
 def push_template_update(
-    template: PushTemplate, **changes: Unpack[PushTemplateChanges]
+    template: PushTemplate,
+    *,
+    name: str | Unset = UNSET,
+    title: str | Unset = UNSET,
+    body: str | Unset = UNSET,
+    url: str | Unset | None = UNSET,
+    data: dict[str, str] | Unset | None = UNSET,
+    status: str | Unset = UNSET,
+    priority: int | Unset = UNSET,
+    user_attributes: list[dict[str, str]] | None = None,  # None: unchanged
 ) -> PushTemplate:
     """Change the given fields; the type cannot change. A template that no longer renders is
     refused."""
-    arguments_check("push_template_update", changes, PushTemplateChanges)
-    user_attributes = changes.get("user_attributes")
-    fields = {name: value for name, value in changes.items() if name != "user_attributes"}
+    fields = given(
+        name=name, title=title, body=body, url=url, data=data, status=status, priority=priority
+    )
     for field, value in fields.items():
         setattr(template, field, value if value is not None else ("" if field == "url" else {}))
     if user_attributes is not None:

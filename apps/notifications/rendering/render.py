@@ -48,11 +48,20 @@ class RenderedEmail:
     text: str
 
 
+def _part_error(label: str, problem: str) -> TemplateRenderError:
+    """A refusal of one part of a template ("html", "data.screen"), which names the field the
+    part came in ("data" for "data.screen")."""
+    field, dot, key = label.partition(".")
+    return TemplateRenderError(
+        "{" + field + "}" + dot + key + ": " + problem, fields=field, code="invalid"
+    )
+
+
 @functools.lru_cache(maxsize=64)  # a recap renders one template for thousands of users
 def _compiled(part: str, source: str) -> Template:
     limit = MAX_SOURCE[part]
     if len(source) > limit:
-        raise TemplateRenderError(f"{part}: the template is longer than {limit:,} characters")
+        raise _part_error(part, f"the template is longer than {limit:,} characters")
     return _ENVIRONMENTS[part].untrusted_template(source)
 
 
@@ -78,7 +87,7 @@ def _template_line(exc: BaseException) -> int | None:
 
 def _failure(part: str, exc: Exception) -> TemplateRenderError:
     if isinstance(exc, TemplateSyntaxError):
-        return TemplateRenderError(f"{part}: line {exc.lineno}: {exc.message or 'invalid syntax'}")
+        return _part_error(part, f"line {exc.lineno}: {exc.message or 'invalid syntax'}")
     line = _template_line(exc)
     where = f"line {line}: " if line else ""
     if isinstance(exc, RecursionError):
@@ -87,7 +96,7 @@ def _failure(part: str, exc: Exception) -> TemplateRenderError:
         message = str(exc)
     else:
         message = f"{type(exc).__name__}: {exc}".rstrip(": ")
-    return TemplateRenderError(f"{part}: {where}{message}")
+    return _part_error(part, f"{where}{message}")
 
 
 def _deadline() -> _Deadline:
@@ -113,7 +122,7 @@ def _render_part(
     except TemplateRenderError as exc:
         if label is None:
             raise
-        raise TemplateRenderError(exc.message.replace(f"{part}:", f"{label}:", 1)) from exc
+        raise _part_error(label, exc.template.removeprefix("{" + part + "}: ")) from exc
     except Exception as exc:  # the sandbox promises no particular exception type
         raise _failure(label or part, exc) from exc
     finally:
@@ -134,13 +143,13 @@ def _inlining_work(html: str) -> int:
 
 def _inline_css(html: str) -> str:
     if _inlining_work(html) > MAX_INLINING_WORK:
-        raise TemplateRenderError("html: too much CSS for this many elements to inline")
+        raise _part_error("html", "too much CSS for this many elements to inline")
     try:
         inlined = _INLINER.inline(html)
     except css_inline.InlineError as exc:
-        raise TemplateRenderError(f"html: the CSS could not be inlined: {exc}") from exc
+        raise _part_error("html", f"the CSS could not be inlined: {exc}") from exc
     if len(inlined) > MAX_INLINED:
-        raise TemplateRenderError(f"html: longer than {MAX_INLINED:,} characters with CSS inlined")
+        raise _part_error("html", f"longer than {MAX_INLINED:,} characters with CSS inlined")
     return inlined
 
 

@@ -18,6 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 
+from apps.accounts.admin.base import refusal_text
 from apps.accounts.models import Tenant
 from apps.accounts.staff import selected_tenant
 from apps.achievements.choices import Status as AchievementStatus
@@ -203,7 +204,7 @@ class PauseForm(forms.Form):
             # The service's rule for a pause, told before the service is called.
             problem = streak_domain.pause_problem(data["start"], data["end"])
             if problem is not None:
-                raise forms.ValidationError(problem)
+                raise forms.ValidationError(problem.message)
         return data
 
 
@@ -354,7 +355,7 @@ def _run(
             with transaction.atomic():
                 level, text = action.perform(form.cleaned_data if form else {})
         except ApplicationError as exc:
-            messages.error(request, exc.message)
+            messages.error(request, refusal_text(exc))
         else:
             messages.add_message(request, level, text)
             if level == messages.SUCCESS:

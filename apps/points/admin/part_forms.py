@@ -13,6 +13,7 @@ from rest_framework import serializers as drf
 from apps.accounts.admin.base import ServiceForm, key_rules, range_rules, text_rules
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
+from apps.core.errors import ApplicationError
 from apps.metrics.selectors import metric_definitions
 from apps.points import domain
 from apps.points.admin.forms import badge_rule
@@ -68,7 +69,6 @@ class SystemPartForm(ServiceForm):
     # Form field -> the configuration function's argument.
     arguments: ClassVar[dict[str, str]]
     create_only = ()
-    humanize_errors = True
     # The selected tenant, for the choices of a part's own add page (set by its admin page).
     page_tenant: ClassVar[Tenant | None] = None
 
@@ -77,7 +77,7 @@ class SystemPartForm(ServiceForm):
         *args: Any,
         system: PointsSystem | None = None,
         choices: PartChoices | None = None,
-        refusal: str | None = None,
+        refusal: ApplicationError | None = None,
         **kwargs: Any,
     ) -> None:
         instance = kwargs.get("instance")
@@ -126,8 +126,8 @@ class SystemPartForm(ServiceForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        if self.refusal:
-            self.add_error(None, self.refusal)
+        if self.refusal is not None:
+            self.refusal_add(self.refusal)
         return cleaned
 
 
@@ -148,12 +148,6 @@ class LevelForm(SystemPartForm):
         "points": "points",
         "description": "description",
         "badge_url": "badge_url",
-    }
-    wire_names: ClassVar[dict[str, str]] = {
-        "key": "key",
-        "name": "name",
-        "points": "points",
-        "description": "description",
     }
     rules: ClassVar[dict[str, list[Any]]] = {
         "key": key_rules(),
@@ -220,15 +214,6 @@ class BoostForm(SystemPartForm):
         "user_id": "user_id",
         "user_attributes": "user_attributes",
     }
-    wire_names: ClassVar[dict[str, str]] = {
-        "name": "name",
-        "start": "start",
-        "end": "end",
-        "multiplier": "multiplier",
-        "rounding": "rounding",
-        "user_id": "userId",
-        "user_attributes": "userAttributes",
-    }
     rules: ClassVar[dict[str, list[Any]]] = {
         "name": text_rules(255),
         "multiplier": [_multiplier],
@@ -276,4 +261,4 @@ class BoostForm(SystemPartForm):
             kwargs["start"], kwargs["end"], kwargs["user_id"], kwargs["user_attributes"]
         )
         if problem is not None:
-            self.add_error(None, self.message(problem))
+            self.refusal_add(problem)

@@ -18,7 +18,6 @@ from apps.points.admin.parts import (
     WRITES,
     TriggerInline,
     _kwargs,
-    _worded,
     active_systems,
     boost_audience,
     trigger_condition,
@@ -71,12 +70,12 @@ class SystemPartAdmin(ServiceAdmin):
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Any:
         system = form.cleaned_data["system"]
         writes = WRITES[self.model]
-        return _worded(form, lambda: writes.create(system.tenant, system, **_kwargs(form)))
+        return writes.create(system.tenant, system, **_kwargs(form))
 
     def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
         # The function refuses a part of an archived system, as the admin API cannot reach one.
         writes = WRITES[self.model]
-        _worded(form, lambda: writes.update(current.system.tenant, current, **_kwargs(form)))
+        writes.update(current.system.tenant, current, **_kwargs(form))
 
     def service_delete(self, request: HttpRequest, obj: Any) -> None:
         WRITES[self.model].delete(obj.system.tenant, obj)

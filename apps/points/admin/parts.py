@@ -87,16 +87,17 @@ class RowRefused(ApplicationError):
     """A configuration function refused an inline row: the system's page shows the message on
     the row (PointsSystemAdmin.refusal_keep), not on the system's form."""
 
-    def __init__(self, prefix: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, prefix: str, refused: ApplicationError) -> None:
+        super().__init__(refused.message)
         self.prefix = prefix
+        self.refused = refused
 
 
 class PartFormSet(BaseInlineFormSet):
     """The rows of one kind of part. Every row shares one set of choices (metrics, attributes)
     and knows its system, so rendering many rows costs no query per row."""
 
-    refusals: ClassVar[dict[str, str]] = {}
+    refusals: ClassVar[dict[str, ApplicationError]] = {}
 
     @cached_property
     def part_choices(self) -> PartChoices:
@@ -152,7 +153,7 @@ def _run(form: Any, work: Callable[[], Any]) -> Any:
     try:
         return work()
     except ApplicationError as exc:
-        raise RowRefused(form.prefix, form.message(exc.message)) from exc
+        raise RowRefused(form.prefix, exc) from exc
 
 
 class PartInline(admin.options.InlineModelAdmin):
@@ -242,14 +243,6 @@ class BoostInline(PartInline, admin.StackedInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PointsBoost]:
         return super().get_queryset(request).select_related("user")
-
-
-def _worded(form: forms.ModelForm, work: Callable[[], Any]) -> Any:
-    """A configuration function's refusal in the words of the form (ServiceAdmin shows it)."""
-    try:
-        return work()
-    except ApplicationError as exc:
-        raise ApplicationError(cast(ServiceForm, form).message(exc.message)) from exc
 
 
 def _kwargs(form: forms.ModelForm) -> dict[str, Any]:

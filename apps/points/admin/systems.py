@@ -62,12 +62,6 @@ class SystemForm(ServiceForm):
         required=False, label="Maximum points", help_text="Empty: no maximum."
     )
 
-    wire_names: ClassVar[dict[str, str]] = {
-        "name": "name",
-        "key": "key",
-        "description": "description",
-        "max_points": "maxPoints",
-    }
     rules: ClassVar[dict[str, list[Any]]] = {
         "key": key_rules(),
         "name": text_rules(255),
@@ -75,7 +69,6 @@ class SystemForm(ServiceForm):
         "badge_url": [badge_rule],
         "max_points": range_rules(1, domain.MAX_POINTS),
     }
-    humanize_errors = True
 
     class Meta:
         model = PointsSystem
@@ -217,7 +210,7 @@ class PointsSystemAdmin(ServiceAdmin):
             return
         # The transaction is rolled back; the page runs again with the refusal on its row,
         # which then fails validation, so nothing is written twice.
-        setattr(request, ROW_REFUSALS, {exc.prefix: exc.message})
+        setattr(request, ROW_REFUSALS, {exc.prefix: exc.refused})
 
     def response_add(
         self, request: HttpRequest, obj: PointsSystem, post_url_continue: str | None = None

@@ -23,36 +23,17 @@ from apps.users.forms import (
     filter_pairs,
 )
 
-# Trigger form field -> the admin API's name, which messages use.
-TRIGGER_KEYS = {
-    "type": "type",
-    "points": "points",
-    "status": "status",
-    "metric": "metricId",
-    "metric_threshold": "metricThreshold",
-    "event_attributes": "eventAttributes",
-    "achievement": "achievementId",
-    "streak_length": "streakLength",
-    "time_interval": "timeInterval",
-    "time_unit": "timeUnit",
-    "user_attributes": "userAttributes",
-    "block_if_out_of_points": "blockIfOutOfPoints",
-}
-# Trigger form field -> the configuration function's argument. The fields of each trigger type
-# are those of configuration.TRIGGER_FIELDS, so the form shows, requires and sends what the
-# function takes.
-TRIGGER_ARGUMENTS = {
-    **{name: name for name in TRIGGER_KEYS},
-    "metric": "metric_id",
-    "achievement": "achievement_id",
-}
-_FIELD_OF_ARGUMENT = {argument: name for name, argument in TRIGGER_ARGUMENTS.items()}
+# Trigger form field -> the configuration function's argument: the same name but for the
+# choices of metric and achievement. The fields of each trigger type are those of
+# configuration.TRIGGER_FIELDS, so the form shows, requires and sends what the function takes.
+_NAMED_APART = {"metric": "metric_id", "achievement": "achievement_id"}
+_FIELD_OF_ARGUMENT = {argument: name for name, argument in _NAMED_APART.items()}
 
 
 def type_fields() -> dict[str, list[str]]:
     """Each trigger type's own form fields, for the page's script and the form's checks."""
     return {
-        str(kind): [_FIELD_OF_ARGUMENT[argument] for argument in arguments]
+        str(kind): [_FIELD_OF_ARGUMENT.get(argument, argument) for argument in arguments]
         for kind, arguments in configuration.TRIGGER_FIELDS.items()
     }
 
@@ -104,8 +85,6 @@ class TriggerForm(SystemPartForm):
         help_text="Deductions only: refuse the event rather than go below 0.",
     )
 
-    arguments = TRIGGER_ARGUMENTS
-    wire_names = TRIGGER_KEYS
     rules: ClassVar[dict[str, list[Any]]] = {
         "points": [
             *range_rules(-domain.MAX_TRIGGER_POINTS, domain.MAX_TRIGGER_POINTS),
@@ -157,7 +136,7 @@ class TriggerForm(SystemPartForm):
         # The form shows the whole trigger, so an empty field of its type was emptied on
         # purpose; the function would keep the stored value of a setting given as None.
         for argument in configuration.REQUIRED[kind]:
-            name = _FIELD_OF_ARGUMENT[argument]
+            name = _FIELD_OF_ARGUMENT.get(argument, argument)
             if values.get(name) in (None, ""):
                 self.add_error(name, f"Required for {kind.label.lower()} triggers.")
         own = set(type_fields()[kind])
@@ -173,6 +152,12 @@ class TriggerForm(SystemPartForm):
         # refuse it.
         other = {name for names in type_fields().values() for name in names} - own
         return {name: value for name, value in values.items() if name not in other}
+
+
+# Every input but the system gives the argument of its name, or the one it is named apart from.
+TriggerForm.arguments = {
+    name: _NAMED_APART.get(name, name) for name in TriggerForm.base_fields if name != "system"
+}
 
 
 def _refused(problem: str | None) -> None:

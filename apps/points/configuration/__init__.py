@@ -4,34 +4,23 @@ Every change bumps the tenant's configuration version. Callers import from this 
 
 from apps.points.configuration.archive import points_system_archive, system_writable
 from apps.points.configuration.boosts import (
-    BoostChanges,
-    BoostFields,
-    BoostSettings,
     points_boost_create,
     points_boost_delete,
     points_boost_update,
 )
 from apps.points.configuration.levels import (
-    LevelChanges,
-    LevelFields,
-    LevelSettings,
     levels_recompute,
     points_level_create,
     points_level_delete,
     points_level_update,
 )
 from apps.points.configuration.systems import (
-    SystemChanges,
     points_system_create,
     points_system_update,
 )
 from apps.points.configuration.triggers import (
     REQUIRED,
     TRIGGER_FIELDS,
-    WIRE_NAMES,
-    TriggerChanges,
-    TriggerFields,
-    TriggerSettings,
     points_trigger_create,
     points_trigger_delete,
     points_trigger_update,
@@ -40,17 +29,6 @@ from apps.points.configuration.triggers import (
 __all__ = [
     "REQUIRED",
     "TRIGGER_FIELDS",
-    "WIRE_NAMES",
-    "BoostChanges",
-    "BoostFields",
-    "BoostSettings",
-    "LevelChanges",
-    "LevelFields",
-    "LevelSettings",
-    "SystemChanges",
-    "TriggerChanges",
-    "TriggerFields",
-    "TriggerSettings",
     "levels_recompute",
     "points_boost_create",
     "points_boost_delete",

@@ -1,31 +1,11 @@
 """Writes of a points system's levels; every change re-derives the stored levels."""
 
-from typing import Required, TypedDict, Unpack
-
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import arguments_check
+from apps.core.arguments import UNSET, Unset, given
 from apps.points.configuration.archive import system_writable
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsLevel, PointsSystem, PointsTotal
-
-
-class LevelSettings(TypedDict, total=False):
-    description: str
-    badge_url: str | None
-
-
-class LevelChanges(LevelSettings, total=False):
-    name: str
-    points: int
-
-
-class LevelFields(LevelSettings, total=False):
-    """A level given with its system (POST /points with levels)."""
-
-    key: Required[str]
-    name: Required[str]
-    points: Required[int]
 
 
 def levels_recompute(system: PointsSystem) -> None:
@@ -51,15 +31,20 @@ def points_level_create(
     key: str,
     name: str,
     points: int,
-    **settings: Unpack[LevelSettings],
+    description: str = "",
+    badge_url: str | None = None,
 ) -> PointsLevel:
-    arguments_check("points_level_create", settings, LevelSettings)
     system_writable(system)
     if PointsLevel.objects.filter(system=system, key=key).exists():
         raise PointsConfigInvalidError("Key already in use by another level")
-    level = PointsLevel(system=system, key=key, name=name, points=points)
-    for setting, value in settings.items():
-        setattr(level, setting, value)
+    level = PointsLevel(
+        system=system,
+        key=key,
+        name=name,
+        points=points,
+        description=description,
+        badge_url=badge_url,
+    )
     level.save()
     levels_recompute(system)
     tenant_config_changed(tenant)
@@ -67,9 +52,15 @@ def points_level_create(
 
 
 def points_level_update(
-    tenant: Tenant, level: PointsLevel, **changes: Unpack[LevelChanges]
+    tenant: Tenant,
+    level: PointsLevel,
+    *,
+    name: str | Unset = UNSET,
+    points: int | Unset = UNSET,
+    description: str | Unset = UNSET,
+    badge_url: str | Unset | None = UNSET,
 ) -> PointsLevel:
-    arguments_check("points_level_update", changes, LevelChanges)
+    changes = given(name=name, points=points, description=description, badge_url=badge_url)
     system_writable(level.system)
     for name, value in changes.items():
         setattr(level, name, value)

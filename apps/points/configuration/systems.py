@@ -1,14 +1,14 @@
 """Writes of points systems, with the levels, boosts and triggers given along."""
 
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import arguments_check
+from apps.core.arguments import UNSET, Unset, given
 from apps.points.configuration.archive import system_writable
-from apps.points.configuration.boosts import BoostFields, points_boost_create
-from apps.points.configuration.levels import LevelFields, points_level_create
-from apps.points.configuration.triggers import TriggerFields, points_trigger_create
+from apps.points.configuration.boosts import points_boost_create
+from apps.points.configuration.levels import points_level_create
+from apps.points.configuration.triggers import points_trigger_create
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem
 
@@ -21,9 +21,11 @@ def points_system_create(
     description: str = "",
     badge_url: str | None = None,
     max_points: int | None = None,
-    levels: list[LevelFields] | None = None,
-    boosts: list[BoostFields] | None = None,
-    triggers: list[TriggerFields] | None = None,
+    # Each item: the keyword arguments of points_level_create, points_boost_create or
+    # points_trigger_create.
+    levels: list[dict[str, Any]] | None = None,
+    boosts: list[dict[str, Any]] | None = None,
+    triggers: list[dict[str, Any]] | None = None,
 ) -> tuple[PointsSystem, dict[str, list[Any]]]:
     """A new system, with the levels, boosts and triggers given along; returns it and those
     it created, by kind (only the kinds given)."""
@@ -48,17 +50,16 @@ def points_system_create(
     return system, nested
 
 
-class SystemChanges(TypedDict, total=False):
-    name: str
-    description: str
-    badge_url: str | None
-    max_points: int | None
-
-
 def points_system_update(
-    tenant: Tenant, system: PointsSystem, **changes: Unpack[SystemChanges]
+    tenant: Tenant,
+    system: PointsSystem,
+    *,
+    name: str | Unset = UNSET,
+    description: str | Unset = UNSET,
+    badge_url: str | Unset | None = UNSET,
+    max_points: int | Unset | None = UNSET,
 ) -> PointsSystem:
-    arguments_check("points_system_update", changes, SystemChanges)
+    changes = given(name=name, description=description, badge_url=badge_url, max_points=max_points)
     system_writable(system)
     for name, value in changes.items():
         setattr(system, name, value)

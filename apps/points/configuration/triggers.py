@@ -1,12 +1,12 @@
 """Writes of a points system's triggers: the settings of each type, and progress that starts
 again when what a trigger counts changes."""
 
-from typing import Any, Required, TypedDict, Unpack
+from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.models import Achievement
-from apps.core.arguments import arguments_check, kind_problem
+from apps.core.arguments import UNSET, Unset, given, kind_problem
 from apps.metrics.models import Metric
 from apps.points import domain
 from apps.points.choices import TriggerStatus, TriggerType
@@ -16,30 +16,6 @@ from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem, PointsTrigger, PointsTriggerMark
 from apps.users.choices import AttributeType
 from apps.users.services import attribute_refs_check
-
-
-class TriggerSettings(TypedDict, total=False):
-    status: str
-    user_attributes: Refs
-    block_if_out_of_points: bool
-    metric_id: str | None  # public ids
-    metric_threshold: int | None
-    event_attributes: Refs
-    achievement_id: str | None
-    streak_length: int | None
-    time_unit: str | None
-    time_interval: int | None
-
-
-class TriggerChanges(TriggerSettings, total=False):
-    type: str
-    points: int
-
-
-class TriggerFields(TriggerSettings, total=False):
-    type: Required[str]
-    points: Required[int]
-
 
 # The settings that belong to each type of trigger, and those it needs.
 TRIGGER_FIELDS = {
@@ -55,16 +31,6 @@ REQUIRED = {
     TriggerType.STREAK: ("streak_length",),
     TriggerType.TIME: ("time_unit", "time_interval"),
     TriggerType.USER_CREATION: (),
-}
-# The admin API's names of the trigger settings, which messages use.
-WIRE_NAMES = {
-    "metric_id": "metricId",
-    "metric_threshold": "metricThreshold",
-    "event_attributes": "eventAttributes",
-    "achievement_id": "achievementId",
-    "streak_length": "streakLength",
-    "time_unit": "timeUnit",
-    "time_interval": "timeInterval",
 }
 _TRIGGER_PLAIN = (
     "points",
@@ -82,20 +48,22 @@ def _trigger_apply(
 ) -> None:
     new_type = values.get("type", trigger.type)
     if not creating and new_type != trigger.type and trigger.status != TriggerStatus.INACTIVE:
-        raise PointsConfigInvalidError("type can only change while the trigger is inactive")
+        raise PointsConfigInvalidError(
+            "{type} can only change while the trigger is inactive", fields="type", code="frozen"
+        )
     new = creating or new_type != trigger.type
     problem = kind_problem(
         new_type,
         values,
         TRIGGER_FIELDS,
         REQUIRED,
-        WIRE_NAMES,
         noun="triggers",
         new=new,
+        error=PointsConfigInvalidError,
         unset=(None, []),  # an empty filter list is no filter
     )
     if problem is not None:
-        raise PointsConfigInvalidError(problem)
+        raise problem
     if new:
         trigger.metric = trigger.achievement = None
         trigger.metric_threshold = trigger.streak_length = trigger.time_interval = None
@@ -108,14 +76,20 @@ def _trigger_apply(
     if values.get("metric_id") is not None:
         metric = Metric.objects.filter(tenant=tenant, public_id=values["metric_id"]).first()
         if metric is None:
-            raise PointsConfigInvalidError("metricId: Metric not found by ID")
+            raise PointsConfigInvalidError(
+                "{metric_id}: Metric not found by ID", fields="metric_id", code="not_found"
+            )
         trigger.metric = metric
     if values.get("achievement_id") is not None:
         achievement = Achievement.objects.filter(
             tenant=tenant, public_id=values["achievement_id"]
         ).first()
         if achievement is None:
-            raise PointsConfigInvalidError("achievementId: Achievement not found by ID")
+            raise PointsConfigInvalidError(
+                "{achievement_id}: Achievement not found by ID",
+                fields="achievement_id",
+                code="not_found",
+            )
         trigger.achievement = achievement
     if "user_attributes" in values:
         trigger.user_attributes = attribute_refs_check(
@@ -129,7 +103,9 @@ def _trigger_apply(
 
 def _points_check(points: int | None) -> None:
     if points is not None and (problem := domain.trigger_points_problem(points)):
-        raise PointsConfigInvalidError(f"points: {problem}")
+        raise PointsConfigInvalidError(
+            f"{{points}}: {problem}", fields="points", code="out_of_range"
+        )
 
 
 def points_trigger_create(
@@ -138,11 +114,31 @@ def points_trigger_create(
     *,
     type: str,
     points: int,
-    **settings: Unpack[TriggerSettings],
+    status: str | Unset = UNSET,
+    user_attributes: Refs | Unset = UNSET,
+    block_if_out_of_points: bool | Unset = UNSET,
+    metric_id: str | Unset | None = UNSET,  # public ids
+    metric_threshold: int | Unset | None = UNSET,
+    event_attributes: Refs | Unset = UNSET,
+    achievement_id: str | Unset | None = UNSET,
+    streak_length: int | Unset | None = UNSET,
+    time_unit: str | Unset | None = UNSET,
+    time_interval: int | Unset | None = UNSET,
 ) -> PointsTrigger:
     """A trigger of `type` with that type's settings; inactive unless `status` says
     otherwise."""
-    arguments_check("points_trigger_create", settings, TriggerSettings)
+    settings = given(
+        status=status,
+        user_attributes=user_attributes,
+        block_if_out_of_points=block_if_out_of_points,
+        metric_id=metric_id,
+        metric_threshold=metric_threshold,
+        event_attributes=event_attributes,
+        achievement_id=achievement_id,
+        streak_length=streak_length,
+        time_unit=time_unit,
+        time_interval=time_interval,
+    )
     system_writable(system)
     _points_check(points)
     trigger = PointsTrigger(system=system, type=type, points=points)
@@ -166,15 +162,42 @@ def _counted(trigger: PointsTrigger) -> tuple[Any, ...]:
 
 
 def points_trigger_update(
-    tenant: Tenant, trigger: PointsTrigger, **changes: Unpack[TriggerChanges]
+    tenant: Tenant,
+    trigger: PointsTrigger,
+    *,
+    type: str | Unset = UNSET,
+    points: int | Unset = UNSET,
+    status: str | Unset = UNSET,
+    user_attributes: Refs | Unset = UNSET,
+    block_if_out_of_points: bool | Unset = UNSET,
+    metric_id: str | Unset | None = UNSET,
+    metric_threshold: int | Unset | None = UNSET,
+    event_attributes: Refs | Unset = UNSET,
+    achievement_id: str | Unset | None = UNSET,
+    streak_length: int | Unset | None = UNSET,
+    time_unit: str | Unset | None = UNSET,
+    time_interval: int | Unset | None = UNSET,
 ) -> PointsTrigger:
     """Change the given settings. A trigger changes type only while inactive; when what it
     counts changes, progress towards it starts from scratch."""
-    arguments_check("points_trigger_update", changes, TriggerChanges)
+    changes = given(
+        type=type,
+        points=points,
+        status=status,
+        user_attributes=user_attributes,
+        block_if_out_of_points=block_if_out_of_points,
+        metric_id=metric_id,
+        metric_threshold=metric_threshold,
+        event_attributes=event_attributes,
+        achievement_id=achievement_id,
+        streak_length=streak_length,
+        time_unit=time_unit,
+        time_interval=time_interval,
+    )
     system_writable(trigger.system)
     _points_check(changes.get("points"))
     counted = _counted(trigger)
-    _trigger_apply(tenant, trigger, dict(changes), creating=False)
+    _trigger_apply(tenant, trigger, changes, creating=False)
     trigger.save()
     if counted != _counted(trigger):
         # What the trigger counts changed: progress towards it starts from scratch.

@@ -2,7 +2,6 @@
 conditions as rows of metric and threshold, days off as weekday checkboxes and the freezes. Its
 limits are those of apps/streaks/domain.py, worded as the admin API words them."""
 
-import re
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -17,6 +16,8 @@ from apps.accounts.admin.base import (
     ServiceForm,
     items_rules,
     range_rules,
+    refusal_text,
+    sentence,
     text_rules,
 )
 from apps.accounts.models import Tenant
@@ -31,18 +32,6 @@ from apps.streaks.selectors import StreakConfig, streak_config
 DAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 WEEK = (1, 2, 3, 4, 5, 6, 0)
 
-# Form fields -> the admin API's names, which the service's messages use.
-WIRE_NAMES = {
-    "frequency": "frequency",
-    "evaluation_mode": "evaluationMode",
-    "customization_enabled": "customizationEnabled",
-    "days_off": "daysOff",
-    "conditions": "metrics",
-    "freeze_start_count": "startCount",
-    "freeze_max_count": "maxCount",
-    "freeze_auto_earn_interval": "autoEarnInterval",
-    "freeze_auto_earn_amount": "autoEarnAmount",
-}
 FREEZE_RULES = {
     "freeze_start_count": range_rules(0, domain.MAX_FREEZES),
     "freeze_max_count": range_rules(0, domain.MAX_FREEZES),
@@ -53,8 +42,6 @@ REQUIRED_FREEZES = ("freeze_start_count", "freeze_max_count")
 # A threshold typed in a row, read as the admin API reads one (whole numbers; its messages).
 THRESHOLD = drf.IntegerField(min_value=1, max_value=domain.MAX_THRESHOLD)
 _METRIC_KEY_RULES = text_rules(100)
-
-_API_WORDS = re.compile(r"\b[a-z]+(?:[A-Z][a-z]*)+\b|\bmetrics\b")
 
 
 def _number(value: Decimal) -> str:
@@ -163,10 +150,7 @@ class StreakSettingsForm(ServiceForm):
     )
     freeze_auto_earn_amount = forms.IntegerField(required=False, label="Freezes earned each time")
 
-    wire_names: ClassVar[dict[str, str]] = WIRE_NAMES
     create_only = ()
-    humanize_errors = True
-    api_words = _API_WORDS
 
     class Meta:
         model = StreakSettings
@@ -232,10 +216,10 @@ class StreakSettingsForm(ServiceForm):
             else:
                 conditions.append((key, THRESHOLD.run_validation(row["threshold"])))
         for problem in problems:
-            self.add_error("conditions", self.message(problem))
+            self.add_error("conditions", sentence(problem))
         duplicate = None if problems else domain.conditions_problem(k for k, _ in conditions)
         if duplicate is not None:
-            self.add_error("conditions", self.message(duplicate))
+            self.refusal_add(duplicate)
         return conditions
 
     def _freezes(self) -> domain.FreezeSettings | None:
@@ -257,13 +241,16 @@ class StreakSettingsForm(ServiceForm):
             auto_earn_amount=values["freeze_auto_earn_amount"],
         )
         if (problem := domain.freezes_problem(freezes)) is not None:
-            self.add_error("freezes_enabled", self.message(problem))
+            # FreezeSettings' fields are the inputs named freeze_<field>.
+            self.add_error(
+                "freezes_enabled", refusal_text(problem, lambda f: self.label(f"freeze_{f}"))
+            )
         return freezes
 
     def _limit(self, name: str, value: Any, rules: list[Any]) -> bool:
         problem = _first_problem(value, rules)
         if problem is not None:
-            self.add_error(name, self.message(problem))
+            self.add_error(name, sentence(problem))
         return problem is None
 
 

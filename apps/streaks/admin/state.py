@@ -14,7 +14,13 @@ from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from apps.accounts.admin.base import ReadOnlyAdmin, ServiceAdmin, ServiceForm, text_rules
+from apps.accounts.admin.base import (
+    ReadOnlyAdmin,
+    ServiceAdmin,
+    ServiceForm,
+    refusal_text,
+    text_rules,
+)
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
@@ -56,7 +62,7 @@ def _per_user(
                 else:
                     declined += 1
         except ApplicationError as exc:
-            refusals[exc.message] += 1
+            refusals[refusal_text(exc)] += 1
     return done, declined, refusals
 
 
@@ -195,10 +201,8 @@ class PauseForm(ServiceForm):
     )
     end = forms.DateField(label="End", widget=AdminDateWidget, help_text="Inclusive.")
 
-    wire_names: ClassVar[dict[str, str]] = {"user_id": "userId", "start": "start", "end": "end"}
     rules: ClassVar[dict[str, list[Any]]] = {"user_id": text_rules(255)}
     create_only = ()
-    humanize_errors = True
 
     class Meta:
         model = StreakPause
@@ -214,7 +218,7 @@ class PauseForm(ServiceForm):
         # The service's rule, told before the user is looked up (as the admin API does).
         problem = domain.pause_problem(self.cleaned_data["start"], self.cleaned_data["end"])
         if problem is not None:
-            self.add_error(None, self.message(problem))
+            self.refusal_add(problem)
 
 
 @admin.register(StreakPause)
@@ -249,11 +253,8 @@ class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ServiceAdmin):
         pause_form = cast(PauseForm, form)
         tenant = form.cleaned_data["tenant"]
         kwargs = dict(pause_form.kwargs)
-        try:
-            user = user_get(tenant, kwargs.pop("user_id"))
-            return services.streak_pause_create(tenant, user, **kwargs)
-        except ApplicationError as exc:
-            raise ApplicationError(pause_form.message(exc.message)) from exc
+        user = user_get(tenant, kwargs.pop("user_id"))
+        return services.streak_pause_create(tenant, user, **kwargs)
 
     @admin.action(description="Archive selected pauses", permissions=["manage"])
     def archive_pauses(self, request: HttpRequest, queryset: QuerySet[StreakPause]) -> None:

@@ -14,8 +14,6 @@ from apps.streaks.services.adjustments import (
     streak_restore,
 )
 from apps.streaks.services.configuration import (
-    StreakPreferenceChanges,
-    StreakSettingsChanges,
     streak_preferences_of,
     streak_preferences_update,
     streak_settings_update,
@@ -36,8 +34,6 @@ __all__ = [
     "StreakEventResult",
     "StreakJobOutcome",
     "StreakLoaded",
-    "StreakPreferenceChanges",
-    "StreakSettingsChanges",
     "streak_apply_event",
     "streak_event_load",
     "streak_freeze_grant",

@@ -48,9 +48,13 @@ def streak_pause_create(
     now = now or timezone.now()
     problem = domain.pause_problem(start, end)
     if problem is not None:
-        raise StreakPauseInvalidError(problem)
+        raise problem
     if start < local_date(now, user.tz):
-        raise StreakPauseInvalidError("start must not be before today in the user's time zone")
+        raise StreakPauseInvalidError(
+            "{start} must not be before today in the user's time zone",
+            fields="start",
+            code="out_of_range",
+        )
     return StreakPause.objects.create(tenant=tenant, user=user, start=start, end=end)
 
 

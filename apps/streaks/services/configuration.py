@@ -4,13 +4,13 @@ settings page) and a user's streak preferences (the streak part of PATCH
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import arguments_check
+from apps.core.arguments import UNSET, Unset, given
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
 from apps.streaks.errors import StreakCustomizationDisabledError, StreakSettingsInvalidError
@@ -20,44 +20,59 @@ from apps.streaks.services.state import _locked_state, _save
 from apps.users.models import EndUser
 
 
-class StreakSettingsChanges(TypedDict, total=False):
-    frequency: str
-    evaluation_mode: str
-    customization_enabled: bool
-    days_off: list[int]  # 0 is Sunday; daily streaks only
-    conditions: list[tuple[str, int]]  # (metric key, change per period), one per metric
-    freezes: domain.FreezeSettings | None  # None turns freezes off
-
-
-def streak_settings_update(tenant: Tenant, **changes: Unpack[StreakSettingsChanges]) -> None:
+def streak_settings_update(
+    tenant: Tenant,
+    *,
+    frequency: str | Unset = UNSET,
+    evaluation_mode: str | Unset = UNSET,
+    customization_enabled: bool | Unset = UNSET,
+    days_off: list[int] | Unset = UNSET,  # 0 is Sunday; daily streaks only
+    # (metric key, change per period), one per metric
+    conditions: list[tuple[str, int]] | Unset = UNSET,
+    freezes: domain.FreezeSettings | Unset | None = UNSET,  # None turns freezes off
+) -> None:
     """PATCH /streaks/settings and the settings page: the given settings change, the others
     are kept. Switching away from daily clears the days off."""
-    arguments_check("streak_settings_update", changes, StreakSettingsChanges)
+    changes = given(
+        frequency=frequency,
+        evaluation_mode=evaluation_mode,
+        customization_enabled=customization_enabled,
+        days_off=days_off,
+        conditions=conditions,
+        freezes=freezes,
+    )
     definitions = metric_definitions(tenant)
-    conditions = changes.get("conditions", [])
-    unknown = sorted(key for key, _ in conditions if key not in definitions)
-    if unknown:  # checked before anything is written
-        raise StreakSettingsInvalidError(f"metrics: unknown metric keys: {', '.join(unknown)}")
+    _conditions_check(changes.get("conditions", []), definitions)  # before anything is written
     settings, _ = StreakSettings.objects.get_or_create(tenant=tenant)
-    frequency = changes.get("frequency", settings.frequency)
-    days_off = changes.get("days_off", settings.days_off if frequency == domain.DAILY else [])
-    if frequency != domain.DAILY:
+    new_frequency = changes.get("frequency", settings.frequency)
+    new_days_off = changes.get(
+        "days_off", settings.days_off if new_frequency == domain.DAILY else []
+    )
+    if new_frequency != domain.DAILY:
         if changes.get("days_off"):
-            raise StreakSettingsInvalidError("daysOff is only allowed with daily frequency")
-        days_off = []  # switching away from daily clears days off (reference §4.3)
-    settings.frequency = frequency
-    settings.days_off = sorted(set(days_off))
+            raise StreakSettingsInvalidError(
+                "{days_off} is only allowed with daily frequency",
+                fields="days_off",
+                code="not_allowed_for_kind",
+            )
+        new_days_off = []  # switching away from daily clears days off (reference §4.3)
+    settings.frequency = new_frequency
+    settings.days_off = sorted(set(new_days_off))
     if "evaluation_mode" in changes:
         settings.evaluation_mode = changes["evaluation_mode"]
     if "customization_enabled" in changes:
         settings.customization_enabled = changes["customization_enabled"]
-    if "freezes" in changes:
-        freezes = changes["freezes"]
+    if not isinstance(freezes, Unset):
         settings.freezes_enabled = freezes is not None
         if freezes is not None:
             problem = domain.freezes_problem(freezes)
             if problem is not None:
-                raise StreakSettingsInvalidError(f"freezes: {problem}")
+                # Its fields are those of FreezeSettings, told as parts of `freezes`.
+                raise StreakSettingsInvalidError(
+                    "{freezes}: " + problem.template,
+                    fields=("freezes", *problem.fields),
+                    code=problem.code,
+                )
             settings.freeze_start_count = freezes.start_count
             settings.freeze_max_count = freezes.max_count
             settings.freeze_auto_earn_interval = freezes.auto_earn_interval
@@ -68,17 +83,20 @@ def streak_settings_update(tenant: Tenant, **changes: Unpack[StreakSettingsChang
         StreakCondition.objects.bulk_create(
             [
                 StreakCondition(tenant=tenant, metric_id=definitions[key].pk, threshold=threshold)
-                for key, threshold in conditions
+                for key, threshold in changes["conditions"]
             ]
         )
     tenant_config_changed(tenant)
 
 
-class StreakPreferenceChanges(TypedDict, total=False):
-    enabled: bool
-    evaluation_mode: str
-    conditions: list[tuple[str, Decimal]]  # (metric key, change per period)
-    days_off: list[int]
+def _conditions_check(conditions: list[tuple[str, Any]], definitions: dict[str, Any]) -> None:
+    unknown = sorted(key for key, _ in conditions if key not in definitions)
+    if unknown:
+        raise StreakSettingsInvalidError(
+            f"{{conditions}}: unknown metric keys: {', '.join(unknown)}",
+            fields="conditions",
+            code="not_found",
+        )
 
 
 def streak_preferences_update(
@@ -86,25 +104,29 @@ def streak_preferences_update(
     user: EndUser,
     *,
     now: dt.datetime | None = None,
-    **changes: Unpack[StreakPreferenceChanges],
+    enabled: bool | Unset = UNSET,
+    evaluation_mode: str | Unset = UNSET,
+    conditions: list[tuple[str, Decimal]] | Unset = UNSET,  # (metric key, change per period)
+    days_off: list[int] | Unset = UNSET,
 ) -> None:
     """PATCH /users/{id}/preferences, streak part. `enabled` is always allowed; the rest only
     when the tenant enables customization."""
-    arguments_check("streak_preferences_update", changes, StreakPreferenceChanges)
+    changes = given(
+        enabled=enabled, evaluation_mode=evaluation_mode, conditions=conditions, days_off=days_off
+    )
     now = now or timezone.now()
     config = streak_config(tenant)
     personal = {"evaluation_mode", "conditions", "days_off"} & set(changes)
     if personal and not config.customization_enabled:
         raise StreakCustomizationDisabledError()
     if changes.get("days_off") and config.frequency != domain.DAILY:
-        raise StreakSettingsInvalidError("streak.daysOff: only allowed with daily streaks")
+        raise StreakSettingsInvalidError(
+            "{days_off}: only allowed with daily streaks",
+            fields="days_off",
+            code="not_allowed_for_kind",
+        )
     if "conditions" in changes:
-        definitions = metric_definitions(tenant)
-        unknown = sorted(key for key, _ in changes["conditions"] if key not in definitions)
-        if unknown:
-            raise StreakSettingsInvalidError(
-                f"streak.metrics: unknown metric keys: {', '.join(unknown)}"
-            )
+        _conditions_check(changes["conditions"], metric_definitions(tenant))
     row, _ = _locked_state(tenant, user, now)
     if "enabled" in changes:
         row.enabled = changes["enabled"]

@@ -3,7 +3,6 @@ only the chosen provider's fields, secrets that are write-only (pasted or upload
 and refusals of the push services shown next to the input they are about."""
 
 import json
-import re
 from typing import Any, ClassVar, cast
 
 from django import forms
@@ -50,7 +49,7 @@ class SecretTextarea(forms.Textarea):
 
 
 def _service_account_size(account: dict[str, Any]) -> None:
-    if len(str(account)) > MAX_LENGTHS["serviceAccount"]:
+    if len(str(account)) > MAX_LENGTHS["service_account"]:
         raise forms.ValidationError("is too large")
 
 
@@ -115,26 +114,14 @@ class PushChannelForm(ServiceForm):
         help_text="Once the settings are right: dead tokens are pruned again.",
     )
 
-    # Form field -> the admin API's name, which the services' messages use.
-    wire_names: ClassVar[dict[str, str]] = {
-        "kind": "kind",
-        "status": "status",
-        "team_id": "teamId",
-        "key_id": "keyId",
-        "bundle_id": "bundleId",
-        "signing_key": "signingKey",
-        "sandbox": "sandbox",
-        "service_account": "serviceAccount",
-        "access_token": "accessToken",
-        "clear_flag": "flagged",
-    }
+    arguments: ClassVar[dict[str, str]] = {"clear_flag": "flagged"}
     rules: ClassVar[dict[str, list[Any]]] = {
-        "team_id": text_rules(MAX_LENGTHS["teamId"]),
-        "key_id": text_rules(MAX_LENGTHS["keyId"]),
-        "bundle_id": text_rules(MAX_LENGTHS["bundleId"]),
-        "signing_key": text_rules(MAX_LENGTHS["signingKey"]),
+        "team_id": text_rules(MAX_LENGTHS["team_id"]),
+        "key_id": text_rules(MAX_LENGTHS["key_id"]),
+        "bundle_id": text_rules(MAX_LENGTHS["bundle_id"]),
+        "signing_key": text_rules(MAX_LENGTHS["signing_key"]),
         "service_account": [_service_account_size],
-        "access_token": text_rules(MAX_LENGTHS["accessToken"]),
+        "access_token": text_rules(MAX_LENGTHS["access_token"]),
     }
     create_only = ("kind",)
 
@@ -214,6 +201,12 @@ class PushChannelForm(ServiceForm):
     def checks(self, name: str) -> bool:
         return name in self.given
 
+    def input_of(self, argument: str) -> str | None:
+        """A secret that came as a file: its refusal goes under the file input."""
+        name = super().input_of(argument)
+        twin = _FILE_OF.get(name or "")
+        return twin if twin and self.cleaned_data.get(twin) else name
+
     def checked_value(self, name: str) -> Any:
         return self.given.get(name)
 
@@ -234,7 +227,7 @@ class PushChannelForm(ServiceForm):
         for name in KIND_FIELDS[kind]:
             # File twins are read with their text field; the sandbox box is given below, even
             # when unticked.
-            if name not in self.wire_names or name == "sandbox":
+            if name in _FILE_OF.values() or name == "sandbox":
                 continue
             if name in SECRET_FIELDS:
                 field, value = self._secret(name)
@@ -247,26 +240,10 @@ class PushChannelForm(ServiceForm):
                 missing = value is None
             if value is not None:
                 kwargs[name] = self.given[name] = value
-            elif missing and self.wire_names[name] in REQUIRED[kind] and not self.has_error(field):
+            elif missing and name in REQUIRED[kind] and not self.has_error(field):
                 self.add_error(name, f"required for {_kind_label(kind)} channels")
         if kind == PushKind.APNS:
             kwargs["sandbox"] = bool(cleaned.get("sandbox"))
         if cleaned.get("clear_flag"):
             kwargs["flagged"] = False
         return kwargs
-
-
-# A refusal of the service names the wire field first ("signingKey (the .p8 file) is not a PEM
-# private key", "serviceAccount.token_uri must be one of ..."): shown next to that input.
-_WIRE_KEY = re.compile(r"[A-Za-z]+")
-
-
-def _credential_field(message: str, form: forms.ModelForm) -> str | None:
-    """The input a credential refusal ("signingKey ... is not a PEM private key") is about:
-    the file input when the key came as a file."""
-    fields_by_key = {key: name for name, key in PushChannelForm.wire_names.items()}
-    match = _WIRE_KEY.match(message)
-    name = fields_by_key.get(match.group()) if match else None
-    if name in _FILE_OF and form.cleaned_data.get(_FILE_OF[name]):
-        name = _FILE_OF[name]
-    return name

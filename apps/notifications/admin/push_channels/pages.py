@@ -20,13 +20,11 @@ from apps.accounts.admin.base import (
     delete_selected,
 )
 from apps.core.wording import counted
-from apps.notifications.admin.forms import with_field_errors
 from apps.notifications.admin.push_channels.form import (
     KIND_FIELDS,
     KIND_HELP,
     SECRET_FIELDS,
     PushChannelForm,
-    _credential_field,
     _kind_label,
 )
 from apps.notifications.choices import PushKind
@@ -125,9 +123,7 @@ class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> type[forms.ModelForm]:
         kwargs["fields"] = ("tenant",) if obj is None else ()
-        return with_field_errors(
-            super().get_form(request, obj, change, **kwargs), _credential_field
-        )
+        return super().get_form(request, obj, change, **kwargs)
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushChannel:
         kwargs = cast(PushChannelForm, form).kwargs
