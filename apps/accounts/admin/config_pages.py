@@ -47,15 +47,6 @@ View = Callable[..., HttpResponse]
 Section = tuple[str | None, Sequence[str]]
 
 
-def refused_field(exc: ApplicationError) -> str | None:
-    """The input a service's refusal is about, when it names exactly one."""
-    field = getattr(exc, "field", None)
-    if field is None:
-        fields: Any = getattr(exc, "fields", ())
-        field = fields[0] if len(fields) == 1 else None
-    return field if isinstance(field, str) else None
-
-
 class ConfigForm(forms.Form):
     """A configuration form: its fields are the keyword arguments of the service the page calls.
 
@@ -104,12 +95,10 @@ class ConfigForm(forms.Form):
         return cleaned
 
     def refuse(self, exc: ApplicationError) -> None:
-        """A service's refusal, next to the input it names, else above the form; a message that
-        spells its fields at each edge (`worded`) names them by their labels."""
-        field = refused_field(exc)
-        worded = getattr(exc, "worded", None)
-        message = exc.message if worded is None else worded(self._label)
-        self.add_error(field if field in self.fields else None, message)
+        """A service's refusal (apps/core/errors.py), next to the input of the one field it
+        names, else above the form, with the fields it names written as their labels."""
+        field = exc.fields[0] if len(exc.fields) == 1 else None
+        self.add_error(field if field in self.fields else None, exc.worded(self._label))
 
     def _label(self, name: str) -> str:
         field = self.fields.get(name)
