@@ -111,13 +111,13 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
     from django.core.management import call_command
 
     from apps.accounts.services import organization_create
-    from apps.metrics.services import metric_create
+    from apps.metrics.configuration import metric_create
+    from apps.notifications.configuration import email_templates_seed
     from apps.notifications.models import EmailTemplate, PushTemplate
-    from apps.notifications.push.services import push_channel_create, push_templates_seed
-    from apps.notifications.services import email_templates_seed
+    from apps.notifications.push.configuration import push_channel_create, push_templates_seed
     from apps.streaks import domain
+    from apps.streaks.configuration import streak_settings_update
     from apps.streaks.models import StreakState
-    from apps.streaks.services import streak_settings_update
     from apps.users.models import EndUser
 
     call_command("migrate", verbosity=0)

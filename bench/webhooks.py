@@ -79,8 +79,8 @@ def seed() -> Any:
     from django.core.management import call_command
 
     from apps.accounts.services import organization_create
-    from apps.metrics.services import metric_create
-    from apps.streaks.services import streak_settings_update
+    from apps.metrics.configuration import metric_create
+    from apps.streaks.configuration import streak_settings_update
 
     call_command("migrate", verbosity=0)
     tenant = organization_create("Bench").tenant
@@ -159,8 +159,8 @@ def main() -> int:
         from django.db.models import Count
 
         from apps.webhooks import tasks
+        from apps.webhooks.configuration import webhook_endpoint_create
         from apps.webhooks.models import WebhookDelivery
-        from apps.webhooks.services import webhook_endpoint_create
 
         # Measured apart: deliveries are sent below, not inline after each event's commit.
         tasks.webhooks_dispatch_task.delay = lambda *a, **k: None  # type: ignore[method-assign]

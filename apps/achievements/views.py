@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.achievements import openapi, selectors, serializers, services, wire
+from apps.achievements import configuration, openapi, selectors, serializers, wire
 from apps.achievements.models import Achievement
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
@@ -174,16 +174,16 @@ class AchievementCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Achievement:
         kwargs = serializers.AchievementCreateSerializer.service_kwargs(data)
-        return services.achievement_create(scope.tenant, **kwargs)
+        return configuration.achievement_create(scope.tenant, **kwargs)
 
     def update(
         self, scope: Scope, parent: Any, obj: Achievement, data: dict[str, Any]
     ) -> Achievement:
         kwargs = serializers.AchievementUpdateSerializer.service_kwargs(data)
-        return services.achievement_update(scope.tenant, obj, **kwargs)
+        return configuration.achievement_update(scope.tenant, obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: Achievement) -> None:
-        services.achievement_delete(scope.tenant, obj)
+        configuration.achievement_delete(scope.tenant, obj)
 
     def render(self, obj: Achievement) -> dict[str, Any]:
         return serializers.admin_render(obj)

@@ -18,7 +18,7 @@ from apps.leaderboards.selectors import ordered
 from apps.metrics.models import Metric
 from apps.points.selectors import points_system_get
 from apps.users.choices import AttributeType
-from apps.users.services import attribute_refs_check
+from apps.users.configuration import attribute_refs_check
 
 # What a live board keeps.
 FROZEN_ONCE_LIVE = ("key", "rank_by", "user_attributes")

@@ -23,8 +23,8 @@ from apps.accounts.admin.base import (
     html_table,
     key_field,
 )
+from apps.metrics.configuration import metric_create, metric_delete, metric_update
 from apps.metrics.models import Metric, MetricEvent
-from apps.metrics.services import metric_create, metric_delete, metric_update
 from apps.users.end_user_page import end_user_section
 from apps.users.models import EndUser
 

@@ -1,4 +1,4 @@
-"""Writes of metric definitions and of recorded events, totals and daily rollups."""
+"""Writes of recorded events, totals and daily rollups (metric definitions: configuration.py)."""
 
 import datetime as dt
 from dataclasses import dataclass
@@ -8,12 +8,9 @@ from typing import Any
 from django.db import connection
 
 from apps.accounts.models import Tenant
-from apps.accounts.services import tenant_config_changed
 from apps.core.db import Table, insert, upsert
-from apps.core.errors import ValidationError
 from apps.metrics import sql
-from apps.metrics.choices import UnitType
-from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
+from apps.metrics.models import MetricDailyChange, MetricEvent, MetricTotal
 from apps.metrics.selectors import MetricDef
 from apps.users.domain import local_date
 from apps.users.models import EndUser
@@ -77,54 +74,6 @@ class RecordedEvent:
     previous_total: Decimal
     total: Decimal
     local_date: dt.date
-
-
-def _units_check(unit_type: str, units: str) -> None:
-    if unit_type == UnitType.CURRENCY and not (
-        len(units) == 3 and units.isalpha() and units.isupper()
-    ):
-        raise ValidationError(
-            "{units} must be an ISO 4217 currency code (such as USD) when {unit_type} is currency",
-            fields=("units", "unit_type"),
-            code="invalid",
-        )
-
-
-def metric_create(tenant: Tenant, *, name: str, key: str, unit_type: str, units: str) -> Metric:
-    if Metric.objects.filter(tenant=tenant, key=key).exists():
-        raise ValidationError("Key already in use by another metric")
-    _units_check(unit_type, units)
-    metric = Metric.objects.create(
-        tenant=tenant, name=name, key=key, unit_type=unit_type, units=units
-    )
-    tenant_config_changed(tenant)
-    return metric
-
-
-def metric_update(
-    tenant: Tenant,
-    metric: Metric,
-    *,
-    name: str | None = None,
-    unit_type: str | None = None,
-    units: str | None = None,
-) -> Metric:
-    if name is not None:
-        metric.name = name
-    if unit_type is not None:
-        metric.unit_type = unit_type
-    if units is not None:
-        metric.units = units
-    _units_check(metric.unit_type, metric.units)
-    metric.save(update_fields=["name", "unit_type", "units", "updated"])
-    tenant_config_changed(tenant)
-    return metric
-
-
-def metric_delete(tenant: Tenant, metric: Metric) -> None:
-    """Deletes the metric with its events, totals and rollups."""
-    metric.delete()
-    tenant_config_changed(tenant)
 
 
 def event_record(

@@ -11,7 +11,7 @@ from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
 from apps.core.openapi import read_errors
 from apps.core.scope import Scope
-from apps.metrics import selectors, serializers, services, wire
+from apps.metrics import configuration, selectors, serializers, wire
 from apps.metrics.models import Metric
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
@@ -59,7 +59,7 @@ class MetricCollection(Collection):
         return selectors.metric_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Metric:
-        return services.metric_create(
+        return configuration.metric_create(
             scope.tenant,
             name=data["name"],
             key=data["key"],
@@ -68,7 +68,7 @@ class MetricCollection(Collection):
         )
 
     def update(self, scope: Scope, parent: Any, obj: Metric, data: dict[str, Any]) -> Metric:
-        return services.metric_update(
+        return configuration.metric_update(
             scope.tenant,
             obj,
             name=data.get("name"),
@@ -77,7 +77,7 @@ class MetricCollection(Collection):
         )
 
     def delete(self, scope: Scope, parent: Any, obj: Metric) -> None:
-        services.metric_delete(scope.tenant, obj)
+        configuration.metric_delete(scope.tenant, obj)
 
     def render(self, obj: Metric) -> dict[str, Any]:
         return serializers.created_metric_render(obj)

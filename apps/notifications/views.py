@@ -16,10 +16,10 @@ from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import Collection, validated
 from apps.core.openapi import ADMIN_WRITE_ERRORS, errors, read_errors
 from apps.core.scope import Scope
-from apps.notifications import openapi, selectors, serializers, services
+from apps.notifications import configuration, openapi, selectors, serializers, services
 from apps.notifications.models import PushChannel
 from apps.notifications.previews import push_template_preview, template_preview
-from apps.notifications.push import services as push_services
+from apps.notifications.push import configuration as push_configuration
 from apps.streaks.selectors import streak_config, streak_state_get
 from apps.streaks.services import streak_preferences_of, streak_preferences_update
 from apps.users.selectors import user_get
@@ -152,12 +152,12 @@ class EmailTemplateCollection(_TemplateCollection):
     schema_prefix = "email-templates"
     kind = TemplateKind(
         content_fields=("subject", "html", "text"),
-        seed=services.email_templates_seed,
+        seed=configuration.email_templates_seed,
         rows=selectors.email_templates_list,
         row=selectors.email_template_get,
-        create=services.email_template_create,
-        update=services.email_template_update,
-        delete=services.email_template_delete,
+        create=configuration.email_template_create,
+        update=configuration.email_template_update,
+        delete=configuration.email_template_delete,
         render=serializers.email_template_render,
         preview=lambda template, user, **kw: serializers.email_preview_render(
             template_preview(template, user, **kw)
@@ -211,16 +211,16 @@ class PushChannelCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> PushChannel:
         kwargs = serializers.PushChannelCreateSerializer.service_kwargs(data)
-        return push_services.push_channel_create(scope.tenant, **kwargs)
+        return push_configuration.push_channel_create(scope.tenant, **kwargs)
 
     def update(
         self, scope: Scope, parent: Any, obj: PushChannel, data: dict[str, Any]
     ) -> PushChannel:
         kwargs = serializers.PushChannelUpdateSerializer.service_kwargs(data)
-        return push_services.push_channel_update(obj, **kwargs)
+        return push_configuration.push_channel_update(obj, **kwargs)
 
     def delete(self, scope: Scope, parent: Any, obj: PushChannel) -> None:
-        push_services.push_channel_delete(obj)
+        push_configuration.push_channel_delete(obj)
 
     def render(self, obj: PushChannel) -> dict[str, Any]:
         return serializers.push_channel_render(obj)
@@ -234,12 +234,12 @@ class PushTemplateCollection(_TemplateCollection):
     schema_prefix = "push-templates"
     kind = TemplateKind(
         content_fields=("title", "body", "url", "data"),
-        seed=push_services.push_templates_seed,
+        seed=push_configuration.push_templates_seed,
         rows=selectors.push_templates_list,
         row=selectors.push_template_get,
-        create=push_services.push_template_create,
-        update=push_services.push_template_update,
-        delete=push_services.push_template_delete,
+        create=push_configuration.push_template_create,
+        update=push_configuration.push_template_update,
+        delete=push_configuration.push_template_delete,
         render=serializers.push_template_render,
         preview=lambda template, user, **kw: serializers.push_preview_render(
             push_template_preview(template, user, **kw)

@@ -24,7 +24,7 @@ from apps.core.openapi import (
     errors,
     read_errors,
 )
-from apps.streaks import openapi, selectors, serializers, services, wire
+from apps.streaks import configuration, openapi, selectors, serializers, services, wire
 from apps.users.domain import local_date
 from apps.users.selectors import user_get, users_by_external_ids
 from apps.users.wire import USER_ID
@@ -127,7 +127,7 @@ class StreakSettingsApi(AdminApi):
         data = validated(serializers.StreakSettingsUpdateSerializer, request.data)
         kwargs = serializers.StreakSettingsUpdateSerializer.service_kwargs(data)
         with transaction.atomic():
-            services.streak_settings_update(tenant, **kwargs)
+            configuration.streak_settings_update(tenant, **kwargs)
         return Response(serializers.streak_settings_render(selectors.streak_config(tenant)))
 
 

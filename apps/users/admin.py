@@ -15,6 +15,7 @@ from apps.accounts.admin.base import (
     TenantFilter,
     key_field,
 )
+from apps.users.configuration import attribute_create, attribute_delete, attribute_update
 from apps.users.end_user_page import (
     END_USER_CARDS,
     END_USER_SECTIONS,
@@ -22,7 +23,6 @@ from apps.users.end_user_page import (
     EndUserCard,
 )
 from apps.users.models import Attribute, EndUser
-from apps.users.services import attribute_create, attribute_delete, attribute_update
 
 
 def section_cards(user: EndUser) -> list[EndUserCard]:

@@ -1,4 +1,4 @@
-"""Writes of end-users (identification is an upsert) and attribute definitions."""
+"""Writes of end-users (identification is an upsert); attribute definitions: configuration.py."""
 
 import datetime as dt
 from collections.abc import Callable, Iterator, Mapping
@@ -11,14 +11,12 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.accounts.services import tenant_config_changed
 from apps.core.arguments import UNSET
 from apps.core.db import CompiledSelect, insert
 from apps.core.errors import ValidationError
-from apps.core.wording import agreeing
 from apps.users.domain import UserFields, control_assign, local_date
 from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
-from apps.users.models import Attribute, EndUser
+from apps.users.models import EndUser
 from apps.users.selectors import attribute_definitions
 
 # The fields of UserFields that an update sets on the model as they are.
@@ -229,29 +227,6 @@ def user_upsert(
     return user_identify(tenant, external_id, fields, existing=existing, now=now)
 
 
-def attribute_create(tenant: Tenant, *, name: str, key: str, type: str) -> Attribute:
-    if Attribute.objects.filter(tenant=tenant, key=key, type=type).exists():
-        raise ValidationError("Key already in use by another attribute of this type")
-    attribute = Attribute.objects.create(tenant=tenant, name=name, key=key, type=type)
-    tenant_config_changed(tenant)
-    return attribute
-
-
-def attribute_update(attribute: Attribute, *, name: str | None) -> Attribute:
-    if name is not None:
-        attribute.name = name
-        attribute.save(update_fields=["name", "updated"])
-        tenant_config_changed(attribute.tenant)
-    return attribute
-
-
-def attribute_delete(attribute: Attribute) -> None:
-    """Stored values stay on users and events but are no longer accepted or returned."""
-    tenant = attribute.tenant
-    attribute.delete()
-    tenant_config_changed(tenant)
-
-
 def device_tokens_prune(user_pk: int, tokens: set[str]) -> list[str]:
     """Remove dead device tokens, under the user's row lock: an identify adding tokens at the
     same moment either comes first (and its tokens are kept) or waits for this."""
@@ -275,23 +250,3 @@ def user_activity_mark(user: EndUser, at: dt.datetime, local_day: dt.date) -> No
         return
     user.last_active_at, user.last_active_on = at, local_day
     EndUser.objects.filter(pk=user.pk).update(last_active_at=at, last_active_on=local_day)
-
-
-def attribute_refs_check(
-    tenant: Tenant, refs: list[dict[str, str]] | None, kind: str
-) -> list[dict[str, str]]:
-    """Validate admin-side attribute filters: every attribute id must be an attribute of this
-    tenant and kind. Returns the normalized list to store."""
-    refs = refs or []
-    ids = {ref["attributeId"] for ref in refs}
-    found = {
-        str(pid)
-        for pid in Attribute.objects.filter(
-            tenant=tenant, type=kind, public_id__in=ids
-        ).values_list("public_id", flat=True)
-    }
-    missing = sorted(ids - found)
-    if missing:
-        noun = agreeing(len(missing), "attribute", "attributes")
-        raise ValidationError(f"{kind} {noun} not found: {', '.join(missing)}")
-    return [{"attributeId": r["attributeId"], "attributeValue": r["attributeValue"]} for r in refs]

@@ -7,7 +7,7 @@ from typing import Any
 
 from apps.core.bulk import Collection
 from apps.core.scope import Scope
-from apps.users import selectors, serializers, services
+from apps.users import configuration, selectors, serializers
 from apps.users.models import Attribute
 
 
@@ -24,15 +24,15 @@ class AttributeCollection(Collection):
         return selectors.attribute_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Attribute:
-        return services.attribute_create(
+        return configuration.attribute_create(
             scope.tenant, name=data["name"], key=data["key"], type=data["type"]
         )
 
     def update(self, scope: Scope, parent: Any, obj: Attribute, data: dict[str, Any]) -> Attribute:
-        return services.attribute_update(obj, name=data.get("name"))
+        return configuration.attribute_update(obj, name=data.get("name"))
 
     def delete(self, scope: Scope, parent: Any, obj: Attribute) -> None:
-        services.attribute_delete(obj)
+        configuration.attribute_delete(obj)
 
     def render(self, obj: Attribute) -> dict[str, Any]:
         return serializers.admin_attribute_render(obj)

@@ -20,8 +20,9 @@ from apps.core import retries
 from apps.core.dispatch import due_rows_enqueue
 from apps.core.errors import ValidationError
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
+from apps.webhooks.configuration import webhook_endpoint_disable
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from apps.webhooks.services import endpoint_secrets, webhook_endpoint_disable
+from apps.webhooks.services import endpoint_secrets
 from apps.webhooks.signing import signature_headers
 from apps.webhooks.transport import DeliveryResult, deliver
 

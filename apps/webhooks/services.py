@@ -1,4 +1,5 @@
-"""Writes of webhooks: endpoints, and the outbox events that the pipeline's facts become.
+"""Writes of webhooks: the outbox events that the pipeline's facts become (endpoints:
+configuration.py).
 
 `webhooks_record` runs inside the transaction of the change that caused the events: an event
 that rolls back never leaves. Delivery is enqueued after commit (apps.webhooks.delivery).
@@ -9,24 +10,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.accounts.services import tenant_config_changed
 from apps.achievements.facts import AchievementCompleted
 from apps.core.api.renderers import json_dumps
-from apps.core.errors import ValidationError
 from apps.core.facts import Fact, NotificationDue
 from apps.core.outbox import outbox_enqueue
-from apps.core.secrets import decrypt_json, encrypt_json
+from apps.core.secrets import decrypt_json
 from apps.leaderboards.facts import RankChanged
 from apps.points.facts import PointsChanged
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.users.models import EndUser
 from apps.webhooks import payloads
-from apps.webhooks.choices import EndpointStatus, EventType
+from apps.webhooks.choices import EventType
 from apps.webhooks.models import (
     WebhookDelivery,
     WebhookEndpoint,
@@ -35,12 +33,9 @@ from apps.webhooks.models import (
     WebhookThrottle,
 )
 from apps.webhooks.selectors import endpoints_active
-from apps.webhooks.signing import new_secret
-from apps.webhooks.transport import check_url
 
 # The HKDF label under which apps.core.secrets encrypts these secrets (a label, not a secret).
 SECRET_PURPOSE = "webhook secrets"  # noqa: S105
-ROTATION_OVERLAP = dt.timedelta(hours=24)
 # Trophy's throttle: at most one such event per key per 15 minutes, carrying the latest state.
 THROTTLE = dt.timedelta(minutes=15)
 THROTTLED = frozenset(
@@ -48,16 +43,6 @@ THROTTLED = frozenset(
 )
 
 # --- endpoints -------------------------------------------------------------------------------
-
-
-def url_check(url: str) -> None:
-    reason = check_url(
-        url,
-        allow_http=settings.WEBHOOK_ALLOW_HTTP,
-        allowed_networks=settings.WEBHOOK_ALLOWED_NETWORKS,
-    )
-    if reason is not None:
-        raise ValidationError(f"url: {reason}")
 
 
 def endpoint_secrets(endpoint: WebhookEndpoint, now: dt.datetime) -> list[str]:
@@ -68,81 +53,6 @@ def endpoint_secrets(endpoint: WebhookEndpoint, now: dt.datetime) -> list[str]:
     if endpoint.previous_secret and expires is not None and now < expires:
         secrets.append(decrypt_json(endpoint.previous_secret, SECRET_PURPOSE))
     return secrets
-
-
-def webhook_endpoint_create(
-    tenant: Tenant,
-    *,
-    url: str,
-    description: str = "",
-    events: list[str] | None = None,
-    status: str = EndpointStatus.ACTIVE,
-) -> tuple[WebhookEndpoint, str]:
-    """The endpoint and its signing secret, in clear: shown once, in the creation response."""
-    url_check(url)
-    secret = new_secret()
-    endpoint = WebhookEndpoint.objects.create(
-        tenant=tenant,
-        url=url,
-        description=description,
-        events=sorted(set(events or [])),
-        status=status,
-        secret=encrypt_json(secret, SECRET_PURPOSE),
-    )
-    tenant_config_changed(tenant)
-    return endpoint, secret
-
-
-def webhook_endpoint_update(
-    endpoint: WebhookEndpoint,
-    *,
-    url: str | None = None,
-    description: str | None = None,
-    events: list[str] | None = None,
-    status: str | None = None,
-) -> WebhookEndpoint:
-    if url is not None:
-        url_check(url)
-        endpoint.url = url
-    if description is not None:
-        endpoint.description = description
-    if events is not None:
-        endpoint.events = sorted(set(events))
-    if status is not None:
-        if status == EndpointStatus.ACTIVE:
-            endpoint.disabled_reason, endpoint.failing_since = "", None
-        elif endpoint.status != status:
-            endpoint.disabled_reason = "Disabled through the API or the dashboard"
-        endpoint.status = status
-    endpoint.save()
-    tenant_config_changed(endpoint.tenant)
-    return endpoint
-
-
-def webhook_endpoint_delete(endpoint: WebhookEndpoint) -> None:
-    tenant = endpoint.tenant
-    endpoint.delete()
-    tenant_config_changed(tenant)
-
-
-def webhook_endpoint_rotate_secret(
-    endpoint: WebhookEndpoint, now: dt.datetime | None = None
-) -> str:
-    """A new secret (returned in clear, once); the old one keeps signing for 24 hours."""
-    now = now or timezone.now()
-    secret = new_secret()
-    endpoint.previous_secret = endpoint.secret
-    endpoint.previous_secret_expires_at = now + ROTATION_OVERLAP
-    endpoint.secret = encrypt_json(secret, SECRET_PURPOSE)
-    endpoint.save()
-    return secret
-
-
-def webhook_endpoint_disable(endpoint: WebhookEndpoint, reason: str) -> None:
-    WebhookEndpoint.objects.filter(pk=endpoint.pk, status=EndpointStatus.ACTIVE).update(
-        status=EndpointStatus.DISABLED, disabled_reason=reason
-    )
-    tenant_config_changed(endpoint.tenant)
 
 
 # --- events ----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from apps.core.bulk import Collection, validated
 from apps.core.errors import NotFoundError
 from apps.core.openapi import ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
 from apps.core.scope import Scope
-from apps.webhooks import delivery, openapi, selectors, serializers, services
+from apps.webhooks import configuration, delivery, openapi, selectors, serializers, services
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 
@@ -32,7 +32,7 @@ class WebhookCollection(Collection):
         return selectors.endpoint_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> WebhookEndpoint:
-        endpoint, secret = services.webhook_endpoint_create(
+        endpoint, secret = configuration.webhook_endpoint_create(
             scope.tenant,
             url=data["url"],
             description=data.get("description", ""),
@@ -46,7 +46,7 @@ class WebhookCollection(Collection):
     def update(
         self, scope: Scope, parent: Any, obj: WebhookEndpoint, data: dict[str, Any]
     ) -> WebhookEndpoint:
-        return services.webhook_endpoint_update(
+        return configuration.webhook_endpoint_update(
             obj,
             url=data.get("url"),
             description=data.get("description"),
@@ -55,7 +55,7 @@ class WebhookCollection(Collection):
         )
 
     def delete(self, scope: Scope, parent: Any, obj: WebhookEndpoint) -> None:
-        services.webhook_endpoint_delete(obj)
+        configuration.webhook_endpoint_delete(obj)
 
     def render(self, obj: WebhookEndpoint) -> dict[str, Any]:
         return serializers.webhook_endpoint_serializer_render(obj)
@@ -76,7 +76,7 @@ class WebhookRotateSecretApi(AdminApi):
     )
     def post(self, request: Request, object_id: str) -> Response:
         endpoint = _endpoint(self.scope(request), object_id)
-        secret = services.webhook_endpoint_rotate_secret(endpoint)
+        secret = configuration.webhook_endpoint_rotate_secret(endpoint)
         return Response(serializers.rotated_secret_render(endpoint, secret))
 
 

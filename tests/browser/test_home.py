@@ -3,7 +3,7 @@
 from selenium.webdriver.support.select import Select
 
 from apps.accounts.services import tenant_create
-from apps.metrics.services import metric_create
+from apps.metrics.configuration import metric_create
 from tests.browser.conftest import Staff
 from tests.factories import OrganizationWithKey
 

@@ -10,8 +10,8 @@ from apps.core.api.naming import wire_name
 from apps.core.errors import ValidationError
 from apps.notifications.serializers import PreferencesUpdateSerializer
 from apps.points.serializers import TriggerCreateSerializer
+from apps.streaks.configuration import streak_settings_update
 from apps.streaks.serializers import StreakSettingsUpdateSerializer
-from apps.streaks.services import streak_settings_update
 from tests.factories import EndUserFactory
 
 

@@ -6,15 +6,15 @@ from functools import partial
 
 import pytest
 
+from apps.achievements.configuration import REQUIRED_FIELDS, TRIGGER_FIELDS
 from apps.achievements.serializers import AchievementCreateSerializer
-from apps.achievements.services.configuration import REQUIRED_FIELDS, TRIGGER_FIELDS
 from apps.core.api.naming import wire_name
 from apps.core.arguments import kind_problem
 from apps.core.errors import ValidationError
 from apps.core.wording import agreeing, counted, listed
+from apps.notifications.push.configuration import push_channel_create
 from apps.notifications.push.credentials import credentials_check
-from apps.notifications.push.services import push_channel_create
-from apps.users.services import attribute_refs_check
+from apps.users.configuration import attribute_refs_check
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.achievements import services
+from apps.achievements import configuration, services
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.achievements.selectors import achievement_backdate_progress
 from apps.metrics.models import Metric, MetricTotal
@@ -54,7 +54,7 @@ def source(tenant: Tenant) -> Attribute:
 
 def save(tenant: Tenant, **data: Any) -> Achievement:
     """An achievement made by the admin API's service, inactive unless told otherwise."""
-    return services.achievement_create(tenant, **{"status": "inactive", **data})
+    return configuration.achievement_create(tenant, **{"status": "inactive", **data})
 
 
 def metric_achievement(
@@ -277,7 +277,7 @@ def test_each_kind_is_stored_as_the_admin_api_stores_it(
     }
     assert by_dashboard == item
     # The same item sent to the admin API stores the same achievement.
-    services.achievement_delete(tenant, created)
+    configuration.achievement_delete(tenant, created)
     posted = api_client.post(ADMIN_API, [item])
     assert posted.status_code == 201, posted.content
     by_api = stored_by_api(api_client, posted.json()["created"][0]["id"])
@@ -554,7 +554,7 @@ def test_the_change_page_follows_backdating_until_it_finishes(
     for writer in writers:
         MetricTotal.objects.create(tenant=tenant, user=writer, metric=metric, total=Decimal(20))
     # Activated: the backdating task is queued after commit and has not run yet.
-    services.achievement_update(tenant, achievement, status="active")
+    configuration.achievement_update(tenant, achievement, status="active")
     complete(achievement, writers[0], backdated=True)
     url = admin_url(Achievement, "change", achievement.pk)
 

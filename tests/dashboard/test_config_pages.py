@@ -13,8 +13,8 @@ from django.test import Client
 from apps.accounts.models import Tenant
 from apps.core.errors import ValidationError
 from apps.webhooks import services
+from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.models import WebhookEndpoint
-from apps.webhooks.services import webhook_endpoint_create
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import OrganizationWithKey
 

@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.notifications.choices import MessageStatus, NotificationType
+from apps.notifications.configuration import email_template_create
 from apps.notifications.models import EmailTemplate, Message
-from apps.notifications.services import email_template_create
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant

@@ -31,8 +31,8 @@ from apps.notifications.models import Message
 from apps.pipeline.models import QueuedEvent
 from apps.users.models import EndUser
 from apps.webhooks.choices import DeliveryStatus, EventType
+from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.models import WebhookDelivery, WebhookEvent
-from apps.webhooks.services import webhook_endpoint_create
 from tests.conftest import Client as ApiClient
 from tests.dashboard.conftest import admin_url
 from tests.factories import OrganizationWithKey

@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from apps.accounts.models import Tenant
 from apps.metrics.models import Metric
 from apps.streaks.choices import PauseStatus
+from apps.streaks.configuration import streak_settings_update
 from apps.streaks.domain import FreezeSettings
 from apps.streaks.models import (
     StreakCondition,
@@ -27,7 +28,7 @@ from apps.streaks.models import (
     StreakState,
 )
 from apps.streaks.selectors import streak_config
-from apps.streaks.services import streak_pause_create, streak_settings_update
+from apps.streaks.services import streak_pause_create
 from apps.users.models import EndUser
 from tests.dashboard.conftest import admin_url, message_texts, switch_tenant
 from tests.factories import EndUserFactory, MetricFactory

@@ -22,9 +22,10 @@ from apps.metrics.models import Metric
 from apps.notifications.models import Message
 from apps.points import configuration
 from apps.points.models import PointsTotal
+from apps.streaks.configuration import streak_settings_update
 from apps.streaks.domain import FreezeSettings
 from apps.streaks.models import StreakPause, StreakState
-from apps.streaks.services import streak_pause_create, streak_settings_update
+from apps.streaks.services import streak_pause_create
 from apps.users.models import EndUser
 from tests.dashboard.conftest import admin_url, message_texts, org_staff
 from tests.factories import (

@@ -19,8 +19,9 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.core.show_once import SHOW_ONCE_TTL
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus, EventType
+from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
-from apps.webhooks.services import endpoint_secrets, webhook_endpoint_create
+from apps.webhooks.services import endpoint_secrets
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import OrganizationWithKey
 

@@ -7,14 +7,11 @@ import datetime as dt
 import pytest
 
 from apps.accounts.models import Tenant
+from apps.streaks.configuration import streak_settings_update
 from apps.streaks.domain import FreezeSettings
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
 from apps.streaks.models import StreakPause, StreakSettings
-from apps.streaks.services import (
-    streak_freeze_grant,
-    streak_pause_create,
-    streak_settings_update,
-)
+from apps.streaks.services import streak_freeze_grant, streak_pause_create
 from tests.factories import EndUserFactory
 
 FAR = dt.date(2099, 1, 1)

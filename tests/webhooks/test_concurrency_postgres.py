@@ -5,9 +5,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.delivery import deliveries_send
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery
-from apps.webhooks.services import event_publish, webhook_endpoint_create
+from apps.webhooks.services import event_publish
 from tests.concurrency import POSTGRES_ONLY, run_all
 from tests.factories import OrganizationWithKey
 from tests.webhooks.receiver import Receiver

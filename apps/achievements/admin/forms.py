@@ -19,7 +19,7 @@ from apps.accounts.admin.base import (
     url_problems,
 )
 from apps.accounts.models import Tenant
-from apps.achievements import services
+from apps.achievements import configuration
 from apps.achievements.admin.fields import (
     AttributeRowsField,
     BadgeUrlWidget,
@@ -71,11 +71,11 @@ _FIELD_OF_ARGUMENT = {argument: name for name, argument in ARGUMENTS.items()}
 # The settings of each kind, from the service's own table.
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
-    for kind, arguments in services.TRIGGER_FIELDS.items()
+    for kind, arguments in configuration.TRIGGER_FIELDS.items()
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
     str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
-    for kind, arguments in services.REQUIRED_FIELDS.items()
+    for kind, arguments in configuration.REQUIRED_FIELDS.items()
 }
 # A threshold as the admin API reads one (its precision and its messages).
 METRIC_VALUE = drf.DecimalField(max_digits=24, decimal_places=6, min_value=1)

@@ -28,7 +28,7 @@ from apps.accounts.admin.base import (
     dependents,
 )
 from apps.accounts.staff import selected_tenant
-from apps.achievements import selectors, services
+from apps.achievements import configuration, selectors
 from apps.achievements.admin.forms import KIND_FIELDS, KIND_LABELS, PERIODS, AchievementForm
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import rarity
@@ -199,15 +199,17 @@ class AchievementAdmin(ServiceAdmin):
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Achievement:
         kwargs = cast(AchievementForm, form).kwargs
-        return services.achievement_create(form.cleaned_data["tenant"], **kwargs)
+        return configuration.achievement_create(form.cleaned_data["tenant"], **kwargs)
 
     def service_update(
         self, request: HttpRequest, current: Achievement, form: forms.ModelForm
     ) -> None:
-        services.achievement_update(current.tenant, current, **cast(AchievementForm, form).kwargs)
+        configuration.achievement_update(
+            current.tenant, current, **cast(AchievementForm, form).kwargs
+        )
 
     def service_delete(self, request: HttpRequest, obj: Achievement) -> None:
-        services.achievement_delete(obj.tenant, obj)
+        configuration.achievement_delete(obj.tenant, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         # A composite goes before its prerequisites: the service refuses to delete an

@@ -19,7 +19,7 @@ from apps.notifications.admin.template_pages import TemplateAdminBase
 from apps.notifications.context import app_context
 from apps.notifications.models import PushTemplate
 from apps.notifications.previews import push_template_preview
-from apps.notifications.push import services
+from apps.notifications.push import configuration
 
 # Template part (as the API and render errors name it) -> form field.
 _PARTS = {"title": "title", "body": "body_text", "url": "url", "data": "data"}
@@ -131,10 +131,10 @@ class PushTemplateAdmin(TemplateAdminBase):
     content_fields = tuple(_PARTS.values())
     variables_help = VARIABLES_HELP
     seeded_marker = "push_defaults_seeded_at"
-    seed = staticmethod(services.push_templates_seed)
-    template_create = staticmethod(services.push_template_create)
-    template_update = staticmethod(services.push_template_update)
-    template_delete = staticmethod(services.push_template_delete)
+    seed = staticmethod(configuration.push_templates_seed)
+    template_create = staticmethod(configuration.push_template_create)
+    template_update = staticmethod(configuration.push_template_update)
+    template_delete = staticmethod(configuration.push_template_delete)
     render_preview = staticmethod(push_template_preview)
 
     def preview_context(

@@ -11,7 +11,7 @@ from django.urls import URLPattern, path
 from django.views.decorators.http import require_POST
 
 from apps.accounts.admin.base import text_rules
-from apps.notifications import domain, services
+from apps.notifications import configuration, domain
 from apps.notifications.admin.forms import TemplateFormBase, source_line, source_text
 from apps.notifications.admin.template_pages import TemplateAdminBase
 from apps.notifications.delivery import email_test_send
@@ -58,10 +58,10 @@ class EmailTemplateAdmin(TemplateAdminBase):
     content_fields = _PARTS
     variables_help = VARIABLES_HELP
     seeded_marker = "defaults_seeded_at"
-    seed = staticmethod(services.email_templates_seed)
-    template_create = staticmethod(services.email_template_create)
-    template_update = staticmethod(services.email_template_update)
-    template_delete = staticmethod(services.email_template_delete)
+    seed = staticmethod(configuration.email_templates_seed)
+    template_create = staticmethod(configuration.email_template_create)
+    template_update = staticmethod(configuration.email_template_update)
+    template_delete = staticmethod(configuration.email_template_delete)
     render_preview = staticmethod(template_preview)
 
     # --- the preview's test send --------------------------------------------------------------

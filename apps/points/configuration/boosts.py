@@ -11,8 +11,8 @@ from apps.points.configuration.archive import system_writable
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsBoost, PointsSystem
 from apps.users.choices import AttributeType
+from apps.users.configuration import attribute_refs_check
 from apps.users.models import EndUser
-from apps.users.services import attribute_refs_check
 
 # Attribute filters are {"attributeId", "attributeValue"} references, as stored.
 Refs = list[dict[str, str]] | None

@@ -15,7 +15,7 @@ from apps.points.configuration.boosts import Refs
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem, PointsTrigger, PointsTriggerMark
 from apps.users.choices import AttributeType
-from apps.users.services import attribute_refs_check
+from apps.users.configuration import attribute_refs_check
 
 # The settings that belong to each type of trigger, and those it needs.
 TRIGGER_FIELDS = {

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from apps.accounts.admin.base import ServiceAdmin, selected_tenant
 from apps.accounts.models import Tenant
-from apps.streaks import services
+from apps.streaks import configuration
 from apps.streaks.admin.settings_form import DAY_NAMES, StreakSettingsForm, _number
 from apps.streaks.models import StreakCondition, StreakSettings, StreakState
 
@@ -119,7 +119,7 @@ class StreakSettingsAdmin(ServiceAdmin):
 
     def _update(self, tenant: Tenant, form: forms.ModelForm) -> None:
         settings_form = cast(StreakSettingsForm, form)
-        services.streak_settings_update(tenant, **settings_form.kwargs)
+        configuration.streak_settings_update(tenant, **settings_form.kwargs)
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> StreakSettings:
         tenant = form.cleaned_data["tenant"]

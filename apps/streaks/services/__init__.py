@@ -1,9 +1,9 @@
-"""Writes of streak settings and per-user streak state.
+"""Writes of per-user streak state.
 
-`configuration` writes the tenant's settings and a user's preferences, `events` is the
-pipeline's streak step, `adjustments` what staff do to one user's streak, `periodic` what the
-jobs settle and earn; all of them write the state row through `state`. Callers import from
-this package."""
+`events` is the pipeline's streak step, `adjustments` what staff do to one user's streak,
+`periodic` what the jobs settle and earn, `preferences` a user's streak preferences; all of them
+write the state row through `state`. Callers import from this package. The tenant's settings
+are written by apps/streaks/configuration.py."""
 
 from apps.streaks.services.adjustments import (
     streak_freeze_grant,
@@ -12,11 +12,6 @@ from apps.streaks.services.adjustments import (
     streak_pause_create,
     streak_reset,
     streak_restore,
-)
-from apps.streaks.services.configuration import (
-    streak_preferences_of,
-    streak_preferences_update,
-    streak_settings_update,
 )
 from apps.streaks.services.events import (
     StreakEventResult,
@@ -29,6 +24,7 @@ from apps.streaks.services.periodic import (
     streak_freezes_earn_locked,
     streak_settle_locked,
 )
+from apps.streaks.services.preferences import streak_preferences_of, streak_preferences_update
 
 __all__ = [
     "StreakEventResult",
@@ -45,6 +41,5 @@ __all__ = [
     "streak_preferences_update",
     "streak_reset",
     "streak_restore",
-    "streak_settings_update",
     "streak_settle_locked",
 ]

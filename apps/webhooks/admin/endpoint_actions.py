@@ -16,7 +16,7 @@ from apps.accounts.admin.config_pages import ConfigAdmin, View
 from apps.core.errors import ApplicationError
 from apps.core.show_once import once_keep, once_take
 from apps.core.wording import agreeing, counted
-from apps.webhooks import services
+from apps.webhooks import configuration, services
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.delivery import deliveries_redeliver_failed
 from apps.webhooks.models import WebhookEndpoint
@@ -76,7 +76,7 @@ class EndpointActions(ConfigAdmin):
                 request, endpoint, _CONFIRM, title="Rotate the signing secret?", action="rotate"
             )
         with transaction.atomic():
-            secret = services.webhook_endpoint_rotate_secret(endpoint)
+            secret = configuration.webhook_endpoint_rotate_secret(endpoint)
             secret_keep(request, endpoint, secret, rotated=True)
         self.log_change(request, endpoint, "Rotated the signing secret.")
         return HttpResponseRedirect(self.url("secret", endpoint))
@@ -146,7 +146,7 @@ class EndpointActions(ConfigAdmin):
             )
         try:
             with transaction.atomic():
-                services.webhook_endpoint_update(endpoint, status=EndpointStatus.ACTIVE)
+                configuration.webhook_endpoint_update(endpoint, status=EndpointStatus.ACTIVE)
         except ApplicationError as exc:
             self.message_user(request, exc.message, messages.ERROR)
             return HttpResponseRedirect(self.url("change", endpoint))

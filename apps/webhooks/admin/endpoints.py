@@ -20,7 +20,7 @@ from django.utils.timesince import timesince
 
 from apps.accounts.admin.base import TENANT_RELATED, TenantColumnMixin, TenantFilter
 from apps.accounts.admin.config_pages import ConfigForm, Section
-from apps.webhooks import services
+from apps.webhooks import configuration
 from apps.webhooks.admin.display import (
     EVENT_TYPE_GROUPS,
     events_label,
@@ -122,16 +122,18 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions):
     # --- writes --------------------------------------------------------------------------------
 
     def create(self, request: HttpRequest, form: EndpointForm) -> WebhookEndpoint:
-        endpoint, secret = services.webhook_endpoint_create(form.valid_tenant, **form.cleaned_data)
+        endpoint, secret = configuration.webhook_endpoint_create(
+            form.valid_tenant, **form.cleaned_data
+        )
         secret_keep(request, endpoint, secret, rotated=False)
         return endpoint
 
     def update(self, request: HttpRequest, obj: WebhookEndpoint, form: EndpointForm) -> None:
         # Only what changed: passing status "active" clears `failing_since`.
-        services.webhook_endpoint_update(obj, **form.changes())
+        configuration.webhook_endpoint_update(obj, **form.changes())
 
     def remove(self, request: HttpRequest, obj: WebhookEndpoint) -> None:
-        services.webhook_endpoint_delete(obj)
+        configuration.webhook_endpoint_delete(obj)
 
     def after_add_url(self, obj: WebhookEndpoint) -> str:
         return self.url("secret", obj)

@@ -29,7 +29,7 @@ from apps.notifications.admin.push_channels.form import (
 )
 from apps.notifications.choices import PushKind
 from apps.notifications.models import PushChannel
-from apps.notifications.push import services
+from apps.notifications.push import configuration
 
 
 class FlaggedFilter(admin.SimpleListFilter):
@@ -49,7 +49,7 @@ class FlaggedFilter(admin.SimpleListFilter):
 def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     flagged = list(queryset.filter(flagged_at__isnull=False).select_related("tenant"))
     for channel in flagged:
-        services.push_channel_update(channel, flagged=False)
+        configuration.push_channel_update(channel, flagged=False)
     modeladmin.message_user(
         request,
         f"Cleared the flag of {counted(len(flagged), 'push channel')}: dead tokens are pruned "
@@ -127,15 +127,15 @@ class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
 
     def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushChannel:
         kwargs = cast(PushChannelForm, form).kwargs
-        return services.push_channel_create(form.cleaned_data["tenant"], **kwargs)
+        return configuration.push_channel_create(form.cleaned_data["tenant"], **kwargs)
 
     def service_update(
         self, request: HttpRequest, current: PushChannel, form: forms.ModelForm
     ) -> None:
-        services.push_channel_update(current, **cast(PushChannelForm, form).kwargs)
+        configuration.push_channel_update(current, **cast(PushChannelForm, form).kwargs)
 
     def service_delete(self, request: HttpRequest, obj: PushChannel) -> None:
-        services.push_channel_delete(obj)
+        configuration.push_channel_delete(obj)
 
     @admin.display(description="app")
     def app_column(self, obj: PushChannel) -> str:

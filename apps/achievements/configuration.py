@@ -13,7 +13,7 @@ from apps.core.arguments import UNSET, Unset, given, kind_problem
 from apps.core.outbox import outbox_enqueue
 from apps.metrics.models import Metric
 from apps.users.choices import AttributeType
-from apps.users.services import attribute_refs_check
+from apps.users.configuration import attribute_refs_check
 
 # Settings that belong to one trigger only (reference §3.5), and those each trigger needs.
 TRIGGER_FIELDS = {
