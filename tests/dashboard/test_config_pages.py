@@ -12,7 +12,7 @@ from django.test import Client
 
 from apps.accounts.models import Tenant
 from apps.core.errors import ValidationError
-from apps.webhooks import services
+from apps.webhooks import configuration
 from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.models import WebhookEndpoint
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
@@ -38,9 +38,9 @@ class Spy:
 
     def __init__(self, monkeypatch: Any, name: str, refusal: Exception | None = None) -> None:
         self.calls: list[tuple[Any, ...]] = []
-        self.real = getattr(services, name)
+        self.real = getattr(configuration, name)
         self.refusal = refusal
-        monkeypatch.setattr(services, name, self)
+        monkeypatch.setattr(configuration, name, self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.calls.append((args, kwargs))

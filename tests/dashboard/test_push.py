@@ -17,12 +17,9 @@ from apps.accounts.models import Tenant
 from apps.notifications.admin.log import ATTEMPTS_SHOWN
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
 from apps.notifications.models import Message, PushAttempt, PushChannel, PushTemplate
+from apps.notifications.push.configuration import push_channel_create, push_template_create
 from apps.notifications.push.secrets import secrets_decrypt
-from apps.notifications.push.services import (
-    push_channel_create,
-    push_channel_flag,
-    push_template_create,
-)
+from apps.notifications.push.services import push_channel_flag
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
