@@ -15,7 +15,6 @@ from apps.accounts.admin.base import (
     TENANT_RELATED,
     ReadOnlyAdmin,
     ScopedFilter,
-    ServiceAdmin,
     TenantColumnMixin,
     TenantFilter,
     admin_links,
@@ -23,6 +22,8 @@ from apps.accounts.admin.base import (
     html_table,
     key_field,
 )
+from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.metrics.choices import UnitType
 from apps.metrics.configuration import metric_create, metric_delete, metric_update
 from apps.metrics.models import Metric, MetricEvent
 from apps.users.end_user_page import end_user_section
@@ -31,6 +32,8 @@ from apps.users.models import EndUser
 # The end-user page shows this many of the user's latest events; the full history is one click
 # away in the event list, which paginates.
 RECENT_EVENTS = 10
+# A one-line input as wide as the admin's own.
+TEXT = forms.TextInput(attrs={"class": "vTextField"})
 
 
 class MetricFilter(ScopedFilter):
@@ -42,54 +45,51 @@ class MetricFilter(ScopedFilter):
         return f"{row.name} ({row.key})"
 
 
-class MetricForm(forms.ModelForm):
-    key = key_field(100)
+class MetricForm(ConfigForm):
+    """The arguments of metric_create and metric_update; API calls name a metric by its key, so
+    the key is given once, when adding."""
 
-    class Meta:
-        model = Metric
-        fields = ("tenant", "key", "name", "unit_type", "units")
+    key = key_field(100)
+    name = forms.CharField(max_length=255, widget=TEXT)
+    unit_type = forms.ChoiceField(choices=UnitType.choices, initial=UnitType.NUMBER)
+    units = forms.CharField(max_length=32, required=False, widget=TEXT)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance is not None:
+            del self.fields["key"]
+
+    def initial_from(self, obj: Metric) -> dict[str, Any]:
+        return {"name": obj.name, "unit_type": obj.unit_type, "units": obj.units}
 
 
 @admin.register(Metric)
-class MetricAdmin(TenantColumnMixin, ServiceAdmin):
-    form = MetricForm
+class MetricAdmin(TenantColumnMixin, ConfigAdmin):
+    config_form = MetricForm
     list_display = ("key", "name", "unit_type", "units", "tenant_column", "created")
     list_select_related = (TENANT_RELATED,)
     list_filter = ("unit_type", ("tenant", TenantFilter))
     search_fields = ("key", "name")
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+    def form_sections(self, obj: Metric | None) -> list[Section]:
         if obj is None:
-            return MetricForm.Meta.fields
-        return (*MetricForm.Meta.fields, "used_by", "public_id", "created", "updated")
+            return [(None, ["key", "name", "unit_type", "units"])]
+        # The key is what API calls name, and events belong to the tenant: shown, not changed.
+        return [
+            (
+                None,
+                ["tenant_column", "key", "name", "unit_type", "units", "used_by", "public_id",
+                 "created", "updated"],
+            )
+        ]  # fmt: skip
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        # API calls name a metric by its key, and its events belong to its tenant.
-        if obj is None:
-            return ()
-        return ("tenant", "key", "used_by", "public_id", "created", "updated")
+    def create(self, request: HttpRequest, form: MetricForm) -> Metric:
+        return metric_create(form.valid_tenant, **form.cleaned_data)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Metric:
-        data = form.cleaned_data
-        return metric_create(
-            data["tenant"],
-            name=data["name"],
-            key=data["key"],
-            unit_type=data["unit_type"],
-            units=data["units"],
-        )
+    def update(self, request: HttpRequest, obj: Metric, form: MetricForm) -> None:
+        metric_update(obj.tenant, obj, **form.changes())
 
-    def service_update(self, request: HttpRequest, current: Metric, form: forms.ModelForm) -> None:
-        data = form.cleaned_data
-        metric_update(
-            current.tenant,
-            current,
-            name=data["name"],
-            unit_type=data["unit_type"],
-            units=data["units"],
-        )
-
-    def service_delete(self, request: HttpRequest, obj: Metric) -> None:
+    def remove(self, request: HttpRequest, obj: Metric) -> None:
         metric_delete(obj.tenant, obj)
 
     @admin.display(description="Used by")

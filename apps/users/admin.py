@@ -10,11 +10,12 @@ from django.http import HttpRequest
 from apps.accounts.admin.base import (
     TENANT_RELATED,
     ReadOnlyAdmin,
-    ServiceAdmin,
     TenantColumnMixin,
     TenantFilter,
     key_field,
 )
+from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_create, attribute_delete, attribute_update
 from apps.users.end_user_page import (
     END_USER_CARDS,
@@ -90,43 +91,43 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
         }
 
 
-class AttributeForm(forms.ModelForm):
-    key = key_field(100)
+class AttributeForm(ConfigForm):
+    """The arguments of attribute_create and attribute_update: the key and type are what API
+    calls and stored values refer to, so they are given once, when adding; only the name
+    changes."""
 
-    class Meta:
-        model = Attribute
-        fields = ("tenant", "name", "key", "type")
+    name = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"class": "vTextField"}))
+    key = key_field(100)
+    type = forms.ChoiceField(choices=[("", "---------"), *AttributeType.choices])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance is not None:
+            del self.fields["key"], self.fields["type"]
+
+    def initial_from(self, obj: Attribute) -> dict[str, Any]:
+        return {"name": obj.name}
 
 
 @admin.register(Attribute)
-class AttributeAdmin(TenantColumnMixin, ServiceAdmin):
-    form = AttributeForm
+class AttributeAdmin(TenantColumnMixin, ConfigAdmin):
+    config_form = AttributeForm
     list_display = ("key", "name", "type", "tenant_column", "created")
     list_select_related = (TENANT_RELATED,)
     list_filter = ("type", ("tenant", TenantFilter))
     search_fields = ("key", "name")
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+    def form_sections(self, obj: Attribute | None) -> list[Section]:
         if obj is None:
-            return ("tenant", "name", "key", "type")
-        return ("tenant", "name", "key", "type", "public_id", "created", "updated")
+            return [(None, ["name", "key", "type"])]
+        fields = ["tenant_column", "name", "key", "type", "public_id", "created", "updated"]
+        return [(None, fields)]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        # The key and type are what API calls and stored values refer to; only the name changes.
-        if obj is None:
-            return ()
-        return ("tenant", "key", "type", "public_id", "created", "updated")
+    def create(self, request: HttpRequest, form: AttributeForm) -> Attribute:
+        return attribute_create(form.valid_tenant, **form.cleaned_data)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Attribute:
-        data = form.cleaned_data
-        return attribute_create(
-            data["tenant"], name=data["name"], key=data["key"], type=data["type"]
-        )
+    def update(self, request: HttpRequest, obj: Attribute, form: AttributeForm) -> None:
+        attribute_update(obj, **form.changes())
 
-    def service_update(
-        self, request: HttpRequest, current: Attribute, form: forms.ModelForm
-    ) -> None:
-        attribute_update(current, name=form.cleaned_data["name"])
-
-    def service_delete(self, request: HttpRequest, obj: Attribute) -> None:
+    def remove(self, request: HttpRequest, obj: Attribute) -> None:
         attribute_delete(obj)

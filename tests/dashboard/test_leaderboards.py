@@ -124,7 +124,7 @@ def edit_form(board: Leaderboard, **changes: Any) -> dict[str, Any]:
 
 def assert_refused(response: Any, field: str | None, message: str) -> None:
     assert response.status_code == 200
-    form = response.context["adminform"].form
+    form = response.context["form"]
     errors = form.non_field_errors() if field is None else form.errors.get(field, [])
     assert message in " ".join(errors), form.errors
 
@@ -187,6 +187,9 @@ def test_change_page_reads_like_the_board(
     # Date pickers, the ranking method as choices, filters as rows, breakdown as checkboxes.
     assert re.search(r'<input type="text" name="start" value="2026-01-05"[^>]*vDateField', page)
     assert 'class="vTimeField"' in page
+    # Dates, times and the run's length and unit share a line each, as they read.
+    for pair in ("start field-end", "start_time field-end_time", "run_interval field-run_unit"):
+        assert f'<div class="form-row field-{pair}">' in page, pair
     assert 'type="radio" name="rank_by" value="metric"' in page
     assert re.search(
         r'<select name="user_attributes-key"[^>]*>.*<option value="plan" selected', page
@@ -218,7 +221,7 @@ def test_creating_a_board_goes_through_the_service(
         ),
     )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert version_of(tenant) > version
     [body] = api_client.get("/admin/v1/leaderboards").json()
     assert {
@@ -249,7 +252,7 @@ def test_edit_page_shows_the_board_as_stored(
         user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
     )
     page = staff_client.get(admin_url(Leaderboard, "change", board.pk))
-    initial = page.context["adminform"].form.initial
+    initial = page.context["form"].initial
     assert (initial["breakdown_attributes"], initial["user_attributes"]) == (
         ["plan"],
         [("plan", "pro")],
@@ -275,7 +278,7 @@ def test_breakdown_attributes_keep_their_stored_order(
         edit_form(board, breakdown_attributes=["plan", "region", "tier"]),
     )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     board.refresh_from_db()
     assert board.breakdown_attributes == [
         str(region.public_id),
@@ -293,7 +296,7 @@ def test_editing_a_live_board_keeps_its_frozen_fields(
         admin_url(Leaderboard, "change", board.pk), edit_form(board, name="All words")
     )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert version_of(tenant) > version
     board.refresh_from_db()
     assert (board.name, board.key, board.status) == ("All words", "words-board", Status.ACTIVE)
@@ -308,7 +311,7 @@ def test_status_changes_go_through_the_service(
 ) -> None:
     url = admin_url(Leaderboard, "change", board.pk)
     deactivate = staff_client.post(url, edit_form(board, status="inactive"))
-    assert deactivate.status_code == 302, deactivate.context["adminform"].form.errors
+    assert deactivate.status_code == 302, deactivate.context["form"].errors
     board.refresh_from_db()
     assert board.status == Status.INACTIVE
 
@@ -317,7 +320,7 @@ def test_status_changes_go_through_the_service(
         url, edit_form(board, status="active", start=start.isoformat(), key="renamed")
     )
 
-    assert activate.status_code == 302, activate.context["adminform"].form.errors
+    assert activate.status_code == 302, activate.context["form"].errors
     board.refresh_from_db()
     assert (board.status, board.key, board.start) == (expected, "renamed", start)
 

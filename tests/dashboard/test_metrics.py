@@ -57,7 +57,7 @@ def test_a_duplicate_metric_key_is_an_error_not_a_500(
 ) -> None:
     response = staff_client.post(admin_url(Metric, "add"), metric_form(tenant, key=metric.key))
     assert response.status_code == 200
-    assert response.context["adminform"].form.errors
+    assert response.context["form"].errors
     assert Metric.objects.filter(tenant=tenant).count() == 1
 
 
@@ -78,7 +78,7 @@ def test_a_malformed_metric_key_is_a_form_error(
 ) -> None:
     response = staff_client.post(admin_url(Metric, "add"), metric_form(tenant, key=key))
     assert response.status_code == 200
-    assert "key" in response.context["adminform"].form.errors
+    assert "key" in response.context["form"].errors
     assert not Metric.objects.exists()
 
 
@@ -91,8 +91,11 @@ def test_a_service_refusal_is_shown_on_the_form_and_keeps_the_input(
     response = staff_client.post(admin_url(Metric, "add"), data)
 
     assert response.status_code == 200
-    form = response.context["adminform"].form
-    assert "units must be an ISO 4217 currency code" in str(form.non_field_errors())
+    form = response.context["form"]
+    # About two inputs: above the form, naming them by their labels.
+    assert form.non_field_errors() == [
+        "“Units” must be an ISO 4217 currency code (such as USD) when “Unit type” is currency"
+    ]
     assert form.data["key"] == "revenue"
     assert b"ISO 4217" in response.content
     assert not Metric.objects.exists()
@@ -126,7 +129,7 @@ def test_an_invalid_metric_edit_changes_nothing(
     url = admin_url(Metric, "change", metric.pk)
     response = staff_client.post(url, {"name": "Renamed", "unit_type": "currency", "units": "$"})
     assert response.status_code == 200
-    assert "ISO 4217" in str(response.context["adminform"].form.non_field_errors())
+    assert "ISO 4217" in str(response.context["form"].non_field_errors())
     metric.refresh_from_db()
     assert (metric.name, metric.unit_type) == ("Words", "number")
 
@@ -241,6 +244,6 @@ def test_control_characters_are_refused_in_dashboard_names(
         admin_url(Metric, "add"), metric_form(tenant, key="words", name="Words\x1b[31m")
     )
     assert response.status_code == 200
-    errors = response.context["adminform"].form.errors
+    errors = response.context["form"].errors
     assert "must not contain control characters" in str(errors["name"])
     assert not Metric.objects.exists()

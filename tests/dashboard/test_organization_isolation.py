@@ -331,11 +331,15 @@ def test_another_organizations_staff_cannot_create_inside_it(world: World) -> No
         },
         Tenant: {"environment": quokka.environment.pk, "customer_id": "z", "name": "Z"},
         ApiKey: {"kind": "admin", "environment": quokka.environment.pk, "name": "Z"},
-        Metric: {"tenant": quokka.tenant.pk, "key": "z", "name": "Z", "unit_type": "number"},
     }
     for model, data in attempts.items():
         response = client.post(admin_url(model, "add"), data)
         assert response.status_code == 200, model  # the form again, with its error
+    # A configuration page (config_pages.py) has no tenant input: a posted one is ignored and the
+    # row goes into the tenant selected in the header, the staff member's own.
+    metric = {"tenant": quokka.tenant.pk, "key": "z", "name": "Z", "unit_type": "number"}
+    assert client.post(admin_url(Metric, "add"), metric).status_code == 302
+    assert Metric.objects.get(key="z").tenant == world.zenith.tenant
     application = {"kind": "application", "tenant": quokka.tenant.pk, "user_id": "z"}
     application["environment"] = world.zenith.environment.pk
     assert client.post(admin_url(ApiKey, "add"), application).status_code == 200

@@ -43,8 +43,8 @@ from apps.core.errors import ApplicationError
 View = Callable[..., HttpResponse]
 # A section of a form page: its heading (None: none) and its rows, each the name of a form field
 # or of something shown read-only (a model field, or a method or attribute of the page; see
-# form_sections).
-Section = tuple[str | None, Sequence[str]]
+# form_sections), or a tuple of such names shown side by side on one line.
+Section = tuple[str | None, Sequence[str | tuple[str, ...]]]
 
 
 class ConfigForm(forms.Form):
@@ -112,6 +112,13 @@ class ReadOnlyRow:
 
     def __init__(self, name: str, label: str, value: Any) -> None:
         self.name, self.label, self.value = name, label, value
+
+
+class Line:
+    """Rows of a form page shown side by side; template rows test `row.rows` to tell."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
 
 
 class ConfigAdmin(DashboardAdmin):
@@ -265,7 +272,7 @@ class ConfigAdmin(DashboardAdmin):
 
     def _form_context(self, form: ConfigForm, obj: Any) -> dict[str, Any]:
         sections = [
-            (title, [self._row(form, name, obj) for name in names])
+            (title, [self._line(form, name, obj) for name in names])
             for title, names in self.form_sections(obj)
         ]
         return {
@@ -275,6 +282,11 @@ class ConfigAdmin(DashboardAdmin):
             "subtitle": None if obj is None else str(obj),
             "media": self.media + form.media,
         }
+
+    def _line(self, form: ConfigForm, name: str | tuple[str, ...], obj: Any) -> Any:
+        if isinstance(name, str):
+            return self._row(form, name, obj)
+        return Line([self._row(form, one, obj) for one in name])
 
     def _row(self, form: ConfigForm, name: str, obj: Any) -> Any:
         if name in form.fields:

@@ -3,21 +3,19 @@ leaderboard_update, as the admin API writes; status changes, such as activating 
 are the same `status` setting), the live rankings, and a delete confirmation that counts what
 goes."""
 
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ChangeViewContextMixin, ServiceAdmin, selected_tenant
+from apps.accounts.admin.config_pages import ConfigAdmin, Section, View
 from apps.core.wording import counted
 from apps.leaderboards import configuration, dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
@@ -30,19 +28,19 @@ from apps.leaderboards.admin.forms import LeaderboardForm
 from apps.leaderboards.admin.rankings import rankings_context
 from apps.leaderboards.choices import Status
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
-from apps.leaderboards.selectors import BoardDef
 from apps.users.choices import AttributeType
 from apps.users.selectors import attribute_definitions
 
 RANKINGS_TEMPLATE = "admin/leaderboards/leaderboard/rankings.html"
+DELETE_TEMPLATE = "admin/leaderboards/leaderboard/delete_confirmation.html"
 RANKINGS_MEDIA = forms.Media(
     css={"all": ("leaderboards/leaderboards.css",)}, js=("leaderboards/rankings.js",)
 )
 
 
 @admin.register(Leaderboard)
-class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
-    form = LeaderboardForm
+class LeaderboardAdmin(ConfigAdmin):
+    config_form = LeaderboardForm
     list_display = (
         "name",
         "key",
@@ -57,7 +55,6 @@ class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
     list_filter = ("status", "rank_by")
     search_fields = ("key", "name")
     ordering = ("key",)
-    delete_confirmation_template = "admin/leaderboards/leaderboard/delete_confirmation.html"
 
     class Media:
         css = {"all": ("leaderboards/leaderboards.css",)}
@@ -67,40 +64,22 @@ class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
         # Replaces list_select_related on the list (Django skips it once a queryset selects).
         return super().get_queryset(request).select_related(*self.list_select_related)
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        head = ("tenant",) if obj is None else ()
+    def form_sections(self, obj: Leaderboard | None) -> list[Section]:
         return [
-            (None, {"fields": (*head, "name", "key", "status", "description")}),
-            (
-                "What it ranks",
-                {"fields": ("rank_by", "metric", "points_system", "max_participants")},
-            ),
-            ("When", {"fields": (("start", "end"), ("start_time", "end_time"))}),
-            ("Runs", {"fields": (("run_interval", "run_unit"),)}),
-            ("Who takes part", {"fields": ("user_attributes", "breakdown_attributes")}),
+            (None, ["name", "key", "status", "description"]),
+            ("What it ranks", ["rank_by", "metric", "points_system", "max_participants"]),
+            ("When", [("start", "end"), ("start_time", "end_time")]),
+            ("Runs", [("run_interval", "run_unit")]),
+            ("Who takes part", ["user_attributes", "breakdown_attributes"]),
         ]
 
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        # Only the tenant is the row's; the rest is the service's arguments.
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        form = super().get_form(request, obj, change, **kwargs)
-        tenant = obj.tenant if obj is not None else selected_tenant(request)
-        return cast(type[forms.ModelForm], type(form.__name__, (form,), {"page_tenant": tenant}))
+    def create(self, request: HttpRequest, form: LeaderboardForm) -> Leaderboard:
+        return configuration.leaderboard_create(form.valid_tenant, **form.arguments)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Leaderboard:
-        board_form = cast(LeaderboardForm, form)
-        tenant = form.cleaned_data["tenant"]
-        return configuration.leaderboard_create(tenant, **board_form.kwargs)
+    def update(self, request: HttpRequest, obj: Leaderboard, form: LeaderboardForm) -> None:
+        configuration.leaderboard_update(obj.tenant, obj, **form.arguments)
 
-    def service_update(
-        self, request: HttpRequest, current: Leaderboard, form: forms.ModelForm
-    ) -> None:
-        board_form = cast(LeaderboardForm, form)
-        configuration.leaderboard_update(current.tenant, current, **board_form.kwargs)
-
-    def service_delete(self, request: HttpRequest, obj: Leaderboard) -> None:
+    def remove(self, request: HttpRequest, obj: Leaderboard) -> None:
         configuration.leaderboard_delete(obj.tenant, obj)
 
     def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
@@ -131,50 +110,25 @@ class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
 
     # --- pages -------------------------------------------------------------------------------
 
-    def get_urls(self) -> list[URLPattern]:
-        name = f"{self.opts.app_label}_{self.opts.model_name}_rankings"
-        # Before Django's own: its "<object_id>/" catch-all would swallow it.
-        return [
-            path(
-                "<path:object_id>/rankings/",
-                self.admin_site.admin_view(self.rankings_view),
-                name=name,
-            ),
-            *super().get_urls(),
-        ]
+    def object_views(self) -> dict[str, View]:
+        return {"rankings": self.rankings_view}
 
     def _rankings_url(self, obj: Leaderboard) -> str:
-        return reverse(
-            f"admin:{self.opts.app_label}_{self.opts.model_name}_rankings",
-            args=[obj.pk],
-            current_app=self.admin_site.name,
-        )
+        return self.url("rankings", obj)
 
-    def _board(self, request: HttpRequest, object_id: str) -> tuple[Leaderboard, BoardDef]:
-        # get_object reads the scoped queryset: another tenant's board is not found.
-        board = self.get_object(request, unquote(object_id))
-        if board is None:
-            raise Http404("No such leaderboard")
-        if not self.has_view_or_change_permission(request, board):
-            raise PermissionDenied
+    def rankings_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        # object_or_404 reads the scoped queryset: another tenant's board is not found.
+        board = self.object_or_404(request, object_id, change=False)
         definition = selectors.board_definitions(board.tenant).get(board.key)
         if definition is None:
             raise Http404("No such leaderboard")
-        return cast(Leaderboard, board), definition
-
-    def rankings_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        board, definition = self._board(request, object_id)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": f"Rankings of {board.name}",
             "original": board,
             "media": RANKINGS_MEDIA,
-            "change_url": reverse(
-                f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-                args=[board.pk],
-                current_app=self.admin_site.name,
-            ),
+            "change_url": self.url("change", board),
             "has_change_permission": self.has_change_permission(request, board),
             "summary": _summary(board),
             "live": board.status == Status.ACTIVE,
@@ -184,19 +138,19 @@ class LeaderboardAdmin(ChangeViewContextMixin, ServiceAdmin):
         }
         return TemplateResponse(request, RANKINGS_TEMPLATE, context)
 
-    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+    def page_context(self, request: HttpRequest, obj: Leaderboard | None) -> dict[str, Any]:
+        if obj is None:
+            return {}
         return {"rankings_url": self._rankings_url(obj), "summary": _summary(obj)}
 
-    def delete_view(
-        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        board = self.get_object(request, unquote(object_id))
-        if board is not None:
-            extra_context = {
-                **(extra_context or {}),
-                "removal": _removal_text(dashboard_reads.board_record_counts([board])),
-            }
-        return super().delete_view(request, object_id, extra_context)
+    def delete_page(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        response = super().delete_page(request, object_id)
+        if isinstance(response, TemplateResponse):  # the confirmation: what goes, in words
+            context: Any = response.context_data
+            counts = dashboard_reads.board_record_counts([context["object"]])
+            context["removal"] = _removal_text(counts)
+            response.template_name = DELETE_TEMPLATE
+        return response
 
 
 def _records_url(model: type[Model], board: Leaderboard) -> str:

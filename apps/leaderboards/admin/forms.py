@@ -2,20 +2,18 @@
 out as the board reads (what it ranks, when, who takes part). The service validates and writes
 them; the checks here only put the commonest mistakes next to their field."""
 
-from typing import Any, ClassVar
+import re
+from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget
+from django.core import validators
 
-from apps.accounts.admin.base import (
-    ServiceForm,
-    items_rules,
-    key_rules,
-    range_rules,
-    text_rules,
-)
+from apps.accounts.admin.base import items_rules, range_rules, sentence, text_rules
+from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
+from apps.core.api.fields import KEY_PATTERN, KEY_RULE
 from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy, RunUnit, Status
 from apps.leaderboards.configuration import FROZEN_ONCE_LIVE
@@ -65,12 +63,20 @@ def _max_participants(value: int) -> None:
         rule(value)
 
 
-class LeaderboardForm(ServiceForm):
-    name = forms.CharField(label="Name")
+class LeaderboardForm(ConfigForm):
+    """What a board reads as; `clean` makes the arguments of the service call (`arguments`)."""
+
+    free_text = ("description",)
+
+    name = forms.CharField(label="Name", validators=text_rules(255))
     key = forms.CharField(
         label="Key",
         strip=False,
         help_text="How the API names the leaderboard. Can change only while it is inactive.",
+        validators=[
+            *text_rules(100),
+            validators.RegexValidator(re.compile(KEY_PATTERN), sentence(KEY_RULE)),
+        ],
     )
     status = forms.ChoiceField(
         label="Status",
@@ -80,7 +86,10 @@ class LeaderboardForm(ServiceForm):
         "the end date has passed. Inactive again: back to editing; rankings are kept.",
     )
     description = forms.CharField(
-        label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2})
+        label="Description",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        validators=text_rules(2000),
     )
     rank_by = forms.ChoiceField(
         label="Rank by",
@@ -106,6 +115,7 @@ class LeaderboardForm(ServiceForm):
         initial=1000,
         help_text="From 1 to {maximum:,}, per breakdown group. When full, a newcomer must beat "
         "the lowest value to enter.",
+        validators=[_max_participants],
     )
     start = forms.DateField(
         label="Start date",
@@ -136,6 +146,7 @@ class LeaderboardForm(ServiceForm):
         required=False,
         widget=forms.NumberInput(attrs={"class": "vIntegerField", "min": 1}),
         help_text="Each run ranks from zero. Streak leaderboards are always perpetual.",
+        validators=range_rules(1, domain.MAX_RUN_INTERVAL),
     )
     run_unit = forms.TypedChoiceField(
         label="Unit",
@@ -147,6 +158,7 @@ class LeaderboardForm(ServiceForm):
         label="Participation filters",
         help_text="Only end-users with all these attribute values take part. Empty: everyone. "
         "Can change only while the leaderboard is inactive.",
+        validators=[attribute_values_rule],
     )
     breakdown_attributes = forms.MultipleChoiceField(
         label="Breakdown attributes",
@@ -155,33 +167,13 @@ class LeaderboardForm(ServiceForm):
         help_text="One ranking per combination of values; end-users without a value for each "
         "do not take part. Empty: one ranking for everyone.",
         error_messages={"invalid_choice": "Unknown user attribute: %(value)s."},
+        validators=items_rules(domain.MAX_BREAKDOWN_ATTRIBUTES),
     )
-
-    arguments: ClassVar[dict[str, str]] = {
-        "metric": "metric_id",
-        "points_system": "points_system_id",
-    }
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "name": text_rules(255),
-        "key": key_rules(),
-        "description": text_rules(2000),
-        "max_participants": [_max_participants],
-        "run_interval": range_rules(1, domain.MAX_RUN_INTERVAL),
-        "breakdown_attributes": items_rules(domain.MAX_BREAKDOWN_ATTRIBUTES),
-        "user_attributes": [attribute_values_rule],
-    }
-    create_only = ()
-    # The tenant the page shows (set by LeaderboardAdmin.get_form): an add form offers its
-    # metrics, points systems and attributes.
-    page_tenant: ClassVar[Tenant | None] = None
-
-    class Meta:
-        model = Leaderboard
-        fields = ("tenant",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        tenant = self.instance.tenant if self.instance.pk else self.page_tenant
+        self.arguments: dict[str, Any] = {}
+        tenant = self.tenant
         fields: Any = self.fields
         fields["metric"].queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
         fields["metric"].label_from_instance = _metric_label
@@ -197,9 +189,6 @@ class LeaderboardForm(ServiceForm):
             (key, key) for key in [*user_keys, *(k for k in stored if k not in user_keys)]
         ]
         fields["user_attributes"].set_keys(user_keys, "User attribute")
-
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
 
     def initial_from(self, obj: Leaderboard) -> dict[str, Any]:
         keys = {
@@ -242,12 +231,17 @@ class LeaderboardForm(ServiceForm):
         start, end = cleaned.get("start"), cleaned.get("end")
         if start is not None and end is not None and end < start:
             self.add_error("end", "The end date must not be before the start date.")
-        return super().clean()
+        super().clean()
+        if not self.errors:
+            self.arguments = self._arguments(self.valid_tenant)
+        if self.errors:
+            self.arguments = {}
+        return cleaned
 
-    def service_kwargs(self) -> dict[str, Any]:
+    def _arguments(self, tenant: Tenant) -> dict[str, Any]:
+        """The arguments of leaderboard_create or leaderboard_update, from valid input; an
+        unknown attribute is an error of its input."""
         cleaned = self.cleaned_data
-        tenant = self.config_tenant()
-        assert tenant is not None  # noqa: S101 - ServiceForm.clean asks only with a tenant
         kwargs: dict[str, Any] = {
             "name": cleaned["name"],
             "key": cleaned["key"],
@@ -268,7 +262,7 @@ class LeaderboardForm(ServiceForm):
         if cleaned["start"] is not None:
             kwargs["start"] = cleaned["start"]  # otherwise a new board starts today
         board = self.instance
-        if board.pk:
+        if board is not None:
             # A live board refuses these even unchanged: sent only when they differ.
             for name in FROZEN_ONCE_LIVE:
                 if kwargs[name] == getattr(board, name):
