@@ -96,13 +96,36 @@ class ConfigForm(forms.Form):
 
     def refuse(self, exc: ApplicationError) -> None:
         """A service's refusal (apps/core/errors.py), next to the input of the one field it
-        names, else above the form, with the fields it names written as their labels."""
+        names, else above the form, with the fields it names written as their labels. Next to
+        its input, a message that opens with that input's name ("{html}: line 1: ...",
+        "{data}.screen: ...") drops it."""
         field = exc.fields[0] if len(exc.fields) == 1 else None
-        self.add_error(field if field in self.fields else None, exc.worded(self._label))
+        message = exc.worded(self._label)
+        if field is not None and field in self.fields:
+            rest = exc.template.removeprefix("{" + field + "}")
+            after = message[len(self._label(field)) :]
+            if rest.startswith(": "):
+                message = after[2:3].upper() + after[3:]
+            elif rest.startswith("."):
+                message = after[1:]
+        self.add_error(field if field in self.fields else None, message)
 
     def _label(self, name: str) -> str:
         field = self.fields.get(name)
         return f"“{field.label}”" if field is not None and field.label else name
+
+
+class Heading(str):
+    """A section's heading that carries what Django's fieldsets may also have: a description
+    shown above its rows (HTML) and CSS classes of its fieldset."""
+
+    description: str
+    classes: str
+
+    def __new__(cls, text: str, *, description: str = "", classes: str = "") -> "Heading":
+        heading = super().__new__(cls, text)
+        heading.description, heading.classes = description, classes
+        return heading
 
 
 class ReadOnlyRow:
