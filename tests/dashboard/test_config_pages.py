@@ -12,7 +12,7 @@ from django.test import Client
 
 from apps.accounts.models import Tenant
 from apps.core.errors import ValidationError
-from apps.webhooks import services
+from apps.webhooks import configuration as services
 from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.models import WebhookEndpoint
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant

@@ -220,8 +220,7 @@ def test_user_attribute_filters_are_stored_as_attribute_ids(
         admin_url(EmailTemplate, "add"), template_form(tenant, **filter_rows(("tier", "gold")))
     )
     assert (
-        "unknown user attribute keys: tier"
-        in refused.context["form"].errors["user_attributes"][0]
+        "unknown user attribute keys: tier" in refused.context["form"].errors["user_attributes"][0]
     )
 
 

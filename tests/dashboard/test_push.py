@@ -17,12 +17,9 @@ from apps.accounts.models import Tenant
 from apps.notifications.admin.log import ATTEMPTS_SHOWN
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
 from apps.notifications.models import Message, PushAttempt, PushChannel, PushTemplate
+from apps.notifications.push.configuration import push_channel_create, push_template_create
 from apps.notifications.push.secrets import secrets_decrypt
-from apps.notifications.push.services import (
-    push_channel_create,
-    push_channel_flag,
-    push_template_create,
-)
+from apps.notifications.push.services import push_channel_flag
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
@@ -74,7 +71,11 @@ def flag(channel: PushChannel) -> PushChannel:
 def form_errors(response: Any) -> dict[str, list[str]]:
     assert response.status_code == 200, response.status_code
     # Push channels are still a change view of Django's (adminform); templates a plain form.
-    form = response.context["adminform"].form if "adminform" in response.context else response.context["form"]
+    form = (
+        response.context["adminform"].form
+        if "adminform" in response.context
+        else response.context["form"]
+    )
     return {name: [str(e) for e in errors] for name, errors in form.errors.items()}
 
 
