@@ -70,12 +70,7 @@ def flag(channel: PushChannel) -> PushChannel:
 
 def form_errors(response: Any) -> dict[str, list[str]]:
     assert response.status_code == 200, response.status_code
-    # Push channels are still a change view of Django's (adminform); templates a plain form.
-    form = (
-        response.context["adminform"].form
-        if "adminform" in response.context
-        else response.context["form"]
-    )
+    form = response.context["form"]
     return {name: [str(e) for e in errors] for name, errors in form.errors.items()}
 
 
@@ -319,7 +314,7 @@ def test_the_change_page_shows_only_the_channels_own_provider(
 ) -> None:
     channel = push_channel_create(tenant, kind="fcm", service_account=service_account())
 
-    form = staff_client.get(admin_url(PushChannel, "change", channel.pk)).context["adminform"].form
+    form = staff_client.get(admin_url(PushChannel, "change", channel.pk)).context["form"]
 
     assert sorted(form.fields) == ["service_account", "service_account_file", "status"]
 
@@ -381,7 +376,7 @@ def test_the_change_page_shows_the_flag_and_clears_it(staff_client: Any, tenant:
     assert staff_client.post(url, {**edit, "clear_flag": "on"}).status_code == 302
     channel.refresh_from_db()
     assert channel.flagged_at is None
-    assert "clear_flag" not in staff_client.get(url).context["adminform"].form.fields
+    assert "clear_flag" not in staff_client.get(url).context["form"].fields
 
 
 def test_deleting_a_channel_goes_through_the_service(staff_client: Any, tenant: Tenant) -> None:

@@ -246,7 +246,7 @@ class ConfigAdmin(DashboardAdmin):
         if request.method != "POST":
             form = self.config_form(**self.form_kwargs(request, obj))
         else:
-            form = self.config_form(request.POST, **self.form_kwargs(request, obj))
+            form = self.config_form(request.POST, request.FILES, **self.form_kwargs(request, obj))
             if form.is_valid():
                 try:
                     with transaction.atomic():
