@@ -10,7 +10,6 @@ from django import forms
 from rest_framework import serializers as drf
 
 from apps.accounts.admin.base import (
-    ServiceForm,
     attribute_value_problems,
     items_rules,
     key_field,
@@ -18,6 +17,7 @@ from apps.accounts.admin.base import (
     text_rules,
     url_problems,
 )
+from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
 from apps.achievements import configuration
 from apps.achievements.admin.fields import (
@@ -28,6 +28,7 @@ from apps.achievements.admin.fields import (
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import achievement_settings
+from apps.core.errors import ApplicationError
 from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
@@ -116,7 +117,7 @@ def _filter_values(rows: list[tuple[str, str]]) -> None:
         raise forms.ValidationError(problems)
 
 
-class AchievementForm(ServiceForm):
+class AchievementForm(ConfigForm):
     trigger = forms.ChoiceField(
         choices=KIND_CHOICES,
         initial=Trigger.METRIC,
@@ -162,7 +163,8 @@ class AchievementForm(ServiceForm):
         help_text="Only users with all these attribute values can complete it. None: everyone.",
     )
 
-    arguments = ARGUMENTS
+    free_text = ("description",)
+    # The limits the admin API enforces, on the inputs the call gets.
     rules: ClassVar[dict[str, list[Any]]] = {
         "name": text_rules(255),
         "description": text_rules(2000),
@@ -174,17 +176,10 @@ class AchievementForm(ServiceForm):
         "user_attributes": [_filter_values],
         "event_attributes": [_filter_values],
     }
-    create_only = ()
-
-    # The tenant a new achievement is created in (the page sets it: the selected tenant).
-    new_tenant: ClassVar[Tenant | None] = None
-
-    class Meta:
-        model = Achievement
-        fields = ("tenant",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.sent: set[str] = set()  # the inputs the call gets (limits apply to those only)
+        self.kwargs: dict[str, Any] = {}  # the service's arguments, once the form is valid
         super().__init__(*args, **kwargs)
         self.fields["key"].required = False
         self.fields[
@@ -197,7 +192,7 @@ class AchievementForm(ServiceForm):
             self._offer_tenant_choices(tenant)
 
     def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else type(self).new_tenant
+        return self.tenant if self.instance is None else self.instance.tenant
 
     def _offer_tenant_choices(self, tenant: Tenant) -> None:
         """Only this tenant's metrics, achievements and attributes can be chosen."""
@@ -205,9 +200,10 @@ class AchievementForm(ServiceForm):
         metric.queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
         metric.label_from_instance = lambda m: f"{m.name} ({m.key})"
         prerequisites: Any = self.fields["prerequisites"]
-        prerequisites.queryset = (
-            Achievement.objects.filter(tenant=tenant).exclude(pk=self.instance.pk).order_by("name")
-        )
+        others = Achievement.objects.filter(tenant=tenant).order_by("name")
+        if self.instance is not None:
+            others = others.exclude(pk=self.instance.pk)
+        prerequisites.queryset = others
         definitions = attribute_definitions(tenant).ids_by_type_key
         for name, kind in (
             ("user_attributes", AttributeType.USER),
@@ -241,7 +237,37 @@ class AchievementForm(ServiceForm):
 
     # --- the service's arguments ---------------------------------------------------------------
 
-    def service_kwargs(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not self.errors:
+            self.kwargs = self._arguments()
+            self._check_limits()
+        if self.errors:
+            self.kwargs = {}
+        return cleaned
+
+    def _check_limits(self) -> None:
+        for name, rules in self.rules.items():
+            value = self.cleaned_data.get(name)
+            if name not in self.sent or value in (None, "") or self.has_error(name):
+                continue
+            for rule in rules:
+                try:
+                    rule(value)
+                except forms.ValidationError as exc:
+                    for text in exc.messages:
+                        self.add_error(name, text[:1].upper() + text[1:])
+
+    def refuse(self, exc: ApplicationError) -> None:
+        """A refusal about a choice of metric or of prerequisites goes next to that input."""
+        field = exc.fields[0] if len(exc.fields) == 1 else ""
+        name = _FIELD_OF_ARGUMENT.get(field, field)
+        if name != field:
+            template = exc.template.replace("{" + field + "}", "{" + name + "}")
+            exc = ApplicationError(template, fields=name, code=exc.code)
+        super().refuse(exc)
+
+    def _arguments(self) -> dict[str, Any]:
         """The common settings and those of the chosen kind only (what is left in another
         kind's inputs is not part of it); on a change, only what differs from the stored
         achievement."""
@@ -270,13 +296,10 @@ class AchievementForm(ServiceForm):
         chosen = {
             name: value for name, value in values.items() if name not in other_kinds or name in own
         }
-        if self.instance.pk:
+        if self.instance is not None:
             chosen = _changes(chosen, self.instance)
         self.sent = set(chosen)
         return {ARGUMENTS[name]: value for name, value in chosen.items()}
-
-    def checks(self, name: str) -> bool:
-        return name in self.sent
 
     def _check_required(self, kind: str) -> None:
         """The service refuses a new kind without its fields, and keeps the stored value when one
