@@ -85,11 +85,11 @@ def form_data(kind: str = "metric", /, **changes: Any) -> dict[str, Any]:
         "status": "inactive",
         "badge_url": "",
         "key": "",
-        "metric": "",
+        "metric_id": "",
         "metric_value": "",
         "streak_length": "",
         "anniversary_years": "",
-        "prerequisites": [],
+        "achievement_ids": [],
     }
     for name in ("user_attributes", "event_attributes"):
         rows = changes.pop(name, [])
@@ -216,7 +216,7 @@ KIND_CASES = {
     "streak": ({"streak_length": "30"}, {"streakLength": 30}),
     "api": ({"key": "shared-a-story"}, {"key": "shared-a-story"}),
     "anniversary": ({"anniversary_years": "1"}, {"anniversaryYears": 1}),
-    "achievement": ({"prerequisites": "both"}, {"achievementIds": "both"}),
+    "achievement": ({"achievement_ids": "both"}, {"achievementIds": "both"}),
 }
 
 
@@ -235,13 +235,13 @@ def test_each_kind_is_stored_as_the_admin_api_stores_it(
     fields, body = KIND_CASES[kind]
     fields, body = dict(fields), dict(body)
     if kind == "metric":
-        fields.update(metric=metric.pk, event_attributes=[(str(source.public_id), "web")])
+        fields.update(metric_id=metric.pk, event_attributes=[(str(source.public_id), "web")])
         body.update(
             metricId=str(metric.public_id),
             eventAttributes=[{"attributeId": str(source.public_id), "attributeValue": "web"}],
         )
     if kind == "achievement":
-        fields["prerequisites"] = [first.pk, second.pk]
+        fields["achievement_ids"] = [first.pk, second.pk]
         body["achievementIds"] = sorted([str(first.public_id), str(second.public_id)])
     badge = "https://cdn.example/badge.png"
     version = version_of(tenant)
@@ -293,7 +293,7 @@ def test_only_the_chosen_kinds_settings_are_saved(
     response = staff_client.post(
         admin_url(Achievement, "add"),
         form_data(
-            "streak", tenant=tenant.pk, streak_length="7", metric=metric.pk, metric_value="5"
+            "streak", tenant=tenant.pk, streak_length="7", metric_id=metric.pk, metric_value="5"
         ),
     )
 
@@ -318,8 +318,8 @@ def test_the_add_page_offers_the_selected_tenants_choices(
     page = staff_client.get(admin_url(Achievement, "add"))
 
     form = page.context["form"]
-    assert list(form.fields["metric"].queryset) == [metric]
-    assert [a.name for a in form.fields["prerequisites"].queryset] == ["Mine"]
+    assert list(form.fields["metric_id"].queryset) == [metric]
+    assert [a.name for a in form.fields["achievement_ids"].queryset] == ["Mine"]
     html = page.content.decode()
     # The tenant is the one selected in the header: the form has no input for it.
     assert 'type="hidden" name="tenant"' not in html
@@ -346,7 +346,7 @@ def test_the_change_page_shows_the_achievement_as_stored(
     page = staff_client.get(admin_url(Achievement, "change", achievement.pk))
 
     initial = page.context["form"].initial
-    assert (initial["trigger"], initial["metric"], initial["metric_value"]) == (
+    assert (initial["trigger"], initial["metric_id"], initial["metric_value"]) == (
         "metric",
         metric.pk,
         "1000",
@@ -367,7 +367,7 @@ def test_editing_sends_the_service_only_what_changed(
 ) -> None:
     achievement = metric_achievement(tenant, metric, status="active")
     url = admin_url(Achievement, "change", achievement.pk)
-    stored = {"status": "active", "metric": metric.pk, "metric_value": "1000"}
+    stored = {"status": "active", "metric_id": metric.pk, "metric_value": "1000"}
 
     # A new description is no reason to backdate the achievement again.
     with django_capture_on_commit_callbacks() as callbacks:
@@ -393,7 +393,7 @@ def test_changing_the_kind_replaces_the_settings(
 
     response = staff_client.post(
         admin_url(Achievement, "change", achievement.pk),
-        form_data("api", key="shared", metric=metric.pk, metric_value="1000"),
+        form_data("api", key="shared", metric_id=metric.pk, metric_value="1000"),
     )
 
     assert response.status_code == 302, response.context["form"].errors
@@ -415,7 +415,7 @@ def test_activating_backdates_through_the_service(
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_client.post(
             admin_url(Achievement, "change", achievement.pk),
-            form_data("metric", status="active", metric=metric.pk, metric_value="10"),
+            form_data("metric", status="active", metric_id=metric.pk, metric_value="10"),
         )
 
     assert response.status_code == 302, response.context["form"].errors
@@ -430,7 +430,7 @@ def test_activating_backdates_through_the_service(
     ("kind", "changes", "field", "message"),
     [
         ("metric", {"name": ""}, "name", "This field is required."),
-        ("metric", {"metric": None}, "metric", "Required for metric achievements."),
+        ("metric", {"metric_id": None}, "metric_id", "Required for metric achievements."),
         ("metric", {"metric_value": ""}, "metric_value", "Required for metric achievements."),
         ("metric", {"metric_value": "0"}, "metric_value", "greater than or equal to 1"),
         ("streak", {}, "streak_length", "Required for streak achievements."),
@@ -439,7 +439,7 @@ def test_activating_backdates_through_the_service(
         ("api", {}, "key", "Required for API achievements."),
         ("api", {"key": "no spaces"}, "key", "must contain only letters, digits, - and _"),
         ("api", {"key": "taken"}, "key", "Key already in use by another achievement"),
-        ("achievement", {}, "prerequisites", "Required for composite achievements."),
+        ("achievement", {}, "achievement_ids", "Required for composite achievements."),
         ("metric", {"badge_url": "not a url"}, "badge_url", "Enter a valid URL."),
         (
             "metric",
@@ -490,7 +490,7 @@ def test_invalid_achievement_is_a_form_error(
     for name in ("user_attributes", "event_attributes"):
         if name in changes:
             changes[name] = [(ids[key], value) for key, value in changes[name]]
-    data = {"metric": metric.pk, "metric_value": "10", **changes}
+    data = {"metric_id": metric.pk, "metric_value": "10", **changes}
     version = version_of(tenant)
 
     response = staff_client.post(
@@ -513,10 +513,10 @@ def test_a_refusal_of_the_service_is_shown_next_to_its_field(
     # Upper requiring Top would be a cycle: only the service knows (it walks the graph).
     response = staff_client.post(
         admin_url(Achievement, "change", upper.pk),
-        form_data("achievement", name="Upper", prerequisites=[base.pk, top.pk]),
+        form_data("achievement", name="Upper", achievement_ids=[base.pk, top.pk]),
     )
 
-    assert_refused(response, "prerequisites", "Prerequisites would form a cycle")
+    assert_refused(response, "achievement_ids", "Prerequisites would form a cycle")
     assert "achievementIds" not in response.content.decode()
     assert list(upper.prerequisites.all()) == [base]
 
@@ -677,10 +677,10 @@ def test_a_prerequisite_of_another_tenant_is_refused(
 
     response = staff_client.post(
         admin_url(Achievement, "add"),
-        form_data("achievement", tenant=tenant.pk, prerequisites=[theirs.pk]),
+        form_data("achievement", tenant=tenant.pk, achievement_ids=[theirs.pk]),
     )
 
-    assert_refused(response, "prerequisites", "Select a valid choice")
+    assert_refused(response, "achievement_ids", "Select a valid choice")
     assert list(Achievement.objects.all()) == [theirs]
 
 

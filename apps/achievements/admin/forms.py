@@ -28,7 +28,6 @@ from apps.achievements.admin.fields import (
 from apps.achievements.choices import Status, Trigger
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import achievement_settings
-from apps.core.errors import ApplicationError
 from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
@@ -52,31 +51,13 @@ STATUS_CHOICES = [
     (Status.LOCKED, "Locked: no new completions; shown only to the users who completed it"),
 ]
 
-# Form field -> the service's argument.
-ARGUMENTS = {
-    "trigger": "trigger",
-    "name": "name",
-    "description": "description",
-    "status": "status",
-    "badge_url": "badge_url",
-    "key": "key",
-    "metric": "metric_id",
-    "metric_value": "metric_value",
-    "event_attributes": "event_attributes",
-    "streak_length": "streak_length",
-    "anniversary_years": "anniversary_years",
-    "prerequisites": "achievement_ids",
-    "user_attributes": "user_attributes",
-}
-_FIELD_OF_ARGUMENT = {argument: name for name, argument in ARGUMENTS.items()}
-# The settings of each kind, from the service's own table.
+# The settings of each kind, from the service's own table (the inputs are named as its
+# arguments).
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
-    for kind, arguments in configuration.TRIGGER_FIELDS.items()
+    str(kind): tuple(arguments) for kind, arguments in configuration.TRIGGER_FIELDS.items()
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
-    for kind, arguments in configuration.REQUIRED_FIELDS.items()
+    str(kind): tuple(arguments) for kind, arguments in configuration.REQUIRED_FIELDS.items()
 }
 # A threshold as the admin API reads one (its precision and its messages).
 METRIC_VALUE = drf.DecimalField(max_digits=24, decimal_places=6, min_value=1)
@@ -134,7 +115,9 @@ class AchievementForm(ConfigForm):
     )
     badge_url = forms.CharField(required=False, label="Badge URL", widget=BadgeUrlWidget())
     key = key_field(100)
-    metric = forms.ModelChoiceField(queryset=Metric.objects.none(), required=False)
+    metric_id = forms.ModelChoiceField(
+        queryset=Metric.objects.none(), required=False, label="Metric"
+    )
     metric_value = forms.DecimalField(
         required=False,
         label="Metric threshold",
@@ -152,7 +135,8 @@ class AchievementForm(ConfigForm):
         help_text="Completed on this anniversary of the user's sign-up date, in their time zone; "
         "users without a sign-up date never complete it.",
     )
-    prerequisites = forms.ModelMultipleChoiceField(
+    achievement_ids = forms.ModelMultipleChoiceField(
+        label="Prerequisites",
         queryset=Achievement.objects.none(),
         required=False,
         widget=PrerequisitesWidget(),
@@ -172,7 +156,7 @@ class AchievementForm(ConfigForm):
         "metric_value": [_metric_value],
         "streak_length": range_rules(1, 100_000),
         "anniversary_years": range_rules(1, 200),
-        "prerequisites": items_rules(100),
+        "achievement_ids": items_rules(100),
         "user_attributes": [_filter_values],
         "event_attributes": [_filter_values],
     }
@@ -196,10 +180,10 @@ class AchievementForm(ConfigForm):
 
     def _offer_tenant_choices(self, tenant: Tenant) -> None:
         """Only this tenant's metrics, achievements and attributes can be chosen."""
-        metric: Any = self.fields["metric"]
+        metric: Any = self.fields["metric_id"]
         metric.queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
         metric.label_from_instance = lambda m: f"{m.name} ({m.key})"
-        prerequisites: Any = self.fields["prerequisites"]
+        prerequisites: Any = self.fields["achievement_ids"]
         others = Achievement.objects.filter(tenant=tenant).order_by("name")
         if self.instance is not None:
             others = others.exclude(pk=self.instance.pk)
@@ -226,12 +210,12 @@ class AchievementForm(ConfigForm):
             "status": obj.status,
             "badge_url": obj.badge_url or "",
             "key": obj.key or "",
-            "metric": obj.metric_id,
+            "metric_id": obj.metric_id,
             "metric_value": _decimal(obj.metric_value),
             "event_attributes": _rows(obj.event_attributes),
             "streak_length": obj.streak_length,
             "anniversary_years": obj.anniversary_years,
-            "prerequisites": [p.pk for p in obj.prerequisites.all()],
+            "achievement_ids": [p.pk for p in obj.prerequisites.all()],
             "user_attributes": _rows(obj.user_attributes),
         }
 
@@ -258,15 +242,6 @@ class AchievementForm(ConfigForm):
                     for text in exc.messages:
                         self.add_error(name, text[:1].upper() + text[1:])
 
-    def refuse(self, exc: ApplicationError) -> None:
-        """A refusal about a choice of metric or of prerequisites goes next to that input."""
-        field = exc.fields[0] if len(exc.fields) == 1 else ""
-        name = _FIELD_OF_ARGUMENT.get(field, field)
-        if name != field:
-            template = exc.template.replace("{" + field + "}", "{" + name + "}")
-            exc = ApplicationError(template, fields=name, code=exc.code)
-        super().refuse(exc)
-
     def _arguments(self) -> dict[str, Any]:
         """The common settings and those of the chosen kind only (what is left in another
         kind's inputs is not part of it); on a change, only what differs from the stored
@@ -284,12 +259,12 @@ class AchievementForm(ConfigForm):
             "badge_url": cleaned["badge_url"] or None,
             "user_attributes": _refs(cleaned["user_attributes"]),
             "key": cleaned["key"] or None,
-            "metric": str(cleaned["metric"].public_id) if cleaned["metric"] else None,
+            "metric_id": str(cleaned["metric_id"].public_id) if cleaned["metric_id"] else None,
             "metric_value": cleaned["metric_value"],
             "event_attributes": _refs(cleaned["event_attributes"]),
             "streak_length": cleaned["streak_length"],
             "anniversary_years": cleaned["anniversary_years"],
-            "prerequisites": [str(a.public_id) for a in cleaned["prerequisites"]],
+            "achievement_ids": [str(a.public_id) for a in cleaned["achievement_ids"]],
         }
         other_kinds = {name for names in KIND_FIELDS.values() for name in names}
         own = set(KIND_FIELDS[kind])
@@ -299,7 +274,7 @@ class AchievementForm(ConfigForm):
         if self.instance is not None:
             chosen = _changes(chosen, self.instance)
         self.sent = set(chosen)
-        return {ARGUMENTS[name]: value for name, value in chosen.items()}
+        return chosen
 
     def _check_required(self, kind: str) -> None:
         """The service refuses a new kind without its fields, and keeps the stored value when one
@@ -307,7 +282,7 @@ class AchievementForm(ConfigForm):
         label = _in_sentence(KIND_LABELS[Trigger(kind)])
         for name in REQUIRED[kind]:
             value = self.cleaned_data.get(name)
-            if value is None or value == "" or (name == "prerequisites" and not value):
+            if value is None or value == "" or (name == "achievement_ids" and not value):
                 self.add_error(name, f"Required for {label} achievements.")
 
 
@@ -332,7 +307,7 @@ def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]
     service, even unchanged, backdates the achievement again (a scan of the tenant's users), so
     an edit of the description must not send the threshold. A new kind sends all of its
     settings: the service requires them."""
-    stored = _stored(achievement)
+    stored = achievement_settings(achievement)  # the common settings and its kind's
     if values["trigger"] != stored["trigger"]:
         return values
     return {
@@ -340,13 +315,7 @@ def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]
     }
 
 
-def _stored(a: Achievement) -> dict[str, Any]:
-    """The stored achievement by form field: the common settings and its kind's."""
-    settings = achievement_settings(a)
-    return {_FIELD_OF_ARGUMENT[name]: value for name, value in settings.items()}
-
-
 def _same(name: str, value: Any, stored: Any) -> bool:
-    if name == "prerequisites":
+    if name == "achievement_ids":
         return sorted(value or []) == sorted(stored or [])
     return bool(value == stored)

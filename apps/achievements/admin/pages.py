@@ -39,13 +39,13 @@ from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
 RECENT_COMPLETIONS = 10
 # Every kind's settings, in the order the form shows them.
 KIND_FIELD_ORDER = (
-    "metric",
+    "metric_id",
     "metric_value",
     "event_attributes",
     "streak_length",
     "anniversary_years",
     "key",
-    "prerequisites",
+    "achievement_ids",
 )
 _ROW_RELATIONS = (AchievementCompletion, AchievementPrerequisite)
 
