@@ -77,7 +77,7 @@ def test_a_new_staff_member_configures_everything_and_sees_the_results(
     staff.go("/dashboard/achievements/achievement/add/")
     staff.pick("trigger", "metric")
     staff.fill("name", "Novelist")
-    staff.pick("metric", "Words written")
+    staff.pick("metric_id", "Words written")
     staff.fill("metric_value", "500")
     staff.pick("status", "active")
     staff.shot("achievement-form")

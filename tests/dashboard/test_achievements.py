@@ -85,11 +85,11 @@ def form_data(kind: str = "metric", /, **changes: Any) -> dict[str, Any]:
         "status": "inactive",
         "badge_url": "",
         "key": "",
-        "metric": "",
+        "metric_id": "",
         "metric_value": "",
         "streak_length": "",
         "anniversary_years": "",
-        "prerequisites": [],
+        "achievement_ids": [],
     }
     for name in ("user_attributes", "event_attributes"):
         rows = changes.pop(name, [])
@@ -110,7 +110,7 @@ def stored_by_api(api_client: Any, achievement_id: Any) -> dict[str, Any]:
 
 def assert_refused(response: Any, field: str | None, message: str) -> None:
     assert response.status_code == 200
-    form = response.context["adminform"].form
+    form = response.context["form"]
     errors = form.non_field_errors() if field is None else form.errors.get(field, [])
     assert message in " ".join(errors), form.errors.as_data()
 
@@ -216,7 +216,7 @@ KIND_CASES = {
     "streak": ({"streak_length": "30"}, {"streakLength": 30}),
     "api": ({"key": "shared-a-story"}, {"key": "shared-a-story"}),
     "anniversary": ({"anniversary_years": "1"}, {"anniversaryYears": 1}),
-    "achievement": ({"prerequisites": "both"}, {"achievementIds": "both"}),
+    "achievement": ({"achievement_ids": "both"}, {"achievementIds": "both"}),
 }
 
 
@@ -235,13 +235,13 @@ def test_each_kind_is_stored_as_the_admin_api_stores_it(
     fields, body = KIND_CASES[kind]
     fields, body = dict(fields), dict(body)
     if kind == "metric":
-        fields.update(metric=metric.pk, event_attributes=[(str(source.public_id), "web")])
+        fields.update(metric_id=metric.pk, event_attributes=[(str(source.public_id), "web")])
         body.update(
             metricId=str(metric.public_id),
             eventAttributes=[{"attributeId": str(source.public_id), "attributeValue": "web"}],
         )
     if kind == "achievement":
-        fields["prerequisites"] = [first.pk, second.pk]
+        fields["achievement_ids"] = [first.pk, second.pk]
         body["achievementIds"] = sorted([str(first.public_id), str(second.public_id)])
     badge = "https://cdn.example/badge.png"
     version = version_of(tenant)
@@ -259,7 +259,7 @@ def test_each_kind_is_stored_as_the_admin_api_stores_it(
         ),
     )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert version_of(tenant) > version
     created = Achievement.objects.get(name="Milestone")
     assert created.tenant == tenant
@@ -293,11 +293,11 @@ def test_only_the_chosen_kinds_settings_are_saved(
     response = staff_client.post(
         admin_url(Achievement, "add"),
         form_data(
-            "streak", tenant=tenant.pk, streak_length="7", metric=metric.pk, metric_value="5"
+            "streak", tenant=tenant.pk, streak_length="7", metric_id=metric.pk, metric_value="5"
         ),
     )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     stored = Achievement.objects.get()
     assert (stored.trigger, stored.streak_length) == ("streak", 7)
     assert (stored.metric, stored.metric_value, stored.key) == (None, None, None)
@@ -317,11 +317,12 @@ def test_the_add_page_offers_the_selected_tenants_choices(
 
     page = staff_client.get(admin_url(Achievement, "add"))
 
-    form = page.context["adminform"].form
-    assert list(form.fields["metric"].queryset) == [metric]
-    assert [a.name for a in form.fields["prerequisites"].queryset] == ["Mine"]
+    form = page.context["form"]
+    assert list(form.fields["metric_id"].queryset) == [metric]
+    assert [a.name for a in form.fields["achievement_ids"].queryset] == ["Mine"]
     html = page.content.decode()
-    assert f'<input type="hidden" name="tenant" value="{tenant.pk}"' in html
+    # The tenant is the one selected in the header: the form has no input for it.
+    assert 'type="hidden" name="tenant"' not in html
     assert f'<option value="{plan.public_id}">plan</option>' in html
     assert "tier" not in html
     assert foreign_metric.name not in html
@@ -344,8 +345,8 @@ def test_the_change_page_shows_the_achievement_as_stored(
 
     page = staff_client.get(admin_url(Achievement, "change", achievement.pk))
 
-    initial = page.context["adminform"].form.initial
-    assert (initial["trigger"], initial["metric"], initial["metric_value"]) == (
+    initial = page.context["form"].initial
+    assert (initial["trigger"], initial["metric_id"], initial["metric_value"]) == (
         "metric",
         metric.pk,
         "1000",
@@ -366,12 +367,12 @@ def test_editing_sends_the_service_only_what_changed(
 ) -> None:
     achievement = metric_achievement(tenant, metric, status="active")
     url = admin_url(Achievement, "change", achievement.pk)
-    stored = {"status": "active", "metric": metric.pk, "metric_value": "1000"}
+    stored = {"status": "active", "metric_id": metric.pk, "metric_value": "1000"}
 
     # A new description is no reason to backdate the achievement again.
     with django_capture_on_commit_callbacks() as callbacks:
         response = staff_client.post(url, form_data("metric", description="Write!", **stored))
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert callbacks == []
     achievement.refresh_from_db()
     assert achievement.description == "Write!"
@@ -379,7 +380,7 @@ def test_editing_sends_the_service_only_what_changed(
     # A new threshold is: users who reach it now complete it (backdating, after commit).
     with django_capture_on_commit_callbacks() as callbacks:
         response = staff_client.post(url, form_data("metric", **{**stored, "metric_value": "500"}))
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert len(callbacks) == 1
     achievement.refresh_from_db()
     assert achievement.metric_value == 500
@@ -392,10 +393,10 @@ def test_changing_the_kind_replaces_the_settings(
 
     response = staff_client.post(
         admin_url(Achievement, "change", achievement.pk),
-        form_data("api", key="shared", metric=metric.pk, metric_value="1000"),
+        form_data("api", key="shared", metric_id=metric.pk, metric_value="1000"),
     )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     achievement.refresh_from_db()
     assert (achievement.trigger, achievement.key) == ("api", "shared")
     assert (achievement.metric, achievement.metric_value) == (None, None)
@@ -414,10 +415,10 @@ def test_activating_backdates_through_the_service(
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_client.post(
             admin_url(Achievement, "change", achievement.pk),
-            form_data("metric", status="active", metric=metric.pk, metric_value="10"),
+            form_data("metric", status="active", metric_id=metric.pk, metric_value="10"),
         )
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     completion = AchievementCompletion.objects.get()
     assert (completion.user, completion.backdated) == (writer, True)
 
@@ -429,7 +430,7 @@ def test_activating_backdates_through_the_service(
     ("kind", "changes", "field", "message"),
     [
         ("metric", {"name": ""}, "name", "This field is required."),
-        ("metric", {"metric": None}, "metric", "Required for metric achievements."),
+        ("metric", {"metric_id": None}, "metric_id", "Required for metric achievements."),
         ("metric", {"metric_value": ""}, "metric_value", "Required for metric achievements."),
         ("metric", {"metric_value": "0"}, "metric_value", "greater than or equal to 1"),
         ("streak", {}, "streak_length", "Required for streak achievements."),
@@ -438,7 +439,7 @@ def test_activating_backdates_through_the_service(
         ("api", {}, "key", "Required for API achievements."),
         ("api", {"key": "no spaces"}, "key", "must contain only letters, digits, - and _"),
         ("api", {"key": "taken"}, "key", "Key already in use by another achievement"),
-        ("achievement", {}, "prerequisites", "Required for composite achievements."),
+        ("achievement", {}, "achievement_ids", "Required for composite achievements."),
         ("metric", {"badge_url": "not a url"}, "badge_url", "Enter a valid URL."),
         (
             "metric",
@@ -489,7 +490,7 @@ def test_invalid_achievement_is_a_form_error(
     for name in ("user_attributes", "event_attributes"):
         if name in changes:
             changes[name] = [(ids[key], value) for key, value in changes[name]]
-    data = {"metric": metric.pk, "metric_value": "10", **changes}
+    data = {"metric_id": metric.pk, "metric_value": "10", **changes}
     version = version_of(tenant)
 
     response = staff_client.post(
@@ -512,10 +513,10 @@ def test_a_refusal_of_the_service_is_shown_next_to_its_field(
     # Upper requiring Top would be a cycle: only the service knows (it walks the graph).
     response = staff_client.post(
         admin_url(Achievement, "change", upper.pk),
-        form_data("achievement", name="Upper", prerequisites=[base.pk, top.pk]),
+        form_data("achievement", name="Upper", achievement_ids=[base.pk, top.pk]),
     )
 
-    assert_refused(response, "prerequisites", "Prerequisites would form a cycle")
+    assert_refused(response, "achievement_ids", "Prerequisites would form a cycle")
     assert "achievementIds" not in response.content.decode()
     assert list(upper.prerequisites.all()) == [base]
 
@@ -657,11 +658,10 @@ def test_another_tenants_achievement_is_not_found(
     assert list(listed) == [mine]
     completions = staff_client.get(admin_url(AchievementCompletion)).context["cl"].result_list
     assert list(completions) == []
-    # Exactly what a missing achievement gets: the same redirect, never the page.
-    missing = staff_client.get(admin_url(Achievement, "change", 999_999))
+    # Exactly what a missing achievement gets: a 404, never the page.
+    assert staff_client.get(admin_url(Achievement, "change", 999_999)).status_code == 404
     for view in ("change", "delete"):
-        response = staff_client.get(admin_url(Achievement, view, theirs.pk))
-        assert (response.status_code, response["Location"]) == (302, missing["Location"])
+        assert staff_client.get(admin_url(Achievement, view, theirs.pk)).status_code == 404
     staff_client.post(
         admin_url(Achievement, "change", theirs.pk), form_data("api", key="renamed", name="X")
     )
@@ -677,10 +677,10 @@ def test_a_prerequisite_of_another_tenant_is_refused(
 
     response = staff_client.post(
         admin_url(Achievement, "add"),
-        form_data("achievement", tenant=tenant.pk, prerequisites=[theirs.pk]),
+        form_data("achievement", tenant=tenant.pk, achievement_ids=[theirs.pk]),
     )
 
-    assert_refused(response, "prerequisites", "Select a valid choice")
+    assert_refused(response, "achievement_ids", "Select a valid choice")
     assert list(Achievement.objects.all()) == [theirs]
 
 
@@ -696,7 +696,7 @@ def test_staff_see_only_their_organizations_achievements(
     member.user_permissions.add(*view)
     client = logged_in(member)
     assert list(client.get(admin_url(Achievement)).context["cl"].result_list) == [mine]
-    assert client.get(admin_url(Achievement, "change", theirs.pk)).status_code == 302
+    assert client.get(admin_url(Achievement, "change", theirs.pk)).status_code == 404
 
     # Staff of no organization see nothing, even with the permission.
     loner = get_user_model().objects.create_user(username="loner", is_staff=True)
@@ -704,7 +704,7 @@ def test_staff_see_only_their_organizations_achievements(
     client = logged_in(loner)
     assert list(client.get(admin_url(Achievement)).context["cl"].result_list) == []
     for achievement in (mine, theirs):
-        assert client.get(admin_url(Achievement, "change", achievement.pk)).status_code == 302
+        assert client.get(admin_url(Achievement, "change", achievement.pk)).status_code == 404
 
 
 def test_completions_are_read_only(staff_client: Client, tenant: Tenant, metric: Metric) -> None:
@@ -756,7 +756,7 @@ def test_streak_lengths_are_named_in_the_tenants_frequency(
 
     page = staff_client.get(admin_url(Achievement)).content.decode()
     assert "4 weeks in a row" in page
-    form = staff_client.get(admin_url(Achievement, "add")).context["adminform"].form
+    form = staff_client.get(admin_url(Achievement, "add")).context["form"]
     assert "many weeks in a row" in str(form.fields["streak_length"].help_text)
 
 

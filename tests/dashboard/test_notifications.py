@@ -180,7 +180,7 @@ def test_a_template_that_does_not_render_is_an_error_next_to_its_input(
     )
 
     assert response.status_code == 200
-    form = response.context["adminform"].form
+    form = response.context["form"]
     # Next to its input, a refusal of the services does not repeat the input's name.
     assert str(form.errors[field][0]).startswith("Line 1: ")
     assert form.data[field] == value
@@ -196,7 +196,7 @@ def test_a_template_too_costly_to_render_is_refused_quickly_next_to_its_input(
     )
 
     assert time.perf_counter() - started < 5
-    form = response.context["adminform"].form
+    form = response.context["form"]
     assert str(form.errors["html"][0]).startswith(TOO_MUCH_WORK[:1].upper() + TOO_MUCH_WORK[1:])
     assert not EmailTemplate.objects.filter(name="Trophy").exists()
 
@@ -213,15 +213,14 @@ def test_user_attribute_filters_are_stored_as_attribute_ids(
         {"attributeId": str(plan.public_id), "attributeValue": "pro"}
     ]
     page = staff_client.get(admin_url(EmailTemplate, "change", created.pk))
-    assert page.context["adminform"].form.initial["user_attributes"] == [("plan", "pro")]
+    assert page.context["form"].initial["user_attributes"] == [("plan", "pro")]
     assert '<option value="plan" selected>plan</option>' in page.content.decode()
 
     refused = staff_client.post(
         admin_url(EmailTemplate, "add"), template_form(tenant, **filter_rows(("tier", "gold")))
     )
     assert (
-        "unknown user attribute keys: tier"
-        in refused.context["adminform"].form.errors["user_attributes"][0]
+        "unknown user attribute keys: tier" in refused.context["form"].errors["user_attributes"][0]
     )
 
 
@@ -246,7 +245,7 @@ def test_an_edit_that_breaks_the_template_changes_nothing(
     response = staff_client.post(url, edit_form(template, html="{% if %}", status="active"))
 
     assert response.status_code == 200
-    assert "Line 1" in str(response.context["adminform"].form.errors["html"])
+    assert "Line 1" in str(response.context["form"].errors["html"])
     template.refresh_from_db()
     assert (template.status, template.html.startswith("<p>Hello")) == ("inactive", True)
 

@@ -70,7 +70,7 @@ def flag(channel: PushChannel) -> PushChannel:
 
 def form_errors(response: Any) -> dict[str, list[str]]:
     assert response.status_code == 200, response.status_code
-    form = response.context["adminform"].form
+    form = response.context["form"]
     return {name: [str(e) for e in errors] for name, errors in form.errors.items()}
 
 
@@ -314,7 +314,7 @@ def test_the_change_page_shows_only_the_channels_own_provider(
 ) -> None:
     channel = push_channel_create(tenant, kind="fcm", service_account=service_account())
 
-    form = staff_client.get(admin_url(PushChannel, "change", channel.pk)).context["adminform"].form
+    form = staff_client.get(admin_url(PushChannel, "change", channel.pk)).context["form"]
 
     assert sorted(form.fields) == ["service_account", "service_account_file", "status"]
 
@@ -376,7 +376,7 @@ def test_the_change_page_shows_the_flag_and_clears_it(staff_client: Any, tenant:
     assert staff_client.post(url, {**edit, "clear_flag": "on"}).status_code == 302
     channel.refresh_from_db()
     assert channel.flagged_at is None
-    assert "clear_flag" not in staff_client.get(url).context["adminform"].form.fields
+    assert "clear_flag" not in staff_client.get(url).context["form"].fields
 
 
 def test_deleting_a_channel_goes_through_the_service(staff_client: Any, tenant: Tenant) -> None:
@@ -401,7 +401,7 @@ def push_template_form(tenant: Tenant, **changes: Any) -> dict[str, Any]:
         "status": "inactive",
         "priority": 0,
         "title": "{{ achievement.name }}!",
-        "body_text": "Well done, {{ user.name }}",
+        "body": "Well done, {{ user.name }}",
         "url": "myapp://achievements/{{ achievement.key }}",
         "data": "screen: achievement\nkey: {{ achievement.key }}",
         "user_attributes": "",
@@ -429,7 +429,7 @@ def push_edit_form(template: PushTemplate, **changes: Any) -> dict[str, Any]:
         "status": template.status,
         "priority": template.priority,
         "title": template.title,
-        "body_text": template.body,
+        "body": template.body,
         "url": template.url,
         "data": "\n".join(f"{k}: {v}" for k, v in template.data.items()),
         "user_attributes": "",
@@ -484,7 +484,7 @@ def test_creating_a_push_template_goes_through_the_service(
 def test_a_push_template_added_without_content_starts_from_the_built_in_one(
     staff_client: Any, tenant: Tenant
 ) -> None:
-    data = push_template_form(tenant, type="recap", title="", body_text="", url="", data="")
+    data = push_template_form(tenant, type="recap", title="", body="", url="", data="")
     assert staff_client.post(admin_url(PushTemplate, "add"), data).status_code == 302
     created = PushTemplate.objects.get(name="Trophy push")
     default = PushTemplate.objects.exclude(pk=created.pk).get(type="recap")
@@ -507,7 +507,7 @@ def test_data_may_be_a_json_object_and_is_shown_as_json_when_lines_cannot_say_it
     assert response.status_code == 302
     created = PushTemplate.objects.get(name="Trophy push")
     assert created.data == {"a:b": "x", "multi": "line one\nline two"}
-    form = staff_client.get(admin_url(PushTemplate, "change", created.pk)).context["adminform"].form
+    form = staff_client.get(admin_url(PushTemplate, "change", created.pk)).context["form"]
     assert json.loads(form.initial["data"]) == created.data
 
 
@@ -516,7 +516,7 @@ def test_data_may_be_a_json_object_and_is_shown_as_json_when_lines_cannot_say_it
     [
         # Next to its input, a refusal of the services does not repeat the input's name.
         ("title", "{% if %}", "Line 1: "),
-        ("body_text", "{{ user.__class__ }}", "Line 1: "),
+        ("body", "{{ user.__class__ }}", "Line 1: "),
         ("url", "{% for x in %}", "Line 1: "),
         ("data", "screen: {{ nope( }}", "screen: line 1: "),
         ("data", "no colon here", "“no colon here”: write each entry as key: value"),
@@ -542,8 +542,8 @@ def test_editing_a_push_template(staff_client: Any, push_template: PushTemplate)
     page = staff_client.get(url)
     assert page.status_code == 200
     assert admin_url(PushTemplate, "preview", push_template.pk).encode() in page.content
-    assert "type" not in page.context["adminform"].form.fields  # read-only once created
-    assert page.context["adminform"].form.initial["data"] == "items: {{ user.id }}\nscreen: recap"
+    assert "type" not in page.context["form"].fields  # read-only once created
+    assert page.context["form"].initial["data"] == "items: {{ user.id }}\nscreen: recap"
 
     edit = push_edit_form(push_template, status="active", title="Hi {{ user.name }}", data="")
     assert staff_client.post(url, edit).status_code == 302
@@ -561,11 +561,11 @@ def test_an_edit_that_breaks_the_push_template_changes_nothing(
     staff_client: Any, push_template: PushTemplate
 ) -> None:
     url = admin_url(PushTemplate, "change", push_template.pk)
-    edit = push_edit_form(push_template, body_text="{% if %}", status="active")
+    edit = push_edit_form(push_template, body="{% if %}", status="active")
 
     errors = form_errors(staff_client.post(url, edit))
 
-    assert errors["body_text"][0].startswith("Line 1")
+    assert errors["body"][0].startswith("Line 1")
     push_template.refresh_from_db()
     assert (push_template.status, push_template.body) == (
         "inactive",

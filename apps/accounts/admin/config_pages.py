@@ -96,13 +96,36 @@ class ConfigForm(forms.Form):
 
     def refuse(self, exc: ApplicationError) -> None:
         """A service's refusal (apps/core/errors.py), next to the input of the one field it
-        names, else above the form, with the fields it names written as their labels."""
+        names, else above the form, with the fields it names written as their labels. Next to
+        its input, a message that opens with that input's name ("{html}: line 1: ...",
+        "{data}.screen: ...") drops it."""
         field = exc.fields[0] if len(exc.fields) == 1 else None
-        self.add_error(field if field in self.fields else None, exc.worded(self._label))
+        message = exc.worded(self._label)
+        if field is not None and field in self.fields:
+            rest = exc.template.removeprefix("{" + field + "}")
+            after = message[len(self._label(field)) :]
+            if rest.startswith(": "):
+                message = after[2:3].upper() + after[3:]
+            elif rest.startswith("."):
+                message = after[1:]
+        self.add_error(field if field in self.fields else None, message)
 
     def _label(self, name: str) -> str:
         field = self.fields.get(name)
         return f"“{field.label}”" if field is not None and field.label else name
+
+
+class Heading(str):
+    """A section's heading that carries what Django's fieldsets may also have: a description
+    shown above its rows (HTML) and CSS classes of its fieldset ("collapse": folded)."""
+
+    description: str
+    classes: str
+
+    def __new__(cls, text: str, *, description: str = "", classes: str = "") -> "Heading":
+        heading = super().__new__(cls, text)
+        heading.description, heading.classes = description, classes
+        return heading
 
 
 class ReadOnlyRow:
@@ -173,6 +196,15 @@ class ConfigAdmin(DashboardAdmin):
         """Rows that go or change with `objs`, per kind, for the confirmation page."""
         return {f"{d.label} ({d.effect})": d.count for d in dependents(objs)}
 
+    def deletion_listed(self, objs: list[Any]) -> list[Any]:
+        """Rows the confirmation page lists besides `objs` and their named dependents."""
+        return []
+
+    def deletion_protected(self, objs: list[Any]) -> list[Any]:
+        """What keeps `objs` from going (the service refuses), listed by the confirmation page
+        in place of its button."""
+        return []
+
     # --- routes --------------------------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
@@ -230,7 +262,7 @@ class ConfigAdmin(DashboardAdmin):
         if request.method != "POST":
             form = self.config_form(**self.form_kwargs(request, obj))
         else:
-            form = self.config_form(request.POST, **self.form_kwargs(request, obj))
+            form = self.config_form(request.POST, request.FILES, **self.form_kwargs(request, obj))
             if form.is_valid():
                 try:
                     with transaction.atomic():
@@ -350,17 +382,19 @@ class ConfigAdmin(DashboardAdmin):
             self.message_user(request, message, messages.SUCCESS)
             return HttpResponseRedirect(self.url("changelist"))
         deleted, counts = self._deletion([obj])
+        protected = self.deletion_protected([obj])
         context = {
             **self.admin_site.each_context(request),
-            "title": "Delete",
+            "title": f"Cannot delete {self.opts.verbose_name}" if protected else "Delete",
             "subtitle": None,
             "object_name": str(self.opts.verbose_name),
             "object": obj,
             "deleted_objects": deleted,
             "model_count": counts.items(),
+            "protected": protected,
             "opts": self.opts,
         }
-        return TemplateResponse(request, "admin/delete_confirmation.html", context)
+        return TemplateResponse(request, self._admin_templates("delete_confirmation"), context)
 
     def _remove_all(self, request: HttpRequest, objs: list[Any]) -> None:
         """Every object through the service, in one transaction: all go, or none."""
@@ -378,8 +412,18 @@ class ConfigAdmin(DashboardAdmin):
             for row in dependent.named:
                 kind = capfirst(row._meta.verbose_name)
                 listed.append(format_html("{} ({}): {}", kind, dependent.effect, admin_link(row)))
+        listed += self.deletion_listed(objs)
         counts = {str(self.opts.verbose_name_plural): len(objs), **self.deletion_counts(objs)}
         return listed, counts
+
+    def _admin_templates(self, name: str) -> list[str]:
+        """The resource's own template of that name, else Django's (as Django's admin looks)."""
+        app, model = self.opts.app_label, self.opts.model_name
+        return [
+            f"admin/{app}/{model}/{name}.html",
+            f"admin/{app}/{name}.html",
+            f"admin/{name}.html",
+        ]
 
     @admin.action(permissions=["delete"], description="Delete selected %(verbose_name_plural)s")
     def delete_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
@@ -395,16 +439,20 @@ class ConfigAdmin(DashboardAdmin):
             self.message_user(request, f"Successfully deleted {len(objs)} {items}.")
             return None
         deleted, counts = self._deletion(objs)
+        protected = self.deletion_protected(objs)
+        plural = self.opts.verbose_name_plural
         context = {
             **self.admin_site.each_context(request),
-            "title": "Delete multiple objects",
+            "title": f"Cannot delete {plural}" if protected else "Delete multiple objects",
             "subtitle": None,
             "objects_name": str(self.opts.verbose_name_plural),
             "deletable_objects": [deleted],
             "model_count": counts.items(),
+            "protected": protected,
             "queryset": objs,
             "opts": self.opts,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "media": self.media,
         }
-        return TemplateResponse(request, "admin/delete_selected_confirmation.html", context)
+        template = self._admin_templates("delete_selected_confirmation")
+        return TemplateResponse(request, template, context)

@@ -10,7 +10,6 @@ from django import forms
 from rest_framework import serializers as drf
 
 from apps.accounts.admin.base import (
-    ServiceForm,
     attribute_value_problems,
     items_rules,
     key_field,
@@ -18,6 +17,7 @@ from apps.accounts.admin.base import (
     text_rules,
     url_problems,
 )
+from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
 from apps.achievements import configuration
 from apps.achievements.admin.fields import (
@@ -51,31 +51,13 @@ STATUS_CHOICES = [
     (Status.LOCKED, "Locked: no new completions; shown only to the users who completed it"),
 ]
 
-# Form field -> the service's argument.
-ARGUMENTS = {
-    "trigger": "trigger",
-    "name": "name",
-    "description": "description",
-    "status": "status",
-    "badge_url": "badge_url",
-    "key": "key",
-    "metric": "metric_id",
-    "metric_value": "metric_value",
-    "event_attributes": "event_attributes",
-    "streak_length": "streak_length",
-    "anniversary_years": "anniversary_years",
-    "prerequisites": "achievement_ids",
-    "user_attributes": "user_attributes",
-}
-_FIELD_OF_ARGUMENT = {argument: name for name, argument in ARGUMENTS.items()}
-# The settings of each kind, from the service's own table.
+# The settings of each kind, from the service's own table (the inputs are named as its
+# arguments).
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
-    for kind, arguments in configuration.TRIGGER_FIELDS.items()
+    str(kind): tuple(arguments) for kind, arguments in configuration.TRIGGER_FIELDS.items()
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(_FIELD_OF_ARGUMENT[argument] for argument in arguments)
-    for kind, arguments in configuration.REQUIRED_FIELDS.items()
+    str(kind): tuple(arguments) for kind, arguments in configuration.REQUIRED_FIELDS.items()
 }
 # A threshold as the admin API reads one (its precision and its messages).
 METRIC_VALUE = drf.DecimalField(max_digits=24, decimal_places=6, min_value=1)
@@ -116,7 +98,7 @@ def _filter_values(rows: list[tuple[str, str]]) -> None:
         raise forms.ValidationError(problems)
 
 
-class AchievementForm(ServiceForm):
+class AchievementForm(ConfigForm):
     trigger = forms.ChoiceField(
         choices=KIND_CHOICES,
         initial=Trigger.METRIC,
@@ -133,7 +115,9 @@ class AchievementForm(ServiceForm):
     )
     badge_url = forms.CharField(required=False, label="Badge URL", widget=BadgeUrlWidget())
     key = key_field(100)
-    metric = forms.ModelChoiceField(queryset=Metric.objects.none(), required=False)
+    metric_id = forms.ModelChoiceField(
+        queryset=Metric.objects.none(), required=False, label="Metric"
+    )
     metric_value = forms.DecimalField(
         required=False,
         label="Metric threshold",
@@ -151,7 +135,8 @@ class AchievementForm(ServiceForm):
         help_text="Completed on this anniversary of the user's sign-up date, in their time zone; "
         "users without a sign-up date never complete it.",
     )
-    prerequisites = forms.ModelMultipleChoiceField(
+    achievement_ids = forms.ModelMultipleChoiceField(
+        label="Prerequisites",
         queryset=Achievement.objects.none(),
         required=False,
         widget=PrerequisitesWidget(),
@@ -162,7 +147,8 @@ class AchievementForm(ServiceForm):
         help_text="Only users with all these attribute values can complete it. None: everyone.",
     )
 
-    arguments = ARGUMENTS
+    free_text = ("description",)
+    # The limits the admin API enforces, on the inputs the call gets.
     rules: ClassVar[dict[str, list[Any]]] = {
         "name": text_rules(255),
         "description": text_rules(2000),
@@ -170,21 +156,14 @@ class AchievementForm(ServiceForm):
         "metric_value": [_metric_value],
         "streak_length": range_rules(1, 100_000),
         "anniversary_years": range_rules(1, 200),
-        "prerequisites": items_rules(100),
+        "achievement_ids": items_rules(100),
         "user_attributes": [_filter_values],
         "event_attributes": [_filter_values],
     }
-    create_only = ()
-
-    # The tenant a new achievement is created in (the page sets it: the selected tenant).
-    new_tenant: ClassVar[Tenant | None] = None
-
-    class Meta:
-        model = Achievement
-        fields = ("tenant",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.sent: set[str] = set()  # the inputs the call gets (limits apply to those only)
+        self.kwargs: dict[str, Any] = {}  # the service's arguments, once the form is valid
         super().__init__(*args, **kwargs)
         self.fields["key"].required = False
         self.fields[
@@ -197,17 +176,18 @@ class AchievementForm(ServiceForm):
             self._offer_tenant_choices(tenant)
 
     def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else type(self).new_tenant
+        return self.tenant if self.instance is None else self.instance.tenant
 
     def _offer_tenant_choices(self, tenant: Tenant) -> None:
         """Only this tenant's metrics, achievements and attributes can be chosen."""
-        metric: Any = self.fields["metric"]
+        metric: Any = self.fields["metric_id"]
         metric.queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
         metric.label_from_instance = lambda m: f"{m.name} ({m.key})"
-        prerequisites: Any = self.fields["prerequisites"]
-        prerequisites.queryset = (
-            Achievement.objects.filter(tenant=tenant).exclude(pk=self.instance.pk).order_by("name")
-        )
+        prerequisites: Any = self.fields["achievement_ids"]
+        others = Achievement.objects.filter(tenant=tenant).order_by("name")
+        if self.instance is not None:
+            others = others.exclude(pk=self.instance.pk)
+        prerequisites.queryset = others
         definitions = attribute_definitions(tenant).ids_by_type_key
         for name, kind in (
             ("user_attributes", AttributeType.USER),
@@ -230,18 +210,39 @@ class AchievementForm(ServiceForm):
             "status": obj.status,
             "badge_url": obj.badge_url or "",
             "key": obj.key or "",
-            "metric": obj.metric_id,
+            "metric_id": obj.metric_id,
             "metric_value": _decimal(obj.metric_value),
             "event_attributes": _rows(obj.event_attributes),
             "streak_length": obj.streak_length,
             "anniversary_years": obj.anniversary_years,
-            "prerequisites": [p.pk for p in obj.prerequisites.all()],
+            "achievement_ids": [p.pk for p in obj.prerequisites.all()],
             "user_attributes": _rows(obj.user_attributes),
         }
 
     # --- the service's arguments ---------------------------------------------------------------
 
-    def service_kwargs(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not self.errors:
+            self.kwargs = self._arguments()
+            self._check_limits()
+        if self.errors:
+            self.kwargs = {}
+        return cleaned
+
+    def _check_limits(self) -> None:
+        for name, rules in self.rules.items():
+            value = self.cleaned_data.get(name)
+            if name not in self.sent or value in (None, "") or self.has_error(name):
+                continue
+            for rule in rules:
+                try:
+                    rule(value)
+                except forms.ValidationError as exc:
+                    for text in exc.messages:
+                        self.add_error(name, text[:1].upper() + text[1:])
+
+    def _arguments(self) -> dict[str, Any]:
         """The common settings and those of the chosen kind only (what is left in another
         kind's inputs is not part of it); on a change, only what differs from the stored
         achievement."""
@@ -258,25 +259,22 @@ class AchievementForm(ServiceForm):
             "badge_url": cleaned["badge_url"] or None,
             "user_attributes": _refs(cleaned["user_attributes"]),
             "key": cleaned["key"] or None,
-            "metric": str(cleaned["metric"].public_id) if cleaned["metric"] else None,
+            "metric_id": str(cleaned["metric_id"].public_id) if cleaned["metric_id"] else None,
             "metric_value": cleaned["metric_value"],
             "event_attributes": _refs(cleaned["event_attributes"]),
             "streak_length": cleaned["streak_length"],
             "anniversary_years": cleaned["anniversary_years"],
-            "prerequisites": [str(a.public_id) for a in cleaned["prerequisites"]],
+            "achievement_ids": [str(a.public_id) for a in cleaned["achievement_ids"]],
         }
         other_kinds = {name for names in KIND_FIELDS.values() for name in names}
         own = set(KIND_FIELDS[kind])
         chosen = {
             name: value for name, value in values.items() if name not in other_kinds or name in own
         }
-        if self.instance.pk:
+        if self.instance is not None:
             chosen = _changes(chosen, self.instance)
         self.sent = set(chosen)
-        return {ARGUMENTS[name]: value for name, value in chosen.items()}
-
-    def checks(self, name: str) -> bool:
-        return name in self.sent
+        return chosen
 
     def _check_required(self, kind: str) -> None:
         """The service refuses a new kind without its fields, and keeps the stored value when one
@@ -284,7 +282,7 @@ class AchievementForm(ServiceForm):
         label = _in_sentence(KIND_LABELS[Trigger(kind)])
         for name in REQUIRED[kind]:
             value = self.cleaned_data.get(name)
-            if value is None or value == "" or (name == "prerequisites" and not value):
+            if value is None or value == "" or (name == "achievement_ids" and not value):
                 self.add_error(name, f"Required for {label} achievements.")
 
 
@@ -309,7 +307,7 @@ def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]
     service, even unchanged, backdates the achievement again (a scan of the tenant's users), so
     an edit of the description must not send the threshold. A new kind sends all of its
     settings: the service requires them."""
-    stored = _stored(achievement)
+    stored = achievement_settings(achievement)  # the common settings and its kind's
     if values["trigger"] != stored["trigger"]:
         return values
     return {
@@ -317,13 +315,7 @@ def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]
     }
 
 
-def _stored(a: Achievement) -> dict[str, Any]:
-    """The stored achievement by form field: the common settings and its kind's."""
-    settings = achievement_settings(a)
-    return {_FIELD_OF_ARGUMENT[name]: value for name, value in settings.items()}
-
-
 def _same(name: str, value: Any, stored: Any) -> bool:
-    if name == "prerequisites":
+    if name == "achievement_ids":
         return sorted(value or []) == sorted(stored or [])
     return bool(value == stored)

@@ -4,16 +4,14 @@ backdating). The end-user page's achievements card is the pipeline's
 (apps/pipeline/dashboard_user)."""
 
 import dataclasses
-from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlencode
 
-from django import forms
 from django.contrib import admin
 from django.db.models import Count, ForeignObjectRel, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models import Value as V
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -23,10 +21,10 @@ from apps.accounts.admin.base import (
     NAMED_LIMIT,
     ReadOnlyAdmin,
     ScopedFilter,
-    ServiceAdmin,
     admin_link,
     dependents,
 )
+from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
 from apps.accounts.staff import selected_tenant
 from apps.achievements import configuration, selectors
 from apps.achievements.admin.forms import KIND_FIELDS, KIND_LABELS, PERIODS, AchievementForm
@@ -41,13 +39,13 @@ from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
 RECENT_COMPLETIONS = 10
 # Every kind's settings, in the order the form shows them.
 KIND_FIELD_ORDER = (
-    "metric",
+    "metric_id",
     "metric_value",
     "event_attributes",
     "streak_length",
     "anniversary_years",
     "key",
-    "prerequisites",
+    "achievement_ids",
 )
 _ROW_RELATIONS = (AchievementCompletion, AchievementPrerequisite)
 
@@ -112,8 +110,8 @@ class Summary:
 
 
 @admin.register(Achievement)
-class AchievementAdmin(ServiceAdmin):
-    form = AchievementForm
+class AchievementAdmin(ConfigAdmin):
+    config_form = AchievementForm
     list_display = (
         "badge_column",
         "name",
@@ -161,61 +159,42 @@ class AchievementAdmin(ServiceAdmin):
             )
         )
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        head = ("tenant", "trigger") if obj is None else ("trigger",)
-        fieldsets: list[tuple[Any, Any]] = [
-            (None, {"fields": head}),
-            ("Achievement", {"fields": ("name", "description", "badge_url", "status")}),
-            (
-                "Completed when",
-                {
-                    "fields": KIND_FIELD_ORDER,
-                    "classes": ("achievement-kind-fields",),
-                    "description": "The settings of the kind chosen above; those of other kinds "
-                    "are not saved.",
-                },
-            ),
-            ("Who can complete it", {"fields": ("user_attributes",)}),
+    def form_sections(self, obj: Achievement | None) -> list[Section]:
+        kind_fields = Heading(
+            "Completed when",
+            description="The settings of the kind chosen above; those of other kinds are not "
+            "saved.",
+            classes="achievement-kind-fields",
+        )
+        sections: list[Section] = [
+            (None, ("trigger",)),
+            ("Achievement", ("name", "description", "badge_url", "status")),
+            (kind_fields, KIND_FIELD_ORDER),
+            ("Who can complete it", ("user_attributes",)),
         ]
         if obj is not None:
-            record = {"fields": ("public_id", "created", "updated"), "classes": ("collapse",)}
-            fieldsets.append(("Record", record))
-        return fieldsets
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return () if obj is None else ("public_id", "created", "updated")
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        # Only the tenant is the row's; the rest is the service's arguments.
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        form: Any = super().get_form(request, obj, change, **kwargs)
-        # modelform_factory made a class for this request alone.
-        form.new_tenant = selected_tenant(request) if obj is None else obj.tenant
-        return form
+            sections.append(
+                (Heading("Record", classes="collapse"), ("public_id", "created", "updated"))
+            )
+        return sections
 
     # --- writes, through the admin API's service -----------------------------------------------
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Achievement:
-        kwargs = cast(AchievementForm, form).kwargs
-        return configuration.achievement_create(form.cleaned_data["tenant"], **kwargs)
+    def create(self, request: HttpRequest, form: AchievementForm) -> Achievement:
+        return configuration.achievement_create(form.valid_tenant, **form.kwargs)
 
-    def service_update(
-        self, request: HttpRequest, current: Achievement, form: forms.ModelForm
-    ) -> None:
-        configuration.achievement_update(
-            current.tenant, current, **cast(AchievementForm, form).kwargs
-        )
+    def update(self, request: HttpRequest, obj: Achievement, form: AchievementForm) -> None:
+        configuration.achievement_update(obj.tenant, obj, **form.kwargs)
 
-    def service_delete(self, request: HttpRequest, obj: Achievement) -> None:
+    def remove(self, request: HttpRequest, obj: Achievement) -> None:
         configuration.achievement_delete(obj.tenant, obj)
 
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+    @admin.action(permissions=["delete"], description="Delete selected %(verbose_name_plural)s")
+    def delete_selected(self, request: HttpRequest, queryset: Any) -> HttpResponse | None:
         # A composite goes before its prerequisites: the service refuses to delete an
         # achievement that another one still requires.
-        for obj in _composites_first(list(queryset)):
-            self.service_delete(request, obj)
+        ordered: Any = _composites_first(list(queryset))  # the base lists what it is given
+        return super().delete_selected(request, ordered)
 
     def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
         """Completions and the configuration that names the achievement (points triggers), from
@@ -227,25 +206,22 @@ class AchievementAdmin(ServiceAdmin):
             if dependent.label != AchievementPrerequisite._meta.verbose_name_plural
         }
 
-    def get_deleted_objects(
-        self, objs: Iterable[Any], request: HttpRequest
-    ) -> tuple[list[Any], dict[str, int], set[str], list[Any]]:
-        objs = list(objs)
-        to_delete, counts, perms, _ = super().get_deleted_objects(objs, request)
-        to_delete += _configuration_going_with(objs)
+    def deletion_listed(self, objs: list[Any]) -> list[Any]:
+        return list(_configuration_going_with(objs))
+
+    def deletion_protected(self, objs: list[Any]) -> list[Any]:
         # Composites that require one of them (and are not deleted with it) block the delete.
-        protected = [
+        return [
             format_html("Achievement that requires it: {}", admin_link(composite))
             for composite in Achievement.objects.filter(prerequisites__in=objs)
             .exclude(pk__in=[o.pk for o in objs])
             .distinct()
             .order_by("name")
         ]
-        return to_delete, counts, perms, protected
 
     # --- the change page's completions section -------------------------------------------------
 
-    def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+    def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
         if obj is None:
             return {"kind_fields": KIND_FIELDS}
         return {

@@ -4,8 +4,9 @@ themselves share template_pages.py)."""
 from typing import Any, ClassVar, cast
 
 from django import forms
+from django.core import validators
 
-from apps.accounts.admin.base import ServiceForm, range_rules
+from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
 from apps.notifications import domain
 from apps.notifications.choices import NotificationType, TemplateStatus
@@ -22,6 +23,12 @@ from apps.users.selectors import attribute_definitions
 CODE_ATTRS = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
 
 
+def at_most(max_length: int) -> list[validators.MaxLengthValidator]:
+    """A template part's limit, worded as the admin API words it."""
+    message = f"Ensure this field has no more than {max_length} characters."
+    return [validators.MaxLengthValidator(max_length, message)]
+
+
 def source_line(**kwargs: Any) -> forms.CharField:
     """A one-line template (a subject, a title)."""
     widget = forms.TextInput(attrs={**CODE_ATTRS, "maxlength": 1000})
@@ -34,7 +41,7 @@ def source_text(rows: int, **kwargs: Any) -> forms.CharField:
     return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
 
 
-class TemplateFormBase(ServiceForm):
+class TemplateFormBase(ConfigForm):
     """The fields every notification template has, around each kind's content fields: the
     arguments of the template services, which check that the template renders."""
 
@@ -47,43 +54,37 @@ class TemplateFormBase(ServiceForm):
     )
     priority = forms.IntegerField(
         initial=0,
+        min_value=-domain.MAX_TEMPLATE_PRIORITY,
+        max_value=domain.MAX_TEMPLATE_PRIORITY,
         help_text="Of the active templates of a type whose filters match a user, the highest "
         "priority is sent.",
     )
     user_attributes = AttributePairsField(
         label="User attributes",
         help_text="Sent only to users with all of these attribute values. Empty: everyone.",
+        validators=[attribute_values_rule],
     )
-    create_only = ("type",)
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "priority": range_rules(-domain.MAX_TEMPLATE_PRIORITY, domain.MAX_TEMPLATE_PRIORITY),
-        "user_attributes": [attribute_values_rule],
-    }
-    # Form field -> the services' argument (each kind adds its content fields).
-    arguments: ClassVar[dict[str, str]] = {
-        name: name for name in ("type", "name", "status", "priority", "user_attributes")
-    }
-    # The tenant the page shows (set by TemplateAdminBase.get_form): an add form offers its
-    # attributes.
-    page_tenant: ClassVar[Tenant | None] = None
     # The content inputs a saved template must have; on creation, left empty, the service
-    # fills them (their arguments in `defaulted`) from the built-in template of the type.
+    # fills them from the built-in template of the type.
     required_on_edit: ClassVar[tuple[str, ...]]
     defaulted: ClassVar[tuple[str, ...]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        tenant = self.instance.tenant if self.instance.pk else self.page_tenant
+        tenant = self.owner
         keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
         cast(AttributePairsField, self.fields["user_attributes"]).set_keys(keys, "User attribute")
+        if self.instance is not None:
+            del self.fields["type"]  # a template is written for its type's variables
         for name in self.required_on_edit:
-            if self.instance.pk:
+            if self.instance is not None:
                 self.fields[name].required = True
             else:
                 self.fields[name].help_text = "Empty: the built-in template of the type."
 
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+    @property
+    def owner(self) -> Tenant | None:
+        return self.tenant if self.instance is None else self.instance.tenant
 
     def initial_from(self, obj: Any) -> dict[str, Any]:
         return {
@@ -91,17 +92,15 @@ class TemplateFormBase(ServiceForm):
             "user_attributes": filter_pairs(obj.tenant, obj.user_attributes, AttributeType.USER),
         }
 
-    def service_kwargs(self) -> dict[str, Any]:
-        tenant = self.config_tenant()
-        assert tenant is not None  # noqa: S101 - ServiceForm.clean asks only with a tenant
-        kwargs = {
-            argument: self.cleaned_data[name]
-            for name, argument in self.arguments.items()
-            if name in self.fields
-        }
-        kwargs["user_attributes"] = attribute_refs(
-            self, "user_attributes", tenant, AttributeType.USER
-        )
-        if not self.instance.pk:
-            kwargs = {k: v for k, v in kwargs.items() if k not in self.defaulted or v}
-        return kwargs
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if "user_attributes" in cleaned and self.owner is not None:
+            # Keys become attribute ids, as the services take them; an unknown key is refused.
+            refs = attribute_refs(self, "user_attributes", self.owner, AttributeType.USER)
+            if "user_attributes" in cleaned:
+                cleaned["user_attributes"] = refs
+        return cleaned
+
+    def arguments(self) -> dict[str, Any]:
+        """The create service's arguments: content left empty is the built-in one's."""
+        return {k: v for k, v in self.cleaned_data.items() if k not in self.defaulted or v}

@@ -1,17 +1,18 @@
 """Dashboard pages for push templates, with a preview; written by the push services."""
 
 import json
-from typing import Any, ClassVar
+from typing import Any
 
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.accounts.admin.base import ParsedField, text_rules
+from apps.accounts.admin.base import ParsedField
 from apps.notifications import domain
 from apps.notifications.admin.forms import (
     CODE_ATTRS,
     TemplateFormBase,
+    at_most,
     source_line,
     source_text,
 )
@@ -21,10 +22,6 @@ from apps.notifications.models import PushTemplate
 from apps.notifications.previews import push_template_preview
 from apps.notifications.push import configuration
 
-# Template part (as the API and render errors name it) -> form field.
-_PARTS = {"title": "title", "body": "body_text", "url": "url", "data": "data"}
-# Content field -> the services' argument and the admin API's name: the part.
-_CONTENT = {field: part for part, field in _PARTS.items()}
 VARIABLES_HELP = "admin/notifications/pushtemplate/variables.html"
 
 
@@ -72,7 +69,7 @@ def data_text(data: dict[str, str]) -> str:
 def _data_values(data: dict[str, str]) -> None:
     """Each value of the custom data, as long as the admin API allows (its message names the
     key)."""
-    rule = text_rules(domain.MAX_TEMPLATE_TEXT)[0]
+    rule = at_most(domain.MAX_TEMPLATE_TEXT)[0]
     problems = []
     for key, value in data.items():
         try:
@@ -84,41 +81,30 @@ def _data_values(data: dict[str, str]) -> None:
 
 
 class PushTemplateForm(TemplateFormBase):
-    title = source_line()
-    # Not "body", the name of the service's argument: a form has no field of that name.
-    body_text = source_text(5, label="Body")
+    title = source_line(validators=at_most(domain.MAX_TEMPLATE_SUBJECT))
+    body = source_text(5, validators=at_most(domain.MAX_TEMPLATE_TEXT))
     url = forms.CharField(
         required=False,
         label="URL",
         widget=forms.TextInput(attrs=CODE_ATTRS),
         help_text="A link the app opens when the notification is tapped, e.g. "
         "“myapp://achievements/{{ achievement.key }}”. Empty: none.",
+        validators=at_most(domain.MAX_TEMPLATE_URL),
     )
     data = PushDataField(  # type: ignore[assignment]  # a field, moved by the form's metaclass
         help_text="Custom data for the app, one entry per line as key: value, e.g. "
         "“screen: streak”; values are templates. Keys with a colon or values over several "
         "lines: write a JSON object instead. Empty: none.",
+        validators=[_data_values],
     )
-    arguments: ClassVar[dict[str, str]] = {**TemplateFormBase.arguments, **_CONTENT}
-    rules: ClassVar[dict[str, list[Any]]] = {
-        **TemplateFormBase.rules,
-        "title": text_rules(domain.MAX_TEMPLATE_SUBJECT),
-        "body_text": text_rules(domain.MAX_TEMPLATE_TEXT),
-        "url": text_rules(domain.MAX_TEMPLATE_URL),
-        "data": [_data_values],
-    }
-    required_on_edit = ("title", "body_text")
+    free_text = ("body",)
+    required_on_edit = ("title", "body")
     defaulted = ("title", "body")
-
-    class Meta:
-        model = PushTemplate
-        fields = ("tenant",)
 
     def initial_from(self, obj: PushTemplate) -> dict[str, Any]:
         return {
             **super().initial_from(obj),
-            **{name: getattr(obj, name) for name in ("title", "url")},
-            "body_text": obj.body,
+            **{name: getattr(obj, name) for name in ("title", "body", "url")},
             "data": data_text(obj.data),
         }
 
@@ -126,9 +112,9 @@ class PushTemplateForm(TemplateFormBase):
 # "title: line 1: ...", "data.screen: ...", "data holds at most 20 keys": the part comes first.
 @admin.register(PushTemplate)
 class PushTemplateAdmin(TemplateAdminBase):
-    form = PushTemplateForm
+    config_form = PushTemplateForm
     search_fields = ("name", "title")
-    content_fields = tuple(_PARTS.values())
+    content_fields = ("title", "body", "url", "data")
     variables_help = VARIABLES_HELP
     seeded_marker = "push_defaults_seeded_at"
     seed = staticmethod(configuration.push_templates_seed)

@@ -6,27 +6,19 @@ from collections.abc import Callable
 from typing import Any, ClassVar, cast
 from urllib.parse import urlencode
 
-from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model, Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import (
-    TENANT_RELATED,
-    ServiceAdmin,
-    TenantColumnMixin,
-    TenantFilter,
-    selected_tenant,
-)
+from apps.accounts.admin.base import TENANT_RELATED, TenantColumnMixin, TenantFilter
+from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section, View
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Tenant
+from apps.accounts.staff import selected_tenant
 from apps.notifications.admin.forms import TemplateFormBase
 from apps.notifications.errors import TemplateRenderError
 from apps.users.errors import UserNotFoundError
@@ -37,10 +29,11 @@ from apps.users.selectors import user_get
 _SAVED_HEAD = ("tenant_column", "type", "public_id", "created", "updated")
 
 
-class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
+class TemplateAdminBase(TenantColumnMixin, ConfigAdmin):
     """Email and push template pages. Each kind names its content fields, its services and its
     preview; the pages around them are the same."""
 
+    config_form: type[TemplateFormBase]
     list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
     list_select_related = (TENANT_RELATED,)
     list_filter = ("type", "status", ("tenant", TenantFilter))
@@ -56,15 +49,6 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
     template_delete: ClassVar[Callable[..., Any]]
     # (template, end-user or None): the rendered template the preview page shows.
     render_preview: ClassVar[Callable[..., Any]]
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        # Only the tenant is the row's; the rest is the services' arguments.
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        form = super().get_form(request, obj, change, **kwargs)
-        form = type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
-        return form
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         # The change page and the preview read the tenant and its label too.
@@ -86,68 +70,42 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
                 type(self).seed(tenant)
         return super().changelist_view(request, extra_context)
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        head = ("tenant", "type") if obj is None else _SAVED_HEAD
-        return [
-            (None, {"fields": (*head, "name", "status", "priority")}),
-            (
-                "Content",
-                {
-                    "fields": self.content_fields,
-                    "description": render_to_string(self.variables_help),
-                },
-            ),
-            ("Audience", {"fields": ("user_attributes",)}),
-        ]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+    def form_sections(self, obj: Any) -> list[Section]:
         # A template is written for its type's variables; another type is another template.
-        return () if obj is None else _SAVED_HEAD
+        head = ("type",) if obj is None else _SAVED_HEAD
+        content = Heading("Content", description=render_to_string(self.variables_help))
+        return [
+            (None, (*head, "name", "status", "priority")),
+            (content, self.content_fields),
+            ("Audience", ("user_attributes",)),
+        ]
 
     # --- writes ------------------------------------------------------------------------------
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Model:
-        tenant = form.cleaned_data["tenant"]
+    def create(self, request: HttpRequest, form: TemplateFormBase) -> Model:
+        tenant = form.valid_tenant
         # As the admin API does: a tenant's first template never stands in for its defaults.
         type(self).seed(tenant)
-        return cast(
-            Model, type(self).template_create(tenant, **cast(TemplateFormBase, form).kwargs)
-        )
+        return cast(Model, type(self).template_create(tenant, **form.arguments()))
 
-    def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
-        type(self).template_update(current, **cast(TemplateFormBase, form).kwargs)
+    def update(self, request: HttpRequest, obj: Any, form: TemplateFormBase) -> None:
+        type(self).template_update(obj, **form.changes())
 
-    def service_delete(self, request: HttpRequest, obj: Any) -> None:
+    def remove(self, request: HttpRequest, obj: Any) -> None:
         type(self).template_delete(obj)
 
     # --- the preview -------------------------------------------------------------------------
 
     @admin.display(description="preview")
     def preview(self, obj: Any) -> SafeString:
-        return format_html('<a href="{}">Preview</a>', self._url("preview", obj))
+        return format_html('<a href="{}">Preview</a>', self.url("preview", obj))
 
-    def get_urls(self) -> list[URLPattern]:
-        # Before Django's own: its "<object_id>/" catch-all would swallow it.
-        view = self.admin_site.admin_view(self.preview_view)
-        return [
-            path("<path:object_id>/preview/", view, name=self._url_name("preview")),
-            *super().get_urls(),
-        ]
+    def object_views(self) -> dict[str, View]:
+        return {"preview": self.preview_view}
 
-    def _url_name(self, view: str) -> str:
-        return f"{self.opts.app_label}_{self.opts.model_name}_{view}"
-
-    def _url(self, view: str, obj: Any, user_id: str = "") -> str:
-        url = reverse(
-            f"admin:{self._url_name(view)}", args=[obj.pk], current_app=self.admin_site.name
-        )
+    def preview_url(self, obj: Any, user_id: str = "") -> str:
+        url = self.url("preview", obj)
         return f"{url}?{urlencode({'user': user_id})}" if user_id else url
-
-    def _template(self, request: HttpRequest, object_id: str) -> Any:
-        template = self.get_object(request, unquote(object_id))
-        if template is None:
-            raise Http404(f"No such {self.opts.verbose_name}")
-        return template
 
     def _end_user(self, request: HttpRequest, tenant: Tenant, user_id: str) -> EndUser | None:
         if not user_id:
@@ -161,9 +119,7 @@ class TemplateAdminBase(TenantColumnMixin, ServiceAdmin):
             return None
 
     def preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        template = self._template(request, object_id)
-        if not self.has_view_or_change_permission(request, template):
-            raise PermissionDenied
+        template = self.object_or_404(request, object_id, change=False)
         user_id = request.GET.get("user", "").strip()
         end_user = self._end_user(request, template.tenant, user_id)
         rendered = None

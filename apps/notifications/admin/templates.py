@@ -2,17 +2,15 @@
 test send."""
 
 import logging
-from typing import Any, ClassVar
+from typing import Any
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_POST
 
-from apps.accounts.admin.base import text_rules
 from apps.notifications import configuration, domain
-from apps.notifications.admin.forms import TemplateFormBase, source_line, source_text
+from apps.notifications.admin.forms import TemplateFormBase, at_most, source_line, source_text
 from apps.notifications.admin.template_pages import TemplateAdminBase
 from apps.notifications.delivery import email_test_send
 from apps.notifications.errors import TemplateRenderError
@@ -23,29 +21,19 @@ logger = logging.getLogger("gamify.notifications")
 
 
 _PARTS = ("subject", "html", "text")
-# Content field -> the services' argument and the admin API's name: the same.
-_CONTENT = {name: name for name in _PARTS}
 # The variables and syntax templates may use, shown above the content fields.
 VARIABLES_HELP = "admin/notifications/emailtemplate/variables.html"
 
 
 class EmailTemplateForm(TemplateFormBase):
-    subject = source_line()
-    html = source_text(24, label="HTML")
-    text = source_text(10, help_text="Empty: derived from the HTML.")
-    arguments: ClassVar[dict[str, str]] = {**TemplateFormBase.arguments, **_CONTENT}
-    rules: ClassVar[dict[str, list[Any]]] = {
-        **TemplateFormBase.rules,
-        "subject": text_rules(domain.MAX_TEMPLATE_SUBJECT),
-        "html": text_rules(domain.MAX_TEMPLATE_HTML),
-        "text": text_rules(domain.MAX_TEMPLATE_TEXT),
-    }
+    subject = source_line(validators=at_most(domain.MAX_TEMPLATE_SUBJECT))
+    html = source_text(24, label="HTML", validators=at_most(domain.MAX_TEMPLATE_HTML))
+    text = source_text(
+        10, help_text="Empty: derived from the HTML.", validators=at_most(domain.MAX_TEMPLATE_TEXT)
+    )
+    free_text = ("html", "text")
     required_on_edit = ("subject", "html")
     defaulted = _PARTS
-
-    class Meta:
-        model = EmailTemplate
-        fields = ("tenant",)
 
     def initial_from(self, obj: EmailTemplate) -> dict[str, Any]:
         return {**super().initial_from(obj), **{name: getattr(obj, name) for name in _PARTS}}
@@ -53,7 +41,7 @@ class EmailTemplateForm(TemplateFormBase):
 
 @admin.register(EmailTemplate)
 class EmailTemplateAdmin(TemplateAdminBase):
-    form = EmailTemplateForm
+    config_form = EmailTemplateForm
     search_fields = ("name", "subject")
     content_fields = _PARTS
     variables_help = VARIABLES_HELP
@@ -67,12 +55,10 @@ class EmailTemplateAdmin(TemplateAdminBase):
     # --- the preview's test send --------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
-        view = self.admin_site.admin_view(require_POST(self.test_send_view))
-        # Before Django's own: its "<object_id>/" catch-all would swallow it.
-        return [
-            path("<path:object_id>/preview/send-test/", view, name=self._url_name("test_send")),
-            *super().get_urls(),
-        ]
+        view = self._wrap(require_POST(self.test_send_view))
+        # Before the preview's own: its "<object_id>/" catch-all would swallow it.
+        name = f"{self.opts.app_label}_{self.opts.model_name}_test_send"
+        return [path("<path:object_id>/preview/send-test/", view, name=name), *super().get_urls()]
 
     def preview_context(
         self, request: HttpRequest, template: EmailTemplate, rendered: Any
@@ -83,11 +69,9 @@ class EmailTemplateAdmin(TemplateAdminBase):
         }
 
     def test_send_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        template = self._template(request, object_id)
-        if not self.has_change_permission(request, template):
-            raise PermissionDenied
+        template = self.object_or_404(request, object_id, change=True)
         user_id = request.POST.get("user", "").strip()
-        back = HttpResponseRedirect(self._url("preview", template, user_id))
+        back = HttpResponseRedirect(self.preview_url(template, user_id))
         to = getattr(request.user, "email", "")
         if not to:
             self.message_user(

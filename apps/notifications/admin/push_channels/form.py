@@ -3,14 +3,15 @@ only the chosen provider's fields, secrets that are write-only (pasted or upload
 and refusals of the push services shown next to the input they are about."""
 
 import json
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
-from apps.accounts.admin.base import ServiceForm, text_rules
-from apps.accounts.models import Tenant
-from apps.notifications.admin.forms import CODE_ATTRS
+from apps.accounts.admin.config_pages import ConfigForm
+from apps.core.api.fields import control_characters_error
+from apps.core.errors import ApplicationError
+from apps.notifications.admin.forms import CODE_ATTRS, at_most
 from apps.notifications.choices import PushChannelStatus, PushKind
 from apps.notifications.models import PushChannel
 from apps.notifications.push.credentials import MAX_LENGTHS, REQUIRED
@@ -59,7 +60,7 @@ def _pasted_secret(**kwargs: Any) -> forms.CharField:
     return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
 
 
-class PushChannelForm(ServiceForm):
+class PushChannelForm(ConfigForm):
     """The arguments of the push channel services: only the chosen provider's fields are
     given, and a secret left empty on the change page is not, so the service keeps it."""
 
@@ -114,29 +115,27 @@ class PushChannelForm(ServiceForm):
         help_text="Once the settings are right: dead tokens are pruned again.",
     )
 
-    arguments: ClassVar[dict[str, str]] = {"clear_flag": "flagged"}
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "team_id": text_rules(MAX_LENGTHS["team_id"]),
-        "key_id": text_rules(MAX_LENGTHS["key_id"]),
-        "bundle_id": text_rules(MAX_LENGTHS["bundle_id"]),
-        "signing_key": text_rules(MAX_LENGTHS["signing_key"]),
+    free_text = ("signing_key", "service_account")
+    # What each given value may be, as the admin API checks it.
+    limits: dict[str, Any] = {
+        "team_id": at_most(MAX_LENGTHS["team_id"]),
+        "key_id": at_most(MAX_LENGTHS["key_id"]),
+        "bundle_id": at_most(MAX_LENGTHS["bundle_id"]),
+        "signing_key": at_most(MAX_LENGTHS["signing_key"]),
         "service_account": [_service_account_size],
-        "access_token": text_rules(MAX_LENGTHS["access_token"]),
+        "access_token": at_most(MAX_LENGTHS["access_token"]),
     }
-    create_only = ("kind",)
-
-    class Meta:
-        model = PushChannel
-        fields = ("tenant",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.given: dict[str, Any] = {}  # form field -> what the call gets for it
+        self.kwargs: dict[str, Any] = {}  # the service's arguments, once the form is valid
         super().__init__(*args, **kwargs)
         channel = self.instance
-        if not channel.pk:
+        if channel is None:
             self.fields.pop("clear_flag")
             return
         # The page shows the channel's own provider only (its kind is fixed).
+        self.fields.pop("kind")
         for kind, names in KIND_FIELDS.items():
             for name in names if kind != channel.kind else ():
                 self.fields.pop(name)
@@ -146,9 +145,6 @@ class PushChannelForm(ServiceForm):
         for name in SECRET_FIELDS if channel.credentials else ():
             if name in self.fields:
                 self.fields[name].help_text = keep
-
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
 
     def initial_from(self, obj: PushChannel) -> dict[str, Any]:
         settings = obj.settings
@@ -168,8 +164,6 @@ class PushChannelForm(ServiceForm):
             self.add_error(name, f"is larger than {MAX_KEY_FILE // 1024} KB: not a key file")
             return None
         try:
-            # chunks() starts from the beginning: the form is cleaned twice when a service
-            # refuses (see ServiceAdmin).
             return b"".join(upload.chunks()).decode()
         except UnicodeDecodeError:
             self.add_error(name, "is not a text file")
@@ -198,24 +192,50 @@ class PushChannelForm(ServiceForm):
             return None
         return account
 
-    def checks(self, name: str) -> bool:
-        return name in self.given
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not self.errors:
+            self.kwargs = self._arguments()
+            self._check_given()
+        if self.errors:
+            self.kwargs = {}
+        return cleaned
 
-    def input_of(self, argument: str) -> str | None:
+    def _check_given(self) -> None:
+        """What the call gets (a secret perhaps read from its file), as the admin API checks
+        it: no control characters, then the limits."""
+        for name, value in self.given.items():
+            if isinstance(value, str):
+                problem = control_characters_error(name, value, name in self.free_text)
+                if problem is not None and not self.has_error(name):
+                    self.add_error(name, f"This field {problem}.")
+        for name, rules in self.limits.items():
+            if self.has_error(name) or self.given.get(name) in (None, ""):
+                continue
+            for rule in rules:
+                try:
+                    rule(self.given[name])
+                except forms.ValidationError as exc:
+                    for text in exc.messages:
+                        self.add_error(name, text[:1].upper() + text[1:])
+
+    def refuse(self, exc: ApplicationError) -> None:
         """A secret that came as a file: its refusal goes under the file input."""
-        name = super().input_of(argument)
-        twin = _FILE_OF.get(name or "")
-        return twin if twin and self.cleaned_data.get(twin) else name
+        super().refuse(exc)
+        field = exc.fields[0] if len(exc.fields) == 1 else ""
+        twin = _FILE_OF.get(field)
+        errors = self.errors
+        if twin and self.files.get(twin) and field in errors:
+            errors[twin] = errors.pop(field)
 
-    def checked_value(self, name: str) -> Any:
-        return self.given.get(name)
-
-    def service_kwargs(self) -> dict[str, Any]:
+    def _arguments(self) -> dict[str, Any]:
+        """The service's arguments: only the chosen provider's fields, and a secret only when
+        given (on the change page, empty keeps the stored one)."""
         cleaned = self.cleaned_data
         channel = self.instance
-        kind = channel.kind if channel.pk else cleaned["kind"]
+        kind = cleaned["kind"] if channel is None else channel.kind
         kwargs: dict[str, Any] = {"status": cleaned["status"]}
-        if not channel.pk:
+        if channel is None:
             kwargs["kind"] = kind
         for other, names in KIND_FIELDS.items():
             for name in names if other != kind else ():
@@ -234,7 +254,7 @@ class PushChannelForm(ServiceForm):
                 if value is not None and name == "service_account":
                     value = self._service_account(field, value)
                 # A secret left empty on the change page keeps the stored one.
-                missing = value is None and not channel.credentials
+                missing = value is None and (channel is None or not channel.credentials)
             else:
                 field, value = name, cleaned.get(name) or None
                 missing = value is None

@@ -1,9 +1,8 @@
 """The push channel pages: the list with its flag filter and action, and the change page,
 whose writes go through the push services."""
 
-from typing import Any, cast
+from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -12,13 +11,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.views.decorators.debug import sensitive_post_parameters
 
-from apps.accounts.admin.base import (
-    TENANT_RELATED,
-    ServiceAdmin,
-    TenantColumnMixin,
-    TenantFilter,
-    delete_selected,
-)
+from apps.accounts.admin.base import TENANT_RELATED, TenantColumnMixin, TenantFilter
+from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
 from apps.core.wording import counted
 from apps.notifications.admin.push_channels.form import (
     KIND_FIELDS,
@@ -63,78 +57,53 @@ def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
 # The add and change pages keep the secrets out of error reports (DEBUG pages, mails to ADMINS)
 # along with the rest of the POST.
 @admin.register(PushChannel)
-@method_decorator(sensitive_post_parameters(*SECRET_FIELDS), name="changeform_view")
-class PushChannelAdmin(TenantColumnMixin, ServiceAdmin):
-    form = PushChannelForm
+@method_decorator(sensitive_post_parameters(*SECRET_FIELDS), name="add_page")
+@method_decorator(sensitive_post_parameters(*SECRET_FIELDS), name="change_page")
+class PushChannelAdmin(TenantColumnMixin, ConfigAdmin):
+    config_form = PushChannelForm
     list_display = ("kind", "app_column", "status", "flag_column", "tenant_column", "created")
     list_select_related = (TENANT_RELATED,)
     list_filter = ("kind", "status", FlaggedFilter, ("tenant", TenantFilter))
     ordering = ("tenant_id", "kind", "pk")
-    actions = [clear_flag, delete_selected]
+    actions = [clear_flag, "delete_selected"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PushChannel]:
         return super().get_queryset(request).select_related(TENANT_RELATED)
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+    def form_sections(self, obj: PushChannel | None) -> list[Section]:
         if obj is None:
             return [
-                (None, {"fields": ("tenant", "kind", "status")}),
+                (None, ("kind", "status")),
                 *(
                     (
-                        _kind_label(kind),
-                        {
-                            "fields": names,
-                            "classes": ("push-kind", f"push-kind-{kind}"),
-                            "description": KIND_HELP[kind],
-                        },
+                        Heading(
+                            _kind_label(kind),
+                            description=KIND_HELP[kind],
+                            classes=f"push-kind push-kind-{kind}",
+                        ),
+                        names,
                     )
                     for kind, names in KIND_FIELDS.items()
                 ),
             ]
         head = ("tenant_column", "kind", "public_id", "status", "created", "updated")
-        fieldsets: list[tuple[Any, Any]] = [(None, {"fields": head})]
+        sections: list[Section] = [(None, head)]
         if obj.flagged_at is not None:
-            # The reason and date are above the form (pushchannel/change_form.html).
-            fieldsets.append(("Flag", {"fields": ("clear_flag",)}))
-        provider = (*KIND_FIELDS[obj.kind], *self._derived(obj), "credentials_state")
-        fieldsets.append(
-            (_kind_label(obj.kind), {"fields": provider, "description": KIND_HELP[obj.kind]})
-        )
-        return fieldsets
+            # The reason and date are above the form (pushchannel/form.html).
+            sections.append(("Flag", ("clear_flag",)))
+        derived = ("project_id",) if obj.kind == PushKind.FCM else ()
+        provider = (*KIND_FIELDS[obj.kind], *derived, "credentials_state")
+        label = Heading(_kind_label(obj.kind), description=KIND_HELP[obj.kind])
+        sections.append((label, provider))
+        return sections
 
-    @staticmethod
-    def _derived(obj: PushChannel) -> tuple[str, ...]:
-        return ("project_id",) if obj.kind == PushKind.FCM else ()
+    def create(self, request: HttpRequest, form: PushChannelForm) -> PushChannel:
+        return configuration.push_channel_create(form.valid_tenant, **form.kwargs)
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        if obj is None:
-            return ()
-        return (
-            "tenant_column",
-            "kind",
-            "public_id",
-            "created",
-            "updated",
-            "project_id",
-            "credentials_state",
-        )
+    def update(self, request: HttpRequest, obj: PushChannel, form: PushChannelForm) -> None:
+        configuration.push_channel_update(obj, **form.kwargs)
 
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        return super().get_form(request, obj, change, **kwargs)
-
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PushChannel:
-        kwargs = cast(PushChannelForm, form).kwargs
-        return configuration.push_channel_create(form.cleaned_data["tenant"], **kwargs)
-
-    def service_update(
-        self, request: HttpRequest, current: PushChannel, form: forms.ModelForm
-    ) -> None:
-        configuration.push_channel_update(current, **cast(PushChannelForm, form).kwargs)
-
-    def service_delete(self, request: HttpRequest, obj: PushChannel) -> None:
+    def remove(self, request: HttpRequest, obj: PushChannel) -> None:
         configuration.push_channel_delete(obj)
 
     @admin.display(description="app")
