@@ -188,6 +188,12 @@ class ConfigAdmin(DashboardAdmin):
         opts = self.opts
         return [f"admin/{opts.app_label}/{opts.model_name}/form.html", "admin/config/form.html"]
 
+    def confirmation(self, request: HttpRequest, obj: Any, form: Any) -> HttpResponse | None:
+        """A page asking staff to confirm a valid posted input before it is saved (its form
+        posts the input again, with what tells this method it was confirmed), or None to save
+        it now. By default none; streak settings confirm a change of frequency."""
+        return None
+
     def after_add_url(self, obj: Any) -> str | None:
         """Where staff go once `obj` is added, or None for where Django's admin sends them."""
         return None
@@ -264,6 +270,8 @@ class ConfigAdmin(DashboardAdmin):
         else:
             form = self.config_form(request.POST, request.FILES, **self.form_kwargs(request, obj))
             if form.is_valid():
+                if (asked := self.confirmation(request, obj, form)) is not None:
+                    return asked
                 try:
                     with transaction.atomic():
                         saved = self._save(request, form, obj)

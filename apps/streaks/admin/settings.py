@@ -3,19 +3,16 @@ admin API writes them. Changing the frequency restarts every streak, so it is co
 the number of streaks that restart."""
 
 from collections import defaultdict
-from typing import Any, cast
+from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.utils import unquote
 from django.db.models import QuerySet
-from django.forms.models import ModelChoiceField
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
 
-from apps.accounts.admin.base import ServiceAdmin, selected_tenant
+from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
 from apps.accounts.models import Tenant
+from apps.accounts.staff import selected_tenant
 from apps.streaks import configuration
 from apps.streaks.admin.settings_form import DAY_NAMES, StreakSettingsForm, _number
 from apps.streaks.models import StreakCondition, StreakSettings, StreakState
@@ -34,8 +31,8 @@ def active_streaks(tenant: Tenant, frequency: str) -> QuerySet[StreakState]:
 
 
 @admin.register(StreakSettings)
-class StreakSettingsAdmin(ServiceAdmin):
-    form = StreakSettingsForm
+class StreakSettingsAdmin(ConfigAdmin):
+    config_form = StreakSettingsForm
     list_display = (
         "frequency",
         "evaluation_mode",
@@ -46,52 +43,24 @@ class StreakSettingsAdmin(ServiceAdmin):
         "updated",
     )
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
-        head = ("tenant",) if obj is None else ("updated",)
+    def form_sections(self, obj: StreakSettings | None) -> list[Section]:
+        head: list[Section] = [] if obj is None else [(None, ["updated"])]
         return [
-            (None, {"fields": head}),
+            *head,
+            ("Streak", ["frequency", "conditions", "evaluation_mode", "days_off"]),
             (
-                "Streak",
-                {"fields": ("frequency", "conditions", "evaluation_mode", "days_off")},
+                Heading("Freezes", classes="streak-freezes"),
+                [
+                    "freezes_enabled",
+                    ("freeze_start_count", "freeze_max_count"),
+                    ("freeze_auto_earn_interval", "freeze_auto_earn_amount"),
+                ],
             ),
-            (
-                "Freezes",
-                {
-                    "fields": (
-                        "freezes_enabled",
-                        ("freeze_start_count", "freeze_max_count"),
-                        ("freeze_auto_earn_interval", "freeze_auto_earn_amount"),
-                    ),
-                    "classes": ("streak-freezes",),
-                },
-            ),
-            ("Users", {"fields": ("customization_enabled",)}),
+            ("Users", ["customization_enabled"]),
         ]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        # Settings belong to their tenant for good; another tenant gets its own row.
-        return () if obj is None else ("updated",)
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        # The admin would make every field of the fieldsets a model field of the form, which
-        # then copies them onto the row and checks the row's constraints with the model's
-        # messages. Only the tenant is the row's; the rest is the service's arguments.
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        form = super().get_form(request, obj, change, **kwargs)
-        return type(form.__name__, (form,), {"page_tenant": selected_tenant(request)})
-
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> ModelChoiceField | None:
-        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
-        if field is not None and field.queryset is not None and db_field.name == "tenant":
-            # A tenant has one settings row; a configured tenant is edited, not added again.
-            field.queryset = field.queryset.filter(streak_settings__isnull=True)
-        return field
-
     def has_add_permission(self, request: HttpRequest) -> bool:
+        # A tenant has one settings row; a configured tenant is edited, not added again.
         tenant = selected_tenant(request)
         if tenant is not None and StreakSettings.objects.filter(tenant=tenant).exists():
             return False
@@ -108,38 +77,24 @@ class StreakSettingsAdmin(ServiceAdmin):
         if request.method == "GET":
             settings = self.get_queryset(request).first()
             if settings is not None and self.has_view_or_change_permission(request, settings):
-                return HttpResponseRedirect(
-                    reverse("admin:streaks_streaksettings_change", args=[settings.pk])
-                )
+                return HttpResponseRedirect(self.url("change", settings))
             if settings is None and self.has_add_permission(request):
-                return HttpResponseRedirect(reverse("admin:streaks_streaksettings_add"))
+                return HttpResponseRedirect(self.url("add"))
         return super().changelist_view(request, extra_context)
 
-    # Writes
+    # --- writes --------------------------------------------------------------------------------
 
-    def _update(self, tenant: Tenant, form: forms.ModelForm) -> None:
-        settings_form = cast(StreakSettingsForm, form)
-        configuration.streak_settings_update(tenant, **settings_form.kwargs)
+    def create(self, request: HttpRequest, form: StreakSettingsForm) -> StreakSettings:
+        configuration.streak_settings_update(form.valid_tenant, **form.arguments)
+        return StreakSettings.objects.get(tenant=form.valid_tenant)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> StreakSettings:
-        tenant = form.cleaned_data["tenant"]
-        self._update(tenant, form)
-        return StreakSettings.objects.get(tenant=tenant)
-
-    def service_update(
-        self, request: HttpRequest, current: StreakSettings, form: forms.ModelForm
-    ) -> None:
-        self._update(current.tenant, form)
-
-    def save_model(
-        self, request: HttpRequest, obj: Any, form: forms.ModelForm, change: bool
-    ) -> None:
-        old = obj.frequency if change else None
-        restarting = active_streaks(obj.tenant, old).count() if old else 0
-        super().save_model(request, obj, form, change)
+    def update(self, request: HttpRequest, obj: StreakSettings, form: StreakSettingsForm) -> None:
+        old = obj.frequency
+        restarting = active_streaks(obj.tenant, old).count()
+        configuration.streak_settings_update(obj.tenant, **form.arguments)
         # The success message and the history name the settings as saved (new frequency).
         obj.refresh_from_db()
-        if old is not None and obj.frequency != old:
+        if obj.frequency != old:
             self.message_user(
                 request,
                 f"Streaks are now {obj.frequency}: {restarting} active "
@@ -147,21 +102,13 @@ class StreakSettingsAdmin(ServiceAdmin):
                 messages.INFO,
             )
 
-    # Confirming a change of frequency
-
-    def change_confirmation(self, request: HttpRequest, object_id: str) -> HttpResponse | None:
-        """The confirmation page when the valid input changes the frequency; None otherwise
-        (Django's view then saves, or shows the errors, or refuses as usual)."""
-        if CONFIRM_FREQUENCY in request.POST:
-            return None
-        obj = self.get_object(request, unquote(object_id))
-        if obj is None or not self.has_change_permission(request, obj):
-            return None
-        form = self.get_form(request, obj, change=True)(request.POST, instance=obj)
-        if not form.is_valid():
-            return None
-        new = cast(StreakSettingsForm, form).kwargs["frequency"]
-        if new == obj.frequency:
+    def confirmation(
+        self, request: HttpRequest, obj: StreakSettings | None, form: StreakSettingsForm
+    ) -> HttpResponse | None:
+        """A change of frequency restarts every streak: asked first, with the number of streaks
+        that restart; confirming posts the same input again, with CONFIRM_FREQUENCY."""
+        new = form.arguments["frequency"]
+        if obj is None or CONFIRM_FREQUENCY in request.POST or new == obj.frequency:
             return None
         streaks = active_streaks(obj.tenant, obj.frequency)
         context = {
@@ -180,7 +127,7 @@ class StreakSettingsAdmin(ServiceAdmin):
                 for value in values
             ],
             "confirm_name": CONFIRM_FREQUENCY,
-            "change_url": reverse("admin:streaks_streaksettings_change", args=[obj.pk]),
+            "change_url": self.url("change", obj),
         }
         return TemplateResponse(request, FREQUENCY_TEMPLATE, context)
 

@@ -13,19 +13,17 @@ from rest_framework import serializers as drf
 from apps.accounts.admin.base import (
     ParsedField,
     RowsWidget,
-    ServiceForm,
     items_rules,
     range_rules,
-    refusal_text,
     sentence,
     text_rules,
 )
+from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
 from apps.core.api.fields import control_characters_error
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
 from apps.streaks.choices import EvaluationMode, Frequency
-from apps.streaks.models import StreakSettings
 from apps.streaks.selectors import StreakConfig, streak_config
 
 # 0 is Sunday, as in the admin API; the page lists the week from Monday.
@@ -78,7 +76,7 @@ class ConditionRowsWidget(RowsWidget):
 
 class ConditionRowsField(ParsedField):
     """Conditions as rows of metric key and threshold, both as typed; the form reads the
-    thresholds (StreakSettingsForm.service_kwargs)."""
+    thresholds (StreakSettingsForm.clean)."""
 
     widget = ConditionRowsWidget
 
@@ -99,10 +97,9 @@ class ConditionRowsField(ParsedField):
         return conditions
 
 
-class StreakSettingsForm(ServiceForm):
-    """The arguments of streak_settings_update as a form. Only `tenant` is a model field (see
-    StreakSettingsAdmin.get_form): the settings are written by the service, never copied onto
-    the row by the form. The form shows the whole configuration, so saving it sets it all."""
+class StreakSettingsForm(ConfigForm):
+    """The arguments of streak_settings_update as a form; `clean` makes them (`arguments`). The
+    form shows the whole configuration, so saving it sets it all."""
 
     frequency = forms.ChoiceField(
         label="Frequency",
@@ -129,6 +126,7 @@ class StreakSettingsForm(ServiceForm):
         widget=forms.CheckboxSelectMultiple(attrs={"class": "streak-days-off"}),
         help_text="Daily streaks only: a day off neither extends nor breaks a streak. Saving a "
         "weekly or monthly frequency clears them.",
+        validators=items_rules(domain.MAX_DAYS_OFF),
     )
     customization_enabled = forms.BooleanField(
         label="Users may customize",
@@ -140,7 +138,7 @@ class StreakSettingsForm(ServiceForm):
         required=False,
         help_text="A freeze keeps a streak alive through one missed period.",
     )
-    # Unbounded inputs: the domain's limits are checked with the admin API's messages.
+    # Unbounded inputs: the domain's limits are checked (FREEZE_RULES) only when freezes are on.
     freeze_start_count = forms.IntegerField(required=False, label="Freezes at start")
     freeze_max_count = forms.IntegerField(required=False, label="Maximum freezes")
     freeze_auto_earn_interval = forms.IntegerField(
@@ -150,60 +148,32 @@ class StreakSettingsForm(ServiceForm):
     )
     freeze_auto_earn_amount = forms.IntegerField(required=False, label="Freezes earned each time")
 
-    create_only = ()
-
-    class Meta:
-        model = StreakSettings
-        fields = ("tenant",)
-
-    # The tenant whose metrics the conditions offer, when adding (set by the admin page).
-    page_tenant: ClassVar[Tenant | None] = None
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        tenant = self.instance.tenant if self.instance.pk else self.page_tenant
+    def __init__(self, *args: Any, tenant: Tenant | None, instance: Any = None, **kwargs: Any):
         # Read through the selector so the form shows what the pipeline uses.
-        config = streak_config(self.instance.tenant) if self.instance.pk else StreakConfig()
-        self.initial = {**self.initial_from_config(config), **self.initial}
+        config = streak_config(instance.tenant) if instance is not None else StreakConfig()
+        kwargs["initial"] = {**_initial_from_config(config), **kwargs.get("initial", {})}
+        super().__init__(*args, tenant=tenant, instance=instance, **kwargs)
+        self.arguments: dict[str, Any] = {}
         widget: Any = self.fields["conditions"].widget
         widget.keys = sorted(metric_definitions(tenant)) if tenant is not None else []
 
-    @staticmethod
-    def initial_from_config(config: StreakConfig) -> dict[str, Any]:
-        conditions = sorted(
-            (config.metric_keys[pk], _number(threshold))
-            for pk, threshold in config.thresholds.items()
-        )
-        return {
-            "frequency": config.frequency,
-            "evaluation_mode": config.mode,
-            "customization_enabled": config.customization_enabled,
-            "days_off": sorted(config.days_off),
-            "conditions": conditions,
-            "freezes_enabled": config.freezes_enabled,
-            "freeze_start_count": config.freeze_start_count,
-            "freeze_max_count": config.freeze_max_count,
-            "freeze_auto_earn_interval": config.freeze_auto_earn_interval,
-            "freeze_auto_earn_amount": config.freeze_auto_earn_amount,
-        }
-
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
-
-    def service_kwargs(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, Any]:
         """Every setting, read and checked as the admin API checks a PATCH that sends them
         all: each problem next to its input, in one pass."""
-        cleaned = self.cleaned_data
-        days_off = cleaned["days_off"]
-        self._limit("days_off", days_off, items_rules(domain.MAX_DAYS_OFF))
-        return {
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        self.arguments = {
             "frequency": cleaned["frequency"],
             "evaluation_mode": cleaned["evaluation_mode"],
             "customization_enabled": cleaned["customization_enabled"],
-            "days_off": days_off,
+            "days_off": cleaned["days_off"],
             "conditions": self._conditions(cleaned["conditions"]),
             "freezes": self._freezes() if cleaned["freezes_enabled"] else None,
         }
+        if self.errors:
+            self.arguments = {}
+        return cleaned
 
     def _conditions(self, rows: list[dict[str, str]]) -> list[tuple[str, int]]:
         conditions: list[tuple[str, int]] = []
@@ -219,7 +189,7 @@ class StreakSettingsForm(ServiceForm):
             self.add_error("conditions", sentence(problem))
         duplicate = None if problems else domain.conditions_problem(k for k, _ in conditions)
         if duplicate is not None:
-            self.refusal_add(duplicate)
+            self.add_error("conditions", sentence(duplicate.worded(self._label)))
         return conditions
 
     def _freezes(self) -> domain.FreezeSettings | None:
@@ -242,9 +212,8 @@ class StreakSettingsForm(ServiceForm):
         )
         if (problem := domain.freezes_problem(freezes)) is not None:
             # FreezeSettings' fields are the inputs named freeze_<field>.
-            self.add_error(
-                "freezes_enabled", refusal_text(problem, lambda f: self.label(f"freeze_{f}"))
-            )
+            message = problem.worded(lambda field: self._label(f"freeze_{field}"))
+            self.add_error("freezes_enabled", sentence(message))
         return freezes
 
     def _limit(self, name: str, value: Any, rules: list[Any]) -> bool:
@@ -252,6 +221,24 @@ class StreakSettingsForm(ServiceForm):
         if problem is not None:
             self.add_error(name, sentence(problem))
         return problem is None
+
+
+def _initial_from_config(config: StreakConfig) -> dict[str, Any]:
+    conditions = sorted(
+        (config.metric_keys[pk], _number(threshold)) for pk, threshold in config.thresholds.items()
+    )
+    return {
+        "frequency": config.frequency,
+        "evaluation_mode": config.mode,
+        "customization_enabled": config.customization_enabled,
+        "days_off": sorted(config.days_off),
+        "conditions": conditions,
+        "freezes_enabled": config.freezes_enabled,
+        "freeze_start_count": config.freeze_start_count,
+        "freeze_max_count": config.freeze_max_count,
+        "freeze_auto_earn_interval": config.freeze_auto_earn_interval,
+        "freeze_auto_earn_amount": config.freeze_auto_earn_amount,
+    }
 
 
 def _row_problems(key: str, threshold: str) -> list[str]:

@@ -3,7 +3,7 @@ actions and forms that call the streak services (reset and restore, freezes, pau
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, ClassVar, cast
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -14,13 +14,8 @@ from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from apps.accounts.admin.base import (
-    ReadOnlyAdmin,
-    ServiceAdmin,
-    ServiceForm,
-    refusal_text,
-    text_rules,
-)
+from apps.accounts.admin.base import ReadOnlyAdmin, refusal_text, sentence, text_rules
+from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
@@ -192,55 +187,42 @@ class StreakPeriodAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     readonly_fields = fields
 
 
-class PauseForm(ServiceForm):
+class PauseForm(ConfigForm):
     """One pause, created by streak_pause_create for the end-user named by id."""
 
-    user_id = forms.CharField(label="User id", help_text="The end-user's id in your application.")
+    user_id = forms.CharField(
+        label="User id",
+        help_text="The end-user's id in your application.",
+        validators=text_rules(255),
+    )
     start = forms.DateField(
         label="Start", widget=AdminDateWidget, help_text="Not before today in the user's zone."
     )
     end = forms.DateField(label="End", widget=AdminDateWidget, help_text="Inclusive.")
 
-    rules: ClassVar[dict[str, list[Any]]] = {"user_id": text_rules(255)}
-    create_only = ()
-
-    class Meta:
-        model = StreakPause
-        fields = ("tenant",)
-
-    def config_tenant(self) -> Tenant | None:
-        return self.cleaned_data.get("tenant")
-
-    def service_kwargs(self) -> dict[str, Any]:
-        return {key: self.cleaned_data[key] for key in ("user_id", "start", "end")}
-
-    def check_rules(self) -> None:
-        # The service's rule, told before the user is looked up (as the admin API does).
-        problem = domain.pause_problem(self.cleaned_data["start"], self.cleaned_data["end"])
-        if problem is not None:
-            self.refusal_add(problem)
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        # The service's rule, told before the user is looked up (as the admin API does), next
+        # to the first input it names.
+        if not self.errors:
+            problem = domain.pause_problem(cleaned["start"], cleaned["end"])
+            if problem is not None:
+                self.add_error(problem.fields[0], sentence(problem.worded(self._label)))
+        return cleaned
 
 
 @admin.register(StreakPause)
-class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ServiceAdmin):
-    form = PauseForm
+class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ConfigAdmin):
+    config_form = PauseForm
     list_display = ("user_link", "start", "end", "status", "created")
     list_select_related = ("user",)
     list_filter = ("status",)
     actions = ["archive_pauses"]
-    shown = ("public_id", "user_link", "start", "end", "status", "created")
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ("tenant", "user_id", ("start", "end")) if obj is None else self.shown
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return () if obj is None else self.shown
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        return super().get_form(request, obj, change, **kwargs)
+    def form_sections(self, obj: StreakPause | None) -> list[Section]:
+        if obj is None:
+            return [(None, ["user_id", ("start", "end")])]
+        return [(None, ["public_id", "user_link", "start", "end", "status", "created"])]
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # A pause is created or archived, never edited (as in the admin API).
@@ -249,12 +231,12 @@ class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ServiceAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> StreakPause:
-        pause_form = cast(PauseForm, form)
-        tenant = form.cleaned_data["tenant"]
-        kwargs = dict(pause_form.kwargs)
-        user = user_get(tenant, kwargs.pop("user_id"))
-        return services.streak_pause_create(tenant, user, **kwargs)
+    def create(self, request: HttpRequest, form: PauseForm) -> StreakPause:
+        tenant, cleaned = form.valid_tenant, form.cleaned_data
+        user = user_get(tenant, cleaned["user_id"])
+        return services.streak_pause_create(
+            tenant, user, start=cleaned["start"], end=cleaned["end"]
+        )
 
     @admin.action(description="Archive selected pauses", permissions=["manage"])
     def archive_pauses(self, request: HttpRequest, queryset: QuerySet[StreakPause]) -> None:
