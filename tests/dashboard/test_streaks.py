@@ -124,6 +124,7 @@ def test_recorded_streaks_are_read_only(
     assert staff_client.get(admin_url(model, "delete", obj.pk)).status_code == 403
     page = staff_client.get(admin_url(model, "change", obj.pk))
     assert b'type="submit"' not in page.content.split(b'id="content-main"')[1]
+    assert b'name="start"' not in page.content  # shown, not an input
 
 
 def test_streak_states_are_searched_by_exact_user_id(staff_client: Any, streaks: dict) -> None:
@@ -537,6 +538,7 @@ def test_adding_a_pause_goes_through_the_service(
     content = page.content.decode()
     assert 'class="vDateField"' in content
     assert "admin/js/calendar.js" in content
+    assert 'value="Save and view" name="_continue"' in content  # once saved, only viewed
     data = {"tenant": tenant.pk, "user_id": "alice", "start": "2026-03-13", "end": "2026-03-15"}
 
     response = staff_client.post(admin_url(StreakPause, "add"), data)

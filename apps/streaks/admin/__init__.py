@@ -1,6 +1,6 @@
-"""Dashboard pages for streaks: the selected tenant's settings (written by the settings service
-with the admin API's body; a change of frequency is confirmed first), users' streak state,
-periods and pauses (read-only, with actions and a pause form that call the streak services),
+"""Dashboard pages for streaks: the selected tenant's settings (a form view written by
+streak_settings_update; a change of frequency is confirmed first), users' streak state, periods
+and pauses (read-only lists, with actions and a pause form that call the streak services).
 (The end-user page shows the streak: apps/pipeline/dashboard_user.)"""
 
 from apps.streaks.admin import settings, state

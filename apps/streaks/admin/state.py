@@ -200,6 +200,11 @@ class PauseForm(ConfigForm):
     )
     end = forms.DateField(label="End", widget=AdminDateWidget, help_text="Inclusive.")
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance is not None:  # a stored pause is never edited: its page only shows it
+            self.fields.clear()
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         # The service's rule, told before the user is looked up (as the admin API does), next
@@ -230,6 +235,9 @@ class StreakPauseAdmin(StreakActionsMixin, EndUserRowsMixin, ConfigAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def page_context(self, request: HttpRequest, obj: StreakPause | None) -> dict[str, Any]:
+        return {"continue_label": "Save and view"}  # as Django's, once saved it is only viewed
 
     def create(self, request: HttpRequest, form: PauseForm) -> StreakPause:
         tenant, cleaned = form.valid_tenant, form.cleaned_data
