@@ -181,7 +181,7 @@ def test_a_key_is_made_in_the_environment_the_key_list_shows(
     staff_client: Client, org: OrganizationWithKey, rival: OrganizationWithKey
 ) -> None:
     switch_tenant(staff_client, rival.tenant)
-    form = staff_client.get(admin_url(ApiKey, "add")).context["adminform"].form
+    form = staff_client.get(admin_url(ApiKey, "add")).context["form"]
     assert list(form.fields["environment"].queryset) == [rival.environment]
     assert list(form.fields["tenant"].queryset) == [rival.tenant]
 
