@@ -350,3 +350,25 @@ def test_bulk_delete_including_the_default_tenant_archives_nothing(
     assert response.status_code == 200
     assert "The default tenant cannot be deleted" in message_texts(response)
     assert not Tenant.objects.filter(status=TenantStatus.ARCHIVED).exists()
+
+
+def test_the_organization_page_lists_its_environments(
+    staff_client: Any, org: OrganizationWithKey
+) -> None:
+    page = staff_client.get(admin_url(Organization, "change", org.organization.pk))
+    content = page.content.decode()
+    assert 'id="environments-group"' in content
+    assert admin_url(Environment, "change", org.environment.pk) in content
+    assert 'name="staff"' in content  # a superuser's input
+
+
+def test_an_api_key_page_is_read_only_with_its_delete_link(
+    staff_client: Any, org: OrganizationWithKey
+) -> None:
+    api_key = ApiKey.objects.get()
+    response = staff_client.get(admin_url(ApiKey, "change", api_key.pk))
+    assert response.context["form"].fields == {}
+    content = response.content.decode()
+    assert 'name="_save"' not in content
+    assert admin_url(ApiKey, "delete", api_key.pk) in content
+    assert admin_url(Environment, "change", org.environment.pk) in content

@@ -7,10 +7,12 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
     TenantColumnMixin,
+    admin_link,
     dashboard_choices,
     tenant_label,
 )
@@ -64,12 +66,6 @@ class ApiKeyForm(ConfigForm):
         widget=forms.TextInput(attrs={"class": "vTextField"}),
         help_text="Admin keys only: a label for the dashboard.",
     )
-    tenant = forms.ModelChoiceField(
-        Tenant.objects.none(),
-        required=False,
-        label="tenant",
-        help_text="Application keys only: the tenant of the end-user.",
-    )
     user_id = forms.CharField(
         max_length=255,
         required=False,
@@ -92,9 +88,16 @@ class ApiKeyForm(ConfigForm):
         environment: Any = self.fields["environment"]
         environment.queryset = environments
         environment.initial = self.tenant.environment_id if self.tenant is not None else None
-        tenant: Any = self.fields["tenant"]
-        tenant.queryset = tenants
-        tenant.label_from_instance = tenant_label
+        # Made here: as a declared field, `tenant` would shadow the form's own (ConfigForm).
+        tenant = forms.ModelChoiceField(
+            tenants,
+            required=False,
+            label="tenant",
+            help_text="Application keys only: the tenant of the end-user.",
+        )
+        tenant.label_from_instance = tenant_label  # type: ignore[assignment]
+        self.fields["tenant"] = tenant
+        self.order_fields(["kind", "environment", "name", "tenant", "user_id"])
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -162,10 +165,18 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ConfigAdmin):
         return [
             (
                 None,
-                ["prefix", "kind", "name", "environment", "tenant", "user_id", "is_active",
-                 "last_used_at", "public_id", "created"],
+                ["prefix", "kind", "name", "environment_link", "tenant_link", "user_id",
+                 "is_active", "last_used_at", "public_id", "created"],
             )
         ]  # fmt: skip
+
+    @admin.display(description="environment")
+    def environment_link(self, obj: ApiKey) -> SafeString:
+        return admin_link(obj.environment)
+
+    @admin.display(description="tenant")
+    def tenant_link(self, obj: ApiKey) -> SafeString | str:
+        return "-" if obj.tenant is None else admin_link(obj.tenant)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

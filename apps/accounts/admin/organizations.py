@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from apps.accounts.admin.api_keys import ShowsNewKey, key_show_once
-from apps.accounts.admin.base import dashboard_choices, key_field
+from apps.accounts.admin.base import admin_link, dashboard_choices, key_field
 from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
 from apps.accounts.models import Environment, Organization
 from apps.accounts.services import (
@@ -35,6 +35,14 @@ class Shown(forms.Widget):
         return format_html('<div class="readonly">{}</div>', value or "-")
 
 
+class StaffWidget(FilteredSelectMultiple):
+    """The two boxes of Django's filter_horizontal, in the wrapper its script lays them out in."""
+
+    def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
+        boxes = super().render(name, value, attrs, renderer)
+        return format_html('<div class="related-widget-wrapper">{}</div>', boxes)
+
+
 class OrganizationForm(ConfigForm):
     """The arguments of organization_create and organization_update; who belongs to it
     (organization_staff_set) is an input of a superuser's change page only."""
@@ -44,8 +52,9 @@ class OrganizationForm(ConfigForm):
     staff = forms.ModelMultipleChoiceField(
         get_user_model().objects.filter(is_staff=True).order_by("username"),
         required=False,
-        widget=FilteredSelectMultiple("staff", is_stacked=False),
-        help_text="Staff users who may see and configure this organization's tenants.",
+        widget=StaffWidget("staff", is_stacked=False),
+        help_text="Staff users who may see and configure this organization's tenants. Hold down "
+        "“Control”, or “Command” on a Mac, to select more than one.",
     )
 
     def __init__(self, *args: Any, staff_editable: bool, **kwargs: Any) -> None:
@@ -150,7 +159,11 @@ class EnvironmentAdmin(ConfigAdmin):
     def form_sections(self, obj: Environment | None) -> list[Section]:
         if obj is None:
             return [(None, ["organization", "name", "key", "priority"])]
-        return [(None, ["organization", "name", "key", "priority", "public_id", "created"])]
+        return [(None, ["organization_link", "name", "key", "priority", "public_id", "created"])]
+
+    @admin.display(description="organization")
+    def organization_link(self, obj: Environment) -> SafeString:
+        return admin_link(obj.organization)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Deleting would cascade through its keys, tenants and every end-user; no service does it.

@@ -7,9 +7,15 @@ from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
 from apps.accounts import domain
-from apps.accounts.admin.base import EnvironmentFilter, dashboard_choices, tenant_label
+from apps.accounts.admin.base import (
+    EnvironmentFilter,
+    admin_link,
+    dashboard_choices,
+    tenant_label,
+)
 from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
 from apps.accounts.choices import AggregationPeriod, FontFamily, TenantStatus
 from apps.accounts.models import Environment, Tenant
@@ -189,7 +195,7 @@ class TenantAdmin(ConfigAdmin):
     def form_sections(self, obj: Tenant | None) -> list[Section]:
         if obj is None:
             return [(None, ["environment", "customer_id", "name"])]
-        identity = ["environment", "public_id", "customer_id", "name", "status", "is_default"]
+        identity = ["environment_link", "public_id", "customer_id", "name", "status", "is_default"]
         if obj.is_default:
             identity.remove("customer_id")
         return [
@@ -198,6 +204,10 @@ class TenantAdmin(ConfigAdmin):
             ("Branding", list(BRANDING_FIELDS)),
             ("History", ["created", "updated"]),
         ]
+
+    @admin.display(description="environment")
+    def environment_link(self, obj: Tenant) -> SafeString:
+        return admin_link(obj.environment)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and (obj.is_default or obj.status == TenantStatus.ARCHIVED):
