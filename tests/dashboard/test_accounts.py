@@ -63,7 +63,7 @@ def test_creating_an_organization_shows_its_key_once_and_stores_only_a_hash(
 def test_a_blank_organization_name_is_a_form_error(staff_client: Any) -> None:
     response = staff_client.post(admin_url(Organization, "add"), {"name": "   "})
     assert response.status_code == 200
-    assert response.context["adminform"].form.errors
+    assert response.context["form"].errors
     assert not Organization.objects.exists()
 
 
@@ -107,7 +107,7 @@ def test_a_duplicate_or_malformed_environment_key_is_a_form_error(
         data = {"organization": org.organization.pk, "name": "X", "key": key, "priority": 2}
         response = staff_client.post(admin_url(Environment, "add"), data)
         assert response.status_code == 200
-        assert response.context["adminform"].form.errors
+        assert response.context["form"].errors
     assert Environment.objects.count() == 1
 
 
@@ -153,7 +153,7 @@ def test_key_kind_and_binding_must_match(
     for data in bad:
         response = staff_client.post(admin_url(ApiKey, "add"), data)
         assert response.status_code == 200
-        assert response.context["adminform"].form.errors
+        assert response.context["form"].errors
     assert ApiKey.objects.count() == before
 
 
@@ -224,7 +224,7 @@ def test_a_tenant_needs_a_unique_customer_id(
         data = {"environment": org.environment.pk, "customer_id": customer_id, "name": "X"}
         response = staff_client.post(admin_url(Tenant, "add"), data)
         assert response.status_code == 200
-        assert response.context["adminform"].form.errors
+        assert response.context["form"].errors
     assert Tenant.objects.count() == 2
 
 
@@ -255,7 +255,7 @@ def test_editing_a_tenant_and_its_settings(staff_client: Any, other_tenant: Tena
         font="BOOK_SERIF",
     )
     response = staff_client.post(admin_url(Tenant, "change", other_tenant.pk), data)
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     other_tenant.refresh_from_db()
     assert (other_tenant.customer_id, other_tenant.name) == ("customer-b2", "Renamed")
     assert other_tenant.control_ratio == 20
@@ -291,7 +291,7 @@ def test_settings_the_admin_api_refuses_are_form_errors(
     for change in bad:
         response = staff_client.post(url, tenant_form(other_tenant, **change))
         assert response.status_code == 200, change
-        errors = response.context["adminform"].form.errors
+        errors = response.context["form"].errors
         assert set(errors) == set(change), change  # the error is next to the input
     fresh = Tenant.objects.get(pk=other_tenant.pk)
     assert (fresh.control_ratio, fresh.branding) == (0, {})
@@ -305,7 +305,7 @@ def test_changing_a_customer_id_to_a_taken_one_shows_the_service_error(
     url = admin_url(Tenant, "change", third.pk)
     response = staff_client.post(url, tenant_form(third, customer_id=other_tenant.customer_id))
     assert response.status_code == 200
-    assert response.context["adminform"].form.errors
+    assert response.context["form"].errors
     third.refresh_from_db()
     assert third.customer_id == "c3"
 
@@ -350,3 +350,25 @@ def test_bulk_delete_including_the_default_tenant_archives_nothing(
     assert response.status_code == 200
     assert "The default tenant cannot be deleted" in message_texts(response)
     assert not Tenant.objects.filter(status=TenantStatus.ARCHIVED).exists()
+
+
+def test_the_organization_page_lists_its_environments(
+    staff_client: Any, org: OrganizationWithKey
+) -> None:
+    page = staff_client.get(admin_url(Organization, "change", org.organization.pk))
+    content = page.content.decode()
+    assert 'id="environments-group"' in content
+    assert admin_url(Environment, "change", org.environment.pk) in content
+    assert 'name="staff"' in content  # a superuser's input
+
+
+def test_an_api_key_page_is_read_only_with_its_delete_link(
+    staff_client: Any, org: OrganizationWithKey
+) -> None:
+    api_key = ApiKey.objects.get()
+    response = staff_client.get(admin_url(ApiKey, "change", api_key.pk))
+    assert response.context["form"].fields == {}
+    content = response.content.decode()
+    assert 'name="_save"' not in content
+    assert admin_url(ApiKey, "delete", api_key.pk) in content
+    assert admin_url(Environment, "change", org.environment.pk) in content

@@ -175,13 +175,17 @@ def test_staff_cannot_change_who_belongs_to_their_organization(
     org.organization.refresh_from_db()
     assert org.organization.name == "Acme 2"
     assert list(org.organization.staff.all()) == [member]
+    # Shown, not an input.
+    page = client.get(url).content.decode()
+    assert 'name="staff"' not in page
+    assert '<div class="readonly">member</div>' in page
 
 
 def test_a_key_is_made_in_the_environment_the_key_list_shows(
     staff_client: Client, org: OrganizationWithKey, rival: OrganizationWithKey
 ) -> None:
     switch_tenant(staff_client, rival.tenant)
-    form = staff_client.get(admin_url(ApiKey, "add")).context["adminform"].form
+    form = staff_client.get(admin_url(ApiKey, "add")).context["form"]
     assert list(form.fields["environment"].queryset) == [rival.environment]
     assert list(form.fields["tenant"].queryset) == [rival.tenant]
 

@@ -1,4 +1,4 @@
-"""Dashboard pages for API keys: created and revoked here, never edited."""
+"""Dashboard pages for API keys (config_pages.py): created and revoked here, never edited."""
 
 from typing import Any
 
@@ -6,20 +6,17 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
-from django.forms.models import ModelChoiceField
 from django.http import HttpRequest
-from django.urls import reverse
+from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
-    ChangeViewContextMixin,
-    DashboardAdmin,
-    ServiceAdmin,
     TenantColumnMixin,
+    admin_link,
     dashboard_choices,
-    delete_selected,
     tenant_label,
 )
+from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
 from apps.accounts.choices import ApiKeyKind
 from apps.accounts.models import ApiKey, Environment, Tenant
 from apps.accounts.services import (
@@ -45,31 +42,65 @@ def key_take(request: HttpRequest, page: Any) -> dict[str, Any] | None:
     return once_take(request, _NEW_KEY, str(page.public_id))
 
 
-class ShowsNewKey(ChangeViewContextMixin, DashboardAdmin):
+class ShowsNewKey(ConfigAdmin):
     """After an add, the new object's page shows the key made with it, once, with a Copy
-    button (templates/admin/accounts/new_key.html)."""
+    button (templates/admin/accounts/new_key.html, included by the page's form.html)."""
 
-    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
-        return {"new_key": key_take(request, obj)}
+    def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        return {"new_key": None if obj is None else key_take(request, obj)}
 
     def after_add_url(self, obj: Any) -> str:
-        opts = self.opts
-        return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
+        return self.url("change", obj)
 
 
-class ApiKeyCreateForm(forms.ModelForm):
-    class Meta:
-        model = ApiKey
-        fields = ("kind", "environment", "name", "tenant", "user_id")
-        help_texts = {
-            "name": "Admin keys only: a label for the dashboard.",
-            "tenant": "Application keys only: the tenant of the end-user.",
-            "user_id": "Application keys only: the end-user's id; the key acts only for them.",
-        }
+class ApiKeyForm(ConfigForm):
+    """The arguments of api_key_create_admin or application_key_create. A key is made in the
+    environment the list shows: one made in another would never be listed, nor would its secret,
+    which only its page shows, once."""
+
+    kind = forms.ChoiceField(choices=[("", "---------"), *ApiKeyKind.choices])
+    environment = forms.ModelChoiceField(Environment.objects.none())
+    name = forms.CharField(
+        max_length=255,
+        required=False,
+        widget=forms.TextInput(attrs={"class": "vTextField"}),
+        help_text="Admin keys only: a label for the dashboard.",
+    )
+    user_id = forms.CharField(
+        max_length=255,
+        required=False,
+        label="User id",
+        widget=forms.TextInput(attrs={"class": "vTextField"}),
+        help_text="Application keys only: the end-user's id; the key acts only for them.",
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        environments: QuerySet[Environment],
+        tenants: QuerySet[Tenant],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance is not None:  # a stored key is shown, never edited
+            self.fields.clear()
+            return
+        environment: Any = self.fields["environment"]
+        environment.queryset = environments
+        environment.initial = self.tenant.environment_id if self.tenant is not None else None
+        # Made here: as a declared field, `tenant` would shadow the form's own (ConfigForm).
+        tenant = forms.ModelChoiceField(
+            tenants,
+            required=False,
+            label="tenant",
+            help_text="Application keys only: the tenant of the end-user.",
+        )
+        tenant.label_from_instance = tenant_label  # type: ignore[assignment]
+        self.fields["tenant"] = tenant
+        self.order_fields(["kind", "environment", "name", "tenant", "user_id"])
 
     def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
+        cleaned = super().clean()
         kind, tenant = cleaned.get("kind"), cleaned.get("tenant")
         environment, user_id = cleaned.get("environment"), cleaned.get("user_id")
         if kind == ApiKeyKind.ADMIN:
@@ -88,10 +119,10 @@ class ApiKeyCreateForm(forms.ModelForm):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
+class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ConfigAdmin):
     """Keys are created and revoked here, never edited; the secret hash is never shown."""
 
-    add_form = ApiKeyCreateForm
+    config_form = ApiKeyForm
     tenant_column_shown = True
     list_display = (
         "prefix",
@@ -108,24 +139,7 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
     # One environment is listed (scope), so there is no filter by environment.
     list_filter = ("kind", "is_active")
     search_fields = ("prefix", "name", "user_id")
-    exclude = ("secret_hash",)
-    fields = (
-        "prefix",
-        "kind",
-        "name",
-        "environment",
-        "tenant",
-        "user_id",
-        "is_active",
-        "last_used_at",
-        "public_id",
-        "created",
-    )
-    readonly_fields = fields
-    actions = [delete_selected, "revoke"]
-
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return self.fields if obj is not None else ApiKeyCreateForm.Meta.fields
+    actions = ["delete_selected", "revoke"]
 
     def scope(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
         # Keys belong to an environment: those of the selected tenant's environment.
@@ -134,36 +148,35 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
             return queryset.none()
         return queryset.filter(environment_id=tenant.environment_id)
 
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> ModelChoiceField | None:
-        # A key is made in the environment this page lists: one made in another would never be
-        # shown, nor would its secret, which only its page shows, once.
-        selected = selected_tenant(request)
+    def form_kwargs(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        # The environment the list shows, and its tenants (admin keys have none).
+        kwargs = super().form_kwargs(request, obj)
+        selected = kwargs["tenant"]
         listed = [selected.environment_id] if selected is not None else []
-        if db_field.related_model is Tenant:
-            # Optional here (admin keys have none): a tenant of that environment.
-            field = forms.ModelChoiceField(
-                visible_tenants(request.user).filter(environment_id__in=listed),
-                required=False,
-                label="tenant",
-            )
-            field.label_from_instance = tenant_label  # type: ignore[assignment]
-            return field
-        if db_field.related_model is Environment:
-            kwargs["queryset"] = dashboard_choices(Environment, request).filter(pk__in=listed)
-            kwargs["initial"] = listed[0] if listed else None
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        return {
+            **kwargs,
+            "environments": dashboard_choices(Environment, request).filter(pk__in=listed),
+            "tenants": visible_tenants(request.user).filter(environment_id__in=listed),
+        }
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return self.readonly_fields if obj is not None else ()
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
+    def form_sections(self, obj: ApiKey | None) -> list[Section]:
         if obj is None:
-            kwargs["form"] = self.add_form
-        return super().get_form(request, obj, change, **kwargs)
+            return [(None, ["kind", "environment", "name", "tenant", "user_id"])]
+        return [
+            (
+                None,
+                ["prefix", "kind", "name", "environment_link", "tenant_link", "user_id",
+                 "is_active", "last_used_at", "public_id", "created"],
+            )
+        ]  # fmt: skip
+
+    @admin.display(description="environment")
+    def environment_link(self, obj: ApiKey) -> SafeString:
+        return admin_link(obj.environment)
+
+    @admin.display(description="tenant")
+    def tenant_link(self, obj: ApiKey) -> SafeString | str:
+        return "-" if obj.tenant is None else admin_link(obj.tenant)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -179,7 +192,7 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
             api_key_revoke(api_key)
         self.message_user(request, f"Revoked {counted(len(keys), 'API key')}.", messages.SUCCESS)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> ApiKey:
+    def create(self, request: HttpRequest, form: ApiKeyForm) -> ApiKey:
         data = form.cleaned_data
         if data["kind"] == ApiKeyKind.ADMIN:
             api_key, full_key = api_key_create_admin(data["environment"], name=data["name"])
@@ -188,5 +201,5 @@ class ApiKeyAdmin(ShowsNewKey, TenantColumnMixin, ServiceAdmin):
         key_show_once(request, api_key, api_key, full_key)
         return api_key
 
-    def service_delete(self, request: HttpRequest, obj: ApiKey) -> None:
+    def remove(self, request: HttpRequest, obj: ApiKey) -> None:
         api_key_delete(obj)

@@ -57,6 +57,8 @@ class ConfigForm(forms.Form):
     required_css_class = "required"
     # Inputs of free text (descriptions, templates) that may hold line breaks and tabs.
     free_text: ClassVar[tuple[str, ...]] = ()
+    # Whether the form writes into the selected tenant; organizations and environments do not.
+    tenant_required: ClassVar[bool] = True
 
     def __init__(
         self, *args: Any, tenant: Tenant | None, instance: Any = None, **kwargs: Any
@@ -84,7 +86,7 @@ class ConfigForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
-        if self.tenant is None:
+        if self.tenant is None and self.tenant_required:
             raise forms.ValidationError("Select a tenant in the header first.")
         # The API's rule for display strings: no control characters.
         for name, value in list(cleaned.items()):  # add_error removes the entry

@@ -1,18 +1,24 @@
-"""Dashboard pages for tenants and their settings."""
+"""Dashboard pages for tenants and their settings (config_pages.py): the page lists and finds
+every tenant the staff member may switch to, not only the selected one (`scope`)."""
 
-from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.core import validators
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
 from apps.accounts import domain
-from apps.accounts.admin.base import EnvironmentFilter, ServiceAdmin, tenant_label
-from apps.accounts.choices import FontFamily, TenantStatus
-from apps.accounts.models import Tenant
+from apps.accounts.admin.base import (
+    EnvironmentFilter,
+    admin_link,
+    dashboard_choices,
+    tenant_label,
+)
+from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.accounts.choices import AggregationPeriod, FontFamily, TenantStatus
+from apps.accounts.models import Environment, Tenant
 from apps.accounts.services import (
     settings_update,
     tenant_archive,
@@ -34,6 +40,8 @@ BRANDING_FIELDS = {
 _IMAGES = {"logo", "app_icon"}
 _ARGUMENT = {"logo": "logo_url", "app_icon": "app_icon_url"}
 SETTINGS = ("control_ratio", "user_activation_window", "aggregation_period")
+TEXT = forms.TextInput(attrs={"class": "vTextField"})
+NUMBER = forms.NumberInput(attrs={"class": "vIntegerField"})
 
 
 def _branding_shown(branding: dict[str, Any]) -> dict[str, Any]:
@@ -45,17 +53,29 @@ def _branding_shown(branding: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _in_range(value: int | None, limits: domain.Range) -> int | None:
-    if value is not None:
-        validators.MinValueValidator(limits.lower)(value)
-        validators.MaxValueValidator(limits.upper)(value)
-    return value
+class TenantForm(ConfigForm):
+    """A tenant (tenant_create, tenant_update) and its settings, as PATCH /settings sets them
+    (settings_update; their limits and formats come from apps/accounts/domain.py). Branding is
+    one input per setting. The environment is given once, when adding; the default tenant has no
+    customer ID."""
 
-
-class TenantForm(forms.ModelForm):
-    """A tenant and its settings, as PATCH /settings sets them (their limits and formats come
-    from apps/accounts/domain.py). Branding is one input per setting."""
-
+    tenant_required = False
+    environment = forms.ModelChoiceField(Environment.objects.none())
+    customer_id = forms.CharField(label="Customer ID", max_length=255, widget=TEXT)
+    name = forms.CharField(max_length=255, widget=TEXT)
+    control_ratio = forms.IntegerField(
+        label="Control group (%)",
+        min_value=domain.CONTROL_RATIO.lower,
+        max_value=domain.CONTROL_RATIO.upper,
+        widget=NUMBER,
+    )
+    user_activation_window = forms.IntegerField(
+        label="User activation window (days)",
+        min_value=domain.ACTIVATION_WINDOW_DAYS.lower,
+        max_value=domain.ACTIVATION_WINDOW_DAYS.upper,
+        widget=NUMBER,
+    )
+    aggregation_period = forms.ChoiceField(choices=AggregationPeriod.choices)
     app_name = forms.CharField(
         label="App name",
         required=False,
@@ -93,41 +113,35 @@ class TenantForm(forms.ModelForm):
         assume_scheme="https",
     )
 
-    class Meta:
-        model = Tenant
-        fields = (
-            "environment",
-            "customer_id",
-            "name",
-            "control_ratio",
-            "user_activation_window",
-            "aggregation_period",
-        )
-        labels = {
-            "customer_id": "Customer ID",
-            "control_ratio": "Control group (%)",
-            "user_activation_window": "User activation window (days)",
-        }
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, environments: QuerySet[Environment], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if "customer_id" in self.fields:
-            self.fields["customer_id"].required = True
-        self.initial.update(_branding_shown(self.instance.branding if self.instance.pk else {}))
+        if self.instance is None:  # a tenant is added with its defaults
+            for name in (*SETTINGS, *BRANDING_FIELDS):
+                del self.fields[name]
+            self.fields["environment"].queryset = environments  # type: ignore[attr-defined]
+            return
+        del self.fields["environment"]
+        if self.instance.is_default:
+            del self.fields["customer_id"]
 
-    def clean_control_ratio(self) -> int | None:
-        return _in_range(self.cleaned_data.get("control_ratio"), domain.CONTROL_RATIO)
-
-    def clean_user_activation_window(self) -> int | None:
-        return _in_range(
-            self.cleaned_data.get("user_activation_window"), domain.ACTIVATION_WINDOW_DAYS
-        )
+    def initial_from(self, obj: Tenant) -> dict[str, Any]:
+        return {
+            "customer_id": obj.customer_id,
+            "name": obj.name,
+            **{field: getattr(obj, field) for field in SETTINGS},
+            **_branding_shown(obj.branding),
+        }
 
     def clean_brand_color(self) -> str:
         value: str = self.cleaned_data.get("brand_color", "")
         if value and not domain.brand_color_valid(value):
             raise forms.ValidationError(domain.BRAND_COLOR_RULE)
         return value
+
+    def tenant_changes(self) -> dict[str, Any]:
+        """tenant_update's arguments: the customer ID and name, if changed."""
+        changes = self.changes()
+        return {name: changes[name] for name in ("customer_id", "name") if name in changes}
 
     def settings_changes(self, tenant: Tenant) -> dict[str, Any]:
         """settings_update's arguments for what differs from the stored settings: branding
@@ -150,8 +164,8 @@ class TenantForm(forms.ModelForm):
 
 
 @admin.register(Tenant)
-class TenantAdmin(ServiceAdmin):
-    form = TenantForm
+class TenantAdmin(ConfigAdmin):
+    config_form = TenantForm
     list_display = (
         "label",
         "name",
@@ -164,7 +178,6 @@ class TenantAdmin(ServiceAdmin):
     list_select_related = ("environment__organization",)
     list_filter = ("status", "is_default", ("environment", EnvironmentFilter))
     search_fields = ("name", "customer_id")
-    readonly_fields = ("public_id", "status", "is_default", "config_version", "created", "updated")
     show_full_result_count = False
 
     @admin.display(description="tenant", ordering="environment")
@@ -175,60 +188,46 @@ class TenantAdmin(ServiceAdmin):
         # Every tenant the staff member may switch to, not only the selected one.
         return queryset.filter(pk__in=visible_tenants(request.user))
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list:
+    def form_kwargs(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        environments = dashboard_choices(Environment, request)
+        return {**super().form_kwargs(request, obj), "environments": environments}
+
+    def form_sections(self, obj: Tenant | None) -> list[Section]:
         if obj is None:
-            return [(None, {"fields": ("environment", "customer_id", "name")})]
-        identity = ["environment", "public_id", "customer_id", "name", "status", "is_default"]
+            return [(None, ["environment", "customer_id", "name"])]
+        identity = ["environment_link", "public_id", "customer_id", "name", "status", "is_default"]
         if obj.is_default:
             identity.remove("customer_id")
-        settings = (
-            "control_ratio",
-            "user_activation_window",
-            "aggregation_period",
-            "config_version",
-        )
         return [
-            (None, {"fields": identity}),
-            ("Settings", {"fields": settings}),
-            ("Branding", {"fields": tuple(BRANDING_FIELDS)}),
-            ("History", {"fields": ("created", "updated")}),
+            (None, identity),
+            ("Settings", [*SETTINGS, "config_version"]),
+            ("Branding", list(BRANDING_FIELDS)),
+            ("History", ["created", "updated"]),
         ]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        if obj is None:
-            return self.readonly_fields
-        return ("environment", *self.readonly_fields)
+    @admin.display(description="environment")
+    def environment_link(self, obj: Tenant) -> SafeString:
+        return admin_link(obj.environment)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and (obj.is_default or obj.status == TenantStatus.ARCHIVED):
             return False
         return super().has_delete_permission(request, obj)
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> Tenant:
-        data = form.cleaned_data
-        return tenant_create(
-            data["environment"], customer_id=data["customer_id"], name=data["name"]
-        )
+    def create(self, request: HttpRequest, form: TenantForm) -> Tenant:
+        return tenant_create(**form.cleaned_data)
 
-    def service_update(self, request: HttpRequest, current: Tenant, form: forms.ModelForm) -> None:
-        data, changed = form.cleaned_data, form.changed_data
-        if "customer_id" in changed or "name" in changed:
-            tenant_update(
-                current,
-                customer_id=data["customer_id"] if "customer_id" in changed else None,
-                name=data["name"] if "name" in changed else None,
-            )
-        changes = cast(TenantForm, form).settings_changes(current)
-        if changes:
+    def update(self, request: HttpRequest, obj: Tenant, form: TenantForm) -> None:
+        if changes := form.tenant_changes():
+            tenant_update(obj, **changes)
+        if changes := form.settings_changes(obj):
             # settings_update bumps config_version, which invalidates the configuration cache.
-            settings_update(current, **changes)
+            settings_update(obj, **changes)
 
-    def service_delete(self, request: HttpRequest, obj: Tenant) -> None:
+    def remove(self, request: HttpRequest, obj: Tenant) -> None:
         tenant_archive(obj)
 
-    def get_deleted_objects(
-        self, objs: Iterable[Any], request: HttpRequest
-    ) -> tuple[list[str], dict[str, int], set[str], list[str]]:
-        objs = list(objs)
-        to_delete = [f"Tenant: {tenant_label(t)} (archived: its data is kept)" for t in objs]
-        return to_delete, {"tenants archived": len(objs)}, set(), []
+    def _deletion(self, objs: list[Any]) -> tuple[list[Any], dict[str, int]]:
+        # Archived, not deleted: nothing goes with a tenant.
+        listed = [f"Tenant: {tenant_label(tenant)} (archived: its data is kept)" for tenant in objs]
+        return listed, {"tenants archived": len(objs)}
