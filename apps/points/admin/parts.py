@@ -5,7 +5,8 @@ item uses (their own pages are in part_pages)."""
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from django import forms
 from django.forms.formsets import DELETION_FIELD_NAME
@@ -160,7 +161,8 @@ class PartRows(forms.BaseFormSet):
             queryset = queryset.select_related("user")
         self.parts = list(queryset)
         self.by_pk = {part.pk: part for part in self.parts}
-        super().__init__(*args, prefix=self.kind.prefix, **kwargs)
+        kwargs["prefix"] = self.kind.prefix
+        super().__init__(*args, **kwargs)
         self.new_objects: list[Any] = []
         self.changed_objects: list[tuple[Any, list[str]]] = []
         self.deleted_objects: list[Any] = []
@@ -246,15 +248,15 @@ class PartRows(forms.BaseFormSet):
         stored = self.forms[: self.initial_form_count()]
         for form in stored:
             if self._deleted(form):
-                _run(form, lambda f=form: kind.delete(tenant, f.instance))
+                _run(form, partial(kind.delete, tenant, form.instance))
                 self.deleted_objects.append(form.instance)
         for form in stored:
             if not self._deleted(form) and form.has_changed():
-                _run(form, lambda f=form: kind.update(tenant, f.instance, **f.arguments))
+                _run(form, partial(kind.update, tenant, form.instance, **form.arguments))
                 self.changed_objects.append((form.instance, form.changed_data))
         for form in self.forms[self.initial_form_count() :]:
             if form.has_changed():
-                part = _run(form, lambda f=form: kind.create(tenant, self.system, **f.arguments))
+                part = _run(form, partial(kind.create, tenant, self.system, **form.arguments))
                 self.new_objects.append(part)
 
     def _deleted(self, form: Any) -> bool:
@@ -270,11 +272,11 @@ def _run(form: PartForm, work: Callable[[], Any]) -> Any:
 
 def rows_of(kind: Kind) -> type[PartRows]:
     form = type(kind.form.__name__ + "Row", (PartRow, kind.form), {})
-    rows = forms.formset_factory(
-        form, formset=PartRows, extra=0, can_delete=True, can_delete_extra=False
+    base = type(kind.form.__name__ + "Rows", (PartRows,), {"kind": kind})
+    rows: Any = forms.formset_factory(
+        form, formset=base, extra=0, can_delete=True, can_delete_extra=False
     )
-    rows.kind = kind
-    return rows
+    return cast(type[PartRows], rows)
 
 
 ROWS = {kind.prefix: rows_of(kind) for kind in KINDS}
