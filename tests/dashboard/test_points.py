@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from django import forms
+from django.contrib.auth.models import Permission
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -29,7 +31,7 @@ from apps.points.models import (
 )
 from apps.users.choices import AttributeType
 from apps.users.models import Attribute, EndUser
-from tests.dashboard.conftest import admin_url, message_texts, switch_tenant
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, MetricFactory, bump
 
 CONFIG_MODELS = [PointsSystem, PointsLevel, PointsBoost, PointsTrigger]
@@ -571,6 +573,62 @@ def test_an_archived_system_shows_its_configuration_read_only(
     assert b'type="submit"' not in page.content.split(b'id="content-main"')[1]
     level = system.levels.first()
     assert staff_client.post(admin_url(PointsLevel, "change", level.pk), {}).status_code == 403
+
+
+def test_each_changed_row_calls_its_configuration_function_once(
+    staff_client: Any, system: PointsSystem, monkeypatch: Any
+) -> None:
+    calls: list[str] = []
+    for name in (
+        "points_system_update",
+        "points_level_create",
+        "points_level_update",
+        "points_level_delete",
+        "points_boost_update",
+        "points_trigger_update",
+    ):
+        real = getattr(configuration, name)
+
+        def spy(*args: Any, _name: str = name, _real: Any = real, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(configuration, name, spy)
+
+    page = SystemPage(staff_client, system)
+    page.row("levels", 0, DELETE="on")
+    page.row("levels", 1, name="Silver+")
+    page.add("levels", key="gold", name="Gold", points="1000")
+    saved(page.post(name="Experience"))
+
+    # The settings, then deletions, changes and additions; untouched rows call nothing.
+    assert calls == [
+        "points_system_update",
+        "points_level_delete",
+        "points_level_update",
+        "points_level_create",
+    ]
+
+
+def test_viewers_see_the_system_and_its_rows_disabled(org: Any, system: PointsSystem) -> None:
+    viewer = org_staff(org, username="viewer")
+    viewer.user_permissions.add(Permission.objects.get(codename="view_pointssystem"))
+    client = Client()
+    client.force_login(viewer)
+    url = admin_url(PointsSystem, "change", system.pk)
+
+    response = client.get(url)
+
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert all(field.disabled for field in form.fields.values())
+    for rows in form.row_sets.values():
+        assert all(f.disabled for row in rows.forms for f in row.fields.values())
+    content = response.content.decode()
+    assert 'name="_save"' not in content
+    assert "js-inline-admin-formset" not in content
+    assert 'class="inlineviewlink"' in content
+    assert client.post(url, {"name": "Mine"}).status_code == 403
 
 
 # Archiving

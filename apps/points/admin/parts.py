@@ -24,9 +24,9 @@ from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTri
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of part: its form, how the system's page lays out its rows, and the
-    configuration functions as the admin API's collection calls them: create(tenant, system,
-    **arguments), update(tenant, part, **arguments), delete(tenant, part)."""
+    """One kind of part: its form, how the system's page lays out its rows, and its
+    configuration functions (points_<label>_create, _update, _delete) as the admin API's
+    collection calls them."""
 
     model: type[Any]
     form: type[PartForm]
@@ -35,9 +35,19 @@ class Kind:
     ordering: tuple[str, ...]
     rows: list[str | tuple[str, ...]]
     tabular: bool
-    create: Callable[..., Any]
-    update: Callable[..., Any]
-    delete: Callable[..., Any]
+
+    def _function(self, verb: str) -> Callable[..., Any]:
+        function: Callable[..., Any] = getattr(configuration, f"points_{self.label}_{verb}")
+        return function
+
+    def create(self, tenant: Any, system: PointsSystem, **arguments: Any) -> Any:
+        return self._function("create")(tenant, system, **arguments)
+
+    def update(self, tenant: Any, part: Any, **arguments: Any) -> Any:
+        return self._function("update")(tenant, part, **arguments)
+
+    def delete(self, tenant: Any, part: Any) -> None:
+        self._function("delete")(tenant, part)
 
     def change_url(self, part: Any) -> str:
         opts = self.model._meta
@@ -52,9 +62,6 @@ TRIGGERS = Kind(
     ("created", "pk"),
     TRIGGER_ROWS,
     False,
-    configuration.points_trigger_create,
-    configuration.points_trigger_update,
-    configuration.points_trigger_delete,
 )
 LEVELS = Kind(
     PointsLevel,
@@ -64,9 +71,6 @@ LEVELS = Kind(
     ("points", "pk"),
     ["key", "name", "points", "description", "badge_url"],
     True,
-    configuration.points_level_create,
-    configuration.points_level_update,
-    configuration.points_level_delete,
 )
 BOOSTS = Kind(
     PointsBoost,
@@ -76,9 +80,6 @@ BOOSTS = Kind(
     ("start", "pk"),
     [("name", "multiplier", "rounding"), ("start", "end"), "user_id", "user_attributes"],
     False,
-    configuration.points_boost_create,
-    configuration.points_boost_update,
-    configuration.points_boost_delete,
 )
 KINDS = (TRIGGERS, LEVELS, BOOSTS)
 KIND_OF: dict[type[Any], Kind] = {kind.model: kind for kind in KINDS}
