@@ -500,6 +500,7 @@ def test_a_refused_row_shows_the_message_on_the_row_and_nothing_is_saved(
     # Next to the input the configuration function names, with its label.
     assert errors["type"] == ["“Type” can only change while the trigger is inactive"]
     assert not response.context["form"].errors
+    assert "Please correct the errors below." in response.content.decode()
     # The whole save was one transaction: the system and the new level are not written either.
     assert version_of(tenant) == version
     system.refresh_from_db()

@@ -6,7 +6,7 @@ from typing import Any
 from django import forms
 from django.core import validators
 
-from apps.accounts.admin.base import range_rules, sentence, text_rules, url_problems
+from apps.accounts.admin.base import sentence, text_rules, url_problems
 from apps.core.api.fields import KEY_PATTERN, KEY_RULE
 
 
@@ -33,6 +33,3 @@ def checked(value: Any, rules: list[Any]) -> list[str]:
         except forms.ValidationError as exc:
             messages += exc.messages
     return messages
-
-
-__all__ = ["badge_rule", "checked", "key_rules", "range_rules", "text_rules"]

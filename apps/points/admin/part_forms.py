@@ -10,13 +10,14 @@ from django import forms
 from django.contrib.admin.widgets import AdminDateWidget
 from rest_framework import serializers as drf
 
+from apps.accounts.admin.base import range_rules, text_rules
 from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.core.errors import ApplicationError
 from apps.metrics.selectors import metric_definitions
 from apps.points import domain, selectors
-from apps.points.admin.forms import badge_rule, key_rules, range_rules, text_rules
+from apps.points.admin.forms import badge_rule, key_rules
 from apps.points.choices import Rounding
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem
 from apps.users.choices import AttributeType

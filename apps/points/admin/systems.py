@@ -15,12 +15,12 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import html_table
+from apps.accounts.admin.base import html_table, range_rules, text_rules
 from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Heading, Section
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
 from apps.points import configuration, domain
-from apps.points.admin.forms import badge_rule, key_rules, range_rules, text_rules
+from apps.points.admin.forms import badge_rule, key_rules
 from apps.points.admin.part_forms import PartChoices
 from apps.points.admin.parts import ROWS, PartRows, RowRefused, boost_audience, trigger_condition
 from apps.points.choices import SystemStatus, TriggerStatus

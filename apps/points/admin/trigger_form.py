@@ -8,11 +8,12 @@ from typing import Any
 
 from django import forms
 
+from apps.accounts.admin.base import range_rules
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.metrics.selectors import metric_definitions
 from apps.points import configuration, domain
-from apps.points.admin.forms import checked, range_rules
+from apps.points.admin.forms import checked
 from apps.points.admin.part_forms import EMPTY, PartForm
 from apps.points.choices import TimeUnit, TriggerStatus, TriggerType
 from apps.points.models import PointsTrigger
