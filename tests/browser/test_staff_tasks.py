@@ -57,7 +57,7 @@ def test_a_new_staff_member_configures_everything_and_sees_the_results(
     saved(staff)
     staff.click("#triggers-group .add-row a")
     staff.pick("triggers-0-type", "metric")
-    staff.pick("triggers-0-metric", "words")
+    staff.pick("triggers-0-metric_id", "words")
     staff.fill("triggers-0-metric_threshold", "100")
     staff.fill("triggers-0-points", "10")
     staff.pick("triggers-0-status", "active")

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from django import forms
+from django.contrib.auth.models import Permission
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -29,7 +31,7 @@ from apps.points.models import (
 )
 from apps.users.choices import AttributeType
 from apps.users.models import Attribute, EndUser
-from tests.dashboard.conftest import admin_url, message_texts, switch_tenant
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, MetricFactory, bump
 
 CONFIG_MODELS = [PointsSystem, PointsLevel, PointsBoost, PointsTrigger]
@@ -155,11 +157,8 @@ class SystemPage:
         response = client.get(self.url)
         assert response.status_code == 200
         self.response = response
-        self.formsets = {
-            inline.formset.prefix: inline.formset
-            for inline in response.context["inline_admin_formsets"]
-        }
-        self.data = form_data(response.context["adminform"].form)
+        self.formsets = response.context["form"].row_sets
+        self.data = form_data(response.context["form"])
         for formset in self.formsets.values():
             self.data.update(form_data(formset.management_form))
             for form in formset.forms:
@@ -190,20 +189,17 @@ class SystemPage:
 def saved(response: Any) -> None:
     if response.status_code != 302:
         context = response.context
-        errors = [context["adminform"].form.errors] + [
-            (inline.formset.prefix, inline.formset.errors, inline.formset.non_form_errors())
-            for inline in context["inline_admin_formsets"]
+        errors = [context["form"].errors] + [
+            (prefix, rows.errors, rows.non_form_errors())
+            for prefix, rows in context["form"].row_sets.items()
         ]
         pytest.fail(f"not saved: {errors}")
 
 
 def row_errors(response: Any, prefix: str, index: int) -> dict[str, list[str]]:
     assert response.status_code == 200
-    for inline in response.context["inline_admin_formsets"]:
-        if inline.formset.prefix == prefix:
-            form = inline.formset.forms[index]
-            return {key or "__all__": list(errors) for key, errors in form.errors.items()}
-    raise AssertionError(prefix)
+    form = response.context["form"].row_sets[prefix].forms[index]
+    return {key or "__all__": list(errors) for key, errors in form.errors.items()}
 
 
 def api_items(api_client: Any, system: PointsSystem, kind: str) -> list[dict[str, Any]]:
@@ -247,7 +243,7 @@ def test_system_page_holds_its_triggers_levels_and_boosts_as_rows(
     boost = page.formsets["boosts"].forms[0].initial
     assert (boost["multiplier"], boost["user_attributes"]) == (Decimal(2), [("plan", "pro")])
     trigger = page.formsets["triggers"].forms[0].initial
-    assert (trigger["metric"], trigger["metric_threshold"]) == (str(metric.public_id), 1)
+    assert (trigger["metric_id"], trigger["metric_threshold"]) == (str(metric.public_id), 1)
     content = page.response.content.decode()
     # Filters are rows of attribute and value, not text.
     assert 'name="boosts-0-user_attributes-key"' in content
@@ -328,7 +324,7 @@ def test_rows_added_on_the_system_page_are_stored_as_the_admin_api_stores_them(
         type="metric",
         points="-4",
         status="active",
-        metric=str(metric.public_id),
+        metric_id=str(metric.public_id),
         metric_threshold="3",
         block_if_out_of_points="on",
     )
@@ -434,11 +430,11 @@ def test_rows_deleted_on_the_system_page_go_through_the_configuration_functions(
     ("fields", "field", "message"),
     [
         ({"type": "time", "time_unit": "hours"}, "time_interval", "Required for time triggers."),
-        ({"type": "metric", "metric_threshold": "2"}, "metric", "Required for metric triggers."),
-        ({"type": "achievement"}, "achievement", "Required for achievement triggers."),
+        ({"type": "metric", "metric_threshold": "2"}, "metric_id", "Required for metric triggers."),
+        ({"type": "achievement"}, "achievement_id", "Required for achievement triggers."),
         ({"type": "streak", "streak_length": "0"}, "streak_length", "greater than or equal to 1"),
         ({"type": "user_creation", "points": "0"}, "points", "Must not be 0"),
-        ({"type": "metric", "metric": "nope"}, "metric", "Select a valid choice"),
+        ({"type": "metric", "metric_id": "nope"}, "metric_id", "Select a valid choice"),
     ],
 )
 def test_a_trigger_row_needs_the_fields_of_its_type(
@@ -471,7 +467,7 @@ def test_fields_of_other_types_are_not_part_of_a_trigger(
         type="streak",
         points="9",
         streak_length="7",
-        metric=str(metric.public_id),
+        metric_id=str(metric.public_id),
         metric_threshold="5",
         time_interval="2",
     )
@@ -503,7 +499,8 @@ def test_a_refused_row_shows_the_message_on_the_row_and_nothing_is_saved(
     errors = row_errors(response, "triggers", 0)
     # Next to the input the configuration function names, with its label.
     assert errors["type"] == ["“Type” can only change while the trigger is inactive"]
-    assert not response.context["adminform"].form.errors
+    assert not response.context["form"].errors
+    assert "Please correct the errors below." in response.content.decode()
     # The whole save was one transaction: the system and the new level are not written either.
     assert version_of(tenant) == version
     system.refresh_from_db()
@@ -569,7 +566,7 @@ def test_an_archived_system_shows_its_configuration_read_only(
     page = staff_client.get(admin_url(PointsSystem, "change", system.pk))
 
     assert page.status_code == 200
-    assert page.context["inline_admin_formsets"] == []
+    assert page.context["form"].row_sets == {}
     content = page.content.decode()
     assert "<td>bronze</td><td>Bronze</td><td>10</td>" in content
     assert "When the user is created" not in content
@@ -577,6 +574,62 @@ def test_an_archived_system_shows_its_configuration_read_only(
     assert b'type="submit"' not in page.content.split(b'id="content-main"')[1]
     level = system.levels.first()
     assert staff_client.post(admin_url(PointsLevel, "change", level.pk), {}).status_code == 403
+
+
+def test_each_changed_row_calls_its_configuration_function_once(
+    staff_client: Any, system: PointsSystem, monkeypatch: Any
+) -> None:
+    calls: list[str] = []
+    for name in (
+        "points_system_update",
+        "points_level_create",
+        "points_level_update",
+        "points_level_delete",
+        "points_boost_update",
+        "points_trigger_update",
+    ):
+        real = getattr(configuration, name)
+
+        def spy(*args: Any, _name: str = name, _real: Any = real, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(configuration, name, spy)
+
+    page = SystemPage(staff_client, system)
+    page.row("levels", 0, DELETE="on")
+    page.row("levels", 1, name="Silver+")
+    page.add("levels", key="gold", name="Gold", points="1000")
+    saved(page.post(name="Experience"))
+
+    # The settings, then deletions, changes and additions; untouched rows call nothing.
+    assert calls == [
+        "points_system_update",
+        "points_level_delete",
+        "points_level_update",
+        "points_level_create",
+    ]
+
+
+def test_viewers_see_the_system_and_its_rows_disabled(org: Any, system: PointsSystem) -> None:
+    viewer = org_staff(org, username="viewer")
+    viewer.user_permissions.add(Permission.objects.get(codename="view_pointssystem"))
+    client = Client()
+    client.force_login(viewer)
+    url = admin_url(PointsSystem, "change", system.pk)
+
+    response = client.get(url)
+
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert all(field.disabled for field in form.fields.values())
+    for rows in form.row_sets.values():
+        assert all(f.disabled for row in rows.forms for f in row.fields.values())
+    content = response.content.decode()
+    assert 'name="_save"' not in content
+    assert "js-inline-admin-formset" not in content
+    assert 'class="inlineviewlink"' in content
+    assert client.post(url, {"name": "Mine"}).status_code == 403
 
 
 # Archiving
@@ -668,7 +721,7 @@ def test_creating_a_system_goes_through_the_service_and_opens_its_page(
 
     response = staff_client.post(admin_url(PointsSystem, "add"), system_form(tenant=tenant.pk))
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     system = PointsSystem.objects.get()
     assert response["Location"] == admin_url(PointsSystem, "change", system.pk)
     assert version_of(tenant) > version
@@ -699,7 +752,7 @@ def test_editing_a_system_goes_through_the_service(
 
 def assert_refused(response: Any, field: str | None, message: str) -> None:
     assert response.status_code == 200
-    form = response.context["adminform"].form
+    form = response.context["form"]
     errors = form.non_field_errors() if field is None else form.errors.get(field, [])
     assert message in " ".join(errors), form.errors
     assert message.encode() in response.content
@@ -747,7 +800,7 @@ def trigger_form(system: PointsSystem, metric: Metric, /, **changes: Any) -> dic
         "type": "metric",
         "points": "10",
         "status": "active",
-        "metric": str(metric.public_id),
+        "metric_id": str(metric.public_id),
         "metric_threshold": "5",
         "user_attributes-key": ["plan"],
         "user_attributes-value": ["pro"],
@@ -765,11 +818,11 @@ def test_a_trigger_created_on_its_own_page_returns_to_the_system(
     plan: Attribute,
 ) -> None:
     page = staff_client.get(admin_url(PointsTrigger, "add"))
-    assert page.context["adminform"].form["status"].value() == TriggerStatus.INACTIVE
+    assert page.context["form"]["status"].value() == TriggerStatus.INACTIVE
 
     response = staff_client.post(admin_url(PointsTrigger, "add"), trigger_form(system, metric))
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert response["Location"] == admin_url(PointsSystem, "change", system.pk)
     assert api_items(api_client, system, "triggers")[-1] == {
         "type": "metric",
@@ -791,7 +844,7 @@ def test_part_pages_return_to_their_system(
     data = {"name": "Bronze 2", "points": "20", "description": "", "badge_url": ""}
 
     response = staff_client.post(admin_url(PointsLevel, "change", level.pk), data)
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     assert response["Location"] == system_page
     assert system.levels.get(key="bronze").name == "Bronze 2"
 
@@ -811,7 +864,7 @@ def test_changing_the_type_of_an_inactive_trigger_drops_the_old_types_fields(
     changes = trigger_form(system, metric, type="streak", status="inactive", streak_length="3")
     response = staff_client.post(admin_url(PointsTrigger, "change", trigger.pk), changes)
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, response.context["form"].errors
     trigger.refresh_from_db()
     assert (trigger.type, trigger.streak_length, trigger.metric_id) == ("streak", 3, None)
 
@@ -855,10 +908,9 @@ def test_another_tenants_systems_are_out_of_reach(
         admin_url(PointsSystem, "delete", theirs.pk),
         admin_url(PointsLevel, "change", theirs.levels.get().pk),
     ):
-        response = staff_client.get(url)
-        assert response.status_code == 302, url
-        assert response["Location"] == "/dashboard/"
-    staff_client.post(admin_url(PointsSystem, "change", theirs.pk), {"name": "Mine now"})
+        assert staff_client.get(url).status_code == 404, url
+    response = staff_client.post(admin_url(PointsSystem, "change", theirs.pk), {"name": "Mine now"})
+    assert response.status_code == 404
     response = staff_client.post(
         admin_url(PointsSystem), {"action": "archive_selected", "_selected_action": [theirs.pk]}
     )
@@ -866,10 +918,10 @@ def test_another_tenants_systems_are_out_of_reach(
     assert list(staff_client.get(admin_url(PointsSystem)).context["cl"].result_list) == [system]
     # A trigger on this tenant's system offers this tenant's metrics only.
     page = SystemPage(staff_client, system)
-    metrics = page.formsets["triggers"].empty_form.fields["metric"].choices
+    metrics = page.formsets["triggers"].empty_form.fields["metric_id"].choices
     assert [label for _, label in metrics] == ["---------", "words"]
     add = staff_client.get(admin_url(PointsTrigger, "add"))
-    assert list(add.context["adminform"].form.fields["system"].queryset) == [system]
+    assert list(add.context["form"].fields["system"].queryset) == [system]
 
     assert version_of(other_tenant) == version
     theirs.refresh_from_db()
@@ -877,7 +929,7 @@ def test_another_tenants_systems_are_out_of_reach(
 
     switch_tenant(staff_client, other_tenant)
     assert staff_client.get(admin_url(PointsSystem, "change", theirs.pk)).status_code == 200
-    assert staff_client.get(admin_url(PointsSystem, "change", system.pk)).status_code == 302
+    assert staff_client.get(admin_url(PointsSystem, "change", system.pk)).status_code == 404
 
 
 # The ledger

@@ -1,6 +1,6 @@
 """Forms of a points system's levels, boosts and triggers: each holds the arguments of the
-configuration function that creates or changes one part, used both as an inline row of the
-system's page and on the part's own page."""
+configuration function that creates or changes one part (`arguments`, made by `clean`), used
+both as a row of the system's page and on the part's own page."""
 
 from dataclasses import dataclass
 from decimal import Decimal
@@ -10,13 +10,14 @@ from django import forms
 from django.contrib.admin.widgets import AdminDateWidget
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import ServiceForm, key_rules, range_rules, text_rules
+from apps.accounts.admin.base import range_rules, text_rules
+from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.core.errors import ApplicationError
 from apps.metrics.selectors import metric_definitions
-from apps.points import domain
-from apps.points.admin.forms import badge_rule
+from apps.points import domain, selectors
+from apps.points.admin.forms import badge_rule, key_rules
 from apps.points.choices import Rounding
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem
 from apps.users.choices import AttributeType
@@ -34,7 +35,7 @@ EMPTY = ("", "---------")
 @dataclass(frozen=True)
 class PartChoices:
     """What the part forms of one tenant offer. Read once per page from the cached definitions
-    and shared by every inline row, so a system with many triggers costs no more queries."""
+    and shared by every row, so a system with many triggers costs no more queries."""
 
     metrics: list[tuple[str, str]]  # (public id, key)
     achievements: list[tuple[str, str]]  # (public id, key or name)
@@ -60,40 +61,48 @@ class PartChoices:
         )
 
 
-class SystemPartForm(ServiceForm):
-    """A level, boost or trigger. Its system is the page's (an inline row), the instance's (its
-    own change page) or the one chosen (its own add page, among the selected tenant's)."""
+class PartForm(ConfigForm):
+    """A level, boost or trigger. Its system is the page's (a row of the system's page), the
+    stored part's (its own change page) or the one chosen (its own add page, among the
+    selected tenant's active systems)."""
 
-    # Fields set when the part is created, shown disabled afterwards and never sent on update.
+    # Inputs set when the part is created, shown disabled afterwards and never given on update.
     set_once: ClassVar[tuple[str, ...]] = ()
-    # Form field -> the configuration function's argument.
-    arguments: ClassVar[dict[str, str]]
-    create_only = ()
-    # The selected tenant, for the choices of a part's own add page (set by its admin page).
-    page_tenant: ClassVar[Tenant | None] = None
 
     def __init__(
         self,
         *args: Any,
+        tenant: Tenant | None,
+        instance: Any = None,
         system: PointsSystem | None = None,
         choices: PartChoices | None = None,
-        refusal: ApplicationError | None = None,
         **kwargs: Any,
     ) -> None:
-        instance = kwargs.get("instance")
-        if system is None and instance is not None and instance.pk:
+        if system is None and instance is not None:
             system = instance.system
-        # Set before ServiceForm reads the stored part (initial_from needs the tenant).
         self.system = system
-        self.tenant = system.tenant if system is not None else self.page_tenant
-        # A configuration function refused this row on the previous try (see PartInline).
-        self.refusal = refusal
-        self.sent: set[str] = set()  # the inputs the call gets (limits apply to those only)
-        super().__init__(*args, **kwargs)
-        self.choices = choices or PartChoices.of(self.tenant)
+        if system is not None:
+            tenant = system.tenant
+        self.choices = choices or PartChoices.of(tenant)
+        self.arguments: dict[str, Any] = {}
+        super().__init__(*args, tenant=tenant, instance=instance, **kwargs)
+        if system is None:  # its own add page: the system is chosen
+            self.fields = {
+                "system": forms.ModelChoiceField(
+                    label="System",
+                    queryset=selectors.points_systems_active(tenant).order_by("key"),
+                ),
+                **self.fields,
+            }
         for name in self.set_once:
-            if self.instance.pk and name in self.fields:
+            if instance is not None and name in self.fields:
                 self.fields[name].disabled = True
+
+    @property
+    def valid_system(self) -> PointsSystem:
+        system = self.system or self.cleaned_data["system"]
+        assert isinstance(system, PointsSystem)  # noqa: S101 - the form is valid
+        return system
 
     def stored_tenant(self) -> Tenant:
         """The tenant of a stored part (it always has a system)."""
@@ -101,66 +110,52 @@ class SystemPartForm(ServiceForm):
             raise ValueError("a stored part belongs to a system")
         return self.tenant
 
-    def config_tenant(self) -> Tenant | None:
-        if self.system is not None:
-            return self.system.tenant
-        system = self.cleaned_data.get("system")
-        return system.tenant if system is not None else None
-
     def values(self, tenant: Tenant) -> dict[str, Any]:
-        """The inputs as the function's values, by form field (forms convert theirs)."""
-        return {name: self.cleaned_data[name] for name in self.arguments if name in self.fields}
+        """The configuration function's arguments (forms convert theirs)."""
+        return {name: self.cleaned_data[name] for name in self.base_fields}
 
-    def service_kwargs(self) -> dict[str, Any]:
-        tenant = self.config_tenant()
-        assert tenant is not None  # noqa: S101 - ServiceForm.clean asks only with a tenant
-        values = self.values(tenant)
-        if self.instance.pk:
-            for name in self.set_once:
-                values.pop(name, None)
-        self.sent = set(values)
-        return {self.arguments[name]: value for name, value in values.items()}
-
-    def checks(self, name: str) -> bool:
-        return name in self.sent
+    def check_rules(self) -> None:
+        """Checks across inputs that the page shares with the admin API (forms override)."""
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        if self.refusal is not None:
-            self.refusal_add(self.refusal)
+        if self.errors or self.tenant is None:
+            return cleaned
+        values = self.values(self.tenant)  # may refuse input too (an unknown attribute)
+        if self.instance is not None:
+            for name in self.set_once:
+                values.pop(name, None)
+        if not self.errors:
+            self.arguments = values
+            self.check_rules()
         return cleaned
 
+    def refuse(self, exc: ApplicationError) -> None:
+        """A refusal about several inputs stands next to the first of them."""
+        named = [field for field in exc.fields if field in self.fields]
+        if len(exc.fields) > 1 and named:
+            self.add_error(named[0], exc.worded(self._label))
+        else:
+            super().refuse(exc)
 
-class LevelForm(SystemPartForm):
+
+class LevelForm(PartForm):
     key = forms.CharField(
-        strip=False, label="Key", help_text="How the API names the level; set for good."
+        strip=False,
+        label="Key",
+        help_text="How the API names the level; set for good.",
+        validators=key_rules(),
     )
-    name = forms.CharField(label="Name")
+    name = forms.CharField(label="Name", validators=text_rules(255))
     points = forms.IntegerField(
-        label="Points", help_text="Users with at least this many points reach the level."
+        label="Points",
+        help_text="Users with at least this many points reach the level.",
+        validators=range_rules(0, domain.MAX_POINTS),
     )
-    description = forms.CharField(label="Description", required=False)
-    badge_url = forms.CharField(required=False, label="Badge URL")
+    description = forms.CharField(label="Description", required=False, validators=text_rules(2000))
+    badge_url = forms.CharField(required=False, label="Badge URL", validators=[badge_rule])
 
-    arguments: ClassVar[dict[str, str]] = {
-        "key": "key",
-        "name": "name",
-        "points": "points",
-        "description": "description",
-        "badge_url": "badge_url",
-    }
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "key": key_rules(),
-        "name": text_rules(255),
-        "points": range_rules(0, domain.MAX_POINTS),
-        "description": text_rules(2000),
-        "badge_url": [badge_rule],
-    }
     set_once = ("key",)
-
-    class Meta:
-        model = PointsLevel
-        fields = ("system",)
 
     def initial_from(self, obj: PointsLevel) -> dict[str, Any]:
         return {
@@ -183,15 +178,17 @@ def _multiplier(value: Decimal) -> None:
     except drf.ValidationError as exc:
         raise forms.ValidationError([str(message) for message in exc.detail]) from None
     if (problem := domain.multiplier_problem(value)) is not None:
-        raise forms.ValidationError(problem)
+        raise forms.ValidationError(problem[:1].upper() + problem[1:])
 
 
 MULTIPLIER = drf.DecimalField(max_digits=8, decimal_places=4)
 
 
-class BoostForm(SystemPartForm):
-    name = forms.CharField(label="Name")
-    multiplier = forms.DecimalField(label="Multiplier", help_text="E.g. 2 doubles, 0.5 halves.")
+class BoostForm(PartForm):
+    name = forms.CharField(label="Name", validators=text_rules(255))
+    multiplier = forms.DecimalField(
+        label="Multiplier", help_text="E.g. 2 doubles, 0.5 halves.", validators=[_multiplier]
+    )
     rounding = forms.ChoiceField(label="Rounding", choices=Rounding.choices, initial=Rounding.DOWN)
     start = forms.DateField(label="Start", widget=AdminDateWidget)
     end = forms.DateField(
@@ -202,29 +199,13 @@ class BoostForm(SystemPartForm):
         label="User id",
         help_text="A boost for this end-user only; set for good. Empty: everyone who matches "
         "the attribute filters.",
+        validators=text_rules(255),
     )
-    user_attributes = AttributePairsField(label="User attributes")
+    user_attributes = AttributePairsField(
+        label="User attributes", validators=[attribute_values_rule]
+    )
 
-    arguments: ClassVar[dict[str, str]] = {
-        "name": "name",
-        "start": "start",
-        "end": "end",
-        "multiplier": "multiplier",
-        "rounding": "rounding",
-        "user_id": "user_id",
-        "user_attributes": "user_attributes",
-    }
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "name": text_rules(255),
-        "multiplier": [_multiplier],
-        "user_id": text_rules(255),
-        "user_attributes": [attribute_values_rule],
-    }
     set_once = ("user_id",)
-
-    class Meta:
-        model = PointsBoost
-        fields = ("system",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -246,19 +227,18 @@ class BoostForm(SystemPartForm):
 
     def values(self, tenant: Tenant) -> dict[str, Any]:
         values = super().values(tenant)
-        if "user_id" in values:
-            values["user_id"] = values["user_id"] or None
+        values["user_id"] = values["user_id"] or None
         values["user_attributes"] = attribute_refs(
             self, "user_attributes", tenant, AttributeType.USER
         )
         return values
 
     def check_rules(self) -> None:
-        if self.instance.pk:
+        if self.instance is not None:
             return  # a change is checked by the function (the audience is set for good)
-        kwargs = self.kwargs
+        arguments = self.arguments
         problem = domain.boost_problem(
-            kwargs["start"], kwargs["end"], kwargs["user_id"], kwargs["user_attributes"]
+            arguments["start"], arguments["end"], arguments["user_id"], arguments["user_attributes"]
         )
         if problem is not None:
-            self.refusal_add(problem)
+            self.refuse(problem)

@@ -1,64 +1,88 @@
-"""A points system's levels, boosts and triggers as inline rows of the system's page, each row
-written by the same configuration function as the admin API's item (their own pages are in
-part_pages)."""
+"""A points system's triggers, levels and boosts as rows of the system's page: one formset of
+part forms per kind, each changed row written by the configuration function the admin API's
+item uses (their own pages are in part_pages)."""
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, partial
-from typing import Any, ClassVar, cast
+from functools import partial
+from typing import Any, cast
 
 from django import forms
-from django.contrib import admin
-from django.db.models import QuerySet
 from django.forms.formsets import DELETION_FIELD_NAME
-from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.text import capfirst
 
-from apps.accounts.admin.base import ServiceForm
-from apps.accounts.models import Tenant
+from apps.accounts.admin.config_pages import Line
 from apps.core.errors import ApplicationError
-from apps.points import configuration, selectors
-from apps.points.admin.part_forms import BoostForm, LevelForm, PartChoices
-from apps.points.admin.trigger_form import TriggerForm
-from apps.points.choices import SystemStatus, TriggerType
+from apps.points import configuration
+from apps.points.admin.part_forms import BoostForm, LevelForm, PartChoices, PartForm
+from apps.points.admin.trigger_form import TRIGGER_ROWS, TriggerForm
+from apps.points.choices import TriggerType
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
-
-# Set on the request when a configuration function refused an inline row: {form prefix: message}.
-ROW_REFUSALS = "_points_row_refusals"
 
 
 @dataclass(frozen=True)
-class Writes:
-    """The configuration functions of one kind of part, as the admin API's collection calls
-    them: create(tenant, system, **arguments), update(tenant, part, **arguments),
-    delete(tenant, part)."""
+class Kind:
+    """One kind of part: its form, how the system's page lays out its rows, and its
+    configuration functions (points_<label>_create, _update, _delete) as the admin API's
+    collection calls them."""
 
-    create: Callable[..., Any]
-    update: Callable[..., Any]
-    delete: Callable[..., Any]
+    model: type[Any]
+    form: type[PartForm]
+    prefix: str
+    label: str  # how the system's page names a row
+    ordering: tuple[str, ...]
+    rows: list[str | tuple[str, ...]]
+    tabular: bool
+
+    def _function(self, verb: str) -> Callable[..., Any]:
+        function: Callable[..., Any] = getattr(configuration, f"points_{self.label}_{verb}")
+        return function
+
+    def create(self, tenant: Any, system: PointsSystem, **arguments: Any) -> Any:
+        return self._function("create")(tenant, system, **arguments)
+
+    def update(self, tenant: Any, part: Any, **arguments: Any) -> Any:
+        return self._function("update")(tenant, part, **arguments)
+
+    def delete(self, tenant: Any, part: Any) -> None:
+        self._function("delete")(tenant, part)
+
+    def change_url(self, part: Any) -> str:
+        opts = self.model._meta
+        return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[part.pk])
 
 
-WRITES: dict[type, Writes] = {
-    PointsLevel: Writes(
-        configuration.points_level_create,
-        configuration.points_level_update,
-        configuration.points_level_delete,
-    ),
-    PointsBoost: Writes(
-        configuration.points_boost_create,
-        configuration.points_boost_update,
-        configuration.points_boost_delete,
-    ),
-    PointsTrigger: Writes(
-        configuration.points_trigger_create,
-        configuration.points_trigger_update,
-        configuration.points_trigger_delete,
-    ),
-}
-
-
-def active_systems(tenant: Tenant | None) -> QuerySet[PointsSystem]:
-    return selectors.points_systems_active(tenant).order_by("key")
+TRIGGERS = Kind(
+    PointsTrigger,
+    TriggerForm,
+    "triggers",
+    "trigger",
+    ("created", "pk"),
+    TRIGGER_ROWS,
+    False,
+)
+LEVELS = Kind(
+    PointsLevel,
+    LevelForm,
+    "levels",
+    "level",
+    ("points", "pk"),
+    ["key", "name", "points", "description", "badge_url"],
+    True,
+)
+BOOSTS = Kind(
+    PointsBoost,
+    BoostForm,
+    "boosts",
+    "boost",
+    ("start", "pk"),
+    [("name", "multiplier", "rounding"), ("start", "end"), "user_id", "user_attributes"],
+    False,
+)
+KINDS = (TRIGGERS, LEVELS, BOOSTS)
+KIND_OF: dict[type[Any], Kind] = {kind.model: kind for kind in KINDS}
 
 
 def boost_audience(boost: PointsBoost) -> str:
@@ -83,167 +107,177 @@ def trigger_condition(trigger: PointsTrigger) -> str:
     return "-"
 
 
+@dataclass(frozen=True)
+class ShownRow:
+    index: str  # "empty": the row "Add another" copies
+    form: PartForm
+    part: Any  # None: a new row
+    change_url: str | None
+    lines: list[Any]
+
+
+def _line(form: PartForm, name: str | tuple[str, ...]) -> Any:
+    if isinstance(name, str):
+        return form[name]
+    return Line([form[one] for one in name])
+
+
 class RowRefused(ApplicationError):
-    """A configuration function refused an inline row: the system's page shows the message on
-    the row (PointsSystemAdmin.refusal_keep), not on the system's form."""
+    """A configuration function refused a row: the system's page shows it on the row."""
 
-    def __init__(self, prefix: str, refused: ApplicationError) -> None:
+    def __init__(self, form: PartForm, refused: ApplicationError) -> None:
         super().__init__(refused.message)
-        self.prefix = prefix
-        self.refused = refused
+        self.form, self.refused = form, refused
 
 
-class PartFormSet(BaseInlineFormSet):
-    """The rows of one kind of part. Every row shares one set of choices (metrics, attributes)
-    and knows its system, so rendering many rows costs no query per row."""
+class PartRow(forms.Form):
+    """What a row adds to its part's form: the stored part it shows (hidden)."""
 
-    refusals: ClassVar[dict[str, ApplicationError]] = {}
+    id = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
-    @cached_property
-    def part_choices(self) -> PartChoices:
-        return PartChoices.of(self.instance.tenant)
+    def values(self, tenant: Any) -> dict[str, Any]:
+        values: dict[str, Any] = super().values(tenant)  # type: ignore[misc]
+        values.pop("id", None)
+        return values
+
+
+class PartRows(forms.BaseFormSet):
+    """The rows of one kind of part on its system's page. Every row shares one set of choices
+    (metrics, attributes) and knows its system, so rendering many rows costs no query per
+    row. A stored row is found by its hidden id among the system's parts."""
+
+    kind: Kind
+
+    def __init__(
+        self,
+        *args: Any,
+        system: PointsSystem,
+        choices: PartChoices,
+        editable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        self.system, self.choices, self.editable = system, choices, editable
+        queryset = self.kind.model.objects.filter(system=system).order_by(*self.kind.ordering)
+        if self.kind.model is PointsBoost:
+            queryset = queryset.select_related("user")
+        self.parts = list(queryset)
+        self.by_pk = {part.pk: part for part in self.parts}
+        kwargs["prefix"] = self.kind.prefix
+        super().__init__(*args, **kwargs)
+        self.new_objects: list[Any] = []
+        self.changed_objects: list[tuple[Any, list[str]]] = []
+        self.deleted_objects: list[Any] = []
+        if not editable:
+            for form in self.forms:
+                for field in form.fields.values():
+                    field.disabled = True
+
+    def initial_form_count(self) -> int:
+        return super().initial_form_count() if self.is_bound else len(self.parts)
 
     def get_form_kwargs(self, index: int | None) -> dict[str, Any]:
-        kwargs = super().get_form_kwargs(index)
-        kwargs.update(system=self.instance, choices=self.part_choices)
-        if index is not None:
-            kwargs["refusal"] = self.refusals.get(self.add_prefix(index))
-        return kwargs
+        instance = None
+        if index is not None and index < self.initial_form_count():
+            if self.is_bound:
+                posted = self.data.get(f"{self.prefix}-{index}-id", "")
+                instance = self.by_pk.get(int(posted)) if str(posted).isdigit() else None
+            else:
+                instance = self.parts[index]
+        return {
+            "tenant": self.system.tenant,
+            "system": self.system,
+            "choices": self.choices,
+            "instance": instance,
+            "initial": {"id": instance.pk} if instance is not None else {},
+        }
 
     def clean(self) -> None:
         super().clean()
-        # A refused deletion: Django skips the errors of rows marked for deletion.
-        for form in self.deleted_forms:
-            refusal = getattr(form, "refusal", None)
-            if refusal:
-                raise forms.ValidationError(refusal)
+        for form in self.forms[: self.initial_form_count()]:
+            if form.instance is None:  # not one of this system's parts (any more)
+                raise forms.ValidationError("A row is no longer there: reload the page.")
 
-    def save_through_services(self, tenant: Tenant) -> None:
-        """Deletions, then changes, then additions (a level's key can move from a deleted row to
-        a new one), each through its configuration function. Sets the lists Django's history
-        entry reads, as `save()` would."""
-        writes = WRITES[cast(type, self.model)]
-        system = self.instance
-        deleted: list[Any] = []
-        changed: list[tuple[Any, list[str]]] = []
-        created: list[Any] = []
-        existing = [form for form in self.initial_forms if self._is_own(form)]
-        for form in existing:
+    # --- what the system's page shows (admin/points/pointssystem/form.html) ---------------------
+
+    @property
+    def kind_label(self) -> str:
+        return capfirst(self.kind.label)
+
+    @property
+    def heading(self) -> str:
+        return capfirst(self.kind.prefix)
+
+    def inline_data(self) -> str:
+        """The options of Django's admin/js/inlines.js ("Add another", "Remove")."""
+        options = {
+            "prefix": self.prefix,
+            "addText": f"Add another {capfirst(self.kind.label)}",
+            "deleteText": "Remove",
+        }
+        return json.dumps({"name": f"#{self.prefix}", "options": options})
+
+    def shown(self) -> list[ShownRow]:
+        """Each row with its inputs laid out in lines, then the empty row "Add another"
+        copies (when rows may be added)."""
+        entries = [(str(index), form) for index, form in enumerate(self.forms)]
+        if self.editable:
+            entries.append(("empty", self.empty_form))
+        return [
+            ShownRow(
+                index,
+                form,
+                form.instance,
+                None if form.instance is None else self.kind.change_url(form.instance),
+                [_line(form, name) for name in self.kind.rows],
+            )
+            for index, form in entries
+        ]
+
+    def columns(self) -> list[Any]:
+        """The inputs of a row, for the head of a table of rows."""
+        form = self.empty_form
+        return [form[name] for name in self.kind.rows if isinstance(name, str)]
+
+    def has_changes(self) -> bool:
+        return any(form.has_changed() for form in self.forms)
+
+    def save(self) -> None:
+        """Deletions, then changes, then additions (a level's key can move from a deleted row
+        to a new one), each through its configuration function. Sets the lists Django's
+        history entry reads."""
+        kind, tenant = self.kind, self.system.tenant
+        stored = self.forms[: self.initial_form_count()]
+        for form in stored:
             if self._deleted(form):
-                _run(form, partial(writes.delete, tenant, form.instance))
-                deleted.append(form.instance)
-        for form in existing:
+                _run(form, partial(kind.delete, tenant, form.instance))
+                self.deleted_objects.append(form.instance)
+        for form in stored:
             if not self._deleted(form) and form.has_changed():
-                _run(form, partial(writes.update, tenant, form.instance, **_kwargs(form)))
-                changed.append((form.instance, form.changed_data))
-        for form in self.extra_forms:
-            if form.has_changed() and not self._deleted(form):
-                created.append(_run(form, partial(writes.create, tenant, system, **_kwargs(form))))
-        self.new_objects, self.changed_objects, self.deleted_objects = created, changed, deleted
+                _run(form, partial(kind.update, tenant, form.instance, **form.arguments))
+                self.changed_objects.append((form.instance, form.changed_data))
+        for form in self.forms[self.initial_form_count() :]:
+            if form.has_changed():
+                part = _run(form, partial(kind.create, tenant, self.system, **form.arguments))
+                self.new_objects.append(part)
 
     def _deleted(self, form: Any) -> bool:
         return bool(self.can_delete and form.cleaned_data.get(DELETION_FIELD_NAME))
 
-    def _is_own(self, form: Any) -> bool:
-        # A row naming another system's part gets a fresh instance from Django: never written.
-        return form.instance.pk is not None and form.instance.system_id == self.instance.pk
 
-
-def _run(form: Any, work: Callable[[], Any]) -> Any:
+def _run(form: PartForm, work: Callable[[], Any]) -> Any:
     try:
         return work()
     except ApplicationError as exc:
-        raise RowRefused(form.prefix, exc) from exc
+        raise RowRefused(form, exc) from exc
 
 
-class PartInline(admin.options.InlineModelAdmin):
-    """Rows of the system's page. Saved by PointsSystemAdmin.save_related; an archived system
-    shows tables instead (see PointsSystemAdmin)."""
-
-    formset = PartFormSet
-    extra = 0
-    show_change_link = True
-
-    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
-        # Only the system is a model field: the rest is the configuration function's arguments,
-        # never copied onto the row nor checked with the model's messages (see ServiceForm).
-        # (An empty list would mean "no restriction" to the model validation.)
-        kwargs["fields"] = ("system",)
-        formset = cast(type[PartFormSet], super().get_formset(request, obj, **kwargs))
-        formset.refusals = getattr(request, ROW_REFUSALS, {})
-        return formset
-
-    def _editable(self, obj: Any) -> bool:
-        return obj is None or obj.status != SystemStatus.ARCHIVED
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._editable(obj) and super().has_add_permission(request, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._editable(obj) and super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._editable(obj) and super().has_delete_permission(request, obj)
-
-
-class TriggerInline(PartInline, admin.StackedInline):
-    model = PointsTrigger
-    form = TriggerForm
-    verbose_name = "trigger"
-    verbose_name_plural = "triggers"
-    ordering = ("created", "pk")
-    fieldsets = (
-        (
-            None,
-            {
-                "fields": (
-                    ("type", "status"),
-                    "points",
-                    ("metric", "metric_threshold"),
-                    "event_attributes",
-                    "achievement",
-                    "streak_length",
-                    ("time_interval", "time_unit"),
-                    "user_attributes",
-                    "block_if_out_of_points",
-                )
-            },
-        ),
+def rows_of(kind: Kind) -> type[PartRows]:
+    form = type(kind.form.__name__ + "Row", (PartRow, kind.form), {})
+    base = type(kind.form.__name__ + "Rows", (PartRows,), {"kind": kind})
+    rows: Any = forms.formset_factory(
+        form, formset=base, extra=0, can_delete=True, can_delete_extra=False
     )
+    return cast(type[PartRows], rows)
 
 
-class LevelInline(PartInline, admin.TabularInline):
-    model = PointsLevel
-    form = LevelForm
-    verbose_name = "level"
-    verbose_name_plural = "levels"
-    ordering = ("points", "pk")
-    fields = ("key", "name", "points", "description", "badge_url")
-
-
-class BoostInline(PartInline, admin.StackedInline):
-    model = PointsBoost
-    form = BoostForm
-    verbose_name = "boost"
-    verbose_name_plural = "boosts"
-    ordering = ("start", "pk")
-    fieldsets = (
-        (
-            None,
-            {
-                "fields": (
-                    ("name", "multiplier", "rounding"),
-                    ("start", "end"),
-                    "user_id",
-                    "user_attributes",
-                )
-            },
-        ),
-    )
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[PointsBoost]:
-        return super().get_queryset(request).select_related("user")
-
-
-def _kwargs(form: forms.ModelForm) -> dict[str, Any]:
-    return cast(ServiceForm, form).kwargs
+ROWS = {kind.prefix: rows_of(kind) for kind in KINDS}

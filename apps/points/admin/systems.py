@@ -1,41 +1,28 @@
-"""The points system's page: its settings, and its triggers, levels and boosts as inline rows,
-every write through the configuration functions the admin API uses. Deleting a system archives
-it, after a confirmation that counts what it leaves behind."""
+"""The points system's page: its settings, and its triggers, levels and boosts as rows, every
+write through the configuration functions the admin API uses. Deleting a system archives it,
+after a confirmation that counts what it leaves behind."""
 
-from typing import Any, ClassVar, cast
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import construct_change_message
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import (
-    ServiceAdmin,
-    ServiceForm,
-    html_table,
-    key_rules,
-    range_rules,
-    text_rules,
-)
-from apps.accounts.models import Tenant
+from apps.accounts.admin.base import html_table, range_rules, text_rules
+from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Heading, Section
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
 from apps.points import configuration, domain
-from apps.points.admin.forms import badge_rule
-from apps.points.admin.parts import (
-    ROW_REFUSALS,
-    BoostInline,
-    LevelInline,
-    RowRefused,
-    TriggerInline,
-    boost_audience,
-    trigger_condition,
-)
+from apps.points.admin.forms import badge_rule, key_rules
+from apps.points.admin.part_forms import PartChoices
+from apps.points.admin.parts import ROWS, PartRows, RowRefused, boost_audience, trigger_condition
 from apps.points.choices import SystemStatus, TriggerStatus
 from apps.points.models import (
     PointsAward,
@@ -47,35 +34,49 @@ from apps.points.models import (
 )
 
 ARCHIVE_TEMPLATE = "admin/points/pointssystem/archive_confirmation.html"
+SETTINGS = ["name", "description", "badge_url", "max_points"]
 
 
-class SystemForm(ServiceForm):
+class SystemForm(ConfigForm):
+    """The system's settings (`arguments`), and on an active system's page the rows of its
+    triggers, levels and boosts (`row_sets`), each row a part's form."""
+
+    free_text = ("description",)
+
     key = forms.CharField(
-        strip=False, label="Key", help_text="How the API names the system; set for good."
+        strip=False,
+        label="Key",
+        help_text="How the API names the system; set for good.",
+        validators=key_rules(),
     )
-    name = forms.CharField(label="Name")
+    name = forms.CharField(label="Name", validators=text_rules(255))
     description = forms.CharField(
-        label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2})
+        label="Description",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        validators=text_rules(2000),
     )
-    badge_url = forms.CharField(required=False, label="Badge URL")
+    badge_url = forms.CharField(required=False, label="Badge URL", validators=[badge_rule])
     max_points = forms.IntegerField(
-        required=False, label="Maximum points", help_text="Empty: no maximum."
+        required=False,
+        label="Maximum points",
+        help_text="Empty: no maximum.",
+        validators=range_rules(1, domain.MAX_POINTS),
     )
 
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "key": key_rules(),
-        "name": text_rules(255),
-        "description": text_rules(2000),
-        "badge_url": [badge_rule],
-        "max_points": range_rules(1, domain.MAX_POINTS),
-    }
-
-    class Meta:
-        model = PointsSystem
-        fields = ("tenant",)
-
-    def config_tenant(self) -> Tenant | None:
-        return self.instance.tenant if self.instance.pk else self.cleaned_data.get("tenant")
+    def __init__(self, *args: Any, editable: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        system = self.instance
+        self.row_sets: dict[str, PartRows] = {}
+        if system is not None:
+            del self.fields["key"]  # set for good
+        if system is not None and system.status != SystemStatus.ARCHIVED:
+            choices = PartChoices.of(system.tenant)
+            data = args[0] if args else None
+            self.row_sets = {
+                prefix: rows(data, system=system, choices=choices, editable=editable)
+                for prefix, rows in ROWS.items()
+            }
 
     def initial_from(self, obj: PointsSystem) -> dict[str, Any]:
         return {
@@ -85,14 +86,39 @@ class SystemForm(ServiceForm):
             "max_points": obj.max_points,
         }
 
-    def service_kwargs(self) -> dict[str, Any]:
-        cleaned = self.cleaned_data
-        kwargs: dict[str, Any] = {
-            name: cleaned[name]
-            for name in ("key", "name", "description", "max_points")
-            if name in self.fields
-        }
-        return {**kwargs, "badge_url": cleaned["badge_url"] or None}
+    @property
+    def media(self) -> forms.Media:
+        media = super().media
+        for rows in self.row_sets.values():
+            media += rows.media
+        return media
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        return all([valid, *(rows.is_valid() for rows in self.row_sets.values())])
+
+    @property
+    def rows_have_errors(self) -> bool:
+        return (
+            any(rows.non_form_errors() or any(rows.errors) for rows in self.row_sets.values())
+            if self.is_bound
+            else False
+        )
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The settings to create the system with, or those changed (an update)."""
+        given = self.cleaned_data if self.instance is None else self.changes()
+        arguments = {name: given[name] for name in self.fields if name in given}
+        if "badge_url" in arguments:
+            arguments["badge_url"] = arguments["badge_url"] or None
+        return arguments
+
+    def refuse(self, exc: ApplicationError) -> None:
+        if isinstance(exc, RowRefused):  # on its row
+            exc.form.refuse(exc.refused)
+        else:
+            super().refuse(exc)
 
 
 def archive_counts(systems: list[PointsSystem]) -> dict[str, int]:
@@ -111,17 +137,17 @@ def archive_counts(systems: list[PointsSystem]) -> dict[str, int]:
 
 
 @admin.register(PointsSystem)
-class PointsSystemAdmin(ServiceAdmin):
-    form = SystemForm
+class PointsSystemAdmin(ConfigAdmin):
+    config_form = SystemForm
     list_display = ("key", "name", "status", "max_points", "created")
     list_filter = ("status",)
     search_fields = ("key", "name")
     actions = ["archive_selected"]
-    inlines = (TriggerInline, LevelInline, BoostInline)
-    delete_confirmation_template = ARCHIVE_TEMPLATE
-    settings = ("name", "description", "badge_url", "max_points")
-    head = ("key", "status", "public_id", "created")
-    tables = ("triggers_table", "levels_table", "boosts_table")
+
+    class Media:
+        css = {"all": ("points/points.css",)}
+        # Django's script of inline rows ("Add another"), after the jQuery it runs on.
+        js = ("admin/js/vendor/jquery/jquery.js", "admin/js/jquery.init.js", "admin/js/inlines.js")
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         actions = super().get_actions(request)
@@ -129,41 +155,25 @@ class PointsSystemAdmin(ServiceAdmin):
         actions.pop("delete_selected", None)
         return actions
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+    def form_sections(self, obj: PointsSystem | None) -> list[Section]:
         if obj is None:
-            return [(None, {"fields": ("tenant", "key", *self.settings)})]
-        fieldsets: list[tuple[Any, Any]] = [
-            (None, {"fields": (self.head,)}),
-            ("Settings", {"fields": self.settings}),
+            return [(None, ["key", *SETTINGS])]
+        sections: list[Section] = [
+            (None, [("key", "status", "public_id", "created")]),
+            ("Settings", SETTINGS),
         ]
         if obj.status == SystemStatus.ARCHIVED:
-            fieldsets += [
-                (
-                    "Triggers, levels and boosts",
-                    {
-                        "fields": self.tables,
-                        "description": "Archived: the system no longer awards points and has "
-                        "left the API. Its ledger and configuration are kept, read-only.",
-                    },
-                )
-            ]
-        return fieldsets
+            heading = Heading(
+                "Triggers, levels and boosts",
+                description="Archived: the system no longer awards points and has left the "
+                "API. Its ledger and configuration are kept, read-only.",
+            )
+            sections.append((heading, ["triggers_table", "levels_table", "boosts_table"]))
+        return sections
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return () if obj is None else (*self.head, *self.tables)
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        kwargs["fields"] = ("tenant",) if obj is None else ()
-        return super().get_form(request, obj, change, **kwargs)
-
-    def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
-        # Parts are added on the system's page once it exists; an archived system's are shown
-        # as tables (the admin API no longer reaches them either).
-        if obj is None or obj.status == SystemStatus.ARCHIVED:
-            return []
-        return super().get_inline_instances(request, obj)
+    def form_kwargs(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        editable = obj is None or self.has_change_permission(request, obj)
+        return {**super().form_kwargs(request, obj), "editable": editable}
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and obj.status == SystemStatus.ARCHIVED:
@@ -175,51 +185,68 @@ class PointsSystemAdmin(ServiceAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
-    # Writes
+    # --- writes --------------------------------------------------------------------------------
 
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> PointsSystem:
-        tenant = form.cleaned_data["tenant"]
-        system, _ = configuration.points_system_create(tenant, **_kwargs(form))
+    def create(self, request: HttpRequest, form: SystemForm) -> PointsSystem:
+        system, _ = configuration.points_system_create(form.valid_tenant, **form.arguments)
         return system
 
-    def service_update(
-        self, request: HttpRequest, current: PointsSystem, form: forms.ModelForm
-    ) -> None:
-        configuration.points_system_update(current.tenant, current, **_kwargs(form))
+    def update(self, request: HttpRequest, obj: PointsSystem, form: SystemForm) -> None:
+        configuration.points_system_update(obj.tenant, obj, **form.arguments)
 
-    def service_delete(self, request: HttpRequest, obj: PointsSystem) -> None:
+    def remove(self, request: HttpRequest, obj: PointsSystem) -> None:
         configuration.points_system_archive(obj.tenant, obj)
 
-    def save_model(
-        self, request: HttpRequest, obj: Any, form: forms.ModelForm, change: bool
-    ) -> None:
-        # Saving only rows of the page leaves the system's settings, and its version, alone.
-        if change and not form.has_changed():
-            return
-        super().save_model(request, obj, form, change)
+    def _save(self, request: HttpRequest, form: Any, obj: Any) -> Any:
+        """The settings if they changed, then each added, changed or deleted row through its
+        configuration function, in the page's one transaction: a refused row rolls back the
+        whole save and is shown on its row (SystemForm.refuse). One history entry says it all."""
+        if obj is None:
+            return super()._save(request, form, obj)
+        if form.changed_data:
+            self.update(request, obj, form)
+        row_sets = list(form.row_sets.values())
+        for rows in row_sets:
+            rows.save()
+        if form.changed_data or any(
+            rows.new_objects or rows.changed_objects or rows.deleted_objects for rows in row_sets
+        ):
+            self.log_change(request, obj, construct_change_message(form, row_sets, False))
+        return obj
 
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        """Each added, changed or deleted row through its configuration function, inside the
-        admin's transaction: a refused row rolls back the whole save (changeform_view)."""
-        for formset in formsets:
-            formset.save_through_services(form.instance.tenant)
-
-    def refusal_keep(self, request: HttpRequest, exc: ApplicationError) -> None:
-        if not isinstance(exc, RowRefused):
-            super().refusal_keep(request, exc)
-            return
-        # The transaction is rolled back; the page runs again with the refusal on its row,
-        # which then fails validation, so nothing is written twice.
-        setattr(request, ROW_REFUSALS, {exc.prefix: exc.refused})
-
-    def response_add(
-        self, request: HttpRequest, obj: PointsSystem, post_url_continue: str | None = None
-    ) -> HttpResponse:
-        response = super().response_add(request, obj, post_url_continue)
-        if "_addanother" in request.POST:
+    def _saved(self, request: HttpRequest, obj: Any, *, added: bool) -> HttpResponse:
+        response = super()._saved(request, obj, added=added)
+        if not added or "_addanother" in request.POST:
             return response
+        # Its triggers, levels and boosts are rows of its page.
         self.message_user(request, "Now add its triggers, levels and boosts.", messages.INFO)
-        return HttpResponseRedirect(reverse("admin:points_pointssystem_change", args=[obj.pk]))
+        return HttpResponseRedirect(self.url("change", obj))
+
+    # --- archiving (the delete page and the list's action) -------------------------------------
+
+    def delete_page(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        system = self.object_or_404(request, object_id, change=False)
+        if not self.has_delete_permission(request, system):
+            raise PermissionDenied
+        if request.method == "POST":
+            try:
+                self._remove_all(request, [system])
+            except ApplicationError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+                return HttpResponseRedirect(self.url("change", system))
+            message = f"The points system “{system}” was archived: its ledger is kept."
+            self.message_user(request, message, messages.SUCCESS)
+            return HttpResponseRedirect(self.url("changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Archive the points system?",
+            "subtitle": None,
+            "object": system,
+            "systems": [system],
+            "counts": archive_counts([system]),
+        }
+        return TemplateResponse(request, ARCHIVE_TEMPLATE, context)
 
     @admin.action(permissions=["delete"], description="Archive selected points systems")
     def archive_selected(
@@ -252,35 +279,7 @@ class PointsSystemAdmin(ServiceAdmin):
         }
         return TemplateResponse(request, ARCHIVE_TEMPLATE, context)
 
-    # Archiving (the delete view)
-
-    def get_deleted_objects(
-        self, objs: Any, request: HttpRequest
-    ) -> tuple[list[Any], dict[str, int], set[str], list[str]]:
-        systems = list(objs)
-        return [str(system) for system in systems], archive_counts(systems), set(), []
-
-    def delete_view(
-        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        context = {**(extra_context or {}), "title": "Archive the points system?"}
-        return super().delete_view(request, object_id, context)
-
-    def render_delete_form(self, request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
-        obj = context["object"]
-        context.update(systems=[obj], counts=dict(context["model_count"]))
-        return super().render_delete_form(request, context)
-
-    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: Any) -> HttpResponse:
-        # Not Django's "deleted successfully": say what happened.
-        self.message_user(
-            request,
-            f"The points system “{obj_display}” was archived: its ledger is kept.",
-            messages.SUCCESS,
-        )
-        return HttpResponseRedirect(reverse("admin:points_pointssystem_changelist"))
-
-    # Tables of an archived system
+    # --- tables of an archived system ----------------------------------------------------------
 
     @admin.display(description="Triggers")
     def triggers_table(self, obj: PointsSystem) -> SafeString:
@@ -302,7 +301,3 @@ class PointsSystemAdmin(ServiceAdmin):
             (b.name, b.multiplier.normalize(), b.start, b.end, boost_audience(b)) for b in boosts
         ]
         return html_table(("Name", "Multiplier", "Start", "End", "For"), rows)
-
-
-def _kwargs(form: forms.ModelForm) -> dict[str, Any]:
-    return cast(SystemForm, form).kwargs
