@@ -1,4 +1,5 @@
-"""Dashboard plumbing shared by every app's admin module: service-backed and read-only pages,
+"""Dashboard plumbing shared by every app's admin module: the tenant scope of every page
+(`DashboardAdmin`, on which the configuration pages of config_pages.py build), read-only pages,
 tenant labels, columns and filters, and the small read-only tables of detail pages.
 
 accounts is the lowest app with dashboard pages, so every other app's admin may import this module
@@ -10,19 +11,16 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
-from django.contrib.admin import actions as django_actions
-from django.contrib.admin.options import IS_POPUP_VAR
-from django.contrib.admin.utils import display_for_value, unquote
+from django.contrib import admin
+from django.contrib.admin.utils import display_for_value
 from django.core.exceptions import FieldDoesNotExist
-from django.db import models, transaction
+from django.db import models
 from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext_lazy as _
 
 # Delete confirmations count what goes with an object (dependents.py).
 from apps.accounts.admin.dependents import NAMED_LIMIT as NAMED_LIMIT
@@ -31,14 +29,12 @@ from apps.accounts.admin.dependents import dependents as dependents
 
 # Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
 from apps.accounts.admin.forms import ParsedField as ParsedField
-from apps.accounts.admin.forms import ServiceForm as ServiceForm
 from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
 from apps.accounts.admin.forms import items_rules as items_rules
 from apps.accounts.admin.forms import key_field as key_field
 from apps.accounts.admin.forms import key_rules as key_rules
 from apps.accounts.admin.forms import range_rules as range_rules
 from apps.accounts.admin.forms import refusal_text as refusal_text
-from apps.accounts.admin.forms import refusing_control_characters
 from apps.accounts.admin.forms import sentence as sentence
 from apps.accounts.admin.forms import text_rules as text_rules
 from apps.accounts.admin.forms import url_problems as url_problems
@@ -51,10 +47,6 @@ from apps.accounts.staff import (
     visible_organizations,
     visible_tenants,
 )
-from apps.core.errors import ApplicationError
-
-# Set on the request when a service refused a write; see ServiceAdmin.refusal_keep.
-_SERVICE_ERROR = "_dashboard_service_error"
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
 TENANT_RELATED = "tenant__environment__organization"
@@ -232,197 +224,8 @@ class DashboardAdmin(admin.ModelAdmin):
 
     def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
         """What the add or change page's template shows besides the form, whenever it renders
-        the form: `obj` is None on the add page and, after a refused POST, may already hold the
-        posted input (ChangeViewContextMixin reads the stored object instead)."""
+        the form (read-only detail pages: the end-user, a webhook delivery)."""
         return {}
-
-    def response_add(
-        self, request: HttpRequest, obj: Any, post_url_continue: str | None = None
-    ) -> HttpResponse:
-        response = super().response_add(request, obj, post_url_continue)
-        url = self.after_add_url(obj)
-        if url is None or IS_POPUP_VAR in request.POST:
-            return response
-        return HttpResponseRedirect(url)
-
-    def after_add_url(self, obj: Any) -> str | None:
-        """Where staff go once `obj` is added (unless the add page is a popup), or None for
-        where Django sends them."""
-        return None
-
-
-class ChangeViewContextMixin(admin.ModelAdmin):
-    """A change page that shows more than its form, read from the object as stored: before a
-    posted form copies its input onto it, so a refused POST still shows the saved state."""
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        obj = self.get_object(request, unquote(object_id))
-        if obj is not None:
-            extra_context = {**(extra_context or {}), **self.change_view_context(request, obj)}
-        return super().change_view(request, object_id, form_url, extra_context)
-
-    def change_view_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
-        raise NotImplementedError
-
-
-@admin.action(permissions=["delete"], description=_("Delete selected %(verbose_name_plural)s"))
-def delete_selected(
-    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet
-) -> HttpResponse | None:
-    """Django's bulk delete, run in one transaction: when a service refuses one object, the
-    whole batch is rolled back and the refusal is shown instead of a 500."""
-    try:
-        with transaction.atomic():
-            return django_actions.delete_selected(modeladmin, request, queryset)
-    except ApplicationError as exc:
-        modeladmin.message_user(request, refusal_text(exc), messages.ERROR)
-        return None
-
-
-class ServiceAdmin(DashboardAdmin):
-    """A dashboard page whose writes go through services (docs/style.md principle 2).
-
-    Subclasses implement service_create, service_update and service_delete. When a service
-    raises an ApplicationError, the admin's transaction has rolled the attempt back; the view then
-    runs once more with a form that fails validation with the service's message, so the staff
-    member sees the error next to their input instead of a 500.
-    """
-
-    actions = [delete_selected]
-
-    # A page that does not name a service for a write refuses it, with a message on the form.
-    def service_create(self, request: HttpRequest, form: forms.ModelForm) -> models.Model:
-        raise ApplicationError(f"{self.model._meta.verbose_name} cannot be created here")
-
-    def service_update(self, request: HttpRequest, current: Any, form: forms.ModelForm) -> None:
-        raise ApplicationError(f"{self.model._meta.verbose_name} cannot be changed here")
-
-    def service_delete(self, request: HttpRequest, obj: Any) -> None:
-        raise ApplicationError(f"{self.model._meta.verbose_name} cannot be deleted here")
-
-    def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
-        """Rows that deleting `objs` removes or changes with them, per kind, for the confirmation
-        page: by default every kind of row that points at them (one query per kind)."""
-        return {
-            f"{dependent.label} ({dependent.effect})": dependent.count
-            for dependent in dependents(objs)
-        }
-
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        if request.method == "POST" and object_id:
-            confirmation = self.change_confirmation(request, object_id)
-            if confirmation is not None:
-                return confirmation
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ApplicationError as exc:
-            self.refusal_keep(request, exc)
-            return super().changeform_view(request, object_id, form_url, extra_context)
-
-    def change_confirmation(self, request: HttpRequest, object_id: str) -> HttpResponse | None:
-        """A page that asks staff to confirm a posted change before it is saved, or None to go
-        on as usual. By default none; streak settings confirm a change of frequency."""
-        return None
-
-    def refusal_keep(self, request: HttpRequest, exc: ApplicationError) -> None:
-        """Where a service's refusal shows when the view runs again: by default the form fails
-        validation with it, next to the input it names (`ServiceForm.refusal_add`). A page with
-        inline rows may put it on the refused row."""
-        setattr(request, _SERVICE_ERROR, exc)
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> type[forms.ModelForm]:
-        form = refusing_control_characters(super().get_form(request, obj, change, **kwargs))
-        refused: ApplicationError | None = getattr(request, _SERVICE_ERROR, None)
-        if refused is None:
-            return form
-        error: ApplicationError = refused
-
-        class ServiceErrorForm(form):  # type: ignore[valid-type,misc]
-            def clean(self) -> dict[str, Any]:
-                cleaned: dict[str, Any] = super().clean()
-                if isinstance(self, ServiceForm) and self.inputs_named(error):
-                    self.refusal_add(error)
-                    return cleaned
-                # About no input of the page: above the form, as the service wrote it.
-                raise forms.ValidationError(error.message)
-
-        return ServiceErrorForm
-
-    def save_model(
-        self, request: HttpRequest, obj: Any, form: forms.ModelForm, change: bool
-    ) -> None:
-        if change:
-            # The form has already copied its input onto `obj`; services compare against the
-            # stored row (e.g. "did the customer id change?"), so they get a fresh copy.
-            self.service_update(request, self.model._default_manager.get(pk=obj.pk), form)
-            return
-        created = self.service_create(request, form)
-        # The admin goes on with the form's instance (history entry, redirect): point it at
-        # the row the service made.
-        obj.pk = created.pk
-        obj.refresh_from_db()
-
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        # Inlines on these pages are read-only and no model has many-to-many fields. commit=False
-        # still lets the history entry see that nothing changed, without a write that bypasses
-        # the services.
-        for formset in formsets:
-            formset.save(commit=False)
-
-    def delete_model(self, request: HttpRequest, obj: Any) -> None:
-        self.service_delete(request, obj)
-
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
-        for obj in queryset:
-            self.service_delete(request, obj)
-
-    def delete_view(
-        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        try:
-            return super().delete_view(request, object_id, extra_context)
-        except ApplicationError as exc:
-            self.message_user(request, refusal_text(exc), messages.ERROR)
-            opts = self.opts
-            return HttpResponseRedirect(
-                reverse(
-                    f"admin:{opts.app_label}_{opts.model_name}_change",
-                    args=[object_id],
-                    current_app=self.admin_site.name,
-                )
-            )
-
-    def get_deleted_objects(
-        self, objs: Iterable[Any], request: HttpRequest
-    ) -> tuple[list[str], dict[str, int], set[str], list[str]]:
-        """Django's confirmation page lists every cascaded row, which for a metric or a tenant
-        means loading every event; list the objects and count the rest instead. Permissions are
-        those of this page only: the service, not the cascade, decides what goes."""
-        objs = list(objs)
-        name = str(self.opts.verbose_name).capitalize()
-        to_delete: list[Any] = [f"{name}: {obj}" for obj in objs]
-        for dependent in dependents(objs):
-            for row in dependent.named:
-                kind = str(row._meta.verbose_name).capitalize()
-                to_delete.append(
-                    format_html("{} ({}): {}", kind, dependent.effect, admin_link(row))
-                )
-        counts = {str(self.opts.verbose_name_plural): len(objs), **self.deletion_counts(objs)}
-        return to_delete, counts, set(), []
 
 
 class ReadOnlyAdmin(DashboardAdmin):
