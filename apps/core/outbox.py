@@ -136,9 +136,13 @@ def _claim(pk: int, now: dt.datetime) -> OutboxTask | None:
         equal = OutboxTask.objects.select_for_update(skip_locked=True).filter(
             _free(now), key=first.key
         )
-        pks = list(equal.values_list("pk", flat=True))
+        rows = list(equal.values_list("pk", "attempts"))
+        pks = [pk for pk, _ in rows]
         OutboxTask.objects.filter(pk__in=pks).update(locked_until=now + LEASE)
         first.claimed = pks  # type: ignore[attr-defined]
+        # One piece of work has one count of failed runs: the highest of its rows. A row
+        # written since the last failure joins the run without resetting the count.
+        first.attempts = max(attempts for _, attempts in rows)
         return first
 
 
@@ -178,6 +182,8 @@ def outbox_run(pk: int) -> bool:
         )
         return False
     OutboxTask.objects.filter(pk__in=claimed).delete()
+    # The same work set aside earlier has now run: it is no longer failed work.
+    OutboxTask.objects.filter(key=row.key, failed_at__isnull=False).delete()
     return True
 
 

@@ -235,3 +235,38 @@ def test_work_that_keeps_failing_is_set_aside_and_sent_again_on_request(
         assert outbox_sweep(later(1)) == 1
     assert outbox_tasks.runs[-1] == "a"
     assert not OutboxTask.objects.exists()
+
+
+def test_a_row_written_since_the_last_failure_does_not_reset_the_count_of_failed_runs(
+    broker_down, django_capture_on_commit_callbacks
+):
+    outbox_tasks.failing.add("a")
+    outbox_enqueue(record_task, "a")
+    old = OutboxTask.objects.get()
+    OutboxTask.objects.filter(pk=old.pk).update(attempts=5)
+    outbox_enqueue(record_task, "a")  # the same work asked for again
+    new = OutboxTask.objects.exclude(pk=old.pk).get()
+
+    assert outbox_run(new.pk) is False  # runs both rows, fails
+    assert set(OutboxTask.objects.values_list("attempts", flat=True)) == {6}
+
+    OutboxTask.objects.update(attempts=MAX_ATTEMPTS - 1)
+    assert outbox_run(new.pk) is False
+    assert OutboxTask.objects.filter(failed_at__isnull=False).count() == 2
+
+
+def test_work_set_aside_is_cleared_when_the_same_work_later_runs(broker_down):
+    outbox_tasks.failing.add("a")
+    outbox_enqueue(record_task, "a")
+    OutboxTask.objects.update(attempts=MAX_ATTEMPTS - 1)
+    assert outbox_run(OutboxTask.objects.get().pk) is False
+    assert OutboxTask.objects.get().failed_at is not None
+
+    outbox_tasks.failing.clear()
+    outbox_enqueue(record_task, "a")  # asked for again, after the cause was mended
+    fresh = OutboxTask.objects.get(failed_at__isnull=True)
+    assert outbox_run(fresh.pk) is True
+    assert not OutboxTask.objects.exists()
+    out = StringIO()
+    call_command("outbox", stdout=out)
+    assert out.getvalue() == "0 tasks set aside\n"

@@ -372,3 +372,17 @@ def test_an_api_key_page_is_read_only_with_its_delete_link(
     assert 'name="_save"' not in content
     assert admin_url(ApiKey, "delete", api_key.pk) in content
     assert admin_url(Environment, "change", org.environment.pk) in content
+
+
+def test_an_environment_priority_beyond_the_column_is_a_form_error(
+    staff_client: Any, org: OrganizationWithKey
+) -> None:
+    url = admin_url(Environment, "change", org.environment.pk)
+    data = {"name": org.environment.name, "priority": str(10**30)}
+
+    response = staff_client.post(url, data)
+
+    assert response.status_code == 200
+    assert response.context["form"].errors["priority"]
+    org.environment.refresh_from_db()
+    assert org.environment.priority == 1

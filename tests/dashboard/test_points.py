@@ -1074,3 +1074,39 @@ def test_system_page_queries_do_not_grow_with_its_configuration(
     with CaptureQueriesContext(connection) as many:
         staff_client.get(url)
     assert len(many) == len(few)
+
+
+@pytest.mark.parametrize("posted", ["\u00b2", "9" * 5000, "-1", "1e3"])
+def test_a_malformed_row_id_is_a_form_error_not_a_500(
+    staff_client: Any, system: PointsSystem, posted: str
+) -> None:
+    page = SystemPage(staff_client, system)
+    page.row("levels", 0, id=posted, name="Changed")
+
+    response = page.post()
+
+    assert response.status_code == 200
+    rows = response.context["form"].row_sets["levels"]
+    assert not rows.is_valid()
+    assert not PointsLevel.objects.filter(name="Changed").exists()
+
+
+@pytest.mark.parametrize("prefix", ["triggers", "levels", "boosts"])
+def test_a_part_posted_twice_is_refused_rather_than_deleted_and_written_back(
+    staff_client: Any, system: PointsSystem, prefix: str
+) -> None:
+    model = {"triggers": PointsTrigger, "levels": PointsLevel, "boosts": PointsBoost}[prefix]
+    before = sorted(model.objects.filter(system=system).values_list("pk", flat=True))
+    page = SystemPage(staff_client, system)
+    count = int(page.data[f"{prefix}-TOTAL_FORMS"])
+    for name, value in list(page.data.items()):  # row 0 again, as a stored row
+        if name.startswith(f"{prefix}-0-"):
+            page.data[name.replace(f"{prefix}-0-", f"{prefix}-{count}-")] = value
+    page.data[f"{prefix}-TOTAL_FORMS"] = page.data[f"{prefix}-INITIAL_FORMS"] = str(count + 1)
+    page.row(prefix, 0, DELETE="on")
+
+    response = page.post()
+
+    assert response.status_code == 200
+    assert "A row appears twice" in str(response.context["form"].row_sets[prefix].non_form_errors())
+    assert sorted(model.objects.filter(system=system).values_list("pk", flat=True)) == before

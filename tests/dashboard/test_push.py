@@ -181,6 +181,8 @@ def test_an_uploaded_file_that_is_not_a_key_is_refused_under_the_file(
     [
         ("{not json", "is not a JSON object: give the whole key file of the account"),
         ('["a list"]', "is not a JSON object: give the whole key file of the account"),
+        # Nested deeper than Python's parser recurses: refused, not a 500.
+        ("[" * 60_000, "is not a JSON object: give the whole key file of the account"),
         (
             json.dumps(service_account("https://attacker.example/token")),
             # Under the service account's input, which it names.

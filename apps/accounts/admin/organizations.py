@@ -120,8 +120,12 @@ class EnvironmentForm(ConfigForm):
     organization = forms.ModelChoiceField(Organization.objects.none())
     name = forms.CharField(max_length=255, widget=TEXT)
     key = key_field(64)
+    # The column's range (a PositiveIntegerField), as the ModelForm this replaced took it.
     priority = forms.IntegerField(
-        min_value=0, initial=1, widget=forms.NumberInput(attrs={"class": "vIntegerField"})
+        min_value=0,
+        max_value=2_147_483_647,
+        initial=1,
+        widget=forms.NumberInput(attrs={"class": "vIntegerField"}),
     )
 
     def __init__(self, *args: Any, organizations: QuerySet[Organization], **kwargs: Any) -> None:

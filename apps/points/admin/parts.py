@@ -179,8 +179,11 @@ class PartRows(forms.BaseFormSet):
         instance = None
         if index is not None and index < self.initial_form_count():
             if self.is_bound:
-                posted = self.data.get(f"{self.prefix}-{index}-id", "")
-                instance = self.by_pk.get(int(posted)) if str(posted).isdigit() else None
+                posted = str(self.data.get(f"{self.prefix}-{index}-id", ""))
+                # ASCII digits only, and short: int() refuses other digits ("²") and, past
+                # 4,300 digits, any number.
+                plain = posted.isascii() and posted.isdigit() and len(posted) <= 18
+                instance = self.by_pk.get(int(posted)) if plain else None
             else:
                 instance = self.parts[index]
         return {
@@ -193,9 +196,14 @@ class PartRows(forms.BaseFormSet):
 
     def clean(self) -> None:
         super().clean()
+        seen: set[int] = set()
         for form in self.forms[: self.initial_form_count()]:
             if form.instance is None:  # not one of this system's parts (any more)
                 raise forms.ValidationError("A row is no longer there: reload the page.")
+            # A part posted twice would be deleted by one row and written back by the other.
+            if form.instance.pk in seen:
+                raise forms.ValidationError("A row appears twice: reload the page.")
+            seen.add(form.instance.pk)
 
     # --- what the system's page shows (admin/points/pointssystem/form.html) ---------------------
 

@@ -184,7 +184,7 @@ class PushChannelForm(ConfigForm):
     def _service_account(self, field: str, text: str) -> dict[str, Any] | None:
         try:
             account = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's
             account = None
         if not isinstance(account, dict):
             # The message never quotes the input: it may be most of a private key.
