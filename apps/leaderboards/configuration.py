@@ -2,17 +2,17 @@
 changing (status changes are the `status` setting) and deleting a board. Every change bumps the
 tenant's configuration version."""
 
-import datetime as dt
 from typing import Any
 
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import UNSET, Unset, given
+from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
+from apps.leaderboards.domain import FROZEN_ONCE_LIVE, LeaderboardSettings
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.leaderboards.selectors import ordered
 from apps.metrics.models import Metric
@@ -20,8 +20,6 @@ from apps.points.selectors import points_system_get
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_refs_check
 
-# What a live board keeps.
-FROZEN_ONCE_LIVE = ("key", "rank_by", "user_attributes")
 _PLAIN = (
     "name",
     "description",
@@ -36,100 +34,25 @@ _PLAIN = (
 )
 
 
-def leaderboard_create(
-    tenant: Tenant,
-    *,
-    name: str,
-    key: str,
-    rank_by: str,
-    description: str | Unset | None = UNSET,
-    status: str | Unset = UNSET,  # a wish, as the dashboard's actions: "active" schedules
-    metric_id: str | Unset | None = UNSET,  # public ids
-    points_system_id: str | Unset | None = UNSET,
-    max_participants: int | Unset = UNSET,
-    start: dt.date | Unset = UNSET,
-    end: dt.date | Unset | None = UNSET,
-    start_time: dt.time | Unset | None = UNSET,
-    end_time: dt.time | Unset | None = UNSET,
-    breakdown_attributes: list[str] | Unset | None = UNSET,  # user attribute ids
-    run_unit: str | Unset | None = UNSET,
-    run_interval: int | Unset | None = UNSET,
-    # {"attributeId", "attributeValue"} references
-    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
-) -> Leaderboard:
+def leaderboard_create(tenant: Tenant, settings: LeaderboardSettings) -> Leaderboard:
     """A new board, inactive unless `status` says otherwise; it starts today unless `start`
     says otherwise."""
-    values = given(
-        name=name,
-        key=key,
-        rank_by=rank_by,
-        description=description,
-        status=status,
-        metric_id=metric_id,
-        points_system_id=points_system_id,
-        max_participants=max_participants,
-        start=start,
-        end=end,
-        start_time=start_time,
-        end_time=end_time,
-        breakdown_attributes=breakdown_attributes,
-        run_unit=run_unit,
-        run_interval=run_interval,
-        user_attributes=user_attributes,
-    )
+    required_check(settings)
+    values = given_values(settings)
     return _save(tenant, Leaderboard(tenant=tenant, start=timezone.now().date()), values)
 
 
 def leaderboard_update(
-    tenant: Tenant,
-    board: Leaderboard,
-    *,
-    name: str | Unset = UNSET,
-    key: str | Unset = UNSET,
-    rank_by: str | Unset = UNSET,
-    description: str | Unset | None = UNSET,
-    status: str | Unset = UNSET,  # a wish, as the dashboard's actions: "active" schedules
-    metric_id: str | Unset | None = UNSET,  # public ids
-    points_system_id: str | Unset | None = UNSET,
-    max_participants: int | Unset = UNSET,
-    start: dt.date | Unset = UNSET,
-    end: dt.date | Unset | None = UNSET,
-    start_time: dt.time | Unset | None = UNSET,
-    end_time: dt.time | Unset | None = UNSET,
-    breakdown_attributes: list[str] | Unset | None = UNSET,  # user attribute ids
-    run_unit: str | Unset | None = UNSET,
-    run_interval: int | Unset | None = UNSET,
-    # {"attributeId", "attributeValue"} references
-    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
+    tenant: Tenant, board: Leaderboard, changes: LeaderboardSettings
 ) -> Leaderboard:
     """Change the given settings; the others are kept. A live board keeps its key, ranking and
     participation filters (resending the stored value is not a change)."""
-    changes = given(
-        name=name,
-        key=key,
-        rank_by=rank_by,
-        description=description,
-        status=status,
-        metric_id=metric_id,
-        points_system_id=points_system_id,
-        max_participants=max_participants,
-        start=start,
-        end=end,
-        start_time=start_time,
-        end_time=end_time,
-        breakdown_attributes=breakdown_attributes,
-        run_unit=run_unit,
-        run_interval=run_interval,
-        user_attributes=user_attributes,
-    )
+    values = given_values(changes)
     if board.status != Status.INACTIVE:
-        current = {
-            "key": board.key,
-            "rank_by": board.rank_by,
-            "user_attributes": board.user_attributes,
-        }
         frozen = [
-            name for name in FROZEN_ONCE_LIVE if name in changes and changes[name] != current[name]
+            name
+            for name in FROZEN_ONCE_LIVE
+            if name in values and values[name] != getattr(board, name)
         ]
         if frozen:
             placeholders = ", ".join("{" + name + "}" for name in frozen)
@@ -138,7 +61,7 @@ def leaderboard_update(
                 fields=frozen,
                 code="frozen",
             )
-    return _save(tenant, board, changes, creating=False)
+    return _save(tenant, board, values, creating=False)
 
 
 def _save(

@@ -1,4 +1,5 @@
-"""Pure leaderboard rules: runs, daily time windows, lifecycle. No ORM."""
+"""Pure leaderboard rules: the settings of a board, runs, daily time windows, lifecycle. No
+ORM."""
 
 import datetime as dt
 import functools
@@ -6,9 +7,99 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
+from apps.core import declarations as declare
+from apps.core.arguments import Unset
+from apps.leaderboards.choices import RankBy, RunUnit, Status
+
 DAY, MONTH, YEAR = "day", "month", "year"
 MAX_RUN_INTERVAL = 1000  # units of a run: up to 1,000 days, months or years
 MAX_BREAKDOWN_ATTRIBUTES = 10
+
+
+def max_participants() -> int:
+    # The operator's LEADERBOARD_MAX_PARTICIPANTS (default 1,000, Trophy's limit), read when
+    # checked (tests change it).
+    return int(settings.LEADERBOARD_MAX_PARTICIPANTS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeaderboardSettings:
+    """A board's settings (apps/core/declarations.py), as leaderboard_create and
+    leaderboard_update take them. A live board keeps its key, ranking and participation
+    filters (FROZEN_ONCE_LIVE)."""
+
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    key: str | Unset = declare.key(
+        help="How the API names the leaderboard. Can change only while it is inactive.",
+        required=True,
+    )
+    # A wish, as the dashboard's actions: "active" schedules a board that starts later.
+    status: str | Unset = declare.choice(
+        "Status",
+        Status,
+        help="Choosing Active with a future start date schedules it. Finished: only once the "
+        "end date has passed. Inactive again: back to editing; rankings are kept.",
+    )
+    description: str | Unset | None = declare.text(
+        "Description", max_length=2000, nullable=True, multiline=True
+    )
+    rank_by: str | Unset = declare.choice(
+        "Rank by",
+        RankBy,
+        required=True,
+        help="Can change only while the leaderboard is inactive.",
+    )
+    metric_id: str | Unset | None = declare.reference("Metric", nullable=True)
+    points_system_id: str | Unset | None = declare.reference("Points system", nullable=True)
+    max_participants: int | Unset = declare.integer(
+        "Maximum participants",
+        min_value=1,
+        max_value=max_participants,
+        help="From 1 to {maximum:,}, per breakdown group. When full, a newcomer must beat the "
+        "lowest value to enter.",
+    )
+    start: dt.date | Unset = declare.date(
+        "Start date", help="Empty: today. A future date schedules the leaderboard."
+    )
+    end: dt.date | Unset | None = declare.date(
+        "End date", nullable=True, help="Inclusive. Empty: no end."
+    )
+    start_time: dt.time | Unset | None = declare.time(
+        "Counts from",
+        nullable=True,
+        help="Time of day, in each user's own time zone. Empty: from midnight.",
+    )
+    end_time: dt.time | Unset | None = declare.time(
+        "Counts until", nullable=True, help="Empty: until midnight."
+    )
+    breakdown_attributes: list[str] | Unset | None = declare.references(
+        "Breakdown attributes",
+        nullable=True,
+        max_length=MAX_BREAKDOWN_ATTRIBUTES,
+        help="One ranking per combination of values; end-users without a value for each do "
+        "not take part. Empty: one ranking for everyone.",
+    )  # user attribute ids
+    run_unit: str | Unset | None = declare.choice("Unit", RunUnit, nullable=True)
+    run_interval: int | Unset | None = declare.integer(
+        "Restarts every",
+        min_value=1,
+        max_value=MAX_RUN_INTERVAL,
+        nullable=True,
+        help="Each run ranks from zero. Streak leaderboards are always perpetual.",
+    )
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = declare.structure(
+        "Participation filters",
+        nullable=True,
+        help="Only end-users with all these attribute values take part. Empty: everyone. Can "
+        "change only while the leaderboard is inactive.",
+    )
+
+
+# What a live board keeps.
+FROZEN_ONCE_LIVE = ("key", "rank_by", "user_attributes")
 
 
 def _add_months(day: dt.date, months: int) -> dt.date:

@@ -22,6 +22,7 @@ from apps.core.errors import ValidationError
 from apps.core.openapi import read_errors
 from apps.core.scope import Scope
 from apps.leaderboards import configuration, openapi, selectors, serializers
+from apps.leaderboards.domain import LeaderboardSettings
 from apps.leaderboards.models import Leaderboard
 from apps.leaderboards.selectors import BoardDef
 from apps.users.models import EndUser
@@ -160,11 +161,11 @@ class LeaderboardCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Leaderboard:
         kwargs = serializers.LeaderboardCreateSerializer.service_kwargs(data)
-        return configuration.leaderboard_create(scope.tenant, **kwargs)
+        return configuration.leaderboard_create(scope.tenant, LeaderboardSettings(**kwargs))
 
     def update(self, scope: Scope, parent: Any, obj: Leaderboard, data: dict[str, Any]) -> Any:
         kwargs = serializers.LeaderboardUpdateSerializer.service_kwargs(data)
-        return configuration.leaderboard_update(scope.tenant, obj, **kwargs)
+        return configuration.leaderboard_update(scope.tenant, obj, LeaderboardSettings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: Leaderboard) -> None:
         configuration.leaderboard_delete(scope.tenant, obj)

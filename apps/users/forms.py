@@ -91,7 +91,8 @@ class AttributePairsField(ParsedField):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("help_text", "Empty: everyone.")
-        super().__init__(required=False, **kwargs)
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
 
     def set_keys(self, keys: list[str], label: str) -> None:
         widget: Any = self.widget

@@ -22,6 +22,7 @@ from apps.accounts.models import Tenant
 from apps.leaderboards import configuration
 from apps.leaderboards.admin.display import DASH, value_text
 from apps.leaderboards.choices import Status
+from apps.leaderboards.domain import LeaderboardSettings
 from apps.leaderboards.jobs import leaderboards_lifecycle
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.metrics.models import Metric
@@ -54,7 +55,7 @@ def plan(tenant: Tenant) -> Attribute:
 def board(tenant: Tenant, metric: Metric) -> Leaderboard:
     data = {"name": "Words", "key": "words-board", "rank_by": "metric"}
     return configuration.leaderboard_create(
-        tenant, **data, metric_id=str(metric.public_id), status="active"
+        tenant, LeaderboardSettings(**data, metric_id=str(metric.public_id), status="active")
     )
 
 
@@ -170,16 +171,18 @@ def test_change_page_reads_like_the_board(
 ) -> None:
     board = configuration.leaderboard_create(
         tenant,
-        name="Weekly words",
-        key="weekly",
-        rank_by="metric",
-        metric_id=str(metric.public_id),
-        start=dt.date(2026, 1, 5),
-        run_unit="day",
-        run_interval=7,
-        start_time=dt.time(8, 0),
-        breakdown_attributes=[str(plan.public_id)],
-        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+        LeaderboardSettings(
+            name="Weekly words",
+            key="weekly",
+            rank_by="metric",
+            metric_id=str(metric.public_id),
+            start=dt.date(2026, 1, 5),
+            run_unit="day",
+            run_interval=7,
+            start_time=dt.time(8, 0),
+            breakdown_attributes=[str(plan.public_id)],
+            user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+        ),
     )
 
     page = staff_client.get(admin_url(Leaderboard, "change", board.pk)).content.decode()
@@ -244,12 +247,14 @@ def test_edit_page_shows_the_board_as_stored(
 ) -> None:
     board = configuration.leaderboard_create(
         tenant,
-        name="W",
-        key="w",
-        rank_by="metric",
-        metric_id=str(metric.public_id),
-        breakdown_attributes=[str(plan.public_id)],
-        user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+        LeaderboardSettings(
+            name="W",
+            key="w",
+            rank_by="metric",
+            metric_id=str(metric.public_id),
+            breakdown_attributes=[str(plan.public_id)],
+            user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+        ),
     )
     page = staff_client.get(admin_url(Leaderboard, "change", board.pk))
     initial = page.context["form"].initial
@@ -270,7 +275,7 @@ def test_breakdown_attributes_keep_their_stored_order(
     bump(tenant)
     data = {"name": "W", "key": "w", "rank_by": "metric", "metric_id": str(metric.public_id)}
     board = configuration.leaderboard_create(
-        tenant, **data, breakdown_attributes=[str(region.public_id)]
+        tenant, LeaderboardSettings(**data, breakdown_attributes=[str(region.public_id)])
     )
 
     response = staff_client.post(
@@ -474,7 +479,7 @@ def live(tenant: Tenant, metric: Metric, **data: Any) -> Leaderboard:
         "status": "active",
         **data,
     }
-    return configuration.leaderboard_create(tenant, **fields)
+    return configuration.leaderboard_create(tenant, LeaderboardSettings(**fields))
 
 
 def send(client: Any, user: str, value: Any = 1, **user_fields: Any) -> None:
@@ -569,10 +574,9 @@ def test_points_boards_show_the_system_name(staff_client: Any, tenant: Tenant, c
     bump(tenant)
     board = configuration.leaderboard_create(
         tenant,
-        name="XP",
-        key="xp-board",
-        rank_by="points",
-        points_system_id=str(system.public_id),
+        LeaderboardSettings(
+            name="XP", key="xp-board", rank_by="points", points_system_id=str(system.public_id)
+        ),
     )
     record(board, EndUserFactory(tenant=tenant, external_id="alice"), 300)
 
@@ -682,7 +686,7 @@ def test_events_before_activation_do_not_count(
     board = live(tenant, metric, status="inactive")
     send(api_client, "alice", 3)
     clock.shift(3600)
-    configuration.leaderboard_update(tenant, board, status="active")
+    configuration.leaderboard_update(tenant, board, LeaderboardSettings(status="active"))
 
     text = reasons(staff_client, board)
 
@@ -757,7 +761,7 @@ def test_a_streak_board_without_streaks_says_so(
     staff_client: Any, tenant: Tenant, clock: Any
 ) -> None:
     board = configuration.leaderboard_create(
-        tenant, name="S", key="s", rank_by="streak", status="active"
+        tenant, LeaderboardSettings(name="S", key="s", rank_by="streak", status="active")
     )
     assert "Streaks are not set up for this tenant" in reasons(staff_client, board)
 
@@ -868,7 +872,10 @@ def populate(tenant: Tenant, first: int, count: int) -> None:
     )
     for i in range(first, first + count):
         board = configuration.leaderboard_create(
-            tenant, name=f"W{i}", key=f"w{i}", rank_by="metric", metric_id=str(metric.public_id)
+            tenant,
+            LeaderboardSettings(
+                name=f"W{i}", key=f"w{i}", rank_by="metric", metric_id=str(metric.public_id)
+            ),
         )
         record(board, EndUserFactory(tenant=tenant), i + 1)
 

@@ -38,6 +38,7 @@ from apps.accounts.admin.base import DashboardAdmin, admin_link, dependents
 from apps.accounts.models import Tenant
 from apps.accounts.staff import selected_tenant
 from apps.core.api.fields import control_characters_error
+from apps.core.declarations import settings_of
 from apps.core.errors import ApplicationError
 
 View = Callable[..., HttpResponse]
@@ -59,6 +60,8 @@ class ConfigForm(forms.Form):
     free_text: ClassVar[tuple[str, ...]] = ()
     # Whether the form writes into the selected tenant; organizations and environments do not.
     tenant_required: ClassVar[bool] = True
+    # The resource's declaration (apps/core/declarations.py), for forms made by declared_form.
+    declaration: ClassVar[Any] = None
 
     def __init__(
         self, *args: Any, tenant: Tenant | None, instance: Any = None, **kwargs: Any
@@ -71,7 +74,28 @@ class ConfigForm(forms.Form):
             field.label = field.label or pretty_name(name)
 
     def initial_from(self, obj: Any) -> dict[str, Any]:
-        return {}
+        """The inputs of a stored object: by default the declared settings it has under the
+        same names (None as an empty input)."""
+        if self.declaration is None:
+            return {}
+        names = [n for n in settings_of(self.declaration) if n in self.base_fields]
+        return {n: _input(getattr(obj, n)) for n in names if hasattr(obj, n)}
+
+    def declared_values(self) -> dict[str, Any]:
+        """The valid inputs of the declared settings, by Python name: an empty input is None
+        where None clears the setting, and otherwise not given (a new object takes its
+        default, a stored one keeps its value)."""
+        values: dict[str, Any] = {}
+        for name, setting in settings_of(self.declaration).items():
+            if name not in self.fields or name not in self.cleaned_data:
+                continue
+            value = self.cleaned_data[name]
+            if value in ("", None):
+                if not setting.nullable:
+                    continue
+                value = None
+            values[name] = value
+        return values
 
     def changes(self) -> dict[str, Any]:
         """The inputs that differ from the stored object: what an update passes."""
@@ -115,6 +139,10 @@ class ConfigForm(forms.Form):
     def _label(self, name: str) -> str:
         field = self.fields.get(name)
         return f"“{field.label}”" if field is not None and field.label else name
+
+
+def _input(value: Any) -> Any:
+    return "" if value is None else value
 
 
 class Heading(str):

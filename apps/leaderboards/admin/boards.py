@@ -74,10 +74,10 @@ class LeaderboardAdmin(ConfigAdmin):
         ]
 
     def create(self, request: HttpRequest, form: LeaderboardForm) -> Leaderboard:
-        return configuration.leaderboard_create(form.valid_tenant, **form.arguments)
+        return configuration.leaderboard_create(form.valid_tenant, form.valid_settings)
 
     def update(self, request: HttpRequest, obj: Leaderboard, form: LeaderboardForm) -> None:
-        configuration.leaderboard_update(obj.tenant, obj, **form.arguments)
+        configuration.leaderboard_update(obj.tenant, obj, form.valid_settings)
 
     def remove(self, request: HttpRequest, obj: Leaderboard) -> None:
         configuration.leaderboard_delete(obj.tenant, obj)

@@ -1,22 +1,17 @@
-"""The leaderboard page's form: the arguments of leaderboard_create or leaderboard_update, laid
-out as the board reads (what it ranks, when, who takes part). The service validates and writes
-them; the checks here only put the commonest mistakes next to their field."""
+"""The leaderboard page's form: the board's declared settings (LeaderboardSettings) as inputs,
+with the tenant's metrics, points systems and attributes to choose from; the service validates
+and writes them, the checks here only put the commonest mistakes next to their input."""
 
-import re
 from typing import Any
 
 from django import forms
-from django.conf import settings
-from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget
-from django.core import validators
 
-from apps.accounts.admin.base import items_rules, range_rules, sentence, text_rules
-from apps.accounts.admin.config_pages import ConfigForm
+from apps.accounts.admin.base import items_rules
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.accounts.models import Tenant
-from apps.core.api.fields import KEY_PATTERN, KEY_RULE
 from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy, RunUnit, Status
-from apps.leaderboards.configuration import FROZEN_ONCE_LIVE
+from apps.leaderboards.domain import FROZEN_ONCE_LIVE, LeaderboardSettings
 from apps.leaderboards.models import Leaderboard
 from apps.metrics.models import Metric
 from apps.points.models import PointsSystem
@@ -57,122 +52,49 @@ def _system_label(system: PointsSystem) -> str:
     return f"{system.name} ({system.key})"
 
 
-def _max_participants(value: int) -> None:
-    # The operator's LEADERBOARD_MAX_PARTICIPANTS, read when checked (tests change it).
-    for rule in range_rules(1, settings.LEADERBOARD_MAX_PARTICIPANTS):
-        rule(value)
+_Declared: Any = declared_form(
+    LeaderboardSettings,
+    model=Leaderboard,
+    choices={"status": STATUS_CHOICES, "rank_by": RANK_BY_CHOICES, "run_unit": RUN_UNIT_CHOICES},
+    widgets={"rank_by": forms.RadioSelect},
+    initial={"rank_by": RankBy.METRIC},
+)
 
 
-class LeaderboardForm(ConfigForm):
-    """What a board reads as; `clean` makes the arguments of the service call (`arguments`)."""
+def _own(name: str, field_class: type[forms.Field], **kwargs: Any) -> Any:
+    return own_input(LeaderboardSettings, name, field_class, **kwargs)
 
-    free_text = ("description",)
 
-    name = forms.CharField(label="Name", validators=text_rules(255))
-    key = forms.CharField(
-        label="Key",
-        strip=False,
-        help_text="How the API names the leaderboard. Can change only while it is inactive.",
-        validators=[
-            *text_rules(100),
-            validators.RegexValidator(re.compile(KEY_PATTERN), sentence(KEY_RULE)),
-        ],
-    )
-    status = forms.ChoiceField(
-        label="Status",
-        choices=STATUS_CHOICES,
-        initial=Status.INACTIVE,
-        help_text="Choosing Active with a future start date schedules it. Finished: only once "
-        "the end date has passed. Inactive again: back to editing; rankings are kept.",
-    )
-    description = forms.CharField(
-        label="Description",
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        validators=text_rules(2000),
-    )
-    rank_by = forms.ChoiceField(
-        label="Rank by",
-        choices=RANK_BY_CHOICES,
-        initial=RankBy.METRIC,
-        widget=forms.RadioSelect,
-        help_text="Can change only while the leaderboard is inactive.",
-    )
-    metric = forms.ModelChoiceField(
-        label="Metric",
+class LeaderboardForm(_Declared):
+    """A board's settings as staff read them; `clean` makes the declaration the service is
+    given (`settings`)."""
+
+    metric = _own(
+        "metric_id",
+        forms.ModelChoiceField,
         queryset=Metric.objects.none(),
-        required=False,
         error_messages={"invalid_choice": "Choose a metric of this tenant."},
     )
-    points_system = forms.ModelChoiceField(
-        label="Points system",
+    points_system = _own(
+        "points_system_id",
+        forms.ModelChoiceField,
         queryset=PointsSystem.objects.none(),
-        required=False,
         error_messages={"invalid_choice": "Choose an active points system of this tenant."},
     )
-    max_participants = forms.IntegerField(
-        label="Maximum participants",
-        initial=1000,
-        help_text="From 1 to {maximum:,}, per breakdown group. When full, a newcomer must beat "
-        "the lowest value to enter.",
-        validators=[_max_participants],
+    user_attributes = _own(
+        "user_attributes", AttributePairsField, validators=[attribute_values_rule]
     )
-    start = forms.DateField(
-        label="Start date",
-        required=False,
-        widget=AdminDateWidget,
-        help_text="Empty: today. A future date schedules the leaderboard.",
-    )
-    end = forms.DateField(
-        label="End date",
-        required=False,
-        widget=AdminDateWidget,
-        help_text="Inclusive. Empty: no end.",
-    )
-    start_time = forms.TimeField(
-        label="Counts from",
-        required=False,
-        widget=AdminTimeWidget(format="%H:%M"),
-        help_text="Time of day, in each user's own time zone. Empty: from midnight.",
-    )
-    end_time = forms.TimeField(
-        label="Counts until",
-        required=False,
-        widget=AdminTimeWidget(format="%H:%M"),
-        help_text="Empty: until midnight.",
-    )
-    run_interval = forms.IntegerField(
-        label="Restarts every",
-        required=False,
-        widget=forms.NumberInput(attrs={"class": "vIntegerField", "min": 1}),
-        help_text="Each run ranks from zero. Streak leaderboards are always perpetual.",
-        validators=range_rules(1, domain.MAX_RUN_INTERVAL),
-    )
-    run_unit = forms.TypedChoiceField(
-        label="Unit",
-        choices=RUN_UNIT_CHOICES,
-        required=False,
-        empty_value=None,
-    )
-    user_attributes = AttributePairsField(
-        label="Participation filters",
-        help_text="Only end-users with all these attribute values take part. Empty: everyone. "
-        "Can change only while the leaderboard is inactive.",
-        validators=[attribute_values_rule],
-    )
-    breakdown_attributes = forms.MultipleChoiceField(
-        label="Breakdown attributes",
-        required=False,
+    breakdown_attributes = _own(
+        "breakdown_attributes",
+        forms.MultipleChoiceField,
         widget=forms.CheckboxSelectMultiple,
-        help_text="One ranking per combination of values; end-users without a value for each "
-        "do not take part. Empty: one ranking for everyone.",
         error_messages={"invalid_choice": "Unknown user attribute: %(value)s."},
         validators=items_rules(domain.MAX_BREAKDOWN_ATTRIBUTES),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.arguments: dict[str, Any] = {}
+        self.settings: LeaderboardSettings | None = None
         tenant = self.tenant
         fields: Any = self.fields
         fields["metric"].queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
@@ -180,7 +102,7 @@ class LeaderboardForm(ConfigForm):
         fields["points_system"].queryset = points_systems_active(tenant).order_by("name", "key")
         fields["points_system"].label_from_instance = _system_label
         fields["max_participants"].help_text = fields["max_participants"].help_text.format(
-            maximum=settings.LEADERBOARD_MAX_PARTICIPANTS
+            maximum=domain.max_participants()
         )
         user_keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
         stored = list(self.initial.get("breakdown_attributes") or [])
@@ -195,20 +117,9 @@ class LeaderboardForm(ConfigForm):
             pid: key for (_, key), pid in attribute_definitions(obj.tenant).ids_by_type_key.items()
         }
         return {
-            "name": obj.name,
-            "key": obj.key,
-            "rank_by": obj.rank_by,
+            **super().initial_from(obj),
             "metric": obj.metric_id,
             "points_system": obj.points_system_id,
-            "status": obj.status,
-            "description": obj.description or "",
-            "max_participants": obj.max_participants,
-            "start": obj.start,
-            "end": obj.end,
-            "start_time": obj.start_time,
-            "end_time": obj.end_time,
-            "run_unit": obj.run_unit,
-            "run_interval": obj.run_interval,
             "breakdown_attributes": [keys.get(a, a) for a in obj.breakdown_attributes],
             "user_attributes": filter_pairs(obj.tenant, obj.user_attributes, AttributeType.USER),
         }
@@ -232,45 +143,38 @@ class LeaderboardForm(ConfigForm):
         if start is not None and end is not None and end < start:
             self.add_error("end", "The end date must not be before the start date.")
         super().clean()
+        self.settings = None
         if not self.errors:
-            self.arguments = self._arguments(self.valid_tenant)
-        if self.errors:
-            self.arguments = {}
+            settings = self._settings(self.valid_tenant)
+            self.settings = None if self.errors else settings
         return cleaned
 
-    def _arguments(self, tenant: Tenant) -> dict[str, Any]:
-        """The arguments of leaderboard_create or leaderboard_update, from valid input; an
+    @property
+    def valid_settings(self) -> LeaderboardSettings:
+        assert self.settings is not None  # noqa: S101 - a valid form has them
+        return self.settings
+
+    def _settings(self, tenant: Tenant) -> LeaderboardSettings:
+        """What leaderboard_create or leaderboard_update is given, from valid input; an
         unknown attribute is an error of its input."""
         cleaned = self.cleaned_data
-        kwargs: dict[str, Any] = {
-            "name": cleaned["name"],
-            "key": cleaned["key"],
-            "rank_by": cleaned["rank_by"],
+        values: dict[str, Any] = {
+            **self.declared_values(),
             "metric_id": _public_id(cleaned["metric"]),
             "points_system_id": _public_id(cleaned["points_system"]),
-            "status": cleaned["status"],
-            "description": cleaned["description"] or None,
-            "max_participants": cleaned["max_participants"],
-            "end": cleaned["end"],
-            "start_time": cleaned["start_time"],
-            "end_time": cleaned["end_time"],
-            "run_unit": cleaned["run_unit"],
-            "run_interval": cleaned["run_interval"],
             "breakdown_attributes": self._breakdown_ids(cleaned["breakdown_attributes"], tenant),
             "user_attributes": attribute_refs(self, "user_attributes", tenant, AttributeType.USER),
         }
-        if cleaned["start"] is not None:
-            kwargs["start"] = cleaned["start"]  # otherwise a new board starts today
         board = self.instance
         if board is not None:
-            # A live board refuses these even unchanged: sent only when they differ.
+            # A live board refuses these even unchanged: given only when they differ.
             for name in FROZEN_ONCE_LIVE:
-                if kwargs[name] == getattr(board, name):
-                    del kwargs[name]
-            if kwargs["status"] == board.status:
+                if values.get(name) == getattr(board, name):
+                    values.pop(name, None)
+            if values.get("status") == board.status:
                 # Unchanged: not a transition (an active board past its end is not refused).
-                del kwargs["status"]
-        return kwargs
+                del values["status"]
+        return LeaderboardSettings(**values)
 
     def _breakdown_ids(self, chosen: list[str], tenant: Tenant) -> list[str]:
         ids = attribute_definitions(tenant).ids_by_type_key

@@ -1,0 +1,78 @@
+"""Each configurable resource is declared once (apps/core/declarations.py): its admin API input
+serializers and its response shape must agree with the declaration (apps/core/api/declared.py),
+and every declaration in the apps is held to its interfaces here."""
+
+import dataclasses
+import importlib
+import inspect
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apps.core.api.declared import serializer_problems, shape_problems
+from apps.core.declarations import settings_of
+from apps.leaderboards import serializers as leaderboard_serializers
+from apps.leaderboards.domain import LeaderboardSettings
+
+
+@dataclasses.dataclass(frozen=True)
+class Interfaces:
+    """A declaration's admin API: what reads a create, what reads an update (None: the same
+    serializer with nothing required, or no update), the body it answers with. `unchecked`:
+    wire names whose form differs from the declaration on purpose, with the reason beside."""
+
+    declaration: type
+    create: Any
+    update: Any
+    shape: Any
+    unchecked: tuple[str, ...] = ()
+
+
+RESOURCES = [
+    Interfaces(
+        LeaderboardSettings,
+        leaderboard_serializers.LeaderboardCreateSerializer,
+        leaderboard_serializers.LeaderboardUpdateSerializer,
+        leaderboard_serializers.AdminLeaderboard,
+    ),
+]
+
+
+def _declarations() -> Iterator[type]:
+    """Every declaration of the apps: the dataclasses of their domain modules made of
+    settings."""
+    for path in sorted(Path("apps").glob("*/domain.py")):
+        module = importlib.import_module(".".join(path.with_suffix("").parts))
+        for _, cls in inspect.getmembers(module, dataclasses.is_dataclass):
+            if cls.__module__ == module.__name__ and settings_of(cls):
+                yield cls
+
+
+def _id(resource: Interfaces) -> str:
+    return resource.declaration.__name__
+
+
+@pytest.mark.parametrize("resource", RESOURCES, ids=_id)
+def test_the_create_input_agrees_with_the_declaration(resource: Interfaces) -> None:
+    assert serializer_problems(
+        resource.declaration, resource.create, creates=True, unchecked=resource.unchecked
+    ) == []
+
+
+@pytest.mark.parametrize("resource", [r for r in RESOURCES if r.update], ids=_id)
+def test_the_update_input_agrees_with_the_declaration(resource: Interfaces) -> None:
+    assert serializer_problems(
+        resource.declaration, resource.update, creates=False, unchecked=resource.unchecked
+    ) == []
+
+
+@pytest.mark.parametrize("resource", RESOURCES, ids=_id)
+def test_the_response_shape_agrees_with_the_declaration(resource: Interfaces) -> None:
+    assert shape_problems(resource.declaration, resource.shape, unchecked=resource.unchecked) == []
+
+
+def test_every_declaration_is_held_to_its_interfaces() -> None:
+    held = {resource.declaration for resource in RESOURCES}
+    assert [cls.__name__ for cls in _declarations() if cls not in held] == []
