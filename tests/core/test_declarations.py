@@ -56,16 +56,22 @@ def _id(resource: Interfaces) -> str:
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=_id)
 def test_the_create_input_agrees_with_the_declaration(resource: Interfaces) -> None:
-    assert serializer_problems(
-        resource.declaration, resource.create, creates=True, unchecked=resource.unchecked
-    ) == []
+    assert (
+        serializer_problems(
+            resource.declaration, resource.create, creates=True, unchecked=resource.unchecked
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("resource", [r for r in RESOURCES if r.update], ids=_id)
 def test_the_update_input_agrees_with_the_declaration(resource: Interfaces) -> None:
-    assert serializer_problems(
-        resource.declaration, resource.update, creates=False, unchecked=resource.unchecked
-    ) == []
+    assert (
+        serializer_problems(
+            resource.declaration, resource.update, creates=False, unchecked=resource.unchecked
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=_id)
