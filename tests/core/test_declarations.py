@@ -15,6 +15,8 @@ from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
+from apps.points import serializers as points_serializers
+from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +38,37 @@ RESOURCES = [
         leaderboard_serializers.LeaderboardCreateSerializer,
         leaderboard_serializers.LeaderboardUpdateSerializer,
         leaderboard_serializers.AdminLeaderboard,
+    ),
+    Interfaces(
+        PointsSystemSettings,
+        points_serializers.SystemCreateSerializer,
+        points_serializers.SystemUpdateSerializer,
+        points_serializers.AdminPointsSystem,
+        unchecked=(
+            "key",  # set for good: the update does not take it
+            "badge",  # the badge URL, as a {"url"} object (or null) on the wire
+            # Created along with the system, each item held to its own declaration below.
+            "levels",
+            "boosts",
+            "triggers",
+        ),
+    ),
+    Interfaces(
+        PointsLevelSettings,
+        points_serializers.LevelCreateSerializer,
+        points_serializers.LevelUpdateSerializer,
+        points_serializers.AdminPointsLevel,
+        unchecked=(
+            "key",  # set for good: the update does not take it
+            "badge",  # the badge URL, as a {"url"} object (or null) on the wire
+        ),
+    ),
+    Interfaces(
+        PointsBoostSettings,
+        points_serializers.BoostCreateSerializer,
+        points_serializers.BoostUpdateSerializer,
+        points_serializers.AdminPointsBoost,
+        unchecked=("userId",),  # set for good: the update does not take it
     ),
 ]
 

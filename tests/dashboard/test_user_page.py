@@ -21,6 +21,7 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.metrics.models import Metric
 from apps.notifications.models import Message
 from apps.points import configuration
+from apps.points.domain import PointsLevelSettings, PointsSystemSettings
 from apps.points.models import PointsTotal
 from apps.streaks.configuration import streak_settings_update
 from apps.streaks.domain import FreezeSettings
@@ -120,11 +121,10 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
         assert response.status_code == 200, response.content
     system, _ = configuration.points_system_create(
         tenant,
-        key="xp",
-        name="XP",
+        PointsSystemSettings(key="xp", name="XP"),
         levels=[
-            {"key": "bronze", "name": "Bronze", "points": 10},
-            {"key": "silver", "name": "Silver", "points": 100},
+            PointsLevelSettings(key="bronze", name="Bronze", points=10),
+            PointsLevelSettings(key="silver", name="Silver", points=100),
         ],
         triggers=[
             {

@@ -10,6 +10,7 @@ from apps.core.bulk import Collection
 from apps.core.errors import NotFoundError
 from apps.core.scope import Scope
 from apps.points import configuration, selectors, serializers
+from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
@@ -29,11 +30,19 @@ class SystemCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         kwargs = serializers.SystemCreateSerializer.service_kwargs(data)
-        return configuration.points_system_create(scope.tenant, **kwargs)
+        levels, boosts = kwargs.pop("levels", None), kwargs.pop("boosts", None)
+        triggers = kwargs.pop("triggers", None)
+        return configuration.points_system_create(
+            scope.tenant,
+            PointsSystemSettings(**kwargs),
+            levels=None if levels is None else [PointsLevelSettings(**item) for item in levels],
+            boosts=None if boosts is None else [PointsBoostSettings(**item) for item in boosts],
+            triggers=triggers,
+        )
 
     def update(self, scope: Scope, parent: Any, obj: PointsSystem, data: dict[str, Any]) -> Any:
         kwargs = serializers.SystemUpdateSerializer.service_kwargs(data)
-        return configuration.points_system_update(scope.tenant, obj, **kwargs)
+        return configuration.points_system_update(scope.tenant, obj, PointsSystemSettings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: PointsSystem) -> None:
         configuration.points_system_archive(scope.tenant, obj)
@@ -90,12 +99,29 @@ class _Nested(Collection):
         return self.writes[3](obj)
 
 
-class LevelCollection(_Nested):
+class _Declared(_Nested):
+    """A nested collection whose configuration functions take the part's declaration."""
+
+    declaration: Any
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
+        assert self.create_serializer is not None  # noqa: S101 - every nested one has both
+        kwargs = self.create_serializer.service_kwargs(data)
+        return self.writes[0](scope.tenant, parent, self.declaration(**kwargs))
+
+    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
+        assert self.update_serializer is not None  # noqa: S101 - every nested one has both
+        kwargs = self.update_serializer.service_kwargs(data)
+        return self.writes[1](scope.tenant, obj, self.declaration(**kwargs))
+
+
+class LevelCollection(_Declared):
     noun = "Level"
     model = PointsLevel
     create_serializer = serializers.LevelCreateSerializer
     update_serializer = serializers.LevelUpdateSerializer
     output_schema = serializers.AdminPointsLevel
+    declaration = PointsLevelSettings
     writes = (
         configuration.points_level_create,
         configuration.points_level_update,
@@ -104,12 +130,13 @@ class LevelCollection(_Nested):
     )
 
 
-class BoostCollection(_Nested):
+class BoostCollection(_Declared):
     noun = "Points boost"
     model = PointsBoost
     create_serializer = serializers.BoostCreateSerializer
     update_serializer = serializers.BoostUpdateSerializer
     output_schema = serializers.AdminPointsBoost
+    declaration = PointsBoostSettings
     writes = (
         configuration.points_boost_create,
         configuration.points_boost_update,
