@@ -29,7 +29,7 @@ class PointsSystemSettings:
     points_system_update take them. Its key is set for good."""
 
     key: str | Unset = declare.key(
-        help="How the API names the system; set for good.", required=True
+        help="How the API names the system; set for good.", required=True, fixed=True
     )
     name: str | Unset = declare.text("Name", max_length=255, required=True)
     description: str | Unset = declare.text("Description", max_length=2000, multiline=True)
@@ -49,7 +49,9 @@ class PointsLevelSettings:
     """A level's settings, as points_level_create and points_level_update take them. Its key
     is set for good."""
 
-    key: str | Unset = declare.key(help="How the API names the level; set for good.", required=True)
+    key: str | Unset = declare.key(
+        help="How the API names the level; set for good.", required=True, fixed=True
+    )
     name: str | Unset = declare.text("Name", max_length=255, required=True)
     points: int | Unset = declare.integer(
         "Points",
@@ -82,6 +84,7 @@ class PointsBoostSettings:
         "User id",
         max_length=255,
         nullable=True,
+        fixed=True,
         help="A boost for this end-user only; set for good. Empty: everyone who matches the "
         "attribute filters.",
     )

@@ -45,7 +45,6 @@ RESOURCES = [
         points_serializers.SystemUpdateSerializer,
         points_serializers.AdminPointsSystem,
         unchecked=(
-            "key",  # set for good: the update does not take it
             "badge",  # the badge URL, as a {"url"} object (or null) on the wire
             # Created along with the system, each item held to its own declaration below.
             "levels",
@@ -59,7 +58,6 @@ RESOURCES = [
         points_serializers.LevelUpdateSerializer,
         points_serializers.AdminPointsLevel,
         unchecked=(
-            "key",  # set for good: the update does not take it
             "badge",  # the badge URL, as a {"url"} object (or null) on the wire
         ),
     ),
@@ -68,7 +66,6 @@ RESOURCES = [
         points_serializers.BoostCreateSerializer,
         points_serializers.BoostUpdateSerializer,
         points_serializers.AdminPointsBoost,
-        unchecked=("userId",),  # set for good: the update does not take it
     ),
 ]
 
