@@ -63,10 +63,7 @@ def serializer_problems(
     """How an input serializer disagrees with the declaration: a setting missing or an input
     not declared (besides `id`, the object an update names), a setting set for good taken by an
     update, requiredness (only a create requires), null, bounds, lengths, choices and kinds.
-    `unchecked`: wire names whose form differs on purpose, said where the test lists them."""How an input serializer disagrees with the declaration: a setting missing or an input
-    not declared (besides `id`, the object an update names), a setting that is set for good
-    taken by an update, requiredness (only a create requires), null, bounds, lengths, choices and kinds. `unchecked`: wire names whose form
-    differs on purpose, said where the test lists them."""
+    `unchecked`: wire names whose form differs on purpose, said where the test lists them."""
     fields = _fields(serializer_class)
     settings = {s.wire_name: s for s in settings_of(declaration).values()}
     skip = set(unchecked)
