@@ -186,19 +186,17 @@ class StreakSettingsForm(_Declared):
         return self.settings
 
     def _conditions(self, rows: list[dict[str, str]]) -> list[tuple[str, int]]:
-        conditions: list[tuple[str, int]] = []
-        problems: list[str] = []
-        for row in rows:
-            key = row["key"]
-            found = _row_problems(key, row["threshold"])
-            if found:
-                problems += [f"{key}: {problem}" for problem in found]
-            else:
-                conditions.append((key, THRESHOLD.run_validation(row["threshold"])))
+        problems = [
+            sentence(f"{row['key']}: {problem}")
+            for row in rows
+            for problem in _row_problems(row["key"], row["threshold"])
+        ]
         for problem in problems:
-            self.add_error("conditions", sentence(problem))
-        duplicate = None if problems else domain.conditions_problem(k for k, _ in conditions)
-        if duplicate is not None:
+            self.add_error("conditions", problem)
+        if problems:
+            return []
+        conditions = [(row["key"], THRESHOLD.run_validation(row["threshold"])) for row in rows]
+        if (duplicate := domain.conditions_problem(k for k, _ in conditions)) is not None:
             self.add_error("conditions", sentence(duplicate.worded(self._label)))
         return conditions
 
