@@ -17,6 +17,8 @@ from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
 from apps.points import serializers as points_serializers
 from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
+from apps.streaks import serializers as streak_serializers
+from apps.streaks.domain import TenantStreakSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,6 +68,19 @@ RESOURCES = [
         points_serializers.BoostCreateSerializer,
         points_serializers.BoostUpdateSerializer,
         points_serializers.AdminPointsBoost,
+    ),
+    # A tenant's streak settings are one set, never created apart from an update (the first
+    # PATCH makes them, with the model's defaults for what it leaves out): the PATCH's
+    # serializer is the only input, checked as the create, which holds it to "nothing is
+    # required" (no setting of the declaration is) and leaves no separate update to check.
+    Interfaces(
+        TenantStreakSettings,
+        streak_serializers.StreakSettingsUpdateSerializer,
+        None,
+        streak_serializers.StreakSettings,
+        # The API spells weekdays as integers 0 (Sunday) to 6, bounded, not as an enum of
+        # Weekday's values: the same values, documented as the SDKs were generated from.
+        unchecked=("daysOff",),
     ),
 ]
 
