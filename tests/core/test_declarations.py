@@ -15,6 +15,12 @@ from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
+from apps.notifications import serializers as notification_serializers
+from apps.notifications.domain import (
+    EmailTemplateSettings,
+    PushChannelSettings,
+    PushTemplateSettings,
+)
 from apps.points import serializers as points_serializers
 from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
 
@@ -66,6 +72,29 @@ RESOURCES = [
         points_serializers.BoostCreateSerializer,
         points_serializers.BoostUpdateSerializer,
         points_serializers.AdminPointsBoost,
+    ),
+    # A template's type and a channel's kind are set for good: an update has no input for
+    # them. A channel's flag is only cleared, by an update (flagged: false).
+    Interfaces(
+        EmailTemplateSettings,
+        notification_serializers.EmailTemplateCreateSerializer,
+        notification_serializers.EmailTemplateUpdateSerializer,
+        notification_serializers.EmailTemplateSerializer,
+        unchecked=("type",),
+    ),
+    Interfaces(
+        PushTemplateSettings,
+        notification_serializers.PushTemplateCreateSerializer,
+        notification_serializers.PushTemplateUpdateSerializer,
+        notification_serializers.PushTemplateSerializer,
+        unchecked=("type",),
+    ),
+    Interfaces(
+        PushChannelSettings,
+        notification_serializers.PushChannelCreateSerializer,
+        notification_serializers.PushChannelUpdateSerializer,
+        notification_serializers.PushChannelSerializer,
+        unchecked=("kind", "flagged"),
     ),
 ]
 

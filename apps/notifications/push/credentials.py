@@ -46,16 +46,6 @@ _APNS_IDS: dict[str, tuple[re.Pattern[str], str]] = {
         "letters, digits, - and . (the app's bundle id)",
     ),
 }
-# The longest value of each field a tenant may give (characters); a service account is
-# counted as its parsed JSON's text.
-MAX_LENGTHS: dict[str, int] = {
-    "team_id": 20,
-    "key_id": 20,
-    "bundle_id": 255,
-    "signing_key": 10_000,
-    "service_account": 20_000,
-    "access_token": 1_000,
-}
 
 
 def _private_key(pem: str, kind: type, field: str, what: str) -> None:
