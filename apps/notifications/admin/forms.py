@@ -28,11 +28,12 @@ CODE_ATTRS = {"spellcheck": "false", "style": "font-family: monospace; width: 10
 def source_input(declaration: type[Declaration], name: str, rows: int) -> Any:
     """A template part's input: one line (rows=0: a subject, a title), or `rows` lines kept
     exactly as typed; never required here (see TemplateFormBase.required_on_edit)."""
+    max_length = settings_of(declaration)[name].max_length or 0
     if rows:
         widget: forms.Widget = forms.Textarea(attrs={**CODE_ATTRS, "rows": rows})
     else:
-        widget = forms.TextInput(attrs={**CODE_ATTRS, "maxlength": 1000})
-    rules = text_rules(settings_of(declaration)[name].max_length or 0)
+        widget = forms.TextInput(attrs={**CODE_ATTRS, "maxlength": max_length})
+    rules = text_rules(max_length)
     kwargs = {"required": False, "strip": not rows, "widget": widget, "validators": rules}
     return own_input(declaration, name, forms.CharField, **kwargs)
 

@@ -24,12 +24,12 @@ MAX_DATA_KEYS = 20
 
 
 # A channel's settings and secrets are stored as the admin API names them ("teamId"), the
-# arguments' names in camelCase; they are checked under the arguments' names.
+# declaration's names in camelCase; they are checked under the declaration's names.
 def _stored(fields: dict[str, Any]) -> dict[str, Any]:
     return {camel_case(name): value for name, value in fields.items()}
 
 
-def _arguments(stored: dict[str, Any]) -> dict[str, Any]:
+def _declared(stored: dict[str, Any]) -> dict[str, Any]:
     return {snake_case(key): value for key, value in stored.items()}
 
 
@@ -86,8 +86,8 @@ def push_channel_update(
         raise ValidationError("{kind} is set for good", fields="kind", code="frozen")
     provider, secrets = _split(channel.kind, _credentials(values))
     if provider or secrets:
-        merged_secrets = {**_arguments(secrets_decrypt(channel.credentials)), **secrets}
-        merged_settings = {**_arguments(channel.settings), **provider}
+        merged_secrets = {**_declared(secrets_decrypt(channel.credentials)), **secrets}
+        merged_settings = {**_declared(channel.settings), **provider}
         checked = credentials_check(channel.kind, merged_settings, merged_secrets)
         channel.settings = _stored(checked)
         channel.credentials = secrets_encrypt(_stored(merged_secrets)) if merged_secrets else ""

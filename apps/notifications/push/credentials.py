@@ -1,6 +1,6 @@
 """What a push channel needs, per provider, checked before it is saved: a channel that cannot
 sign its requests is refused at once, not discovered at the first send. The fields are named as
-push_channel_create's arguments (the services store them as the admin API names them)."""
+PushChannelSettings names them (the services store them as the admin API names them)."""
 
 import re
 from typing import Any
