@@ -4,7 +4,6 @@ change bumps the tenant's configuration version."""
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -12,10 +11,10 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
-from apps.core.errors import ValidationError
+from apps.notifications import domain
 from apps.notifications.choices import NotificationType, TemplateStatus
 from apps.notifications.domain import EmailTemplateSettings
-from apps.notifications.models import EmailTemplate, NotificationSettings, PushTemplate
+from apps.notifications.models import EmailTemplate, NotificationSettings
 from apps.notifications.rendering import default_email_template, template_check
 from apps.users.configuration import attribute_refs_check
 
@@ -92,12 +91,6 @@ def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> Em
     return template
 
 
-def type_fixed_check(template: EmailTemplate | PushTemplate, changes: dict[str, Any]) -> None:
-    """A template is written for its type's variables: another type is another template."""
-    if "type" in changes and changes["type"] != template.type:
-        raise ValidationError("{type} is set for good", fields="type", code="frozen")
-
-
 def email_template_update(
     tenant: Tenant, template: EmailTemplate, changes: EmailTemplateSettings
 ) -> EmailTemplate:
@@ -105,8 +98,9 @@ def email_template_update(
     refused. An empty or None text is derived from the HTML; None user attributes keep
     theirs."""
     values = given_values(changes)
-    type_fixed_check(template, values)
-    values.pop("type", None)
+    # A template is written for its type's variables: another type is another template.
+    if values.pop("type", template.type) != template.type:
+        raise domain.set_for_good_problem("type")
     user_attributes = values.pop("user_attributes", None)
     for field, value in values.items():
         setattr(template, field, "" if field == "text" and value is None else value)

@@ -15,6 +15,7 @@ from typing import Any
 from apps.core import declarations as declare
 from apps.core import retries
 from apps.core.arguments import Unset
+from apps.core.errors import ValidationError
 from apps.notifications.choices import (
     NotificationType,
     PushChannelStatus,
@@ -76,7 +77,7 @@ class EmailTemplateSettings:
     template's of the type (and so is the text, when both are)."""
 
     type: str | Unset = declare.choice(
-        "Type", NotificationType, required=True, help="Set for good."
+        "Type", NotificationType, required=True, fixed=True, help="Set for good."
     )
     name: str | Unset = declare.text("Name", max_length=255, required=True)
     status: str | Unset = declare.choice(
@@ -111,7 +112,7 @@ class PushTemplateSettings:
     of the type."""
 
     type: str | Unset = declare.choice(
-        "Type", NotificationType, required=True, help="Set for good."
+        "Type", NotificationType, required=True, fixed=True, help="Set for good."
     )
     name: str | Unset = declare.text("Name", max_length=255, required=True)
     status: str | Unset = declare.choice(
@@ -162,6 +163,7 @@ class PushChannelSettings:
         "Kind",
         PushKind,
         required=True,
+        fixed=True,
         help="Set for good. Only the fields of the chosen provider apply.",
     )
     status: str | Unset = declare.choice(
@@ -213,6 +215,12 @@ class PushChannelSettings:
     # An update's only: False clears the bad-token flag, and pruning resumes (True changes
     # nothing: only deliveries flag a channel).
     flagged: bool | Unset = declare.flag("Flagged")
+
+
+def set_for_good_problem(name: str) -> ValidationError:
+    """An update that would change what a template or channel was made with (its type, its
+    kind); giving the stored value again is not a change."""
+    return ValidationError("{" + name + "} is set for good", fields=name, code="frozen")
 
 
 @functools.lru_cache(maxsize=1024)

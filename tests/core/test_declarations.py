@@ -73,28 +73,26 @@ RESOURCES = [
         points_serializers.BoostUpdateSerializer,
         points_serializers.AdminPointsBoost,
     ),
-    # A template's type and a channel's kind are set for good: an update has no input for
-    # them. A channel's flag is only cleared, by an update (flagged: false).
     Interfaces(
         EmailTemplateSettings,
         notification_serializers.EmailTemplateCreateSerializer,
         notification_serializers.EmailTemplateUpdateSerializer,
         notification_serializers.EmailTemplateSerializer,
-        unchecked=("type",),
     ),
     Interfaces(
         PushTemplateSettings,
         notification_serializers.PushTemplateCreateSerializer,
         notification_serializers.PushTemplateUpdateSerializer,
         notification_serializers.PushTemplateSerializer,
-        unchecked=("type",),
     ),
     Interfaces(
         PushChannelSettings,
         notification_serializers.PushChannelCreateSerializer,
         notification_serializers.PushChannelUpdateSerializer,
         notification_serializers.PushChannelSerializer,
-        unchecked=("kind", "flagged"),
+        unchecked=(
+            "flagged",  # only ever cleared, by an update (flagged: false): a create has none
+        ),
     ),
 ]
 

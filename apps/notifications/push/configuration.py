@@ -11,8 +11,9 @@ from apps.core.api.fields import camel_case, snake_case
 from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.core.wording import listed
+from apps.notifications import domain
 from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
-from apps.notifications.configuration import defaults_seed_once, type_fixed_check
+from apps.notifications.configuration import defaults_seed_once
 from apps.notifications.domain import PushChannelSettings, PushTemplateSettings
 from apps.notifications.models import PushChannel, PushTemplate
 from apps.notifications.push.credentials import SECRETS, SETTINGS, credentials_check
@@ -82,8 +83,8 @@ def push_channel_update(
     """Change settings and replace the secrets given (others are kept; the kind is fixed).
     `flagged=False` clears the bad-token flag, and pruning resumes."""
     values = given_values(changes)
-    if "kind" in values and values["kind"] != channel.kind:
-        raise ValidationError("{kind} is set for good", fields="kind", code="frozen")
+    if values.pop("kind", channel.kind) != channel.kind:
+        raise domain.set_for_good_problem("kind")
     provider, secrets = _split(channel.kind, _credentials(values))
     if provider or secrets:
         merged_secrets = {**_declared(secrets_decrypt(channel.credentials)), **secrets}
@@ -166,8 +167,8 @@ def push_template_update(
     """Change the given settings; the type cannot change. A template that no longer renders is
     refused. A None url or data clears it; None user attributes keep theirs."""
     values = given_values(changes)
-    type_fixed_check(template, values)
-    values.pop("type", None)
+    if values.pop("type", template.type) != template.type:
+        raise domain.set_for_good_problem("type")
     user_attributes = values.pop("user_attributes", None)
     for field, value in values.items():
         setattr(template, field, value if value is not None else ("" if field == "url" else {}))
