@@ -113,6 +113,7 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
     from apps.accounts.services import organization_create
     from apps.metrics.configuration import metric_create
     from apps.notifications.configuration import email_templates_seed
+    from apps.notifications.domain import PushChannelSettings
     from apps.notifications.models import EmailTemplate, PushTemplate
     from apps.notifications.push.configuration import push_channel_create, push_templates_seed
     from apps.streaks import domain
@@ -132,7 +133,7 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
         email_templates_seed(tenant)
         EmailTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     else:
-        push_channel_create(tenant, kind="expo")
+        push_channel_create(tenant, PushChannelSettings(kind="expo"))
         push_templates_seed(tenant)
         PushTemplate.objects.filter(tenant=tenant, type="streak_reminder").update(status="active")
     from apps.accounts.services import tenant_config_changed

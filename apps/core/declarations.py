@@ -67,6 +67,7 @@ class Setting:
     max_value: Bound = None
     choices: type[enum.Enum] | None = None
     multiline: bool = False
+    secret: bool = False  # write-only: never in a response, never an input's initial value
     wire: str = ""  # the API's name, when not the camelCase of `name`
     name: str = ""  # the Python name; filled in by `settings_of`
 

@@ -10,8 +10,10 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import UNSET, Unset, given
+from apps.core.declarations import given_values, required_check
+from apps.notifications import domain
 from apps.notifications.choices import NotificationType, TemplateStatus
+from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, NotificationSettings
 from apps.notifications.rendering import default_email_template, template_check
 from apps.users.configuration import attribute_refs_check
@@ -60,20 +62,14 @@ def _check_parts(subject: str, html: str, text: str) -> None:
     template_check(subject=subject, html=html, text=text or None)
 
 
-def email_template_create(
-    tenant: Tenant,
-    *,
-    type: str,
-    name: str,
-    subject: str | None = None,
-    html: str | None = None,
-    text: str | None = None,
-    status: str = TemplateStatus.INACTIVE,
-    user_attributes: list[dict[str, str]] | None = None,
-    priority: int = 0,
-) -> EmailTemplate:
-    """A new template; subject and html default to the built-in template of the type."""
+def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> EmailTemplate:
+    """A new template; subject and html default to the built-in template of the type (and the
+    text too when neither is given)."""
+    required_check(settings)
+    values = given_values(settings)
+    type = values["type"]
     default = default_email_template(type)
+    subject, html, text = (values.get(part) for part in ("subject", "html", "text"))
     if subject is None and html is None:
         text = default.text if text is None else text
     subject = default.subject if subject is None else subject
@@ -83,42 +79,37 @@ def email_template_create(
     template = EmailTemplate.objects.create(
         tenant=tenant,
         type=type,
-        name=name,
+        name=values["name"],
         subject=subject,
         html=html,
         text=text,
-        status=status,
-        user_attributes=attribute_refs_check(tenant, user_attributes, "user"),
-        priority=priority,
+        status=values.get("status", TemplateStatus.INACTIVE),
+        user_attributes=attribute_refs_check(tenant, values.get("user_attributes"), "user"),
+        priority=values.get("priority", 0),
     )
     tenant_config_changed(tenant)
     return template
 
 
 def email_template_update(
-    template: EmailTemplate,
-    *,
-    name: str | Unset = UNSET,
-    subject: str | Unset = UNSET,
-    html: str | Unset = UNSET,
-    text: str | Unset | None = UNSET,  # empty or None: derived from the HTML
-    status: str | Unset = UNSET,
-    priority: int | Unset = UNSET,
-    user_attributes: list[dict[str, str]] | None = None,  # None: unchanged
+    tenant: Tenant, template: EmailTemplate, changes: EmailTemplateSettings
 ) -> EmailTemplate:
-    """Change the given fields; the type cannot change. A template that no longer renders is
-    refused."""
-    fields = given(
-        name=name, subject=subject, html=html, text=text, status=status, priority=priority
-    )
-    for field, value in fields.items():
+    """Change the given settings; the type cannot change. A template that no longer renders is
+    refused. An empty or None text is derived from the HTML; None user attributes keep
+    theirs."""
+    values = given_values(changes)
+    # A template is written for its type's variables: another type is another template.
+    if values.pop("type", template.type) != template.type:
+        raise domain.set_for_good_problem("type")
+    user_attributes = values.pop("user_attributes", None)
+    for field, value in values.items():
         setattr(template, field, "" if field == "text" and value is None else value)
     if user_attributes is not None:
-        template.user_attributes = attribute_refs_check(template.tenant, user_attributes, "user")
-    if {"subject", "html", "text"} & set(fields):
+        template.user_attributes = attribute_refs_check(tenant, user_attributes, "user")
+    if {"subject", "html", "text"} & set(values):
         _check_parts(template.subject, template.html, template.text)
     template.save()
-    tenant_config_changed(template.tenant)
+    tenant_config_changed(tenant)
     return template
 
 

@@ -1,4 +1,5 @@
-"""Pure rules of notifications: who may receive what, and when, in the user's own time zone.
+"""Pure rules of notifications: the settings of email and push templates and of push channels,
+who may receive what, and when, in the user's own time zone.
 
 Every function takes `now` (or the moment in question) explicitly; nothing here reads the
 clock or the database.
@@ -9,9 +10,18 @@ import functools
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from apps.core import declarations as declare
 from apps.core import retries
-from apps.notifications.choices import NotificationType
+from apps.core.arguments import Unset
+from apps.core.errors import ValidationError
+from apps.notifications.choices import (
+    NotificationType,
+    PushChannelStatus,
+    PushKind,
+    TemplateStatus,
+)
 
 # Users without a time zone are scheduled in New York time, as Trophy does (reference §4.8).
 DEFAULT_ZONE = "America/New_York"
@@ -40,6 +50,177 @@ MAX_TEMPLATE_HTML = 200_000
 MAX_TEMPLATE_TEXT = 100_000  # an email's text, a push body, each value of a push's data
 MAX_TEMPLATE_URL = 2_000
 MAX_TEMPLATE_PRIORITY = 1_000_000
+# The longest value of each provider field of a push channel a tenant may give (characters); a
+# service account is counted as its parsed JSON's text.
+MAX_CHANNEL_LENGTHS: Mapping[str, int] = {
+    "team_id": 20,
+    "key_id": 20,
+    "bundle_id": 255,
+    "signing_key": 10_000,
+    "service_account": 20_000,
+    "access_token": 1_000,
+}
+
+
+# --- settings: what the configuration services take (apps/core/declarations.py) ------------
+
+_AUDIENCE_HELP = "Sent only to users with all of these attribute values. Empty: everyone."
+_PRIORITY_HELP = (
+    "Of the active templates of a type whose filters match a user, the highest priority is sent."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmailTemplateSettings:
+    """An email template's settings, as email_template_create and email_template_update take
+    them. The type is set for good; on creation, subject and html left out are the built-in
+    template's of the type (and so is the text, when both are)."""
+
+    type: str | Unset = declare.choice(
+        "Type", NotificationType, required=True, fixed=True, help="Set for good."
+    )
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    status: str | Unset = declare.choice(
+        "Status", TemplateStatus, help="Only active templates are sent."
+    )
+    priority: int | Unset = declare.integer(
+        "Priority",
+        min_value=-MAX_TEMPLATE_PRIORITY,
+        max_value=MAX_TEMPLATE_PRIORITY,
+        help=_PRIORITY_HELP,
+    )
+    subject: str | Unset = declare.text("Subject", max_length=MAX_TEMPLATE_SUBJECT)
+    html: str | Unset = declare.text("HTML", max_length=MAX_TEMPLATE_HTML, multiline=True)
+    # Empty or None: derived from the rendered HTML.
+    text: str | Unset | None = declare.text(
+        "Text",
+        max_length=MAX_TEMPLATE_TEXT,
+        nullable=True,
+        multiline=True,
+        help="Empty: derived from the HTML.",
+    )
+    # {"attributeId", "attributeValue"} references; on an update, None keeps them.
+    user_attributes: list[dict[str, str]] | Unset | None = declare.structure(
+        "User attributes", nullable=True, help=_AUDIENCE_HELP
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PushTemplateSettings:
+    """A push template's settings, as push_template_create and push_template_update take them.
+    The type is set for good; on creation, title and body left out are the built-in template's
+    of the type."""
+
+    type: str | Unset = declare.choice(
+        "Type", NotificationType, required=True, fixed=True, help="Set for good."
+    )
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    status: str | Unset = declare.choice(
+        "Status", TemplateStatus, help="Only active templates are sent."
+    )
+    priority: int | Unset = declare.integer(
+        "Priority",
+        min_value=-MAX_TEMPLATE_PRIORITY,
+        max_value=MAX_TEMPLATE_PRIORITY,
+        help=_PRIORITY_HELP,
+    )
+    title: str | Unset = declare.text("Title", max_length=MAX_TEMPLATE_SUBJECT)
+    body: str | Unset = declare.text("Body", max_length=MAX_TEMPLATE_TEXT, multiline=True)
+    # A template too ("myapp://achievements/{{ achievement.key }}"), so text, not a URL.
+    url: str | Unset | None = declare.text(
+        "URL",
+        max_length=MAX_TEMPLATE_URL,
+        nullable=True,
+        help="A link the app opens when the notification is tapped, e.g. "
+        "“myapp://achievements/{{ achievement.key }}”. Empty: none.",
+    )
+    # Key -> a template, each at most MAX_TEMPLATE_TEXT characters.
+    data: dict[str, str] | Unset | None = declare.structure(
+        "Data",
+        nullable=True,
+        help="Custom data for the app, one entry per line as key: value, e.g. “screen: streak”; "
+        "values are templates. Keys with a colon or values over several lines: write a JSON "
+        "object instead. Empty: none.",
+    )
+    # {"attributeId", "attributeValue"} references; on an update, None keeps them.
+    user_attributes: list[dict[str, str]] | Unset | None = declare.structure(
+        "User attributes", nullable=True, help=_AUDIENCE_HELP
+    )
+
+
+_WRITE_ONLY = "Write-only: it is stored encrypted and never shown."
+
+
+@dataclass(frozen=True, kw_only=True)
+class PushChannelSettings:
+    """A push channel's settings, as push_channel_create and push_channel_update take them: its
+    provider (set for good), its status, and the provider's fields: APNs' team, key and bundle
+    ids, sandbox and signing key (the .p8 file's text), FCM's service account (the JSON key
+    file, parsed), Expo's access token. The secrets among them are stored encrypted and never
+    shown (`secret`); on an update a secret not given is kept."""
+
+    kind: str | Unset = declare.choice(
+        "Kind",
+        PushKind,
+        required=True,
+        fixed=True,
+        help="Set for good. Only the fields of the chosen provider apply.",
+    )
+    status: str | Unset = declare.choice(
+        "Status", PushChannelStatus, help="Only active channels send."
+    )
+    team_id: str | Unset = declare.text(
+        "Team ID",
+        max_length=MAX_CHANNEL_LENGTHS["team_id"],
+        help="The 10-character id of the Apple team.",
+    )
+    key_id: str | Unset = declare.text(
+        "Key ID",
+        max_length=MAX_CHANNEL_LENGTHS["key_id"],
+        # Help texts are HTML: the angle brackets are escaped.
+        help="The 10-character id of the signing key, as in its file name "
+        "AuthKey_&lt;key id&gt;.p8.",
+    )
+    bundle_id: str | Unset = declare.text(
+        "Bundle ID",
+        max_length=MAX_CHANNEL_LENGTHS["bundle_id"],
+        help="The app's bundle id, e.g. com.example.app.",
+    )
+    sandbox: bool | Unset = declare.flag(
+        "Sandbox",
+        help="Send through Apple's development environment, for builds run from Xcode. "
+        "TestFlight and App Store builds use production: a wrong choice makes every token look "
+        "invalid.",
+    )
+    signing_key: str | Unset = declare.text(
+        "Signing key",
+        max_length=MAX_CHANNEL_LENGTHS["signing_key"],
+        multiline=True,
+        secret=True,
+        help="Paste the content of the .p8 file (-----BEGIN PRIVATE KEY----- …), or upload the "
+        f"file below. {_WRITE_ONLY}",
+    )
+    service_account: dict[str, Any] | Unset = declare.structure(
+        "Service account",
+        secret=True,
+        help=f"Paste the service account's JSON key file, or upload the file below. {_WRITE_ONLY}",
+    )
+    access_token: str | Unset | None = declare.text(
+        "Access token",
+        max_length=MAX_CHANNEL_LENGTHS["access_token"],
+        nullable=True,
+        secret=True,
+        help=f"Empty: none. {_WRITE_ONLY}",
+    )
+    # An update's only: False clears the bad-token flag, and pruning resumes (True changes
+    # nothing: only deliveries flag a channel).
+    flagged: bool | Unset = declare.flag("Flagged")
+
+
+def set_for_good_problem(name: str) -> ValidationError:
+    """An update that would change what a template or channel was made with (its type, its
+    kind); giving the stored value again is not a change."""
+    return ValidationError("{" + name + "} is set for good", fields=name, code="frozen")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -18,7 +18,6 @@ from apps.notifications.choices import (
     TemplateStatus,
 )
 from apps.notifications.models import EmailTemplate, PushChannel, PushTemplate
-from apps.notifications.push.credentials import MAX_LENGTHS
 from apps.notifications.rendering import RenderedEmail, RenderedPush
 from apps.streaks.wire import StreakPreferences, StreakPreferencesSerializer
 from apps.users.models import EndUser
@@ -28,6 +27,7 @@ MAX_SUBJECT = domain.MAX_TEMPLATE_SUBJECT
 MAX_HTML = domain.MAX_TEMPLATE_HTML
 MAX_TEXT = domain.MAX_TEMPLATE_TEXT
 _PRIORITY = domain.MAX_TEMPLATE_PRIORITY
+_CHANNEL = domain.MAX_CHANNEL_LENGTHS
 
 
 def _channels() -> serializers.ListField:
@@ -91,22 +91,22 @@ class PreviewSerializer(StrictSerializer):
 class _ChannelFields(StrictSerializer):
     status = serializers.ChoiceField(choices=PushChannelStatus.choices, required=False)
     # APNs
-    teamId = StringField(max_length=MAX_LENGTHS["team_id"], required=False)
-    keyId = StringField(max_length=MAX_LENGTHS["key_id"], required=False)
-    bundleId = StringField(max_length=MAX_LENGTHS["bundle_id"], required=False)
+    teamId = StringField(max_length=_CHANNEL["team_id"], required=False)
+    keyId = StringField(max_length=_CHANNEL["key_id"], required=False)
+    bundleId = StringField(max_length=_CHANNEL["bundle_id"], required=False)
     signingKey = StringField(
-        max_length=MAX_LENGTHS["signing_key"], required=False, trim_whitespace=False
+        max_length=_CHANNEL["signing_key"], required=False, trim_whitespace=False
     )
     sandbox = serializers.BooleanField(required=False)
     # FCM: the service-account JSON object, as Google's console downloads it
     serviceAccount = serializers.DictField(required=False)
     # Expo
     accessToken = StringField(
-        max_length=MAX_LENGTHS["access_token"], required=False, allow_null=True, allow_blank=True
+        max_length=_CHANNEL["access_token"], required=False, allow_null=True, allow_blank=True
     )
 
     def validate_serviceAccount(self, value: dict[str, Any]) -> dict[str, Any]:
-        if len(str(value)) > MAX_LENGTHS["service_account"]:
+        if len(str(value)) > _CHANNEL["service_account"]:
             raise serializers.ValidationError("is too large")
         return value
 

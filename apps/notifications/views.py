@@ -17,6 +17,11 @@ from apps.core.bulk import Collection, validated
 from apps.core.openapi import ADMIN_WRITE_ERRORS, errors, read_errors
 from apps.core.scope import Scope
 from apps.notifications import configuration, openapi, selectors, serializers, services
+from apps.notifications.domain import (
+    EmailTemplateSettings,
+    PushChannelSettings,
+    PushTemplateSettings,
+)
 from apps.notifications.models import PushChannel
 from apps.notifications.previews import push_template_preview, template_preview
 from apps.notifications.push import configuration as push_configuration
@@ -103,6 +108,7 @@ class TemplateKind:
     """What differs between email and push templates for the admin collection."""
 
     content_fields: tuple[str, ...]
+    settings: Callable[..., Any]  # the declaration the services take
     seed: Callable[[Tenant], None]
     rows: Callable[[Tenant, int, int], Sequence[Any]]
     row: Callable[[Tenant, str], Any]
@@ -131,11 +137,12 @@ class _TemplateCollection(Collection):
         self.kind.seed(scope.tenant)
         assert self.create_serializer is not None  # noqa: S101 - both kinds are writable
         kwargs = self.create_serializer.service_kwargs(data)
-        return self.kind.create(scope.tenant, **kwargs)
+        return self.kind.create(scope.tenant, self.kind.settings(**kwargs))
 
     def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
         assert self.update_serializer is not None  # noqa: S101 - both kinds are writable
-        return self.kind.update(obj, **self.update_serializer.service_kwargs(data))
+        kwargs = self.update_serializer.service_kwargs(data)
+        return self.kind.update(scope.tenant, obj, self.kind.settings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
         self.kind.delete(obj)
@@ -152,6 +159,7 @@ class EmailTemplateCollection(_TemplateCollection):
     schema_prefix = "email-templates"
     kind = TemplateKind(
         content_fields=("subject", "html", "text"),
+        settings=EmailTemplateSettings,
         seed=configuration.email_templates_seed,
         rows=selectors.email_templates_list,
         row=selectors.email_template_get,
@@ -211,13 +219,14 @@ class PushChannelCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> PushChannel:
         kwargs = serializers.PushChannelCreateSerializer.service_kwargs(data)
-        return push_configuration.push_channel_create(scope.tenant, **kwargs)
+        return push_configuration.push_channel_create(scope.tenant, PushChannelSettings(**kwargs))
 
     def update(
         self, scope: Scope, parent: Any, obj: PushChannel, data: dict[str, Any]
     ) -> PushChannel:
         kwargs = serializers.PushChannelUpdateSerializer.service_kwargs(data)
-        return push_configuration.push_channel_update(obj, **kwargs)
+        changes = PushChannelSettings(**kwargs)
+        return push_configuration.push_channel_update(scope.tenant, obj, changes)
 
     def delete(self, scope: Scope, parent: Any, obj: PushChannel) -> None:
         push_configuration.push_channel_delete(obj)
@@ -234,6 +243,7 @@ class PushTemplateCollection(_TemplateCollection):
     schema_prefix = "push-templates"
     kind = TemplateKind(
         content_fields=("title", "body", "url", "data"),
+        settings=PushTemplateSettings,
         seed=push_configuration.push_templates_seed,
         rows=selectors.push_templates_list,
         row=selectors.push_template_get,

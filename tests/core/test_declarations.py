@@ -15,6 +15,12 @@ from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
+from apps.notifications import serializers as notification_serializers
+from apps.notifications.domain import (
+    EmailTemplateSettings,
+    PushChannelSettings,
+    PushTemplateSettings,
+)
 from apps.points import serializers as points_serializers
 from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
 from apps.streaks import serializers as streak_serializers
@@ -81,6 +87,27 @@ RESOURCES = [
         # The API spells weekdays as integers 0 (Sunday) to 6, bounded, not as an enum of
         # Weekday's values: the same values, documented as the SDKs were generated from.
         unchecked=("daysOff",),
+    ),
+    Interfaces(
+        EmailTemplateSettings,
+        notification_serializers.EmailTemplateCreateSerializer,
+        notification_serializers.EmailTemplateUpdateSerializer,
+        notification_serializers.EmailTemplateSerializer,
+    ),
+    Interfaces(
+        PushTemplateSettings,
+        notification_serializers.PushTemplateCreateSerializer,
+        notification_serializers.PushTemplateUpdateSerializer,
+        notification_serializers.PushTemplateSerializer,
+    ),
+    Interfaces(
+        PushChannelSettings,
+        notification_serializers.PushChannelCreateSerializer,
+        notification_serializers.PushChannelUpdateSerializer,
+        notification_serializers.PushChannelSerializer,
+        unchecked=(
+            "flagged",  # only ever cleared, by an update (flagged: false): a create has none
+        ),
     ),
 ]
 

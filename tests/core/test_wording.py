@@ -12,6 +12,7 @@ from apps.core.api.naming import wire_name
 from apps.core.arguments import kind_problem
 from apps.core.errors import ValidationError
 from apps.core.wording import agreeing, counted, listed
+from apps.notifications.domain import PushChannelSettings
 from apps.notifications.push.configuration import push_channel_create
 from apps.notifications.push.credentials import credentials_check
 from apps.users.configuration import attribute_refs_check
@@ -122,6 +123,6 @@ def test_push_channel_refusals_list_the_settings_in_words():
 @pytest.mark.django_db
 def test_push_channel_settings_of_another_kind_are_listed_as_alternatives(tenant):
     with pytest.raises(ValidationError) as unknown:
-        push_channel_create(tenant, kind="expo", team_id="T", key_id="K")
+        push_channel_create(tenant, PushChannelSettings(kind="expo", team_id="T", key_id="K"))
     assert unknown.value.message == "expo channels take no key_id or team_id"
     assert unknown.value.fields == ("key_id", "team_id")

@@ -19,6 +19,7 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.notifications.choices import MessageStatus, NotificationType
 from apps.notifications.configuration import email_template_create
+from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, Message
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
@@ -36,14 +37,14 @@ def _empty_outbox() -> None:
 
 @pytest.fixture
 def template(tenant: Tenant) -> EmailTemplate:
-    return email_template_create(
-        tenant,
+    settings = EmailTemplateSettings(
         type=NotificationType.RECAP,
         name="Weekly digest",
         subject="Your week, {{ user.name }}",
         html="<p>Hello {{ user.name }}, {{ app.name }}</p><script>alert(1)</script>",
         text="Hello {{ user.name }}",
     )
+    return email_template_create(tenant, settings)
 
 
 @pytest.fixture

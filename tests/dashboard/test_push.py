@@ -16,6 +16,7 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.notifications.admin.log import ATTEMPTS_SHOWN
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
+from apps.notifications.domain import PushChannelSettings, PushTemplateSettings
 from apps.notifications.models import Message, PushAttempt, PushChannel, PushTemplate
 from apps.notifications.push.configuration import push_channel_create, push_template_create
 from apps.notifications.push.secrets import secrets_decrypt
@@ -51,8 +52,7 @@ def apns_form(tenant: Tenant, **changes: Any) -> dict[str, Any]:
 
 
 def apns_channel(tenant: Tenant) -> PushChannel:
-    return push_channel_create(
-        tenant,
+    settings = PushChannelSettings(
         kind="apns",
         team_id="TEAM123456",
         key_id="KEY1234567",
@@ -60,6 +60,7 @@ def apns_channel(tenant: Tenant) -> PushChannel:
         signing_key=apns_signing_key(),
         sandbox=False,
     )
+    return push_channel_create(tenant, settings)
 
 
 def flag(channel: PushChannel) -> PushChannel:
@@ -299,7 +300,9 @@ def test_an_empty_secret_on_edit_keeps_the_old_one(staff_client: Any, tenant: Te
 
 
 def test_a_new_secret_replaces_the_old_one(staff_client: Any, tenant: Tenant) -> None:
-    channel = push_channel_create(tenant, kind="expo", access_token="old-token")
+    channel = push_channel_create(
+        tenant, PushChannelSettings(kind="expo", access_token="old-token")
+    )
     url = admin_url(PushChannel, "change", channel.pk)
 
     assert staff_client.post(url, {"status": "active", "access_token": ""}).status_code == 302
@@ -314,7 +317,9 @@ def test_a_new_secret_replaces_the_old_one(staff_client: Any, tenant: Tenant) ->
 def test_the_change_page_shows_only_the_channels_own_provider(
     staff_client: Any, tenant: Tenant
 ) -> None:
-    channel = push_channel_create(tenant, kind="fcm", service_account=service_account())
+    channel = push_channel_create(
+        tenant, PushChannelSettings(kind="fcm", service_account=service_account())
+    )
 
     form = staff_client.get(admin_url(PushChannel, "change", channel.pk)).context["form"]
 
@@ -328,7 +333,7 @@ def test_the_list_shows_a_flagged_channel_with_its_reason(
     staff_client: Any, tenant: Tenant
 ) -> None:
     flag(apns_channel(tenant))
-    push_channel_create(tenant, kind="expo")
+    push_channel_create(tenant, PushChannelSettings(kind="expo"))
 
     content = staff_client.get(admin_url(PushChannel)).content.decode()
 
@@ -341,7 +346,7 @@ def test_the_list_shows_a_flagged_channel_with_its_reason(
 
 def test_the_clear_flag_action(staff_client: Any, tenant: Tenant) -> None:
     flagged = flag(apns_channel(tenant))
-    other = push_channel_create(tenant, kind="expo")
+    other = push_channel_create(tenant, PushChannelSettings(kind="expo"))
 
     response = staff_client.post(
         admin_url(PushChannel),
@@ -414,8 +419,7 @@ def push_template_form(tenant: Tenant, **changes: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def push_template(tenant: Tenant) -> PushTemplate:
-    return push_template_create(
-        tenant,
+    settings = PushTemplateSettings(
         type=NotificationType.RECAP,
         name="Weekly push",
         title="Your week, {{ user.name }}",
@@ -423,6 +427,7 @@ def push_template(tenant: Tenant) -> PushTemplate:
         url="myapp://recap",
         data={"screen": "recap", "items": "{{ user.id }}"},
     )
+    return push_template_create(tenant, settings)
 
 
 def push_edit_form(template: PushTemplate, **changes: Any) -> dict[str, Any]:

@@ -4,6 +4,10 @@ import time
 
 import pytest
 
+from apps.core.errors import ValidationError
+from apps.notifications.choices import NotificationType
+from apps.notifications.configuration import email_template_create, email_template_update
+from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate
 from tests.notifications.conftest import COSTLY_HTML, TOO_MUCH_WORK
 
@@ -149,3 +153,27 @@ def test_preview_of_a_template_too_costly_to_render_is_a_quick_422(api_client, m
 def test_application_keys_cannot_manage_templates(org, anon_client):
     anon_client.credentials(HTTP_X_API_KEY=org.application_key("u1"))
     assert anon_client.get(ADMIN).status_code == 403
+
+
+# --- the services' own rules --------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_templates_type_is_set_for_good(tenant):
+    template = email_template_create(
+        tenant, EmailTemplateSettings(type=NotificationType.RECAP, name="Digest")
+    )
+    with pytest.raises(ValidationError) as refused:
+        email_template_update(
+            tenant, template, EmailTemplateSettings(type=NotificationType.REACTIVATION)
+        )
+    assert (refused.value.fields, refused.value.code) == (("type",), "frozen")
+    # Given again unchanged, it is no change.
+    email_template_update(tenant, template, EmailTemplateSettings(type=NotificationType.RECAP))
+
+
+@pytest.mark.django_db
+def test_a_new_template_needs_its_type_and_name(tenant):
+    with pytest.raises(ValidationError) as refused:
+        email_template_create(tenant, EmailTemplateSettings(subject="Hi"))
+    assert refused.value.message == "type and name are required"

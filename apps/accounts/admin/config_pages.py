@@ -75,10 +75,11 @@ class ConfigForm(forms.Form):
 
     def initial_from(self, obj: Any) -> dict[str, Any]:
         """The inputs of a stored object: by default the declared settings it has under the
-        same names (None as an empty input)."""
+        same names (None as an empty input), never a secret."""
         if self.declaration is None:
             return {}
-        names = [n for n in settings_of(self.declaration) if n in self.base_fields]
+        settings = settings_of(self.declaration)
+        names = [n for n, s in settings.items() if n in self.base_fields and not s.secret]
         return {n: _input(getattr(obj, n)) for n in names if hasattr(obj, n)}
 
     def declared_values(self) -> dict[str, Any]:

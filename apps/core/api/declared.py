@@ -111,7 +111,7 @@ def shape_problems(
 ) -> list[str]:
     """How a response shape disagrees with the declaration: every setting is in the body under
     its wire name, of its kind and choices, null exactly where the setting may be None (a list
-    that None clears is written empty, and a structure as it is stored)."""
+    that None clears is written empty, and a structure as it is stored); a secret never is."""
     fields = _fields(shape_class)
     problems: list[str] = []
     skip = set(unchecked)
@@ -120,6 +120,10 @@ def shape_problems(
         if wire in skip:
             continue
         field = fields.get(wire)
+        if setting.secret:
+            if field is not None:
+                problems.append(f"{wire}: a secret, in the body")
+            continue
         if field is None:
             problems.append(f"{wire}: declared, not in the body")
             continue

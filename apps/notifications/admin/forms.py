@@ -1,15 +1,17 @@
-"""What the notification pages' forms share: the fields of every template (the template pages
-themselves share template_pages.py)."""
+"""What the notification pages' forms share: a template's inputs, derived from its declaration
+(EmailTemplateSettings, PushTemplateSettings), with code inputs for its content (the template
+pages themselves share template_pages.py)."""
 
 from typing import Any, ClassVar, cast
 
 from django import forms
-from django.core import validators
 
+from apps.accounts.admin.base import text_rules
 from apps.accounts.admin.config_pages import ConfigForm
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.accounts.models import Tenant
-from apps.notifications import domain
-from apps.notifications.choices import NotificationType, TemplateStatus
+from apps.core.declarations import Declaration, settings_of
+from apps.notifications.choices import TemplateStatus
 from apps.users.choices import AttributeType
 from apps.users.forms import (
     AttributePairsField,
@@ -23,54 +25,50 @@ from apps.users.selectors import attribute_definitions
 CODE_ATTRS = {"spellcheck": "false", "style": "font-family: monospace; width: 100%"}
 
 
-def at_most(max_length: int) -> list[validators.MaxLengthValidator]:
-    """A template part's limit, worded as the admin API words it."""
-    message = f"Ensure this field has no more than {max_length} characters."
-    return [validators.MaxLengthValidator(max_length, message)]
+def source_input(declaration: type[Declaration], name: str, rows: int) -> Any:
+    """A template part's input: one line (rows=0: a subject, a title), or `rows` lines kept
+    exactly as typed; never required here (see TemplateFormBase.required_on_edit)."""
+    max_length = settings_of(declaration)[name].max_length or 0
+    if rows:
+        widget: forms.Widget = forms.Textarea(attrs={**CODE_ATTRS, "rows": rows})
+    else:
+        widget = forms.TextInput(attrs={**CODE_ATTRS, "maxlength": max_length})
+    rules = text_rules(max_length)
+    kwargs = {"required": False, "strip": not rows, "widget": widget, "validators": rules}
+    return own_input(declaration, name, forms.CharField, **kwargs)
 
 
-def source_line(**kwargs: Any) -> forms.CharField:
-    """A one-line template (a subject, a title)."""
-    widget = forms.TextInput(attrs={**CODE_ATTRS, "maxlength": 1000})
-    return forms.CharField(required=False, widget=widget, **kwargs)
-
-
-def source_text(rows: int, **kwargs: Any) -> forms.CharField:
-    """A template over several lines, kept exactly as typed."""
-    widget = forms.Textarea(attrs={**CODE_ATTRS, "rows": rows})
-    return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
+def template_form(
+    declaration: type[Declaration], model: Any, content: dict[str, int], **kwargs: Any
+) -> Any:
+    """The base of a template kind's form: its declared inputs, its `content` as code inputs
+    (part -> rows, see source_input) and its audience. `kwargs`: declared_form's."""
+    declared = declared_form(
+        declaration,
+        model=model,
+        skip=tuple(content),
+        choices={"status": TemplateStatus.choices},
+        **kwargs,
+    )
+    own = {name: source_input(declaration, name, rows) for name, rows in content.items()}
+    own["user_attributes"] = own_input(
+        declaration, "user_attributes", AttributePairsField, validators=[attribute_values_rule]
+    )
+    name = f"{declaration.__name__}FormBase"
+    return type(name, (declared, TemplateFormBase), {**own, "__module__": __name__})
 
 
 class TemplateFormBase(ConfigForm):
-    """The fields every notification template has, around each kind's content fields: the
-    arguments of the template services, which check that the template renders."""
+    """What every template's form does with its inputs (`template_form`): `clean` makes the
+    declaration the template services are given (`settings`), which check that it renders."""
 
-    type = forms.ChoiceField(choices=NotificationType.choices, help_text="Set for good.")
-    name = forms.CharField(max_length=255)
-    status = forms.ChoiceField(
-        choices=TemplateStatus.choices,
-        initial=TemplateStatus.INACTIVE,
-        help_text="Only active templates are sent.",
-    )
-    priority = forms.IntegerField(
-        initial=0,
-        min_value=-domain.MAX_TEMPLATE_PRIORITY,
-        max_value=domain.MAX_TEMPLATE_PRIORITY,
-        help_text="Of the active templates of a type whose filters match a user, the highest "
-        "priority is sent.",
-    )
-    user_attributes = AttributePairsField(
-        label="User attributes",
-        help_text="Sent only to users with all of these attribute values. Empty: everyone.",
-        validators=[attribute_values_rule],
-    )
     # The content inputs a saved template must have; on creation, left empty, the service
     # fills them from the built-in template of the type.
     required_on_edit: ClassVar[tuple[str, ...]]
-    defaulted: ClassVar[tuple[str, ...]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.settings: Any = None
         tenant = self.owner
         keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
         cast(AttributePairsField, self.fields["user_attributes"]).set_keys(keys, "User attribute")
@@ -88,19 +86,27 @@ class TemplateFormBase(ConfigForm):
 
     def initial_from(self, obj: Any) -> dict[str, Any]:
         return {
-            **{name: getattr(obj, name) for name in ("name", "status", "priority")},
+            **super().initial_from(obj),
             "user_attributes": filter_pairs(obj.tenant, obj.user_attributes, AttributeType.USER),
         }
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        self.settings = None
+        values = self.declared_values()  # content left empty: not given (the built-in one's)
         if "user_attributes" in cleaned and self.owner is not None:
             # Keys become attribute ids, as the services take them; an unknown key is refused.
-            refs = attribute_refs(self, "user_attributes", self.owner, AttributeType.USER)
-            if "user_attributes" in cleaned:
-                cleaned["user_attributes"] = refs
+            values["user_attributes"] = attribute_refs(
+                self, "user_attributes", self.owner, AttributeType.USER
+            )
+        if self.instance is not None:
+            # An update is given what changed: an unchanged template is not checked again.
+            values = {name: v for name, v in values.items() if name in self.changed_data}
+        if not self.errors:
+            self.settings = self.declaration(**values)
         return cleaned
 
-    def arguments(self) -> dict[str, Any]:
-        """The create service's arguments: content left empty is the built-in one's."""
-        return {k: v for k, v in self.cleaned_data.items() if k not in self.defaulted or v}
+    @property
+    def valid_settings(self) -> Any:
+        assert self.settings is not None  # noqa: S101 - a valid form has them
+        return self.settings

@@ -7,17 +7,13 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.accounts.admin.base import ParsedField
+from apps.accounts.admin.base import ParsedField, text_rules
+from apps.accounts.admin.declared import own_input
 from apps.notifications import domain
-from apps.notifications.admin.forms import (
-    CODE_ATTRS,
-    TemplateFormBase,
-    at_most,
-    source_line,
-    source_text,
-)
+from apps.notifications.admin.forms import CODE_ATTRS, template_form
 from apps.notifications.admin.template_pages import TemplateAdminBase
 from apps.notifications.context import app_context
+from apps.notifications.domain import PushTemplateSettings
 from apps.notifications.models import PushTemplate
 from apps.notifications.previews import push_template_preview
 from apps.notifications.push import configuration
@@ -32,7 +28,8 @@ class PushDataField(ParsedField, forms.CharField):
     widget = forms.Textarea(attrs={**CODE_ATTRS, "rows": 4})
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(required=False, strip=False, **kwargs)
+        kwargs.setdefault("required", False)
+        super().__init__(strip=False, **kwargs)
 
     def to_python(self, value: Any) -> dict[str, str]:  # type: ignore[override]
         text = str(super().to_python(value)).strip()
@@ -69,7 +66,7 @@ def data_text(data: dict[str, str]) -> str:
 def _data_values(data: dict[str, str]) -> None:
     """Each value of the custom data, as long as the admin API allows (its message names the
     key)."""
-    rule = at_most(domain.MAX_TEMPLATE_TEXT)[0]
+    rule = text_rules(domain.MAX_TEMPLATE_TEXT)[0]
     problems = []
     for key, value in data.items():
         try:
@@ -80,33 +77,20 @@ def _data_values(data: dict[str, str]) -> None:
         raise forms.ValidationError(problems)
 
 
-class PushTemplateForm(TemplateFormBase):
-    title = source_line(validators=at_most(domain.MAX_TEMPLATE_SUBJECT))
-    body = source_text(5, validators=at_most(domain.MAX_TEMPLATE_TEXT))
-    url = forms.CharField(
-        required=False,
-        label="URL",
-        widget=forms.TextInput(attrs=CODE_ATTRS),
-        help_text="A link the app opens when the notification is tapped, e.g. "
-        "“myapp://achievements/{{ achievement.key }}”. Empty: none.",
-        validators=at_most(domain.MAX_TEMPLATE_URL),
-    )
-    data = PushDataField(  # type: ignore[assignment]  # a field, moved by the form's metaclass
-        help_text="Custom data for the app, one entry per line as key: value, e.g. "
-        "“screen: streak”; values are templates. Keys with a colon or values over several "
-        "lines: write a JSON object instead. Empty: none.",
-        validators=[_data_values],
-    )
-    free_text = ("body",)
+_Base: Any = template_form(
+    PushTemplateSettings,
+    PushTemplate,
+    {"title": 0, "body": 5},
+    widgets={"url": forms.TextInput(attrs=CODE_ATTRS)},
+)
+
+
+class PushTemplateForm(_Base):
+    data = own_input(PushTemplateSettings, "data", PushDataField, validators=[_data_values])
     required_on_edit = ("title", "body")
-    defaulted = ("title", "body")
 
     def initial_from(self, obj: PushTemplate) -> dict[str, Any]:
-        return {
-            **super().initial_from(obj),
-            **{name: getattr(obj, name) for name in ("title", "body", "url")},
-            "data": data_text(obj.data),
-        }
+        return {**super().initial_from(obj), "data": data_text(obj.data)}
 
 
 # "title: line 1: ...", "data.screen: ...", "data holds at most 20 keys": the part comes first.

@@ -42,8 +42,8 @@ class TemplateAdminBase(TenantColumnMixin, ConfigAdmin):
     variables_help: ClassVar[str]  # a template listing the variables and the syntax
     seeded_marker: ClassVar[str]  # NotificationSettings' field set once a tenant is seeded
     seed: ClassVar[Callable[..., None]]  # (tenant): give it its built-in templates
-    # The kind's services: template_create(tenant, **arguments), template_update(template,
-    # **arguments), template_delete(template).
+    # The kind's services: template_create(tenant, settings), template_update(tenant,
+    # template, changes), template_delete(template).
     template_create: ClassVar[Callable[..., Any]]
     template_update: ClassVar[Callable[..., Any]]
     template_delete: ClassVar[Callable[..., Any]]
@@ -86,10 +86,10 @@ class TemplateAdminBase(TenantColumnMixin, ConfigAdmin):
         tenant = form.valid_tenant
         # As the admin API does: a tenant's first template never stands in for its defaults.
         type(self).seed(tenant)
-        return cast(Model, type(self).template_create(tenant, **form.arguments()))
+        return cast(Model, type(self).template_create(tenant, form.valid_settings))
 
     def update(self, request: HttpRequest, obj: Any, form: TemplateFormBase) -> None:
-        type(self).template_update(obj, **form.changes())
+        type(self).template_update(obj.tenant, obj, form.valid_settings)
 
     def remove(self, request: HttpRequest, obj: Any) -> None:
         type(self).template_delete(obj)

@@ -9,10 +9,11 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_POST
 
-from apps.notifications import configuration, domain
-from apps.notifications.admin.forms import TemplateFormBase, at_most, source_line, source_text
+from apps.notifications import configuration
+from apps.notifications.admin.forms import template_form
 from apps.notifications.admin.template_pages import TemplateAdminBase
 from apps.notifications.delivery import email_test_send
+from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate
 from apps.notifications.previews import template_preview
@@ -25,18 +26,13 @@ _PARTS = ("subject", "html", "text")
 VARIABLES_HELP = "admin/notifications/emailtemplate/variables.html"
 
 
-class EmailTemplateForm(TemplateFormBase):
-    subject = source_line(validators=at_most(domain.MAX_TEMPLATE_SUBJECT))
-    html = source_text(24, label="HTML", validators=at_most(domain.MAX_TEMPLATE_HTML))
-    text = source_text(
-        10, help_text="Empty: derived from the HTML.", validators=at_most(domain.MAX_TEMPLATE_TEXT)
-    )
-    free_text = ("html", "text")
-    required_on_edit = ("subject", "html")
-    defaulted = _PARTS
+_Base: Any = template_form(
+    EmailTemplateSettings, EmailTemplate, {"subject": 0, "html": 24, "text": 10}
+)
 
-    def initial_from(self, obj: EmailTemplate) -> dict[str, Any]:
-        return {**super().initial_from(obj), **{name: getattr(obj, name) for name in _PARTS}}
+
+class EmailTemplateForm(_Base):
+    required_on_edit = ("subject", "html")
 
 
 @admin.register(EmailTemplate)

@@ -8,11 +8,13 @@ from typing import Any
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.api.fields import camel_case, snake_case
-from apps.core.arguments import UNSET, Unset, given
+from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.core.wording import listed
+from apps.notifications import domain
 from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
 from apps.notifications.configuration import defaults_seed_once
+from apps.notifications.domain import PushChannelSettings, PushTemplateSettings
 from apps.notifications.models import PushChannel, PushTemplate
 from apps.notifications.push.credentials import SECRETS, SETTINGS, credentials_check
 from apps.notifications.push.secrets import secrets_decrypt, secrets_encrypt
@@ -23,12 +25,12 @@ MAX_DATA_KEYS = 20
 
 
 # A channel's settings and secrets are stored as the admin API names them ("teamId"), the
-# arguments' names in camelCase; they are checked under the arguments' names.
+# declaration's names in camelCase; they are checked under the declaration's names.
 def _stored(fields: dict[str, Any]) -> dict[str, Any]:
     return {camel_case(name): value for name, value in fields.items()}
 
 
-def _arguments(stored: dict[str, Any]) -> dict[str, Any]:
+def _declared(stored: dict[str, Any]) -> dict[str, Any]:
     return {snake_case(key): value for key, value in stored.items()}
 
 
@@ -45,37 +47,29 @@ def _split(kind: str, provided: dict[str, Any]) -> tuple[dict[str, Any], dict[st
     return settings, secrets
 
 
-def push_channel_create(
-    tenant: Tenant,
-    *,
-    kind: str,
-    status: str = PushChannelStatus.ACTIVE,
-    # A channel's provider fields: APNs' team, key and bundle ids, sandbox and signing key (the
-    # .p8 file's text), FCM's service account (the JSON key file, parsed), Expo's access token.
-    # The secrets among them are stored encrypted and never shown.
-    team_id: str | Unset = UNSET,
-    key_id: str | Unset = UNSET,
-    bundle_id: str | Unset = UNSET,
-    sandbox: bool | Unset = UNSET,
-    signing_key: str | Unset = UNSET,
-    service_account: dict[str, Any] | Unset = UNSET,
-    access_token: str | Unset | None = UNSET,
-) -> PushChannel:
-    credentials = given(
-        team_id=team_id,
-        key_id=key_id,
-        bundle_id=bundle_id,
-        sandbox=sandbox,
-        signing_key=signing_key,
-        service_account=service_account,
-        access_token=access_token,
-    )
-    settings, secrets = _split(kind, credentials)
-    checked = credentials_check(kind, settings, secrets)
+def _credentials(values: dict[str, Any]) -> dict[str, Any]:
+    """The provider fields among the given settings."""
+    return {k: v for k, v in values.items() if k not in ("kind", "status", "flagged")}
+
+
+def push_channel_create(tenant: Tenant, settings: PushChannelSettings) -> PushChannel:
+    """A new channel, active unless `status` says otherwise; it must be able to sign its
+    requests."""
+    required_check(settings)
+    values = given_values(settings)
+    if "flagged" in values:
+        raise ValidationError(
+            "{flagged} is for a channel's update: a new one is not flagged",
+            fields="flagged",
+            code="not_allowed",
+        )
+    kind = values["kind"]
+    provider, secrets = _split(kind, _credentials(values))
+    checked = credentials_check(kind, provider, secrets)
     channel = PushChannel.objects.create(
         tenant=tenant,
         kind=kind,
-        status=status,
+        status=values.get("status", PushChannelStatus.ACTIVE),
         settings=_stored(checked),
         credentials=secrets_encrypt(_stored(secrets)) if secrets else "",
     )
@@ -84,45 +78,26 @@ def push_channel_create(
 
 
 def push_channel_update(
-    channel: PushChannel,
-    *,
-    status: str | None = None,
-    flagged: bool | None = None,
-    # A channel's provider fields: APNs' team, key and bundle ids, sandbox and signing key (the
-    # .p8 file's text), FCM's service account (the JSON key file, parsed), Expo's access token.
-    # The secrets among them are stored encrypted and never shown.
-    team_id: str | Unset = UNSET,
-    key_id: str | Unset = UNSET,
-    bundle_id: str | Unset = UNSET,
-    sandbox: bool | Unset = UNSET,
-    signing_key: str | Unset = UNSET,
-    service_account: dict[str, Any] | Unset = UNSET,
-    access_token: str | Unset | None = UNSET,
+    tenant: Tenant, channel: PushChannel, changes: PushChannelSettings
 ) -> PushChannel:
     """Change settings and replace the secrets given (others are kept; the kind is fixed).
     `flagged=False` clears the bad-token flag, and pruning resumes."""
-    credentials = given(
-        team_id=team_id,
-        key_id=key_id,
-        bundle_id=bundle_id,
-        sandbox=sandbox,
-        signing_key=signing_key,
-        service_account=service_account,
-        access_token=access_token,
-    )
-    settings, secrets = _split(channel.kind, credentials)
-    if settings or secrets:
-        merged_secrets = {**_arguments(secrets_decrypt(channel.credentials)), **secrets}
-        merged_settings = {**_arguments(channel.settings), **settings}
+    values = given_values(changes)
+    if values.pop("kind", channel.kind) != channel.kind:
+        raise domain.set_for_good_problem("kind")
+    provider, secrets = _split(channel.kind, _credentials(values))
+    if provider or secrets:
+        merged_secrets = {**_declared(secrets_decrypt(channel.credentials)), **secrets}
+        merged_settings = {**_declared(channel.settings), **provider}
         checked = credentials_check(channel.kind, merged_settings, merged_secrets)
         channel.settings = _stored(checked)
         channel.credentials = secrets_encrypt(_stored(merged_secrets)) if merged_secrets else ""
-    if status is not None:
-        channel.status = status
-    if flagged is False:
+    if "status" in values:
+        channel.status = values["status"]
+    if values.get("flagged") is False:
         channel.flagged_at, channel.flag_reason = None, ""
     channel.save()
-    tenant_config_changed(channel.tenant)
+    tenant_config_changed(tenant)
     return channel
 
 
@@ -159,66 +134,50 @@ def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
     defaults_seed_once(tenant, "push_defaults_seeded_at", make, now)
 
 
-def push_template_create(
-    tenant: Tenant,
-    *,
-    type: str,
-    name: str,
-    title: str | None = None,
-    body: str | None = None,
-    url: str | None = "",
-    data: dict[str, str] | None = None,
-    status: str = TemplateStatus.INACTIVE,
-    user_attributes: list[dict[str, str]] | None = None,
-    priority: int = 0,
-) -> PushTemplate:
+def push_template_create(tenant: Tenant, settings: PushTemplateSettings) -> PushTemplate:
     """A new template; title and body default to the built-in template of the type."""
+    required_check(settings)
+    values = given_values(settings)
+    type = values["type"]
     default = default_push_template(type)
-    url = url or ""
-    title = default.title if title is None else title
-    body = default.body if body is None else body
-    _check(title, body, url, data or {})
+    url = values.get("url") or ""
+    data = values.get("data") or {}
+    title = values.get("title", default.title)
+    body = values.get("body", default.body)
+    _check(title, body, url, data)
     template = PushTemplate.objects.create(
         tenant=tenant,
         type=type,
-        name=name,
+        name=values["name"],
         title=title,
         body=body,
         url=url,
-        data=data or {},
-        status=status,
-        user_attributes=attribute_refs_check(tenant, user_attributes, "user"),
-        priority=priority,
+        data=data,
+        status=values.get("status", TemplateStatus.INACTIVE),
+        user_attributes=attribute_refs_check(tenant, values.get("user_attributes"), "user"),
+        priority=values.get("priority", 0),
     )
     tenant_config_changed(tenant)
     return template
 
 
 def push_template_update(
-    template: PushTemplate,
-    *,
-    name: str | Unset = UNSET,
-    title: str | Unset = UNSET,
-    body: str | Unset = UNSET,
-    url: str | Unset | None = UNSET,
-    data: dict[str, str] | Unset | None = UNSET,
-    status: str | Unset = UNSET,
-    priority: int | Unset = UNSET,
-    user_attributes: list[dict[str, str]] | None = None,  # None: unchanged
+    tenant: Tenant, template: PushTemplate, changes: PushTemplateSettings
 ) -> PushTemplate:
-    """Change the given fields; the type cannot change. A template that no longer renders is
-    refused."""
-    fields = given(
-        name=name, title=title, body=body, url=url, data=data, status=status, priority=priority
-    )
-    for field, value in fields.items():
+    """Change the given settings; the type cannot change. A template that no longer renders is
+    refused. A None url or data clears it; None user attributes keep theirs."""
+    values = given_values(changes)
+    if values.pop("type", template.type) != template.type:
+        raise domain.set_for_good_problem("type")
+    user_attributes = values.pop("user_attributes", None)
+    for field, value in values.items():
         setattr(template, field, value if value is not None else ("" if field == "url" else {}))
     if user_attributes is not None:
-        template.user_attributes = attribute_refs_check(template.tenant, user_attributes, "user")
-    if {"title", "body", "url", "data"} & set(fields):
+        template.user_attributes = attribute_refs_check(tenant, user_attributes, "user")
+    if {"title", "body", "url", "data"} & set(values):
         _check(template.title, template.body, template.url, template.data)
     template.save()
-    tenant_config_changed(template.tenant)
+    tenant_config_changed(tenant)
     return template
 
 

@@ -1,6 +1,6 @@
 """What a push channel needs, per provider, checked before it is saved: a channel that cannot
 sign its requests is refused at once, not discovered at the first send. The fields are named as
-push_channel_create's arguments (the services store them as the admin API names them)."""
+PushChannelSettings names them (the services store them as the admin API names them)."""
 
 import re
 from typing import Any
@@ -45,16 +45,6 @@ _APNS_IDS: dict[str, tuple[re.Pattern[str], str]] = {
         re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,254}\Z"),
         "letters, digits, - and . (the app's bundle id)",
     ),
-}
-# The longest value of each field a tenant may give (characters); a service account is
-# counted as its parsed JSON's text.
-MAX_LENGTHS: dict[str, int] = {
-    "team_id": 20,
-    "key_id": 20,
-    "bundle_id": 255,
-    "signing_key": 10_000,
-    "service_account": 20_000,
-    "access_token": 1_000,
 }
 
 

@@ -4,8 +4,13 @@ import io
 
 import pytest
 
+from apps.core.declarations import settings_of
+from apps.core.errors import ValidationError
 from apps.notifications.choices import MessageStatus
+from apps.notifications.domain import PushChannelSettings
 from apps.notifications.models import PushAttempt, PushChannel, PushTemplate
+from apps.notifications.push.configuration import push_channel_create, push_channel_update
+from apps.notifications.push.credentials import SECRETS
 from apps.notifications.push.secrets import secrets_decrypt
 from tests.admin_issues import admin_issue
 from tests.notifications.conftest import at, messages, metric_achievement, run_jobs, send_event
@@ -316,3 +321,24 @@ def test_application_keys_cannot_read_or_delete_push_templates(org, anon_client,
     assert [r.status_code for r in responses] == [403, 403]
     assert all(list(r.json()) == ["error"] for r in responses)
     assert api_client.get(f"{TEMPLATES}/{template['id']}").status_code == 200
+
+
+# --- the services' own rules --------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_new_channel_is_not_flagged_and_its_kind_is_set_for_good(tenant):
+    with pytest.raises(ValidationError) as flagged:
+        push_channel_create(tenant, PushChannelSettings(kind="expo", flagged=False))
+    assert (flagged.value.fields, flagged.value.code) == (("flagged",), "not_allowed")
+    channel = push_channel_create(tenant, PushChannelSettings(kind="expo"))
+    with pytest.raises(ValidationError) as kind:
+        push_channel_update(tenant, channel, PushChannelSettings(kind="fcm"))
+    assert (kind.value.fields, kind.value.code) == (("kind",), "frozen")
+
+
+def test_the_declared_secrets_are_the_providers_secrets():
+    # What the pages never show back and the API never answers with is what is stored
+    # encrypted.
+    declared = {name for name, s in settings_of(PushChannelSettings).items() if s.secret}
+    assert declared == {name for names in SECRETS.values() for name in names}

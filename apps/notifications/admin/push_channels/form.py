@@ -1,6 +1,7 @@
-"""The push channel form: the arguments of push_channel_create or push_channel_update, with
-only the chosen provider's fields, secrets that are write-only (pasted or uploaded as a file),
-and refusals of the push services shown next to the input they are about."""
+"""The push channel form: the declared settings (PushChannelSettings) that push_channel_create
+or push_channel_update is given, with only the chosen provider's fields, secrets that are
+write-only (pasted or uploaded as a file), and refusals of the push services shown next to the
+input they are about."""
 
 import json
 from typing import Any, cast
@@ -8,13 +9,17 @@ from typing import Any, cast
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
-from apps.accounts.admin.config_pages import ConfigForm
-from apps.core.api.fields import control_characters_error
+from apps.accounts.admin.base import text_rules
+from apps.accounts.admin.declared import declared_form, own_input
+from apps.core.api.fields import camel_case, control_characters_error
+from apps.core.declarations import settings_of
 from apps.core.errors import ApplicationError
-from apps.notifications.admin.forms import CODE_ATTRS, at_most
+from apps.notifications import domain
+from apps.notifications.admin.forms import CODE_ATTRS
 from apps.notifications.choices import PushChannelStatus, PushKind
+from apps.notifications.domain import PushChannelSettings
 from apps.notifications.models import PushChannel
-from apps.notifications.push.credentials import MAX_LENGTHS, REQUIRED
+from apps.notifications.push.credentials import REQUIRED, SECRETS, SETTINGS
 
 # Each provider's form fields, in the order of its fieldset. A secret has a text field and, for
 # keys that come as a file, a file twin.
@@ -24,7 +29,8 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     PushKind.EXPO: ("access_token",),
 }
 _FILE_OF = {"signing_key": "signing_key_file", "service_account": "service_account_file"}
-SECRET_FIELDS = ("signing_key", "service_account", "access_token")
+# Write-only: the page never shows them, nor what was typed, and keeps them out of error reports.
+SECRET_FIELDS = tuple(n for n, s in settings_of(PushChannelSettings).items() if s.secret)
 # Larger than any .p8 or service-account file; read into memory, so bounded.
 MAX_KEY_FILE = 64 * 1024
 KIND_HELP: dict[str, str] = {
@@ -50,64 +56,38 @@ class SecretTextarea(forms.Textarea):
 
 
 def _service_account_size(account: dict[str, Any]) -> None:
-    if len(str(account)) > MAX_LENGTHS["service_account"]:
+    if len(str(account)) > domain.MAX_CHANNEL_LENGTHS["service_account"]:
         raise forms.ValidationError("is too large")
 
 
-def _pasted_secret(**kwargs: Any) -> forms.CharField:
-    """A secret pasted as text (its file twin is a FileField): write-only, kept as typed."""
-    widget = SecretTextarea(attrs={**CODE_ATTRS, "autocomplete": "off", "rows": 6})
-    return forms.CharField(required=False, strip=False, widget=widget, **kwargs)
+def _secret(name: str, widget: forms.Widget) -> Any:
+    """A secret's input (its file twin is a FileField): write-only, kept as typed."""
+    return own_input(PushChannelSettings, name, forms.CharField, strip=False, widget=widget)
 
 
-class PushChannelForm(ConfigForm):
-    """The arguments of the push channel services: only the chosen provider's fields are
-    given, and a secret left empty on the change page is not, so the service keeps it."""
+def _at_most(name: str) -> list[Any]:
+    return text_rules(settings_of(PushChannelSettings)[name].max_length or 0)
 
-    kind = forms.ChoiceField(
-        choices=[("", "---------"), *PushKind.choices],
-        help_text="Set for good. Only the fields of the chosen provider apply.",
-    )
-    status = forms.ChoiceField(
-        choices=PushChannelStatus.choices,
-        initial=PushChannelStatus.ACTIVE,
-        help_text="Only active channels send.",
-    )
-    team_id = forms.CharField(
-        required=False, label="Team ID", help_text="The 10-character id of the Apple team."
-    )
-    key_id = forms.CharField(
-        required=False,
-        label="Key ID",
-        # Help texts are HTML: the angle brackets are escaped.
-        help_text="The 10-character id of the signing key, as in its file name "
-        "AuthKey_&lt;key id&gt;.p8.",
-    )
-    bundle_id = forms.CharField(
-        required=False, label="Bundle ID", help_text="The app's bundle id, e.g. com.example.app."
-    )
-    signing_key = _pasted_secret(
-        label="Signing key",
-        help_text="Paste the content of the .p8 file (-----BEGIN PRIVATE KEY----- …), or upload "
-        "the file below. Write-only: it is stored encrypted and never shown.",
-    )
+
+_Declared: Any = declared_form(
+    PushChannelSettings,
+    model=PushChannel,
+    skip=(*SECRET_FIELDS, "flagged"),  # the flag is cleared by a box of its own
+    choices={"kind": [("", "---------"), *PushKind.choices], "status": PushChannelStatus.choices},
+)
+_PASTED = SecretTextarea(attrs={**CODE_ATTRS, "autocomplete": "off", "rows": 6})
+
+
+class PushChannelForm(_Declared):
+    """The push channel services' settings: only the chosen provider's fields are given, and
+    a secret left empty on the change page is not, so the service keeps it."""
+
+    signing_key = _secret("signing_key", _PASTED)
     signing_key_file = forms.FileField(required=False, label="…or the .p8 file")
-    sandbox = forms.BooleanField(
-        required=False,
-        help_text="Send through Apple's development environment, for builds run from Xcode. "
-        "TestFlight and App Store builds use production: a wrong choice makes every token "
-        "look invalid.",
-    )
-    service_account = _pasted_secret(
-        help_text="Paste the service account's JSON key file, or upload the file below. "
-        "Write-only: it is stored encrypted and never shown.",
-    )
+    service_account = _secret("service_account", _PASTED)
     service_account_file = forms.FileField(required=False, label="…or the JSON file")
-    access_token = forms.CharField(
-        required=False,
-        strip=False,
-        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Empty: none. Write-only: it is stored encrypted and never shown.",
+    access_token = _secret(
+        "access_token", forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"})
     )
     clear_flag = forms.BooleanField(
         required=False,
@@ -115,20 +95,18 @@ class PushChannelForm(ConfigForm):
         help_text="Once the settings are right: dead tokens are pruned again.",
     )
 
+    # A key file pasted as text has line breaks (the declaration's service account is JSON).
     free_text = ("signing_key", "service_account")
-    # What each given value may be, as the admin API checks it.
+    # What each secret may be, as the admin API checks it, once read (perhaps from its file).
     limits: dict[str, Any] = {
-        "team_id": at_most(MAX_LENGTHS["team_id"]),
-        "key_id": at_most(MAX_LENGTHS["key_id"]),
-        "bundle_id": at_most(MAX_LENGTHS["bundle_id"]),
-        "signing_key": at_most(MAX_LENGTHS["signing_key"]),
+        "signing_key": _at_most("signing_key"),
         "service_account": [_service_account_size],
-        "access_token": at_most(MAX_LENGTHS["access_token"]),
+        "access_token": _at_most("access_token"),
     }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.given: dict[str, Any] = {}  # form field -> what the call gets for it
-        self.kwargs: dict[str, Any] = {}  # the service's arguments, once the form is valid
+        self.given: dict[str, Any] = {}  # secret -> what the call gets for it
+        self.settings: PushChannelSettings | None = None  # once the form is valid
         super().__init__(*args, **kwargs)
         channel = self.instance
         if channel is None:
@@ -147,14 +125,11 @@ class PushChannelForm(ConfigForm):
                 self.fields[name].help_text = keep
 
     def initial_from(self, obj: PushChannel) -> dict[str, Any]:
-        settings = obj.settings
-        return {
-            "status": obj.status,
-            "team_id": settings.get("teamId", ""),
-            "key_id": settings.get("keyId", ""),
-            "bundle_id": settings.get("bundleId", ""),
-            "sandbox": bool(settings.get("sandbox")),
-        }
+        # The provider's settings are stored as the admin API names them ("teamId").
+        provider = {name: obj.settings.get(camel_case(name), "") for name in SETTINGS[obj.kind]}
+        if "sandbox" in provider:
+            provider["sandbox"] = bool(provider["sandbox"])
+        return {**super().initial_from(obj), **provider}
 
     def _file_text(self, name: str) -> str | None:
         upload = cast(UploadedFile | None, self.cleaned_data.get(name))
@@ -194,12 +169,17 @@ class PushChannelForm(ConfigForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        self.settings = None
         if not self.errors:
-            self.kwargs = self._arguments()
+            settings = PushChannelSettings(**self._values())
             self._check_given()
-        if self.errors:
-            self.kwargs = {}
+            self.settings = None if self.errors else settings
         return cleaned
+
+    @property
+    def valid_settings(self) -> PushChannelSettings:
+        assert self.settings is not None  # noqa: S101 - a valid form has them
+        return self.settings
 
     def _check_given(self) -> None:
         """What the call gets (a secret perhaps read from its file), as the admin API checks
@@ -228,15 +208,14 @@ class PushChannelForm(ConfigForm):
         if twin and self.files.get(twin) and field in errors:
             errors[twin] = errors.pop(field)
 
-    def _arguments(self) -> dict[str, Any]:
-        """The service's arguments: only the chosen provider's fields, and a secret only when
-        given (on the change page, empty keeps the stored one)."""
+    def _values(self) -> dict[str, Any]:
+        """The settings given: only the chosen provider's fields, and a secret only when given
+        (on the change page, empty keeps the stored one)."""
         cleaned = self.cleaned_data
         channel = self.instance
         kind = cleaned["kind"] if channel is None else channel.kind
-        kwargs: dict[str, Any] = {"status": cleaned["status"]}
-        if channel is None:
-            kwargs["kind"] = kind
+        declared = self.declared_values()  # the sandbox box is given even when unticked
+        values = {n: declared[n] for n in ("kind", "status", *SETTINGS[kind]) if n in declared}
         for other, names in KIND_FIELDS.items():
             for name in names if other != kind else ():
                 if cleaned.get(name):
@@ -244,26 +223,18 @@ class PushChannelForm(ConfigForm):
                         name,
                         f"only for {_kind_label(other)} channels, not {_kind_label(kind)}",
                     )
-        for name in KIND_FIELDS[kind]:
-            # File twins are read with their text field; the sandbox box is given below, even
-            # when unticked.
-            if name in _FILE_OF.values() or name == "sandbox":
-                continue
-            if name in SECRET_FIELDS:
-                field, value = self._secret(name)
-                if value is not None and name == "service_account":
-                    value = self._service_account(field, value)
-                # A secret left empty on the change page keeps the stored one.
-                missing = value is None and (channel is None or not channel.credentials)
-            else:
-                field, value = name, cleaned.get(name) or None
-                missing = value is None
+        kept = channel is not None and bool(channel.credentials)
+        for name in SECRETS[kind]:
+            field, value = self._secret(name)
+            if value is not None and name == "service_account":
+                value = self._service_account(field, value)
             if value is not None:
-                kwargs[name] = self.given[name] = value
-            elif missing and name in REQUIRED[kind] and not self.has_error(field):
+                values[name] = self.given[name] = value
+        for name in REQUIRED[kind]:
+            if name in values or (kept and name in SECRETS[kind]):
+                continue
+            if not self.has_error(name) and not self.has_error(_FILE_OF.get(name, name)):
                 self.add_error(name, f"required for {_kind_label(kind)} channels")
-        if kind == PushKind.APNS:
-            kwargs["sandbox"] = bool(cleaned.get("sandbox"))
         if cleaned.get("clear_flag"):
-            kwargs["flagged"] = False
-        return kwargs
+            values["flagged"] = False
+        return values

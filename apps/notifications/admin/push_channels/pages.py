@@ -22,6 +22,7 @@ from apps.notifications.admin.push_channels.form import (
     _kind_label,
 )
 from apps.notifications.choices import PushKind
+from apps.notifications.domain import PushChannelSettings
 from apps.notifications.models import PushChannel
 from apps.notifications.push import configuration
 
@@ -43,7 +44,9 @@ class FlaggedFilter(admin.SimpleListFilter):
 def clear_flag(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     flagged = list(queryset.filter(flagged_at__isnull=False).select_related("tenant"))
     for channel in flagged:
-        configuration.push_channel_update(channel, flagged=False)
+        configuration.push_channel_update(
+            channel.tenant, channel, PushChannelSettings(flagged=False)
+        )
     modeladmin.message_user(
         request,
         f"Cleared the flag of {counted(len(flagged), 'push channel')}: dead tokens are pruned "
@@ -98,10 +101,10 @@ class PushChannelAdmin(TenantColumnMixin, ConfigAdmin):
         return sections
 
     def create(self, request: HttpRequest, form: PushChannelForm) -> PushChannel:
-        return configuration.push_channel_create(form.valid_tenant, **form.kwargs)
+        return configuration.push_channel_create(form.valid_tenant, form.valid_settings)
 
     def update(self, request: HttpRequest, obj: PushChannel, form: PushChannelForm) -> None:
-        configuration.push_channel_update(obj, **form.kwargs)
+        configuration.push_channel_update(obj.tenant, obj, form.valid_settings)
 
     def remove(self, request: HttpRequest, obj: PushChannel) -> None:
         configuration.push_channel_delete(obj)
