@@ -10,7 +10,12 @@ from typing import Any, NamedTuple
 from rest_framework import serializers
 
 from apps.achievements.choices import Status, Trigger
-from apps.achievements.domain import rarity
+from apps.achievements.domain import (
+    MAX_ANNIVERSARY_YEARS,
+    MAX_PREREQUISITES,
+    MAX_STREAK_LENGTH,
+    rarity,
+)
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import AchievementDef, Stats, achievement_settings
 from apps.achievements.wire import (
@@ -39,13 +44,13 @@ class _AchievementFields(StrictSerializer):
     )
     eventAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
     streakLength = serializers.IntegerField(
-        min_value=1, max_value=100_000, required=False, allow_null=True
+        min_value=1, max_value=MAX_STREAK_LENGTH, required=False, allow_null=True
     )
     anniversaryYears = serializers.IntegerField(
-        min_value=1, max_value=200, required=False, allow_null=True
+        min_value=1, max_value=MAX_ANNIVERSARY_YEARS, required=False, allow_null=True
     )
     achievementIds = serializers.ListField(
-        child=serializers.UUIDField(), required=False, allow_null=True, max_length=100
+        child=serializers.UUIDField(), required=False, allow_null=True, max_length=MAX_PREREQUISITES
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

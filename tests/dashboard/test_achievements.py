@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements import configuration, services
+from apps.achievements.domain import AchievementSettings
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.achievements.selectors import achievement_backdate_progress
 from apps.metrics.models import Metric, MetricTotal
@@ -54,7 +55,9 @@ def source(tenant: Tenant) -> Attribute:
 
 def save(tenant: Tenant, **data: Any) -> Achievement:
     """An achievement made by the admin API's service, inactive unless told otherwise."""
-    return configuration.achievement_create(tenant, **{"status": "inactive", **data})
+    return configuration.achievement_create(
+        tenant, AchievementSettings(**{"status": "inactive", **data})
+    )
 
 
 def metric_achievement(
@@ -555,7 +558,7 @@ def test_the_change_page_follows_backdating_until_it_finishes(
     for writer in writers:
         MetricTotal.objects.create(tenant=tenant, user=writer, metric=metric, total=Decimal(20))
     # Activated: the backdating task is queued after commit and has not run yet.
-    configuration.achievement_update(tenant, achievement, status="active")
+    configuration.achievement_update(tenant, achievement, AchievementSettings(status="active"))
     complete(achievement, writers[0], backdated=True)
     url = admin_url(Achievement, "change", achievement.pk)
 
