@@ -23,6 +23,7 @@ from apps.achievements.wire import (
     UserAchievementResponse,
     UserAchievementWithStatsResponse,
     kv,
+    trigger_settings,
     with_badge_url,
 )
 from apps.core.api.fields import StrictSerializer, StringField, key_field
@@ -100,20 +101,7 @@ def achievement_with_stats_response_render(d: AchievementDef, stats: Stats) -> d
         "badgeUrl": d.badge_url,
         "userAttributes": kv(d.user_filters),
     }
-    trigger = d.trigger
-    if trigger == Trigger.API:
-        body["key"] = d.key
-    elif trigger == Trigger.METRIC:
-        body["metricId"] = d.metric_public_id
-        body["metricName"] = d.metric_name
-        body["metricValue"] = d.metric_value
-        body["eventAttributes"] = kv(d.event_filters)
-    elif trigger == Trigger.STREAK:
-        body["streakLength"] = d.streak_length
-    elif trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = d.anniversary_years
-    elif trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = list(d.prerequisite_ids)
+    body.update(trigger_settings(d))
     completions = stats.completions.get(d.pk, 0)
     body["completions"] = completions
     body["rarity"] = rarity(completions, stats.users)
