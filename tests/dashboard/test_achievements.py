@@ -306,6 +306,25 @@ def test_only_the_chosen_kinds_settings_are_saved(
     assert (stored.metric, stored.metric_value, stored.key) == (None, None, None)
 
 
+def test_a_mistake_in_another_kinds_input_does_not_block_the_save(
+    staff_client: Client, tenant: Tenant
+) -> None:
+    # Hidden by the page's script once another kind is chosen, so staff could not correct it.
+    response = staff_client.post(
+        admin_url(Achievement, "add"),
+        form_data("streak", tenant=tenant.pk, streak_length="7", metric_value="0", key="no spaces"),
+    )
+
+    assert response.status_code == 302, response.context["form"].errors
+    stored = Achievement.objects.get()
+    assert (stored.trigger, stored.streak_length, stored.metric_value, stored.key) == (
+        "streak",
+        7,
+        None,
+        None,
+    )
+
+
 def test_the_add_page_offers_the_selected_tenants_choices(
     staff_client: Client,
     tenant: Tenant,

@@ -131,6 +131,8 @@ class AchievementForm(_Declared):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.settings: AchievementSettings | None = None
+        # The API may leave it out (inactive); on the page one of the radios is always chosen.
+        self.fields["status"].required = True
         tenant = self.config_tenant()
         period = "periods"
         if tenant is not None:
