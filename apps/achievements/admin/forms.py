@@ -85,8 +85,8 @@ def _filter_values(rows: list[tuple[str, str]]) -> None:
 _Declared: Any = declared_form(
     AchievementSettings,
     model=Achievement,
-    # The key keeps the refusal every dashboard key input words; the threshold is read as the
-    # admin API reads it (_metric_value), not by the declared bounds alone.
+    # The key keeps the refusal the metric and attribute pages word (key_field); the threshold
+    # is read as the admin API reads it (_metric_value), not by the declared bounds alone.
     skip=("key", "metric_value"),
     choices={"trigger": KIND_CHOICES, "status": STATUS_CHOICES},
     widgets={
@@ -133,16 +133,13 @@ class AchievementForm(_Declared):
         self.settings: AchievementSettings | None = None
         # The API may leave it out (inactive); on the page one of the radios is always chosen.
         self.fields["status"].required = True
-        tenant = self.config_tenant()
+        tenant = self.tenant  # a stored achievement's: pages look objects up in it only
         period = "periods"
         if tenant is not None:
             self._offer_tenant_choices(tenant)
             period = PERIODS.get(streak_config(tenant).frequency, period)
         streak_length = self.fields["streak_length"]
         streak_length.help_text = streak_length.help_text.format(period=period)
-
-    def config_tenant(self) -> Tenant | None:
-        return self.tenant if self.instance is None else self.instance.tenant
 
     def _offer_tenant_choices(self, tenant: Tenant) -> None:
         """Only this tenant's metrics, achievements and attributes can be chosen."""
