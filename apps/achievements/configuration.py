@@ -1,35 +1,21 @@
 """Configuration of achievements from the admin API and the dashboard: the fields of each
 trigger, prerequisites without cycles, and backdating enqueued when qualification changes."""
 
-from decimal import Decimal
 from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.choices import Status, Trigger
+from apps.achievements.domain import REQUIRED_FIELDS, TRIGGER_FIELDS, AchievementSettings
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.models import Achievement, AchievementPrerequisite
-from apps.core.arguments import UNSET, Unset, given, kind_problem
+from apps.core.arguments import kind_problem
+from apps.core.declarations import given_values, required_check
 from apps.core.outbox import outbox_enqueue
 from apps.metrics.models import Metric
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_refs_check
 
-# Settings that belong to one trigger only (reference §3.5), and those each trigger needs.
-TRIGGER_FIELDS = {
-    Trigger.API: ("key",),
-    Trigger.METRIC: ("metric_id", "metric_value", "event_attributes"),
-    Trigger.STREAK: ("streak_length",),
-    Trigger.ANNIVERSARY: ("anniversary_years",),
-    Trigger.ACHIEVEMENT: ("achievement_ids",),
-}
-REQUIRED_FIELDS = {
-    Trigger.API: ("key",),
-    Trigger.METRIC: ("metric_id", "metric_value"),
-    Trigger.STREAK: ("streak_length",),
-    Trigger.ANNIVERSARY: ("anniversary_years",),
-    Trigger.ACHIEVEMENT: ("achievement_ids",),
-}
 # Changing one of these (or the trigger) may change who qualifies: the achievement is backdated.
 QUALIFYING = frozenset(
     {
@@ -148,85 +134,19 @@ def _set_prerequisites(tenant: Tenant, achievement: Achievement, ids: list[str])
     achievement.prerequisites.set(prerequisites)
 
 
-def achievement_create(
-    tenant: Tenant,
-    *,
-    name: str,
-    trigger: str,
-    description: str | Unset | None = UNSET,
-    status: str | Unset = UNSET,
-    badge_url: str | Unset | None = UNSET,
-    # {"attributeId", "attributeValue"} references
-    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
-    key: str
-    | Unset
-    | None = UNSET,  # api achievements: how POST /achievements/{key}/complete names it
-    metric_id: str | Unset | None = UNSET,  # public ids
-    metric_value: Decimal | Unset | None = UNSET,
-    event_attributes: list[dict[str, str]] | Unset | None = UNSET,
-    streak_length: int | Unset | None = UNSET,
-    anniversary_years: int | Unset | None = UNSET,
-    achievement_ids: list[str] | Unset | None = UNSET,  # a composite's prerequisites
-) -> Achievement:
+def achievement_create(tenant: Tenant, settings: AchievementSettings) -> Achievement:
     """A new achievement, inactive unless `status` says otherwise; an active one is backdated
     after commit."""
-    values = given(
-        name=name,
-        trigger=trigger,
-        description=description,
-        status=status,
-        badge_url=badge_url,
-        user_attributes=user_attributes,
-        key=key,
-        metric_id=metric_id,
-        metric_value=metric_value,
-        event_attributes=event_attributes,
-        streak_length=streak_length,
-        anniversary_years=anniversary_years,
-        achievement_ids=achievement_ids,
-    )
-    return _save(tenant, Achievement(tenant=tenant), values, creating=True)
+    required_check(settings, AchievementInvalidError)
+    return _save(tenant, Achievement(tenant=tenant), given_values(settings), creating=True)
 
 
 def achievement_update(
-    tenant: Tenant,
-    achievement: Achievement,
-    *,
-    name: str | Unset = UNSET,
-    trigger: str | Unset = UNSET,
-    description: str | Unset | None = UNSET,
-    status: str | Unset = UNSET,
-    badge_url: str | Unset | None = UNSET,
-    # {"attributeId", "attributeValue"} references
-    user_attributes: list[dict[str, str]] | Unset | None = UNSET,
-    key: str
-    | Unset
-    | None = UNSET,  # api achievements: how POST /achievements/{key}/complete names it
-    metric_id: str | Unset | None = UNSET,  # public ids
-    metric_value: Decimal | Unset | None = UNSET,
-    event_attributes: list[dict[str, str]] | Unset | None = UNSET,
-    streak_length: int | Unset | None = UNSET,
-    anniversary_years: int | Unset | None = UNSET,
-    achievement_ids: list[str] | Unset | None = UNSET,  # a composite's prerequisites
+    tenant: Tenant, achievement: Achievement, changes: AchievementSettings
 ) -> Achievement:
     """Change the given settings; the others are kept. Activating, or changing an active
     achievement's qualification, backdates it after commit."""
-    changes = given(
-        name=name,
-        trigger=trigger,
-        description=description,
-        status=status,
-        badge_url=badge_url,
-        user_attributes=user_attributes,
-        key=key,
-        metric_id=metric_id,
-        metric_value=metric_value,
-        event_attributes=event_attributes,
-        streak_length=streak_length,
-        anniversary_years=anniversary_years,
-        achievement_ids=achievement_ids,
-    )
-    return _save(tenant, achievement, changes, creating=False)
+    return _save(tenant, achievement, given_values(changes), creating=False)
 
 
 def _save(

@@ -10,7 +10,12 @@ from typing import Any, NamedTuple
 from rest_framework import serializers
 
 from apps.achievements.choices import Status, Trigger
-from apps.achievements.domain import rarity
+from apps.achievements.domain import (
+    MAX_ANNIVERSARY_YEARS,
+    MAX_PREREQUISITES,
+    MAX_STREAK_LENGTH,
+    rarity,
+)
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import AchievementDef, Stats, achievement_settings
 from apps.achievements.wire import (
@@ -18,6 +23,7 @@ from apps.achievements.wire import (
     UserAchievementResponse,
     UserAchievementWithStatsResponse,
     kv,
+    trigger_settings,
     with_badge_url,
 )
 from apps.core.api.fields import StrictSerializer, StringField, key_field
@@ -39,13 +45,13 @@ class _AchievementFields(StrictSerializer):
     )
     eventAttributes = AttributeRefSerializer(many=True, required=False, allow_null=True)
     streakLength = serializers.IntegerField(
-        min_value=1, max_value=100_000, required=False, allow_null=True
+        min_value=1, max_value=MAX_STREAK_LENGTH, required=False, allow_null=True
     )
     anniversaryYears = serializers.IntegerField(
-        min_value=1, max_value=200, required=False, allow_null=True
+        min_value=1, max_value=MAX_ANNIVERSARY_YEARS, required=False, allow_null=True
     )
     achievementIds = serializers.ListField(
-        child=serializers.UUIDField(), required=False, allow_null=True, max_length=100
+        child=serializers.UUIDField(), required=False, allow_null=True, max_length=MAX_PREREQUISITES
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -95,20 +101,7 @@ def achievement_with_stats_response_render(d: AchievementDef, stats: Stats) -> d
         "badgeUrl": d.badge_url,
         "userAttributes": kv(d.user_filters),
     }
-    trigger = d.trigger
-    if trigger == Trigger.API:
-        body["key"] = d.key
-    elif trigger == Trigger.METRIC:
-        body["metricId"] = d.metric_public_id
-        body["metricName"] = d.metric_name
-        body["metricValue"] = d.metric_value
-        body["eventAttributes"] = kv(d.event_filters)
-    elif trigger == Trigger.STREAK:
-        body["streakLength"] = d.streak_length
-    elif trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = d.anniversary_years
-    elif trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = list(d.prerequisite_ids)
+    body.update(trigger_settings(d))
     completions = stats.completions.get(d.pk, 0)
     body["completions"] = completions
     body["rarity"] = rarity(completions, stats.users)

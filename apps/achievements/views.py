@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.achievements import configuration, openapi, selectors, serializers, wire
+from apps.achievements.domain import AchievementSettings
 from apps.achievements.models import Achievement
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
@@ -174,13 +175,13 @@ class AchievementCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Achievement:
         kwargs = serializers.AchievementCreateSerializer.service_kwargs(data)
-        return configuration.achievement_create(scope.tenant, **kwargs)
+        return configuration.achievement_create(scope.tenant, AchievementSettings(**kwargs))
 
     def update(
         self, scope: Scope, parent: Any, obj: Achievement, data: dict[str, Any]
     ) -> Achievement:
         kwargs = serializers.AchievementUpdateSerializer.service_kwargs(data)
-        return configuration.achievement_update(scope.tenant, obj, **kwargs)
+        return configuration.achievement_update(scope.tenant, obj, AchievementSettings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: Achievement) -> None:
         configuration.achievement_delete(scope.tenant, obj)

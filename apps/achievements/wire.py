@@ -26,6 +26,28 @@ def kv(filters: dict[str, str] | None) -> list[dict[str, str]]:
     return [{"key": k, "value": v} for k, v in (filters or {}).items()]
 
 
+def trigger_settings(d: AchievementDef) -> dict[str, Any]:
+    """The settings of the achievement's trigger, as UserAchievementResponse and the shapes
+    built on it write them (each render adds them with `body.update(trigger_settings(d))`,
+    which tests/core/test_shapes.py reads through)."""
+    settings: dict[str, Any] = {}
+    trigger = d.trigger
+    if trigger == Trigger.API:
+        settings["key"] = d.key
+    elif trigger == Trigger.METRIC:
+        settings["metricId"] = d.metric_public_id
+        settings["metricName"] = d.metric_name
+        settings["metricValue"] = d.metric_value
+        settings["eventAttributes"] = kv(d.event_filters)
+    elif trigger == Trigger.STREAK:
+        settings["streakLength"] = d.streak_length
+    elif trigger == Trigger.ANNIVERSARY:
+        settings["anniversaryYears"] = d.anniversary_years
+    elif trigger == Trigger.ACHIEVEMENT:
+        settings["achievementIds"] = list(d.prerequisite_ids)
+    return settings
+
+
 class UserAchievementResponse(Shape):
     # An AchievementDef with the user's completion time (None while not completed).
     # Trigger-specific fields are present only for their trigger.
@@ -66,20 +88,7 @@ def user_achievement_response_render(
         "badgeUrl": d.badge_url,
         "userAttributes": kv(d.user_filters),
     }
-    trigger = d.trigger
-    if trigger == Trigger.API:
-        body["key"] = d.key
-    elif trigger == Trigger.METRIC:
-        body["metricId"] = d.metric_public_id
-        body["metricName"] = d.metric_name
-        body["metricValue"] = d.metric_value
-        body["eventAttributes"] = kv(d.event_filters)
-    elif trigger == Trigger.STREAK:
-        body["streakLength"] = d.streak_length
-    elif trigger == Trigger.ANNIVERSARY:
-        body["anniversaryYears"] = d.anniversary_years
-    elif trigger == Trigger.ACHIEVEMENT:
-        body["achievementIds"] = list(d.prerequisite_ids)
+    body.update(trigger_settings(d))
     body["achievedAt"] = achieved_at
     return body
 

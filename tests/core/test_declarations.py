@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from apps.achievements import serializers as achievement_serializers
+from apps.achievements.domain import AchievementSettings
 from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
@@ -107,6 +109,23 @@ RESOURCES = [
         notification_serializers.PushChannelSerializer,
         unchecked=(
             "flagged",  # only ever cleared, by an update (flagged: false): a create has none
+        ),
+    ),
+    Interfaces(
+        AchievementSettings,
+        achievement_serializers.AchievementCreateSerializer,
+        achievement_serializers.AchievementUpdateSerializer,
+        achievement_serializers.AdminAchievement,
+        unchecked=(
+            # An object on the wire, {"url"} or null, read into badge_url.
+            "badge",
+            # A trigger's own settings: the input takes null for "not given", the body leaves
+            # out those of other triggers rather than writing null.
+            "key",
+            "metricId",
+            "metricValue",
+            "streakLength",
+            "anniversaryYears",
         ),
     ),
 ]

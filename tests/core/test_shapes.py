@@ -2,8 +2,9 @@
 
 Each `Shape` documents a body and the typed function registered for it with `renders` writes
 it: the end of this module holds every such function to its shape, reading the keys the
-function writes from its source (the dict literal it builds, then each `body["key"] = ...`),
-which must be the shape's fields in their order."""
+function writes from its source (the dict literal it builds, then each `body["key"] = ...` and
+each `body.update(part(...))` of a typed function whose keys are read the same way), which must
+be the shape's fields in their order."""
 
 import ast
 import importlib
@@ -76,6 +77,8 @@ class UncheckableRender(Exception):
 def _resolve(node: ast.expr, scope: dict[str, Any]) -> Any:
     """The object a name or dotted name of a function's source stands for."""
     if isinstance(node, ast.Name):
+        if node.id not in scope:
+            raise UncheckableRender(f"not a name of its module: {node.id}")
         return scope[node.id]
     if isinstance(node, ast.Attribute):
         return getattr(_resolve(node.value, scope), node.attr)
@@ -122,7 +125,9 @@ class _Writes(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and self._is_body(func.value):
-            raise UncheckableRender(f"changes the body by a method: {ast.unparse(node)}")
+            if func.attr != "update" or node.keywords or len(node.args) != 1:
+                raise UncheckableRender(f"changes the body by a method: {ast.unparse(node)}")
+            self.keys += part_keys(node.args[0], self.scope)
         if any(self._is_body(arg) for arg in [*node.args, *(k.value for k in node.keywords)]):
             raise UncheckableRender(f"hands the body to a function: {ast.unparse(node)}")
         self.generic_visit(node)
@@ -147,6 +152,25 @@ def value_keys(node: ast.expr, scope: dict[str, Any]) -> list[str]:
             raise UncheckableRender(f"starts from a call of no render: {ast.unparse(node)}")
         return written_keys(callee)
     raise UncheckableRender(f"not a dict literal nor a render's call: {ast.unparse(node)}")
+
+
+def part_keys(node: ast.expr, scope: dict[str, Any]) -> list[str]:
+    """The keys of `body.update(part(...))`: `part` is a typed function whose keys are read
+    from its source as a render's are (a part shared by renders of several shapes)."""
+    if not isinstance(node, ast.Call):
+        raise UncheckableRender(f"updates the body from no call: {ast.unparse(node)}")
+    part = _resolve(node.func, scope)
+    if not inspect.isfunction(part):
+        raise UncheckableRender(f"updates the body from no function: {ast.unparse(node)}")
+    signature = inspect.signature(part)
+    untyped = [
+        name
+        for name, parameter in signature.parameters.items()
+        if parameter.annotation in (inspect.Parameter.empty, Any, "Any")
+    ]
+    if untyped or signature.return_annotation is inspect.Signature.empty:
+        raise UncheckableRender(f"{part.__name__} does not type what it reads or returns")
+    return written_keys(part)
 
 
 def written_keys(render: Callable[..., Any]) -> list[str]:
@@ -252,6 +276,42 @@ def sample_updated(thing: SimpleNamespace) -> dict[str, Any]:
     return body
 
 
+def sample_part(thing: SimpleNamespace) -> dict[str, Any]:
+    part = {"name": thing.name}
+    if thing.note:
+        part["note"] = thing.note
+    return part
+
+
+def sample_untyped_part(thing):  # type: ignore[no-untyped-def]
+    return {"name": thing.name}
+
+
+def sample_updated_by_part(thing: SimpleNamespace) -> dict[str, Any]:
+    body = {"id": thing.id}
+    body.update(sample_part(thing))
+    return body
+
+
+def sample_updated_by_untyped_part(thing: SimpleNamespace) -> dict[str, Any]:
+    body = {"id": thing.id}
+    body.update(sample_untyped_part(thing))
+    return body
+
+
+def sample_updated_by_a_dict(thing: SimpleNamespace) -> dict[str, Any]:
+    body = {"id": thing.id}
+    more = {"name": thing.name}
+    body.update(more)
+    return body
+
+
+def sample_updated_by_a_builtin(thing: SimpleNamespace) -> dict[str, Any]:
+    body = {"id": thing.id}
+    body.update(vars(thing))
+    return body
+
+
 def sample_helper(thing: SimpleNamespace) -> dict[str, Any]:
     body = {"id": thing.id}
     sample_more(body, thing)
@@ -276,10 +336,35 @@ def test_written_keys_sees_an_undocumented_key_and_a_missing_one():
     assert written_keys(sample_reordered) != fields
 
 
-@pytest.mark.parametrize("render", [sample_updated, sample_helper])
+def test_written_keys_reads_the_keys_of_a_typed_part_where_it_is_added():
+    assert written_keys(sample_updated_by_part) == ["id", "name", "note"]
+    assert written_keys(sample_updated_by_part) == list(Sample._declared_fields)
+
+
+@pytest.mark.parametrize(
+    "render",
+    [
+        sample_updated,
+        sample_helper,
+        sample_updated_by_untyped_part,
+        sample_updated_by_a_dict,
+        sample_updated_by_a_builtin,
+    ],
+)
 def test_written_keys_refuses_a_body_written_where_it_cannot_see(render):
     with pytest.raises(UncheckableRender):
         written_keys(render)
+
+
+def test_the_achievement_renders_share_one_checked_trigger_part():
+    from apps.achievements.serializers import achievement_with_stats_response_render
+    from apps.achievements.wire import trigger_settings, user_achievement_response_render
+
+    part = written_keys(trigger_settings)
+    assert "metricId" in part
+    for render in (user_achievement_response_render, achievement_with_stats_response_render):
+        keys = written_keys(render)
+        assert keys[keys.index(part[0]) :][: len(part)] == part
 
 
 def test_written_keys_follows_the_render_a_body_starts_from():

@@ -6,7 +6,7 @@ from functools import partial
 
 import pytest
 
-from apps.achievements.configuration import REQUIRED_FIELDS, TRIGGER_FIELDS
+from apps.achievements.domain import REQUIRED_FIELDS, TRIGGER_FIELDS
 from apps.achievements.serializers import AchievementCreateSerializer
 from apps.core.api.naming import wire_name
 from apps.core.arguments import kind_problem

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements import configuration, services
+from apps.achievements.domain import AchievementSettings
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.achievements.selectors import achievement_backdate_progress
 from apps.metrics.models import Metric, MetricTotal
@@ -54,7 +55,9 @@ def source(tenant: Tenant) -> Attribute:
 
 def save(tenant: Tenant, **data: Any) -> Achievement:
     """An achievement made by the admin API's service, inactive unless told otherwise."""
-    return configuration.achievement_create(tenant, **{"status": "inactive", **data})
+    return configuration.achievement_create(
+        tenant, AchievementSettings(**{"status": "inactive", **data})
+    )
 
 
 def metric_achievement(
@@ -301,6 +304,25 @@ def test_only_the_chosen_kinds_settings_are_saved(
     stored = Achievement.objects.get()
     assert (stored.trigger, stored.streak_length) == ("streak", 7)
     assert (stored.metric, stored.metric_value, stored.key) == (None, None, None)
+
+
+def test_a_mistake_in_another_kinds_input_does_not_block_the_save(
+    staff_client: Client, tenant: Tenant
+) -> None:
+    # Hidden by the page's script once another kind is chosen, so staff could not correct it.
+    response = staff_client.post(
+        admin_url(Achievement, "add"),
+        form_data("streak", tenant=tenant.pk, streak_length="7", metric_value="0", key="no spaces"),
+    )
+
+    assert response.status_code == 302, response.context["form"].errors
+    stored = Achievement.objects.get()
+    assert (stored.trigger, stored.streak_length, stored.metric_value, stored.key) == (
+        "streak",
+        7,
+        None,
+        None,
+    )
 
 
 def test_the_add_page_offers_the_selected_tenants_choices(
@@ -555,7 +577,7 @@ def test_the_change_page_follows_backdating_until_it_finishes(
     for writer in writers:
         MetricTotal.objects.create(tenant=tenant, user=writer, metric=metric, total=Decimal(20))
     # Activated: the backdating task is queued after commit and has not run yet.
-    configuration.achievement_update(tenant, achievement, status="active")
+    configuration.achievement_update(tenant, achievement, AchievementSettings(status="active"))
     complete(achievement, writers[0], backdated=True)
     url = admin_url(Achievement, "change", achievement.pk)
 

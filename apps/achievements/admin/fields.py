@@ -96,7 +96,7 @@ class AttributeRowsField(ParsedField):
     widget = AttributeRowsWidget
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(required=False, **kwargs)
+        super().__init__(**{**kwargs, "required": False})  # no rows: no filters
         self.attribute_keys: dict[str, str] = {}
 
     def set_attributes(self, choices: list[tuple[str, str]]) -> None:

@@ -1,33 +1,34 @@
-"""The achievement form: what staff fill in, turned into the arguments of achievement_create or
-achievement_update, the services the admin API calls. Which fields belong to which kind, and
-which are required, come from the service's tables, so the form keeps no second copy of the
+"""The achievement form: the achievement's declared settings (AchievementSettings) as inputs,
+with the tenant's metrics, achievements and attributes to choose from, turned into what
+achievement_create or achievement_update is given. Which settings belong to which kind, and
+which are required, come from the domain's tables, so the form keeps no second copy of the
 rules; its limits are those the admin API enforces, in its words."""
 
+import re
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any
 
 from django import forms
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import (
-    attribute_value_problems,
-    items_rules,
-    key_field,
-    range_rules,
-    text_rules,
-    url_problems,
-)
-from apps.accounts.admin.config_pages import ConfigForm
+from apps.accounts.admin.base import attribute_value_problems, items_rules, sentence
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.accounts.models import Tenant
-from apps.achievements import configuration
 from apps.achievements.admin.fields import (
     AttributeRowsField,
     BadgeUrlWidget,
     PrerequisitesWidget,
 )
 from apps.achievements.choices import Status, Trigger
+from apps.achievements.domain import (
+    MAX_PREREQUISITES,
+    REQUIRED_FIELDS,
+    TRIGGER_FIELDS,
+    AchievementSettings,
+)
 from apps.achievements.models import Achievement
 from apps.achievements.selectors import achievement_settings
+from apps.core.api.fields import KEY_PATTERN
 from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
@@ -50,29 +51,17 @@ STATUS_CHOICES = [
     ),
     (Status.LOCKED, "Locked: no new completions; shown only to the users who completed it"),
 ]
-
-# The settings of each kind, from the service's own table (the inputs are named as its
-# arguments).
-KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(arguments) for kind, arguments in configuration.TRIGGER_FIELDS.items()
-}
-REQUIRED: dict[str, tuple[str, ...]] = {
-    str(kind): tuple(arguments) for kind, arguments in configuration.REQUIRED_FIELDS.items()
-}
 # A threshold as the admin API reads one (its precision and its messages).
 METRIC_VALUE = drf.DecimalField(max_digits=24, decimal_places=6, min_value=1)
-KIND_LABELS = {
-    Trigger.METRIC: "Metric",
-    Trigger.STREAK: "Streak",
-    Trigger.API: "API",
-    Trigger.ACHIEVEMENT: "Composite",
-    Trigger.ANNIVERSARY: "Anniversary",
-}
+# "Metric", "Composite", ...: a kind's name, as its choice above opens.
+KIND_LABELS = {kind: text.split(":")[0] for kind, text in KIND_CHOICES}
 PERIODS: dict[str, str] = {
     Frequency.DAILY: "days",
     Frequency.WEEKLY: "weeks",
     Frequency.MONTHLY: "months",
 }
+# Every kind's own settings.
+KIND_SETTINGS = frozenset(name for names in TRIGGER_FIELDS.values() for name in names)
 
 
 def _decimal(value: Decimal | None) -> str | None:
@@ -87,200 +76,140 @@ def _metric_value(value: Decimal) -> None:
         raise forms.ValidationError([str(message) for message in exc.detail]) from None
 
 
-def _badge_url(value: str) -> None:
-    if problems := url_problems(value):
-        raise forms.ValidationError(problems)
-
-
 def _filter_values(rows: list[tuple[str, str]]) -> None:
     problems = [p for p in attribute_value_problems(value for _, value in rows) if p]
     if problems:
-        raise forms.ValidationError(problems)
+        raise forms.ValidationError([sentence(p) for p in problems])
 
 
-class AchievementForm(ConfigForm):
-    trigger = forms.ChoiceField(
-        choices=KIND_CHOICES,
-        initial=Trigger.METRIC,
-        label="Kind",
-        widget=forms.RadioSelect(attrs={"class": "radiolist"}),
-        help_text="What completes the achievement. Only the settings of this kind are saved.",
+_Declared: Any = declared_form(
+    AchievementSettings,
+    model=Achievement,
+    # The key keeps the refusal the metric and attribute pages word (key_field); the threshold
+    # is read as the admin API reads it (_metric_value), not by the declared bounds alone.
+    skip=("key", "metric_value"),
+    choices={"trigger": KIND_CHOICES, "status": STATUS_CHOICES},
+    widgets={
+        "trigger": forms.RadioSelect(attrs={"class": "radiolist"}),
+        "name": forms.TextInput(attrs={"class": "vTextField"}),
+        "description": forms.Textarea(attrs={"rows": 3}),
+        "status": forms.RadioSelect(attrs={"class": "radiolist"}),
+        "badge_url": BadgeUrlWidget(),
+    },
+    initial={"trigger": Trigger.METRIC},
+)
+
+
+def _own(name: str, field_class: type[forms.Field], **kwargs: Any) -> Any:
+    return own_input(AchievementSettings, name, field_class, **kwargs)
+
+
+class AchievementForm(_Declared):
+    """An achievement's settings as staff read them; `clean` makes the declaration the service
+    is given (`settings`): the common settings and those of the chosen kind only."""
+
+    key = _own(
+        "key",
+        forms.RegexField,
+        regex=re.compile(KEY_PATTERN, re.ASCII),
+        max_length=100,
+        strip=False,  # a key with stray spaces is refused, not trimmed into another key
+        error_messages={"invalid": "must contain only letters, digits, - and _"},
     )
-    name = forms.CharField(widget=forms.TextInput(attrs={"class": "vTextField"}))
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
-    status = forms.ChoiceField(
-        choices=STATUS_CHOICES,
-        initial=Status.INACTIVE,
-        widget=forms.RadioSelect(attrs={"class": "radiolist"}),
-    )
-    badge_url = forms.CharField(required=False, label="Badge URL", widget=BadgeUrlWidget())
-    key = key_field(100)
-    metric_id = forms.ModelChoiceField(
-        queryset=Metric.objects.none(), required=False, label="Metric"
-    )
-    metric_value = forms.DecimalField(
-        required=False,
-        label="Metric threshold",
-        help_text="Completed when the user's total of the metric reaches this value.",
-    )
-    event_attributes = AttributeRowsField(
-        label="Event attribute filters",
-        help_text="Only events carrying all these values count towards the threshold. "
-        "None: every event of the metric.",
-    )
-    streak_length = forms.IntegerField(required=False, label="Streak length")
-    anniversary_years = forms.IntegerField(
-        required=False,
-        label="Years since sign-up",
-        help_text="Completed on this anniversary of the user's sign-up date, in their time zone; "
-        "users without a sign-up date never complete it.",
-    )
-    achievement_ids = forms.ModelMultipleChoiceField(
-        label="Prerequisites",
+    metric_id = _own("metric_id", forms.ModelChoiceField, queryset=Metric.objects.none())
+    metric_value = _own("metric_value", forms.DecimalField, validators=[_metric_value])
+    event_attributes = _own("event_attributes", AttributeRowsField, validators=[_filter_values])
+    achievement_ids = _own(
+        "achievement_ids",
+        forms.ModelMultipleChoiceField,
         queryset=Achievement.objects.none(),
-        required=False,
         widget=PrerequisitesWidget(),
-        help_text="Completed as soon as a user has completed all of these.",
+        validators=items_rules(MAX_PREREQUISITES),
     )
-    user_attributes = AttributeRowsField(
-        label="User attribute filters",
-        help_text="Only users with all these attribute values can complete it. None: everyone.",
-    )
-
-    free_text = ("description",)
-    # The limits the admin API enforces, on the inputs the call gets.
-    rules: ClassVar[dict[str, list[Any]]] = {
-        "name": text_rules(255),
-        "description": text_rules(2000),
-        "badge_url": [_badge_url],
-        "metric_value": [_metric_value],
-        "streak_length": range_rules(1, 100_000),
-        "anniversary_years": range_rules(1, 200),
-        "achievement_ids": items_rules(100),
-        "user_attributes": [_filter_values],
-        "event_attributes": [_filter_values],
-    }
+    user_attributes = _own("user_attributes", AttributeRowsField, validators=[_filter_values])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.sent: set[str] = set()  # the inputs the call gets (limits apply to those only)
-        self.kwargs: dict[str, Any] = {}  # the service's arguments, once the form is valid
         super().__init__(*args, **kwargs)
-        self.fields["key"].required = False
-        self.fields[
-            "key"
-        ].help_text = (
-            "Your backend completes the achievement with POST /achievements/{key}/complete."
-        )
-        tenant = self.config_tenant()
+        self.settings: AchievementSettings | None = None
+        # The API may leave it out (inactive); on the page one of the radios is always chosen.
+        self.fields["status"].required = True
+        tenant = self.tenant  # a stored achievement's: pages look objects up in it only
+        period = "periods"
         if tenant is not None:
             self._offer_tenant_choices(tenant)
-
-    def config_tenant(self) -> Tenant | None:
-        return self.tenant if self.instance is None else self.instance.tenant
+            period = PERIODS.get(streak_config(tenant).frequency, period)
+        streak_length = self.fields["streak_length"]
+        streak_length.help_text = streak_length.help_text.format(period=period)
 
     def _offer_tenant_choices(self, tenant: Tenant) -> None:
         """Only this tenant's metrics, achievements and attributes can be chosen."""
-        metric: Any = self.fields["metric_id"]
-        metric.queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
-        metric.label_from_instance = lambda m: f"{m.name} ({m.key})"
-        prerequisites: Any = self.fields["achievement_ids"]
+        fields: Any = self.fields
+        fields["metric_id"].queryset = Metric.objects.filter(tenant=tenant).order_by("name", "key")
+        fields["metric_id"].label_from_instance = lambda m: f"{m.name} ({m.key})"
         others = Achievement.objects.filter(tenant=tenant).order_by("name")
         if self.instance is not None:
             others = others.exclude(pk=self.instance.pk)
-        prerequisites.queryset = others
+        fields["achievement_ids"].queryset = others
         definitions = attribute_definitions(tenant).ids_by_type_key
         for name, kind in (
             ("user_attributes", AttributeType.USER),
             ("event_attributes", AttributeType.EVENT),
         ):
-            rows: Any = self.fields[name]
             choices = [(pid, key) for (t, key), pid in definitions.items() if t == kind]
-            rows.set_attributes(sorted(choices, key=_by_key))
-        period = PERIODS.get(streak_config(tenant).frequency, "periods")
-        self.fields["streak_length"].help_text = (
-            f"Completed when a user's streak reaches this many {period} in a row (the streak "
-            "frequency of the tenant's streak settings)."
-        )
+            fields[name].set_attributes(sorted(choices, key=_by_key))
 
     def initial_from(self, obj: Achievement) -> dict[str, Any]:
         return {
-            "trigger": obj.trigger,
-            "name": obj.name,
-            "description": obj.description or "",
-            "status": obj.status,
-            "badge_url": obj.badge_url or "",
-            "key": obj.key or "",
-            "metric_id": obj.metric_id,
+            **super().initial_from(obj),
             "metric_value": _decimal(obj.metric_value),
             "event_attributes": _rows(obj.event_attributes),
-            "streak_length": obj.streak_length,
-            "anniversary_years": obj.anniversary_years,
             "achievement_ids": [p.pk for p in obj.prerequisites.all()],
             "user_attributes": _rows(obj.user_attributes),
         }
 
-    # --- the service's arguments ---------------------------------------------------------------
+    # --- what the service is given ----------------------------------------------------------
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        kind = cleaned.get("trigger")
+        if kind is not None:
+            # What is left in another kind's inputs is not part of it, nor are its mistakes.
+            for name in KIND_SETTINGS - set(TRIGGER_FIELDS[kind]):
+                self.errors.pop(name, None)
         if not self.errors:
-            self.kwargs = self._arguments()
-            self._check_limits()
-        if self.errors:
-            self.kwargs = {}
+            self._check_required(kind)
+        self.settings = None
+        if not self.errors:
+            self.settings = AchievementSettings(**self._values(kind))
         return cleaned
 
-    def _check_limits(self) -> None:
-        for name, rules in self.rules.items():
-            value = self.cleaned_data.get(name)
-            if name not in self.sent or value in (None, "") or self.has_error(name):
-                continue
-            for rule in rules:
-                try:
-                    rule(value)
-                except forms.ValidationError as exc:
-                    for text in exc.messages:
-                        self.add_error(name, text[:1].upper() + text[1:])
+    @property
+    def valid_settings(self) -> AchievementSettings:
+        assert self.settings is not None  # noqa: S101 - a valid form has them
+        return self.settings
 
-    def _arguments(self) -> dict[str, Any]:
-        """The common settings and those of the chosen kind only (what is left in another
-        kind's inputs is not part of it); on a change, only what differs from the stored
-        achievement."""
-        cleaned = self.cleaned_data
-        kind = cleaned["trigger"]
-        self._check_required(kind)
-        if self.errors:
-            return {}
+    def _values(self, kind: str) -> dict[str, Any]:
+        """The common settings and those of the chosen kind only; on a change, only what
+        differs from the stored achievement."""
+        cleaned = self.cleaned_data  # without another kind's input that had a mistake
+        metric = cleaned.get("metric_id")
         values = {
-            "trigger": kind,
-            "name": cleaned["name"],
-            "description": cleaned["description"] or None,
-            "status": cleaned["status"],
-            "badge_url": cleaned["badge_url"] or None,
+            **self.declared_values(),
             "user_attributes": _refs(cleaned["user_attributes"]),
-            "key": cleaned["key"] or None,
-            "metric_id": str(cleaned["metric_id"].public_id) if cleaned["metric_id"] else None,
-            "metric_value": cleaned["metric_value"],
-            "event_attributes": _refs(cleaned["event_attributes"]),
-            "streak_length": cleaned["streak_length"],
-            "anniversary_years": cleaned["anniversary_years"],
-            "achievement_ids": [str(a.public_id) for a in cleaned["achievement_ids"]],
+            "metric_id": str(metric.public_id) if metric else None,
+            "event_attributes": _refs(cleaned.get("event_attributes", [])),
+            "achievement_ids": [str(a.public_id) for a in cleaned.get("achievement_ids", [])],
         }
-        other_kinds = {name for names in KIND_FIELDS.values() for name in names}
-        own = set(KIND_FIELDS[kind])
-        chosen = {
-            name: value for name, value in values.items() if name not in other_kinds or name in own
-        }
-        if self.instance is not None:
-            chosen = _changes(chosen, self.instance)
-        self.sent = set(chosen)
-        return chosen
+        own = set(TRIGGER_FIELDS[kind])
+        chosen = {name: v for name, v in values.items() if name not in KIND_SETTINGS or name in own}
+        return chosen if self.instance is None else _changes(chosen, self.instance)
 
     def _check_required(self, kind: str) -> None:
-        """The service refuses a new kind without its fields, and keeps the stored value when one
-        is sent empty; an achievement of a kind always has them, so the form asks for them."""
+        """The service refuses a new kind without its settings, and keeps the stored value when
+        one is given empty; an achievement of a kind always has them, so the form asks for
+        them."""
         label = _in_sentence(KIND_LABELS[Trigger(kind)])
-        for name in REQUIRED[kind]:
+        for name in REQUIRED_FIELDS[kind]:
             value = self.cleaned_data.get(name)
             if value is None or value == "" or (name == "achievement_ids" and not value):
                 self.add_error(name, f"Required for {label} achievements.")
@@ -305,7 +234,7 @@ def _refs(rows: list[tuple[str, str]]) -> list[dict[str, str]]:
 def _changes(values: dict[str, Any], achievement: Achievement) -> dict[str, Any]:
     """What differs from the stored achievement. Every qualification setting given to the
     service, even unchanged, backdates the achievement again (a scan of the tenant's users), so
-    an edit of the description must not send the threshold. A new kind sends all of its
+    an edit of the description must not give the threshold. A new kind gives all of its
     settings: the service requires them."""
     stored = achievement_settings(achievement)  # the common settings and its kind's
     if values["trigger"] != stored["trigger"]:

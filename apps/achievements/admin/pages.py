@@ -27,26 +27,19 @@ from apps.accounts.admin.base import (
 from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
 from apps.accounts.staff import selected_tenant
 from apps.achievements import configuration, selectors
-from apps.achievements.admin.forms import KIND_FIELDS, KIND_LABELS, PERIODS, AchievementForm
+from apps.achievements.admin.forms import KIND_LABELS, KIND_SETTINGS, PERIODS, AchievementForm
 from apps.achievements.choices import Status, Trigger
-from apps.achievements.domain import rarity
+from apps.achievements.domain import TRIGGER_FIELDS, AchievementSettings, rarity
 from apps.achievements.models import Achievement, AchievementCompletion, AchievementPrerequisite
+from apps.core.declarations import settings_of
 from apps.core.wording import counted
 from apps.streaks.selectors import streak_config
 from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
 
 # The change page shows this many of the latest completions; the completion list has them all.
 RECENT_COMPLETIONS = 10
-# Every kind's settings, in the order the form shows them.
-KIND_FIELD_ORDER = (
-    "metric_id",
-    "metric_value",
-    "event_attributes",
-    "streak_length",
-    "anniversary_years",
-    "key",
-    "achievement_ids",
-)
+# Every kind's settings, in the order the declaration states them.
+KIND_FIELD_ORDER = tuple(n for n in settings_of(AchievementSettings) if n in KIND_SETTINGS)
 _ROW_RELATIONS = (AchievementCompletion, AchievementPrerequisite)
 
 
@@ -181,10 +174,10 @@ class AchievementAdmin(ConfigAdmin):
     # --- writes, through the admin API's service -----------------------------------------------
 
     def create(self, request: HttpRequest, form: AchievementForm) -> Achievement:
-        return configuration.achievement_create(form.valid_tenant, **form.kwargs)
+        return configuration.achievement_create(form.valid_tenant, form.valid_settings)
 
     def update(self, request: HttpRequest, obj: Achievement, form: AchievementForm) -> None:
-        configuration.achievement_update(obj.tenant, obj, **form.kwargs)
+        configuration.achievement_update(obj.tenant, obj, form.valid_settings)
 
     def remove(self, request: HttpRequest, obj: Achievement) -> None:
         configuration.achievement_delete(obj.tenant, obj)
@@ -223,9 +216,9 @@ class AchievementAdmin(ConfigAdmin):
 
     def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
         if obj is None:
-            return {"kind_fields": KIND_FIELDS}
+            return {"kind_fields": TRIGGER_FIELDS}
         return {
-            "kind_fields": KIND_FIELDS,
+            "kind_fields": TRIGGER_FIELDS,
             "summary": _summary(obj),
             "recent_limit": RECENT_COMPLETIONS,
         }
