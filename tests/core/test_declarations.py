@@ -119,13 +119,6 @@ RESOURCES = [
         unchecked=(
             # An object on the wire, {"url"} or null, read into badge_url.
             "badge",
-            # A trigger's own settings: the input takes null for "not given", the body leaves
-            # out those of other triggers rather than writing null.
-            "key",
-            "metricId",
-            "metricValue",
-            "streakLength",
-            "anniversaryYears",
         ),
     ),
 ]

@@ -40,6 +40,23 @@ def _bounds_rule(setting: Setting) -> Rule:
     return rule
 
 
+def _line(setting: Setting) -> forms.TextInput:
+    """A one-line input that stops at the setting's length, as the browser tells it."""
+    attrs = {"maxlength": str(setting.max_length)} if setting.max_length else {}
+    return forms.TextInput(attrs=attrs)
+
+
+def _number(setting: Setting) -> forms.NumberInput:
+    """A number input with the setting's fixed bounds (one an operator sets is checked only on
+    the server, where it is read)."""
+    attrs = {
+        attr: str(bound)
+        for attr, bound in (("min", setting.min_value), ("max", setting.max_value))
+        if isinstance(bound, int)
+    }
+    return forms.NumberInput(attrs=attrs)
+
+
 def _choices(setting: Setting) -> list[tuple[str, str]]:
     members: Any = setting.choices or ()
     return [(m.value, getattr(m, "label", m.value)) for m in members]
@@ -57,15 +74,19 @@ def form_field(setting: Setting) -> forms.Field:
         rules = text_rules(setting.max_length) if setting.max_length else []
         if kind == Kind.URL:
             rules.append(validators.URLValidator())
-        widget = forms.Textarea(attrs={"rows": 2}) if setting.multiline else None
+        widget = forms.Textarea(attrs={"rows": 2}) if setting.multiline else _line(setting)
         return forms.CharField(validators=rules, widget=widget, **common)
     if kind == Kind.KEY:
         key_rule = validators.RegexValidator(re.compile(KEY_PATTERN, re.ASCII), sentence(KEY_RULE))
-        return forms.CharField(strip=False, validators=[*text_rules(100), key_rule], **common)
+        return forms.CharField(
+            strip=False, validators=[*text_rules(100), key_rule], widget=_line(setting), **common
+        )
     if kind == Kind.EMAIL:
         return forms.EmailField(max_length=setting.max_length, **common)
     if kind == Kind.INTEGER:
-        return forms.IntegerField(validators=[_bounds_rule(setting)], **common)
+        return forms.IntegerField(
+            validators=[_bounds_rule(setting)], widget=_number(setting), **common
+        )
     if kind == Kind.DECIMAL:
         return forms.DecimalField(validators=[_bounds_rule(setting)], **common)
     if kind == Kind.FLAG:

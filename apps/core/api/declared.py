@@ -94,12 +94,14 @@ def serializer_problems(
             upper,
         ) and setting.kind in (Kind.INTEGER, Kind.DECIMAL):
             problems.append(
-                f"{wire}: bounds {field.min_value}..{field.max_value} != {lower}..{upper}"
+                f"{wire}: bounds {getattr(field, 'min_value', None)}.."
+                f"{getattr(field, 'max_value', None)} != {lower}..{upper}"
             )
         if setting.max_length is not None and getattr(field, "max_length", None) != (
             setting.max_length
         ):
-            problems.append(f"{wire}: max_length {field.max_length} != {setting.max_length}")
+            length = getattr(field, "max_length", None)
+            problems.append(f"{wire}: max_length {length} != {setting.max_length}")
     return problems
 
 
@@ -110,8 +112,9 @@ def shape_problems(
     unchecked: Iterable[str] = (),
 ) -> list[str]:
     """How a response shape disagrees with the declaration: every setting is in the body under
-    its wire name, of its kind and choices, null exactly where the setting may be None (a list
-    that None clears is written empty, and a structure as it is stored); a secret never is."""
+    its wire name, of its kind and choices, null (or left out) where the setting may be None
+    and never null where it may not (a list that None clears is written empty, a structure as
+    it is stored); a secret never is."""
     fields = _fields(shape_class)
     problems: list[str] = []
     skip = set(unchecked)
@@ -131,6 +134,11 @@ def shape_problems(
         if setting.kind in _LISTS:
             if field.allow_null:
                 problems.append(f"{wire}: a list is written empty, never null")
-        elif setting.kind != Kind.STRUCTURE and field.allow_null != setting.nullable:
-            problems.append(f"{wire}: allow_null is {field.allow_null}")
+        elif setting.kind != Kind.STRUCTURE:
+            # None is written null, or the key is left out (`required=False`, which a setting
+            # of one kind of object only also is, for the others).
+            if setting.nullable and field.required and not field.allow_null:
+                problems.append(f"{wire}: never null, never left out")
+            if not setting.nullable and field.allow_null:
+                problems.append(f"{wire}: null, for a setting that None does not clear")
     return problems
