@@ -7,7 +7,9 @@ sometimes absent, help texts, choices). It is never instantiated: DRF's
 `Serializer(instance).data` copies every field per object, too slow for the event path. Its
 body is written by the function registered for it with `@renders(TheShape)`, right below it:
 one dict literal with the fields always present, then a plain `if` per field that is sometimes
-absent, in the shape's field order (inherited fields first). mypy checks every value it reads;
+absent, in the shape's field order (inherited fields first); keys that several bodies share may
+come from one typed part, `body.update(trigger_settings(achievement))`, whose keys are read
+from its source by the same rules. mypy checks every value it reads;
 tests/core/test_shapes.py holds each function to its shape's fields and their order
 (docs/style.md, "The API layer").
 """
