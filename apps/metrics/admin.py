@@ -69,7 +69,7 @@ class MetricForm(_Declared):
         if self.instance is not None:
             del self.fields["key"]
 
-    def settings(self) -> MetricSettings:
+    def declared_settings(self) -> MetricSettings:
         """What metric_create or metric_update is given, from valid input. An empty input of
         units is their value (none), not one left out."""
         return MetricSettings(**{**self.declared_values(), "units": self.cleaned_data["units"]})
@@ -96,10 +96,10 @@ class MetricAdmin(TenantColumnMixin, ConfigAdmin):
         ]  # fmt: skip
 
     def create(self, request: HttpRequest, form: MetricForm) -> Metric:
-        return metric_create(form.valid_tenant, form.settings())
+        return metric_create(form.valid_tenant, form.declared_settings())
 
     def update(self, request: HttpRequest, obj: Metric, form: MetricForm) -> None:
-        metric_update(obj.tenant, obj, form.settings())
+        metric_update(obj.tenant, obj, form.declared_settings())
 
     def remove(self, request: HttpRequest, obj: Metric) -> None:
         metric_delete(obj.tenant, obj)

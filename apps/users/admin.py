@@ -114,7 +114,7 @@ class AttributeForm(_Declared):
         if self.instance is not None:
             del self.fields["key"], self.fields["type"]
 
-    def settings(self) -> AttributeSettings:
+    def declared_settings(self) -> AttributeSettings:
         """What attribute_create or attribute_update is given, from valid input."""
         return AttributeSettings(**self.declared_values())
 
@@ -134,10 +134,10 @@ class AttributeAdmin(TenantColumnMixin, ConfigAdmin):
         return [(None, fields)]
 
     def create(self, request: HttpRequest, form: AttributeForm) -> Attribute:
-        return attribute_create(form.valid_tenant, form.settings())
+        return attribute_create(form.valid_tenant, form.declared_settings())
 
     def update(self, request: HttpRequest, obj: Attribute, form: AttributeForm) -> None:
-        attribute_update(obj.tenant, obj, form.settings())
+        attribute_update(obj.tenant, obj, form.declared_settings())
 
     def remove(self, request: HttpRequest, obj: Attribute) -> None:
         attribute_delete(obj)
