@@ -31,6 +31,8 @@ from apps.streaks import serializers as streak_serializers
 from apps.streaks.domain import TenantStreakSettings
 from apps.users import serializers as attribute_serializers
 from apps.users.domain import AttributeSettings
+from apps.webhooks import serializers as webhook_serializers
+from apps.webhooks.domain import WebhookEndpointSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,6 +145,12 @@ RESOURCES = [
         attribute_serializers.AttributeCreateSerializer,
         attribute_serializers.AttributeUpdateSerializer,
         attribute_serializers.AdminAttribute,
+    ),
+    Interfaces(
+        WebhookEndpointSettings,
+        webhook_serializers.EndpointCreateSerializer,
+        webhook_serializers.EndpointUpdateSerializer,
+        webhook_serializers.WebhookEndpointSerializer,
     ),
 ]
 
