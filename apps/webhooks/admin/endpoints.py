@@ -53,8 +53,8 @@ _Declared: Any = declared_form(
 
 
 class EndpointForm(_Declared):
-    """An endpoint's settings as staff read them; `settings` makes the declaration the service
-    is given."""
+    """An endpoint's settings as staff read them; `declared_settings` makes the declaration the
+    service is given."""
 
     # Not the URL input a declaration derives: the service's own check (clean_url) words what
     # is wrong with a URL, as the API does.
