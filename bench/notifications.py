@@ -112,6 +112,7 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
 
     from apps.accounts.services import organization_create
     from apps.metrics.configuration import metric_create
+    from apps.metrics.domain import MetricSettings
     from apps.notifications.configuration import email_templates_seed
     from apps.notifications.domain import PushChannelSettings
     from apps.notifications.models import EmailTemplate, PushTemplate
@@ -123,7 +124,7 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
 
     call_command("migrate", verbosity=0)
     tenant = organization_create("Bench").tenant
-    metric_create(tenant, name="Words", key="words", unit_type="number", units="")
+    metric_create(tenant, MetricSettings(name="Words", key="words", unit_type="number", units=""))
     tenant.refresh_from_db()
     streak_settings_update(
         tenant, domain.TenantStreakSettings(frequency="daily", conditions=[("words", 1)])

@@ -80,12 +80,13 @@ def seed() -> Any:
 
     from apps.accounts.services import organization_create
     from apps.metrics.configuration import metric_create
+    from apps.metrics.domain import MetricSettings
     from apps.streaks.configuration import streak_settings_update
     from apps.streaks.domain import TenantStreakSettings
 
     call_command("migrate", verbosity=0)
     tenant = organization_create("Bench").tenant
-    metric_create(tenant, name="Words", key="words", unit_type="number", units="")
+    metric_create(tenant, MetricSettings(name="Words", key="words", unit_type="number", units=""))
     tenant.refresh_from_db()
     streak_settings_update(tenant, TenantStreakSettings(conditions=[("words", 1)]))
     tenant.refresh_from_db()
@@ -161,6 +162,7 @@ def main() -> int:
 
         from apps.webhooks import tasks
         from apps.webhooks.configuration import webhook_endpoint_create
+        from apps.webhooks.domain import WebhookEndpointSettings
         from apps.webhooks.models import WebhookDelivery
 
         # Measured apart: deliveries are sent below, not inline after each event's commit.
@@ -169,7 +171,9 @@ def main() -> int:
         time_events(tenant, range(200), "warm-")  # configuration snapshots, connections
         off = time_events(tenant, range(args.events), "off-")
         for _ in range(2):
-            webhook_endpoint_create(tenant, url=f"http://127.0.0.1:{port}/hook")
+            webhook_endpoint_create(
+                tenant, WebhookEndpointSettings(url=f"http://127.0.0.1:{port}/hook")
+            )
         tenant.refresh_from_db()
         on = time_events(tenant, range(args.events), "on-")
         print(

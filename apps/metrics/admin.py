@@ -22,9 +22,11 @@ from apps.accounts.admin.base import (
     html_table,
     key_field,
 )
-from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.accounts.admin.config_pages import ConfigAdmin, Section
+from apps.accounts.admin.declared import declared_form
 from apps.metrics.choices import UnitType
 from apps.metrics.configuration import metric_create, metric_delete, metric_update
+from apps.metrics.domain import MetricSettings
 from apps.metrics.models import Metric, MetricEvent
 from apps.users.end_user_page import end_user_section
 from apps.users.models import EndUser
@@ -45,22 +47,32 @@ class MetricFilter(ScopedFilter):
         return f"{row.name} ({row.key})"
 
 
-class MetricForm(ConfigForm):
-    """The arguments of metric_create and metric_update; API calls name a metric by its key, so
-    the key is given once, when adding."""
+_Declared: Any = declared_form(
+    MetricSettings,
+    model=Metric,
+    choices={"unit_type": UnitType.choices},
+    widgets={"name": TEXT, "units": TEXT},
+)
 
+
+class MetricForm(_Declared):
+    """A metric's settings as staff read them; API calls name a metric by its key, so the key
+    is given once, when adding."""
+
+    # The dashboard's wording of the key rule, which staff have always read here.
     key = key_field(100)
-    name = forms.CharField(max_length=255, widget=TEXT)
-    unit_type = forms.ChoiceField(choices=UnitType.choices, initial=UnitType.NUMBER)
-    units = forms.CharField(max_length=32, required=False, widget=TEXT)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # A metric always has a unit type (the API's default is a number): no empty choice.
+        self.fields["unit_type"].required = True
         if self.instance is not None:
             del self.fields["key"]
 
-    def initial_from(self, obj: Metric) -> dict[str, Any]:
-        return {"name": obj.name, "unit_type": obj.unit_type, "units": obj.units}
+    def declared_settings(self) -> MetricSettings:
+        """What metric_create or metric_update is given, from valid input. An empty input of
+        units is their value (none), not one left out."""
+        return MetricSettings(**{**self.declared_values(), "units": self.cleaned_data["units"]})
 
 
 @admin.register(Metric)
@@ -84,10 +96,10 @@ class MetricAdmin(TenantColumnMixin, ConfigAdmin):
         ]  # fmt: skip
 
     def create(self, request: HttpRequest, form: MetricForm) -> Metric:
-        return metric_create(form.valid_tenant, **form.cleaned_data)
+        return metric_create(form.valid_tenant, form.declared_settings())
 
     def update(self, request: HttpRequest, obj: Metric, form: MetricForm) -> None:
-        metric_update(obj.tenant, obj, **form.changes())
+        metric_update(obj.tenant, obj, form.declared_settings())
 
     def remove(self, request: HttpRequest, obj: Metric) -> None:
         metric_delete(obj.tenant, obj)

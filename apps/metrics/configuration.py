@@ -3,8 +3,10 @@ renaming and deleting metrics. Every change bumps the tenant's configuration ver
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.metrics.choices import UnitType
+from apps.metrics.domain import MetricSettings
 from apps.metrics.models import Metric
 
 
@@ -19,31 +21,27 @@ def _units_check(unit_type: str, units: str) -> None:
         )
 
 
-def metric_create(tenant: Tenant, *, name: str, key: str, unit_type: str, units: str) -> Metric:
-    if Metric.objects.filter(tenant=tenant, key=key).exists():
+def metric_create(tenant: Tenant, settings: MetricSettings) -> Metric:
+    """A new metric; a number without units unless `unit_type` and `units` say otherwise."""
+    required_check(settings)
+    values = given_values(settings)
+    if Metric.objects.filter(tenant=tenant, key=values["key"]).exists():
         raise ValidationError("Key already in use by another metric")
-    _units_check(unit_type, units)
-    metric = Metric.objects.create(
-        tenant=tenant, name=name, key=key, unit_type=unit_type, units=units
-    )
+    metric = Metric(tenant=tenant, **values)
+    _units_check(metric.unit_type, metric.units)
+    metric.save(force_insert=True)
     tenant_config_changed(tenant)
     return metric
 
 
-def metric_update(
-    tenant: Tenant,
-    metric: Metric,
-    *,
-    name: str | None = None,
-    unit_type: str | None = None,
-    units: str | None = None,
-) -> Metric:
-    if name is not None:
-        metric.name = name
-    if unit_type is not None:
-        metric.unit_type = unit_type
-    if units is not None:
-        metric.units = units
+def metric_update(tenant: Tenant, metric: Metric, changes: MetricSettings) -> Metric:
+    """Change the given settings; the others are kept. The key is not one of them: API calls
+    and events name the metric by it."""
+    values = given_values(changes)
+    if values.pop("key", metric.key) != metric.key:
+        raise ValidationError("{key} is set for good", fields="key", code="frozen")
+    for name, value in values.items():
+        setattr(metric, name, value)
     _units_check(metric.unit_type, metric.units)
     metric.save(update_fields=["name", "unit_type", "units", "updated"])
     tenant_config_changed(tenant)

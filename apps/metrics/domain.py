@@ -1,16 +1,30 @@
-"""Pure rules for metric values and event summaries. No ORM here."""
+"""Pure rules for metric settings, values and event summaries. No ORM here."""
 
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
-from apps.metrics.choices import Aggregation
+from apps.core import declarations as declare
+from apps.core.arguments import Unset
+from apps.metrics.choices import Aggregation, UnitType
 from apps.metrics.errors import MetricValueInvalidError, SummaryRangeInvalidError
 
 MAX_ABS_VALUE = Decimal("1000000000000")  # 1e12 per event
 VALUE_QUANTUM = Decimal("0.000001")  # values are kept to 6 decimal places
 MAX_SUMMARY_SPAN_DAYS = 400
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricSettings:
+    """A metric's settings (apps/core/declarations.py), as metric_create and metric_update take
+    them. API calls and events name a metric by its key: it is set for good."""
+
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    key: str | Unset = declare.key(required=True, fixed=True)
+    unit_type: str | Unset = declare.choice("Unit type", UnitType)
+    # "" when none; a currency's ISO 4217 code when unit_type is currency.
+    units: str | Unset = declare.text("Units", max_length=32)
 
 
 def value_parse(raw: object) -> Decimal:

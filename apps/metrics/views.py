@@ -12,6 +12,7 @@ from apps.core.bulk import Collection
 from apps.core.openapi import read_errors
 from apps.core.scope import Scope
 from apps.metrics import configuration, selectors, serializers, wire
+from apps.metrics.domain import MetricSettings
 from apps.metrics.models import Metric
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
@@ -59,22 +60,12 @@ class MetricCollection(Collection):
         return selectors.metric_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Metric:
-        return configuration.metric_create(
-            scope.tenant,
-            name=data["name"],
-            key=data["key"],
-            unit_type=data["unitType"],
-            units=data["units"],
-        )
+        kwargs = serializers.MetricCreateSerializer.service_kwargs(data)
+        return configuration.metric_create(scope.tenant, MetricSettings(**kwargs))
 
     def update(self, scope: Scope, parent: Any, obj: Metric, data: dict[str, Any]) -> Metric:
-        return configuration.metric_update(
-            scope.tenant,
-            obj,
-            name=data.get("name"),
-            unit_type=data.get("unitType"),
-            units=data.get("units"),
-        )
+        kwargs = serializers.MetricUpdateSerializer.service_kwargs(data)
+        return configuration.metric_update(scope.tenant, obj, MetricSettings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: Metric) -> None:
         configuration.metric_delete(scope.tenant, obj)

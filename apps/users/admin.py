@@ -14,9 +14,11 @@ from apps.accounts.admin.base import (
     TenantFilter,
     key_field,
 )
-from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.accounts.admin.config_pages import ConfigAdmin, Section
+from apps.accounts.admin.declared import declared_form
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_create, attribute_delete, attribute_update
+from apps.users.domain import AttributeSettings
 from apps.users.end_user_page import (
     END_USER_CARDS,
     END_USER_SECTIONS,
@@ -91,22 +93,30 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
         }
 
 
-class AttributeForm(ConfigForm):
-    """The arguments of attribute_create and attribute_update: the key and type are what API
+_Declared: Any = declared_form(
+    AttributeSettings,
+    # Staff choose the type: a wrong one is not undone.
+    choices={"type": [("", "---------"), *AttributeType.choices]},
+    widgets={"name": forms.TextInput(attrs={"class": "vTextField"})},
+)
+
+
+class AttributeForm(_Declared):
+    """An attribute definition's settings as staff read them: the key and type are what API
     calls and stored values refer to, so they are given once, when adding; only the name
     changes."""
 
-    name = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"class": "vTextField"}))
+    # The dashboard's wording of the key rule, which staff have always read here.
     key = key_field(100)
-    type = forms.ChoiceField(choices=[("", "---------"), *AttributeType.choices])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance is not None:
             del self.fields["key"], self.fields["type"]
 
-    def initial_from(self, obj: Attribute) -> dict[str, Any]:
-        return {"name": obj.name}
+    def declared_settings(self) -> AttributeSettings:
+        """What attribute_create or attribute_update is given, from valid input."""
+        return AttributeSettings(**self.declared_values())
 
 
 @admin.register(Attribute)
@@ -124,10 +134,10 @@ class AttributeAdmin(TenantColumnMixin, ConfigAdmin):
         return [(None, fields)]
 
     def create(self, request: HttpRequest, form: AttributeForm) -> Attribute:
-        return attribute_create(form.valid_tenant, **form.cleaned_data)
+        return attribute_create(form.valid_tenant, form.declared_settings())
 
     def update(self, request: HttpRequest, obj: Attribute, form: AttributeForm) -> None:
-        attribute_update(obj, **form.changes())
+        attribute_update(obj.tenant, obj, form.declared_settings())
 
     def remove(self, request: HttpRequest, obj: Attribute) -> None:
         attribute_delete(obj)

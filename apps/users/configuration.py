@@ -4,24 +4,38 @@ Every change bumps the tenant's configuration version."""
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
-from apps.core.wording import agreeing
+from apps.core.wording import agreeing, listed
+from apps.users.domain import AttributeSettings
 from apps.users.models import Attribute
 
 
-def attribute_create(tenant: Tenant, *, name: str, key: str, type: str) -> Attribute:
-    if Attribute.objects.filter(tenant=tenant, key=key, type=type).exists():
+def attribute_create(tenant: Tenant, settings: AttributeSettings) -> Attribute:
+    required_check(settings)
+    values = given_values(settings)
+    if Attribute.objects.filter(tenant=tenant, key=values["key"], type=values["type"]).exists():
         raise ValidationError("Key already in use by another attribute of this type")
-    attribute = Attribute.objects.create(tenant=tenant, name=name, key=key, type=type)
+    attribute = Attribute.objects.create(tenant=tenant, **values)
     tenant_config_changed(tenant)
     return attribute
 
 
-def attribute_update(attribute: Attribute, *, name: str | None) -> Attribute:
-    if name is not None:
-        attribute.name = name
-        attribute.save(update_fields=["name", "updated"])
-        tenant_config_changed(attribute.tenant)
+def attribute_update(tenant: Tenant, attribute: Attribute, changes: AttributeSettings) -> Attribute:
+    """Change the name, if given. The key and type stay: API calls and stored values refer to
+    them."""
+    values = given_values(changes)
+    stored = {"key": attribute.key, "type": attribute.type}
+    frozen = [name for name, value in stored.items() if values.pop(name, value) != value]
+    if frozen:
+        placeholders = listed(["{" + name + "}" for name in frozen])
+        verb = agreeing(len(frozen), "is", "are")
+        raise ValidationError(f"{placeholders} {verb} set for good", fields=frozen, code="frozen")
+    if values:
+        for name, value in values.items():
+            setattr(attribute, name, value)
+        attribute.save(update_fields=[*values, "updated"])
+        tenant_config_changed(tenant)
     return attribute
 
 

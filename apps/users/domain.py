@@ -1,5 +1,6 @@
 """Pure rules about end-users: time zones, control-group assignment, sign-up dates, which
-users (or events) an attribute filter admits, and the user fields a write supplies."""
+users (or events) an attribute filter admits, the user fields a write supplies, and the
+settings of an attribute definition."""
 
 import datetime as dt
 import functools
@@ -8,7 +9,9 @@ import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from apps.core import declarations as declare
 from apps.core.arguments import UNSET, Unset
+from apps.users.choices import AttributeType
 
 UTC = dt.UTC
 
@@ -71,3 +74,14 @@ class UserFields:
     device_tokens: tuple[str, ...] | Unset | None = UNSET
     subscribe_to_emails: bool | Unset = UNSET
     attributes: Mapping[str, str | None] | Unset = UNSET
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttributeSettings:
+    """An attribute definition's settings (apps/core/declarations.py), as attribute_create and
+    attribute_update take them. The key and type are what API calls and stored values refer
+    to: they are set for good; only the name changes."""
+
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    key: str | Unset = declare.key(required=True, fixed=True)
+    type: str | Unset = declare.choice("Type", AttributeType, required=True, fixed=True)

@@ -8,6 +8,7 @@ from typing import Any
 from apps.core.bulk import Collection
 from apps.core.scope import Scope
 from apps.users import configuration, selectors, serializers
+from apps.users.domain import AttributeSettings
 from apps.users.models import Attribute
 
 
@@ -24,12 +25,12 @@ class AttributeCollection(Collection):
         return selectors.attribute_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Attribute:
-        return configuration.attribute_create(
-            scope.tenant, name=data["name"], key=data["key"], type=data["type"]
-        )
+        kwargs = serializers.AttributeCreateSerializer.service_kwargs(data)
+        return configuration.attribute_create(scope.tenant, AttributeSettings(**kwargs))
 
     def update(self, scope: Scope, parent: Any, obj: Attribute, data: dict[str, Any]) -> Attribute:
-        return configuration.attribute_update(obj, name=data.get("name"))
+        kwargs = serializers.AttributeUpdateSerializer.service_kwargs(data)
+        return configuration.attribute_update(scope.tenant, obj, AttributeSettings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: Attribute) -> None:
         configuration.attribute_delete(obj)

@@ -9,9 +9,11 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
+from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.core.secrets import encrypt_json
 from apps.webhooks.choices import EndpointStatus
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import (
     WebhookEndpoint,
 )
@@ -33,51 +35,41 @@ def url_check(url: str) -> None:
 
 
 def webhook_endpoint_create(
-    tenant: Tenant,
-    *,
-    url: str,
-    description: str = "",
-    events: list[str] | None = None,
-    status: str = EndpointStatus.ACTIVE,
+    tenant: Tenant, settings: WebhookEndpointSettings
 ) -> tuple[WebhookEndpoint, str]:
-    """The endpoint and its signing secret, in clear: shown once, in the creation response."""
-    url_check(url)
+    """The endpoint and its signing secret, in clear: shown once, in the creation response. It
+    is active and receives every event type unless `status` and `events` say otherwise."""
+    required_check(settings)
+    values = given_values(settings)
+    url_check(values["url"])
+    values["events"] = sorted(set(values.get("events") or []))
     secret = new_secret()
     endpoint = WebhookEndpoint.objects.create(
-        tenant=tenant,
-        url=url,
-        description=description,
-        events=sorted(set(events or [])),
-        status=status,
-        secret=encrypt_json(secret, SECRET_PURPOSE),
+        tenant=tenant, **values, secret=encrypt_json(secret, SECRET_PURPOSE)
     )
     tenant_config_changed(tenant)
     return endpoint, secret
 
 
 def webhook_endpoint_update(
-    endpoint: WebhookEndpoint,
-    *,
-    url: str | None = None,
-    description: str | None = None,
-    events: list[str] | None = None,
-    status: str | None = None,
+    tenant: Tenant, endpoint: WebhookEndpoint, changes: WebhookEndpointSettings
 ) -> WebhookEndpoint:
-    if url is not None:
-        url_check(url)
-        endpoint.url = url
-    if description is not None:
-        endpoint.description = description
-    if events is not None:
-        endpoint.events = sorted(set(events))
-    if status is not None:
-        if status == EndpointStatus.ACTIVE:
-            endpoint.disabled_reason, endpoint.failing_since = "", None
-        elif endpoint.status != status:
-            endpoint.disabled_reason = "Disabled through the API or the dashboard"
-        endpoint.status = status
+    """Change the given settings; the others are kept. Status "active", even unchanged,
+    clears the record of failures."""
+    values = given_values(changes)
+    if "url" in values:
+        url_check(values["url"])
+    if "events" in values:
+        values["events"] = sorted(set(values["events"] or []))
+    status = values.get("status")
+    if status == EndpointStatus.ACTIVE:
+        endpoint.disabled_reason, endpoint.failing_since = "", None
+    elif status is not None and endpoint.status != status:
+        endpoint.disabled_reason = "Disabled through the API or the dashboard"
+    for name, value in values.items():
+        setattr(endpoint, name, value)
     endpoint.save()
-    tenant_config_changed(endpoint.tenant)
+    tenant_config_changed(tenant)
     return endpoint
 
 

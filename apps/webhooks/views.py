@@ -15,6 +15,7 @@ from apps.core.errors import NotFoundError
 from apps.core.openapi import ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
 from apps.core.scope import Scope
 from apps.webhooks import configuration, delivery, openapi, selectors, serializers, services
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 
@@ -32,12 +33,9 @@ class WebhookCollection(Collection):
         return selectors.endpoint_get(scope.tenant, object_id)
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> WebhookEndpoint:
+        kwargs = serializers.EndpointCreateSerializer.service_kwargs(data)
         endpoint, secret = configuration.webhook_endpoint_create(
-            scope.tenant,
-            url=data["url"],
-            description=data.get("description", ""),
-            events=data.get("events") or [],
-            status=data.get("status", "active"),
+            scope.tenant, WebhookEndpointSettings(**kwargs)
         )
         # Shown once, in this response: only a ciphertext is kept.
         endpoint.new_secret = secret  # type: ignore[attr-defined]
@@ -46,12 +44,9 @@ class WebhookCollection(Collection):
     def update(
         self, scope: Scope, parent: Any, obj: WebhookEndpoint, data: dict[str, Any]
     ) -> WebhookEndpoint:
+        kwargs = serializers.EndpointUpdateSerializer.service_kwargs(data)
         return configuration.webhook_endpoint_update(
-            obj,
-            url=data.get("url"),
-            description=data.get("description"),
-            events=(data.get("events") or []) if "events" in data else None,
-            status=data.get("status"),
+            scope.tenant, obj, WebhookEndpointSettings(**kwargs)
         )
 
     def delete(self, scope: Scope, parent: Any, obj: WebhookEndpoint) -> None:

@@ -4,6 +4,7 @@ from selenium.webdriver.support.select import Select
 
 from apps.accounts.services import tenant_create
 from apps.metrics.configuration import metric_create
+from apps.metrics.domain import MetricSettings
 from tests.browser.conftest import Staff
 from tests.factories import OrganizationWithKey
 
@@ -11,7 +12,9 @@ from tests.factories import OrganizationWithKey
 def test_home_page_and_tenant_switcher(staff: Staff) -> None:
     org = OrganizationWithKey("Acme")
     other = tenant_create(org.environment, customer_id="school-42", name="School 42")
-    metric_create(other, name="Lessons", key="lessons", unit_type="number", units="lessons")
+    metric_create(
+        other, MetricSettings(name="Lessons", key="lessons", unit_type="number", units="lessons")
+    )
 
     staff.go("/dashboard/")
     assert "Acme / Production / default tenant" in staff.text("#header")

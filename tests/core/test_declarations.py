@@ -17,6 +17,8 @@ from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
+from apps.metrics import serializers as metric_serializers
+from apps.metrics.domain import MetricSettings
 from apps.notifications import serializers as notification_serializers
 from apps.notifications.domain import (
     EmailTemplateSettings,
@@ -27,6 +29,10 @@ from apps.points import serializers as points_serializers
 from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
 from apps.streaks import serializers as streak_serializers
 from apps.streaks.domain import TenantStreakSettings
+from apps.users import serializers as attribute_serializers
+from apps.users.domain import AttributeSettings
+from apps.webhooks import serializers as webhook_serializers
+from apps.webhooks.domain import WebhookEndpointSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +126,24 @@ RESOURCES = [
             # An object on the wire, {"url"} or null, read into badge_url.
             "badge",
         ),
+    ),
+    Interfaces(
+        MetricSettings,
+        metric_serializers.MetricCreateSerializer,
+        metric_serializers.MetricUpdateSerializer,
+        metric_serializers.CreatedMetric,
+    ),
+    Interfaces(
+        AttributeSettings,
+        attribute_serializers.AttributeCreateSerializer,
+        attribute_serializers.AttributeUpdateSerializer,
+        attribute_serializers.AdminAttribute,
+    ),
+    Interfaces(
+        WebhookEndpointSettings,
+        webhook_serializers.EndpointCreateSerializer,
+        webhook_serializers.EndpointUpdateSerializer,
+        webhook_serializers.WebhookEndpointSerializer,
     ),
 ]
 

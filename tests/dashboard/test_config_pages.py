@@ -14,6 +14,7 @@ from apps.accounts.models import Tenant
 from apps.core.errors import ValidationError
 from apps.webhooks import configuration
 from apps.webhooks.configuration import webhook_endpoint_create
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookEndpoint
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
 from tests.factories import OrganizationWithKey
@@ -29,7 +30,9 @@ def _local_urls(settings: Any) -> None:
 
 @pytest.fixture
 def endpoint(tenant: Tenant) -> WebhookEndpoint:
-    created, _secret = webhook_endpoint_create(tenant, url=URL, description="CRM sync")
+    created, _secret = webhook_endpoint_create(
+        tenant, WebhookEndpointSettings(url=URL, description="CRM sync")
+    )
     return created
 
 
@@ -88,9 +91,13 @@ def test_an_add_calls_the_service_once_and_logs_it(
 
     assert response.status_code == 302
     [(args, kwargs)] = spy.calls
-    assert args == (tenant,)
-    assert kwargs == {"url": URL, "description": "CRM sync", "status": "active",
-                      "events": ["streak.lost"]}  # fmt: skip
+    assert args == (
+        tenant,
+        WebhookEndpointSettings(
+            url=URL, description="CRM sync", status="active", events=["streak.lost"]
+        ),
+    )
+    assert kwargs == {}
     created = WebhookEndpoint.objects.get()
     assert LogEntry.objects.get().action_flag == ADDITION
     assert LogEntry.objects.get().object_id == str(created.pk)
@@ -107,7 +114,10 @@ def test_a_change_calls_the_service_once_with_what_changed(
     assert response.status_code == 302
     assert response["Location"] == url
     [(args, kwargs)] = spy.calls
-    assert (args, kwargs) == ((endpoint,), {"description": "Billing"})
+    assert (args, kwargs) == (
+        (endpoint.tenant, endpoint, WebhookEndpointSettings(description="Billing")),
+        {},
+    )
     assert WebhookEndpoint.objects.get().description == "Billing"
     entry = LogEntry.objects.get()
     assert (entry.action_flag, entry.get_change_message()) == (CHANGE, "Changed Description.")
@@ -179,7 +189,7 @@ def test_a_refused_delete_keeps_the_object_and_says_why(
 def test_the_lists_bulk_delete_confirms_then_goes_through_the_service(
     staff_client: Any, tenant: Tenant, endpoint: WebhookEndpoint, monkeypatch: Any
 ) -> None:
-    other, _ = webhook_endpoint_create(tenant, url=URL + "2")
+    other, _ = webhook_endpoint_create(tenant, WebhookEndpointSettings(url=URL + "2"))
     spy = Spy(monkeypatch, "webhook_endpoint_delete")
     data = {"action": "delete_selected", "_selected_action": [endpoint.pk, other.pk]}
 

@@ -123,6 +123,23 @@ def test_editing_a_metric_goes_through_the_service(
     assert Tenant.objects.get(pk=tenant.pk).config_version > version
 
 
+def test_emptying_the_units_input_clears_the_units(
+    staff_client: Any, tenant: Tenant, metric: Metric
+) -> None:
+    # "" is the units' own value (none), not an input left out.
+    metric.units = "words"
+    metric.save()
+
+    response = staff_client.post(
+        admin_url(Metric, "change", metric.pk),
+        {"name": "Words", "unit_type": "number", "units": ""},
+    )
+
+    assert response.status_code == 302
+    metric.refresh_from_db()
+    assert metric.units == ""
+
+
 def test_an_invalid_metric_edit_changes_nothing(
     staff_client: Any, tenant: Tenant, metric: Metric
 ) -> None:

@@ -32,6 +32,7 @@ from apps.pipeline.models import QueuedEvent
 from apps.users.models import EndUser
 from apps.webhooks.choices import DeliveryStatus, EventType
 from apps.webhooks.configuration import webhook_endpoint_create
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookDelivery, WebhookEvent
 from tests.conftest import Client as ApiClient
 from tests.dashboard.conftest import admin_url
@@ -125,7 +126,10 @@ def populate(org: OrganizationWithKey, marker: str) -> None:
         rank=1,
     )
     endpoint, _secret = webhook_endpoint_create(
-        tenant, url=f"http://127.0.0.1:9/{marker}-hook", events=[EventType.STREAK_LOST]
+        tenant,
+        WebhookEndpointSettings(
+            url=f"http://127.0.0.1:9/{marker}-hook", events=[EventType.STREAK_LOST]
+        ),
     )
     now = timezone.now()
     event = WebhookEvent.objects.create(

@@ -20,6 +20,7 @@ from apps.accounts.models import Tenant
 from apps.core.show_once import SHOW_ONCE_TTL
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus, EventType
 from apps.webhooks.configuration import webhook_endpoint_create
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from apps.webhooks.services import endpoint_secrets
 from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant
@@ -36,7 +37,9 @@ def _local_urls(settings: Any) -> None:
 
 @pytest.fixture
 def endpoint(tenant: Tenant) -> WebhookEndpoint:
-    created, _secret = webhook_endpoint_create(tenant, url=URL, description="CRM sync")
+    created, _secret = webhook_endpoint_create(
+        tenant, WebhookEndpointSettings(url=URL, description="CRM sync")
+    )
     return created
 
 
@@ -233,6 +236,19 @@ def test_an_edit_passes_only_what_changed(
     assert refused.context["form"].errors["url"] == ["10.0.0.1 is not a public address (private)"]
 
 
+def test_emptying_the_description_input_clears_the_description(
+    staff_client: Any, endpoint: WebhookEndpoint
+) -> None:
+    # "" is the description's own value, not an input left out.
+    url = admin_url(WebhookEndpoint, "change", endpoint.pk)
+
+    response = staff_client.post(url, edit_form(endpoint, description=""))
+
+    assert response.status_code == 302
+    endpoint.refresh_from_db()
+    assert endpoint.description == ""
+
+
 def test_deleting_an_endpoint_goes_through_the_service(
     staff_client: Any, endpoint: WebhookEndpoint
 ) -> None:
@@ -302,7 +318,7 @@ def test_redeliver_failed_since_sets_those_deliveries_pending(
     recent = record_deliveries(endpoint, 2, age=dt.timedelta(hours=1))
     old = record_deliveries(endpoint, 1, age=dt.timedelta(days=2))
     succeeded = record_deliveries(endpoint, 1, status=DeliveryStatus.SUCCEEDED)
-    other, _ = webhook_endpoint_create(tenant, url=URL + "2")
+    other, _ = webhook_endpoint_create(tenant, WebhookEndpointSettings(url=URL + "2"))
     elsewhere = record_deliveries(other, 1)
     url = admin_url(WebhookEndpoint, "redeliver_failed", endpoint.pk)
     assert "The log holds 3 failed deliveries of this endpoint." in page_text(staff_client, url)
@@ -386,8 +402,13 @@ def test_actions_need_the_csrf_token(tenant: Tenant, endpoint: WebhookEndpoint) 
 def test_the_endpoint_list_shows_status_events_and_tenant(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, endpoint: WebhookEndpoint
 ) -> None:
-    webhook_endpoint_create(other_tenant, url=URL + "/b", events=["streak.lost", "points.changed"])
-    webhook_endpoint_create(other_tenant, url=URL + "/c", events=[t.value for t in EventType])
+    webhook_endpoint_create(
+        other_tenant,
+        WebhookEndpointSettings(url=URL + "/b", events=["streak.lost", "points.changed"]),
+    )
+    webhook_endpoint_create(
+        other_tenant, WebhookEndpointSettings(url=URL + "/c", events=[t.value for t in EventType])
+    )
 
     def shown(query: str) -> list[str]:
         response = staff_client.get(admin_url(WebhookEndpoint) + query)
@@ -486,7 +507,7 @@ def test_a_delivery_being_sent_is_left_alone(staff_client: Any, endpoint: Webhoo
 def test_the_delivery_log_filters(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, endpoint: WebhookEndpoint
 ) -> None:
-    other, _ = webhook_endpoint_create(other_tenant, url=URL + "/b")
+    other, _ = webhook_endpoint_create(other_tenant, WebhookEndpointSettings(url=URL + "/b"))
     mine = record_deliveries(endpoint, 3)
     record_deliveries(endpoint, 1, status=DeliveryStatus.SUCCEEDED, type=EventType.POINTS_CHANGED)
     record_deliveries(other, 2, status=DeliveryStatus.PENDING)
@@ -537,7 +558,9 @@ def test_list_queries_do_not_grow_with_rows(staff_client: Any) -> None:
         for name in names:
             org = OrganizationWithKey(name)
             for i in range(each):
-                created, _ = webhook_endpoint_create(org.tenant, url=f"{URL}/{i}")
+                created, _ = webhook_endpoint_create(
+                    org.tenant, WebhookEndpointSettings(url=f"{URL}/{i}")
+                )
                 record_deliveries(created, 1)
 
     populate(["A"], 1)

@@ -5,6 +5,9 @@ from typing import Any
 
 import pytest
 
+from apps.core.errors import ValidationError
+from apps.metrics.configuration import metric_update
+from apps.metrics.domain import MetricSettings
 from apps.metrics.models import Metric, MetricEvent, MetricTotal
 from tests.admin_issues import admin_issue
 from tests.factories import MetricFactory, bump, event_body
@@ -319,6 +322,24 @@ def test_admin_metric_key_is_immutable(api_client, metric):
     }
     metric.refresh_from_db()
     assert metric.key == "words"
+
+
+def test_the_update_service_refuses_a_new_key(tenant, metric):
+    # The declaration can carry it (a create needs it); an update that would change it is
+    # refused, not silently ignored.
+    with pytest.raises(ValidationError) as refused:
+        metric_update(tenant, metric, MetricSettings(name="Renamed", key="renamed"))
+
+    assert (refused.value.fields, refused.value.code) == (("key",), "frozen")
+    metric.refresh_from_db()
+    assert (metric.key, metric.name) == ("words", "Words")
+
+
+def test_the_update_service_takes_the_stored_key_as_no_change(tenant, metric):
+    metric_update(tenant, metric, MetricSettings(name="Renamed", key="words"))
+
+    metric.refresh_from_db()
+    assert (metric.key, metric.name) == ("words", "Renamed")
 
 
 def test_admin_metric_failing_update_leaves_the_metric_untouched(api_client, metric):

@@ -5,6 +5,9 @@ from typing import Any
 
 import pytest
 
+from apps.core.errors import ValidationError
+from apps.users.configuration import attribute_update
+from apps.users.domain import AttributeSettings
 from apps.users.models import Attribute, EndUser
 from tests.admin_issues import admin_issue
 from tests.factories import AttributeFactory, MetricFactory, bump, event_body
@@ -213,6 +216,27 @@ def test_admin_attribute_key_and_type_are_immutable(api_client, plan, field, val
     }
     plan.refresh_from_db()
     assert (plan.name, plan.key, plan.type) == ("Plan", "plan", "user")
+
+
+@pytest.mark.parametrize(("field", "value"), [("key", "tier"), ("type", "event")])
+def test_the_update_service_refuses_a_new_key_or_type(tenant, plan, field, value):
+    # The declaration can carry them (a create needs them); an update that would change them is
+    # refused, not silently ignored.
+    changes = AttributeSettings(**{"name": "Changed", field: value})
+
+    with pytest.raises(ValidationError) as refused:
+        attribute_update(tenant, plan, changes)
+
+    assert (refused.value.fields, refused.value.code) == ((field,), "frozen")
+    plan.refresh_from_db()
+    assert (plan.name, plan.key, plan.type) == ("Plan", "plan", "user")
+
+
+def test_the_update_service_takes_the_stored_key_and_type_as_no_change(tenant, plan):
+    attribute_update(tenant, plan, AttributeSettings(name="Tier", key="plan", type="user"))
+
+    plan.refresh_from_db()
+    assert (plan.name, plan.key, plan.type) == ("Tier", "plan", "user")
 
 
 @pytest.mark.parametrize("name", ["n" * 256, "", None])

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.delivery import deliveries_send
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery
 from apps.webhooks.services import event_publish
 from tests.concurrency import POSTGRES_ONLY, run_all
@@ -26,7 +27,7 @@ def test_two_workers_given_the_same_deliveries_attempt_each_once(settings):
     settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
     org = OrganizationWithKey("Race")
     with Receiver() as receiver:
-        endpoint, _ = webhook_endpoint_create(org.tenant, url=receiver.url)
+        endpoint, _ = webhook_endpoint_create(org.tenant, WebhookEndpointSettings(url=receiver.url))
         now = timezone.now()
         later = now + dt.timedelta(minutes=1)  # not due yet: nothing is sent at publishing
         for n in range(EVENTS):

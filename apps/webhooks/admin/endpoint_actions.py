@@ -19,6 +19,7 @@ from apps.core.wording import agreeing, counted
 from apps.webhooks import configuration, services
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
 from apps.webhooks.delivery import deliveries_redeliver_failed
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookEndpoint
 
 _CONFIRM = "admin/webhooks/confirm.html"
@@ -146,7 +147,11 @@ class EndpointActions(ConfigAdmin):
             )
         try:
             with transaction.atomic():
-                configuration.webhook_endpoint_update(endpoint, status=EndpointStatus.ACTIVE)
+                configuration.webhook_endpoint_update(
+                    endpoint.tenant,
+                    endpoint,
+                    WebhookEndpointSettings(status=EndpointStatus.ACTIVE),
+                )
         except ApplicationError as exc:
             self.message_user(request, exc.message, messages.ERROR)
             return HttpResponseRedirect(self.url("change", endpoint))

@@ -19,7 +19,8 @@ from django.utils.text import Truncator
 from django.utils.timesince import timesince
 
 from apps.accounts.admin.base import TENANT_RELATED, TenantColumnMixin, TenantFilter
-from apps.accounts.admin.config_pages import ConfigForm, Section
+from apps.accounts.admin.config_pages import Section
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.webhooks import configuration
 from apps.webhooks.admin.display import (
     EVENT_TYPE_GROUPS,
@@ -30,6 +31,7 @@ from apps.webhooks.admin.display import (
 )
 from apps.webhooks.admin.endpoint_actions import EndpointActions, secret_keep
 from apps.webhooks.choices import EndpointStatus
+from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookEndpoint
 from apps.webhooks.transport import check_url
 
@@ -39,11 +41,27 @@ RECENT_DELIVERIES = 50
 EVENTS_COLUMN_TYPES = 3
 
 
-class EndpointForm(ConfigForm):
-    """The arguments of webhook_endpoint_create and webhook_endpoint_update."""
+# The event types in groups, by their prefix (Django's grouped choices).
+_CHOICES: dict[str, Any] = {"status": EndpointStatus.choices, "events": EVENT_TYPE_GROUPS}
+_Declared: Any = declared_form(
+    WebhookEndpointSettings,
+    model=WebhookEndpoint,
+    skip=("url",),
+    choices=_CHOICES,
+    widgets={"description": forms.TextInput(attrs={"class": "vLargeTextField"})},
+)
 
-    url = forms.CharField(
-        label="URL",
+
+class EndpointForm(_Declared):
+    """An endpoint's settings as staff read them; `declared_settings` makes the declaration the
+    service is given."""
+
+    # Not the URL input a declaration derives: the service's own check (clean_url) words what
+    # is wrong with a URL, as the API does.
+    url = own_input(
+        WebhookEndpointSettings,
+        "url",
+        forms.CharField,
         max_length=2000,
         widget=forms.TextInput(
             attrs={
@@ -52,28 +70,21 @@ class EndpointForm(ConfigForm):
                 "spellcheck": "false",
             }
         ),
-        help_text="https, reaching a public address: deliveries to private networks are refused.",
-    )
-    description = forms.CharField(
-        max_length=1000, required=False, widget=forms.TextInput(attrs={"class": "vLargeTextField"})
-    )
-    status = forms.ChoiceField(
-        choices=EndpointStatus.choices,
-        initial=EndpointStatus.ACTIVE,
-        help_text="A disabled endpoint receives nothing; gamify disables an endpoint that "
-        "answers 410 or fails for 5 days.",
-    )
-    events = forms.MultipleChoiceField(
-        choices=EVENT_TYPE_GROUPS,
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label="Event types",
-        help_text="None checked: every event type, including types added later.",
     )
 
-    def initial_from(self, obj: WebhookEndpoint) -> dict[str, Any]:
-        return {"url": obj.url, "description": obj.description, "status": obj.status,
-                "events": obj.events}  # fmt: skip
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # An endpoint is always active or disabled (the API's default is active).
+        self.fields["status"].required = True
+
+    def declared_settings(self) -> WebhookEndpointSettings:
+        """What webhook_endpoint_create or webhook_endpoint_update is given, from valid input:
+        an empty description is its value, not one left out. A change gives only what changed:
+        status "active" clears the record of failures, and a URL given is checked again."""
+        values = {**self.declared_values(), "description": self.cleaned_data["description"]}
+        if self.instance is not None:
+            values = {name: value for name, value in values.items() if name in self.changed_data}
+        return WebhookEndpointSettings(**values)
 
     def clean_url(self) -> str:
         # The service's own check, so that its refusal shows next to the input; an unchanged
@@ -123,14 +134,13 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions):
 
     def create(self, request: HttpRequest, form: EndpointForm) -> WebhookEndpoint:
         endpoint, secret = configuration.webhook_endpoint_create(
-            form.valid_tenant, **form.cleaned_data
+            form.valid_tenant, form.declared_settings()
         )
         secret_keep(request, endpoint, secret, rotated=False)
         return endpoint
 
     def update(self, request: HttpRequest, obj: WebhookEndpoint, form: EndpointForm) -> None:
-        # Only what changed: passing status "active" clears `failing_since`.
-        configuration.webhook_endpoint_update(obj, **form.changes())
+        configuration.webhook_endpoint_update(obj.tenant, obj, form.declared_settings())
 
     def remove(self, request: HttpRequest, obj: WebhookEndpoint) -> None:
         configuration.webhook_endpoint_delete(obj)
