@@ -30,7 +30,7 @@ class AchievementSettings:
         help="What completes the achievement. Only the settings of this kind are saved.",
     )
     description: str | Unset | None = declare.text(
-        "Description", max_length=2000, nullable=True, multiline=True
+        "Description", max_length=2000, nullable=True, blank=True, multiline=True
     )
     status: str | Unset = declare.choice("Status", Status)
     # The API's badge is an object, {"url"} or null.

@@ -62,6 +62,7 @@ class Setting:
     required: bool = False  # a new object needs it
     nullable: bool = False  # None is a value: it clears (the API's null)
     fixed: bool = False  # set for good when the object is made: an update does not take it
+    blank: bool = False  # a text that may be empty: "" is its value (none), not "not given"
     max_length: int | None = None  # characters of a text, items of a list
     min_value: Bound = None  # a callable is read when checked (an operator's setting)
     max_value: Bound = None

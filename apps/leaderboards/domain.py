@@ -43,7 +43,7 @@ class LeaderboardSettings:
         "end date has passed. Inactive again: back to editing; rankings are kept.",
     )
     description: str | Unset | None = declare.text(
-        "Description", max_length=2000, nullable=True, multiline=True
+        "Description", max_length=2000, nullable=True, blank=True, multiline=True
     )
     rank_by: str | Unset = declare.choice(
         "Rank by",

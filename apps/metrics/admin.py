@@ -69,11 +69,6 @@ class MetricForm(_Declared):
         if self.instance is not None:
             del self.fields["key"]
 
-    def declared_settings(self) -> MetricSettings:
-        """What metric_create or metric_update is given, from valid input. An empty input of
-        units is their value (none), not one left out."""
-        return MetricSettings(**{**self.declared_values(), "units": self.cleaned_data["units"]})
-
 
 @admin.register(Metric)
 class MetricAdmin(TenantColumnMixin, ConfigAdmin):

@@ -24,7 +24,7 @@ class MetricSettings:
     key: str | Unset = declare.key(required=True, fixed=True)
     unit_type: str | Unset = declare.choice("Unit type", UnitType)
     # "" when none; a currency's ISO 4217 code when unit_type is currency.
-    units: str | Unset = declare.text("Units", max_length=32)
+    units: str | Unset = declare.text("Units", max_length=32, blank=True)
 
 
 def value_parse(raw: object) -> Decimal:

@@ -96,6 +96,7 @@ class EmailTemplateSettings:
         "Text",
         max_length=MAX_TEMPLATE_TEXT,
         nullable=True,
+        blank=True,
         multiline=True,
         help="Empty: derived from the HTML.",
     )
@@ -131,6 +132,7 @@ class PushTemplateSettings:
         "URL",
         max_length=MAX_TEMPLATE_URL,
         nullable=True,
+        blank=True,
         help="A link the app opens when the notification is tapped, e.g. "
         "“myapp://achievements/{{ achievement.key }}”. Empty: none.",
     )
@@ -209,6 +211,7 @@ class PushChannelSettings:
         "Access token",
         max_length=MAX_CHANNEL_LENGTHS["access_token"],
         nullable=True,
+        blank=True,
         secret=True,
         help=f"Empty: none. {_WRITE_ONLY}",
     )

@@ -32,7 +32,9 @@ class PointsSystemSettings:
         help="How the API names the system; set for good.", required=True, fixed=True
     )
     name: str | Unset = declare.text("Name", max_length=255, required=True)
-    description: str | Unset = declare.text("Description", max_length=2000, multiline=True)
+    description: str | Unset = declare.text(
+        "Description", max_length=2000, blank=True, multiline=True
+    )
     # The API's badge object ({"url"} or null).
     badge_url: str | Unset | None = declare.url("Badge URL", nullable=True, wire="badge")
     max_points: int | Unset | None = declare.integer(
@@ -60,7 +62,7 @@ class PointsLevelSettings:
         required=True,
         help="Users with at least this many points reach the level.",
     )
-    description: str | Unset = declare.text("Description", max_length=2000)
+    description: str | Unset = declare.text("Description", max_length=2000, blank=True)
     badge_url: str | Unset | None = declare.url("Badge URL", nullable=True, wire="badge")
 
 

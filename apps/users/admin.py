@@ -114,10 +114,6 @@ class AttributeForm(_Declared):
         if self.instance is not None:
             del self.fields["key"], self.fields["type"]
 
-    def declared_settings(self) -> AttributeSettings:
-        """What attribute_create or attribute_update is given, from valid input."""
-        return AttributeSettings(**self.declared_values())
-
 
 @admin.register(Attribute)
 class AttributeAdmin(TenantColumnMixin, ConfigAdmin):

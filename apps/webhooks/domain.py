@@ -17,7 +17,7 @@ class WebhookEndpointSettings:
         required=True,
         help="https, reaching a public address: deliveries to private networks are refused.",
     )
-    description: str | Unset = declare.text("Description", max_length=1000)
+    description: str | Unset = declare.text("Description", max_length=1000, blank=True)
     status: str | Unset = declare.choice(
         "Status",
         EndpointStatus,

@@ -82,21 +82,29 @@ class ConfigForm(forms.Form):
         names = [n for n, s in settings.items() if n in self.base_fields and not s.secret]
         return {n: _input(getattr(obj, n)) for n in names if hasattr(obj, n)}
 
-    def declared_values(self) -> dict[str, Any]:
+    def declared_values(self, *, changed_only: bool = False) -> dict[str, Any]:
         """The valid inputs of the declared settings, by Python name: an empty input is None
-        where None clears the setting, and otherwise not given (a new object takes its
-        default, a stored one keeps its value)."""
+        where None clears the setting, else "" for a text that may be blank, and otherwise not
+        given (a new object takes its default, a stored one keeps its value). With
+        `changed_only`, a stored object's inputs that staff changed only."""
         values: dict[str, Any] = {}
         for name, setting in settings_of(self.declaration).items():
             if name not in self.fields or name not in self.cleaned_data:
                 continue
+            if changed_only and self.instance is not None and name not in self.changed_data:
+                continue
             value = self.cleaned_data[name]
-            if value in ("", None):
+            if value in ("", None) and not (value == "" and setting.blank and not setting.nullable):
                 if not setting.nullable:
                     continue
                 value = None
             values[name] = value
         return values
+
+    def declared_settings(self, *, changed_only: bool = False, **own: Any) -> Any:
+        """The declaration the service is given: the declared inputs (`declared_values`) and
+        the values of the page's own inputs (`own`, by Python name)."""
+        return self.declaration(**self.declared_values(changed_only=changed_only), **own)
 
     def changes(self) -> dict[str, Any]:
         """The inputs that differ from the stored object: what an update passes."""

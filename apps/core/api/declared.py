@@ -88,6 +88,8 @@ def serializer_problems(
             problems.append(f"{wire}: required is {field.required}")
         if field.allow_null != setting.nullable:
             problems.append(f"{wire}: allow_null is {field.allow_null}")
+        if setting.kind == Kind.TEXT and field.allow_blank != setting.blank:
+            problems.append(f"{wire}: allow_blank is {field.allow_blank}")
         lower, upper = setting.bounds()
         if (getattr(field, "min_value", None), getattr(field, "max_value", None)) != (
             lower,

@@ -151,8 +151,7 @@ class LevelForm(PartForm, _LevelInputs):
     set_once = ("key",)
 
     def values(self, tenant: Tenant) -> dict[str, Any]:
-        # An emptied description is a value (""), not a setting left as it is.
-        return {**self.declared_values(), "description": self.cleaned_data["description"]}
+        return self.declared_values()
 
 
 def _multiplier(value: Decimal) -> None:

@@ -85,12 +85,8 @@ class SystemForm(_Declared):
 
     @property
     def settings(self) -> PointsSystemSettings:
-        """The settings to create the system with, or those changed (an update). An emptied
-        description is a value (""), not a setting left as it is."""
-        values = {**self.declared_values(), "description": self.cleaned_data["description"]}
-        if self.instance is not None:
-            values = {name: values[name] for name in self.changed_data if name in values}
-        return PointsSystemSettings(**values)
+        """The settings to create the system with, or those changed (an update)."""
+        return PointsSystemSettings(**self.declared_values(changed_only=True))
 
     def refuse(self, exc: ApplicationError) -> None:
         if isinstance(exc, RowRefused):  # on its row

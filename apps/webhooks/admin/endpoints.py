@@ -77,14 +77,10 @@ class EndpointForm(_Declared):
         # An endpoint is always active or disabled (the API's default is active).
         self.fields["status"].required = True
 
-    def declared_settings(self) -> WebhookEndpointSettings:
-        """What webhook_endpoint_create or webhook_endpoint_update is given, from valid input:
-        an empty description is its value, not one left out. A change gives only what changed:
-        status "active" clears the record of failures, and a URL given is checked again."""
-        values = {**self.declared_values(), "description": self.cleaned_data["description"]}
-        if self.instance is not None:
-            values = {name: value for name, value in values.items() if name in self.changed_data}
-        return WebhookEndpointSettings(**values)
+    def declared_settings(self, **own: Any) -> WebhookEndpointSettings:
+        """A change gives only what changed: status "active" clears the record of failures,
+        and a URL given is checked again."""
+        return super().declared_settings(changed_only=True, **own)
 
     def clean_url(self) -> str:
         # The service's own check, so that its refusal shows next to the input; an unchanged
