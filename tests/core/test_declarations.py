@@ -15,6 +15,8 @@ from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
+from apps.points import serializers as points_serializers
+from apps.points.domain import PointsTriggerSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +38,16 @@ RESOURCES = [
         leaderboard_serializers.LeaderboardCreateSerializer,
         leaderboard_serializers.LeaderboardUpdateSerializer,
         leaderboard_serializers.AdminLeaderboard,
+    ),
+    Interfaces(
+        PointsTriggerSettings,
+        points_serializers.TriggerCreateSerializer,
+        points_serializers.TriggerUpdateSerializer,
+        points_serializers.AdminPointsTrigger,
+        # A type's own settings are in the body only for that type, where a trigger always has
+        # them: never null there, though null is accepted (as not given) on input. The inputs
+        # are checked in full by tests/points/test_configuration_services.py.
+        unchecked=("metricThreshold", "streakLength", "timeUnit", "timeInterval"),
     ),
 ]
 

@@ -20,6 +20,7 @@ from apps.pipeline.dashboard_user.rewards import RECENT_AWARDS
 from apps.points import configuration
 from apps.points.admin import AttributePairsField
 from apps.points.choices import SystemStatus, TriggerStatus
+from apps.points.domain import PointsTriggerSettings
 from apps.points.models import (
     PointsAward,
     PointsBoost,
@@ -858,7 +859,7 @@ def test_changing_the_type_of_an_inactive_trigger_drops_the_old_types_fields(
     staff_client: Any, tenant: Tenant, system: PointsSystem, metric: Metric
 ) -> None:
     trigger = system.triggers.get()
-    configuration.points_trigger_update(tenant, trigger, status="inactive")
+    configuration.points_trigger_update(tenant, trigger, PointsTriggerSettings(status="inactive"))
 
     # The metric fields still hold the old values, as the form showed them.
     changes = trigger_form(system, metric, type="streak", status="inactive", streak_length="3")
@@ -1063,10 +1064,9 @@ def test_system_page_queries_do_not_grow_with_its_configuration(
         configuration.points_trigger_create(
             tenant,
             system,
-            type="metric",
-            points=1,
-            metric_id=metric.public_id,
-            metric_threshold=n + 1,
+            PointsTriggerSettings(
+                type="metric", points=1, metric_id=str(metric.public_id), metric_threshold=n + 1
+            ),
         )
         boost = {"name": f"B{n}", "start": dt.date(2026, 1, 1), "multiplier": Decimal(3)}
         configuration.points_boost_create(tenant, system, **{**boost, "user_id": "alice"})

@@ -9,6 +9,7 @@ from apps.points.configuration.archive import system_writable
 from apps.points.configuration.boosts import points_boost_create
 from apps.points.configuration.levels import points_level_create
 from apps.points.configuration.triggers import points_trigger_create
+from apps.points.domain import PointsTriggerSettings
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem
 
@@ -45,7 +46,10 @@ def points_system_create(
     if boosts is not None:
         nested["boosts"] = [points_boost_create(tenant, system, **item) for item in boosts]
     if triggers is not None:
-        nested["triggers"] = [points_trigger_create(tenant, system, **item) for item in triggers]
+        nested["triggers"] = [
+            points_trigger_create(tenant, system, PointsTriggerSettings(**item))
+            for item in triggers
+        ]
     tenant_config_changed(tenant)
     return system, nested
 

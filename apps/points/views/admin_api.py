@@ -10,6 +10,7 @@ from apps.core.bulk import Collection
 from apps.core.errors import NotFoundError
 from apps.core.scope import Scope
 from apps.points import configuration, selectors, serializers
+from apps.points.domain import PointsTriggerSettings
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
@@ -130,3 +131,14 @@ class TriggerCollection(_Nested):
         configuration.points_trigger_delete,
         serializers.admin_points_trigger_render,
     )
+
+    # A trigger's create and update take its declaration.
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
+        kwargs = serializers.TriggerCreateSerializer.service_kwargs(data)
+        settings = PointsTriggerSettings(**kwargs)
+        return configuration.points_trigger_create(scope.tenant, parent, settings)
+
+    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
+        kwargs = serializers.TriggerUpdateSerializer.service_kwargs(data)
+        changes = PointsTriggerSettings(**kwargs)
+        return configuration.points_trigger_update(scope.tenant, obj, changes)
