@@ -43,20 +43,16 @@ TRIGGER_ROWS: list[str | tuple[str, ...]] = [
 ]
 
 
-def type_fields() -> dict[str, list[str]]:
-    """Each trigger type's own inputs, for the page's script."""
-    return {str(kind): list(names) for kind, names in TRIGGER_FIELDS.items()}
-
-
 class TriggerTypeSelect(forms.Select):
-    """The trigger type; points/trigger-form.js shows the fields of the chosen type only."""
+    """The trigger type; points/trigger-form.js shows the inputs of the chosen type only (each
+    type's own inputs are those of TRIGGER_FIELDS)."""
 
     class Media:
         js = ("points/trigger-form.js",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.attrs.update({"data-trigger-type": "", "data-type-fields": json.dumps(type_fields())})
+        self.attrs.update({"data-trigger-type": "", "data-type-fields": json.dumps(TRIGGER_FIELDS)})
 
 
 def _points(points: int) -> None:

@@ -132,7 +132,8 @@ class TriggerCollection(_Nested):
         serializers.admin_points_trigger_render,
     )
 
-    # A trigger's create and update take its declaration.
+    # A trigger's create and update take its declaration, built here from what the
+    # serializer read (so these call the first two of `writes`, not _Nested's).
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         kwargs = serializers.TriggerCreateSerializer.service_kwargs(data)
         settings = PointsTriggerSettings(**kwargs)
