@@ -124,7 +124,9 @@ def seed(users: int, now: dt.datetime, channel: str) -> Any:
     tenant = organization_create("Bench").tenant
     metric_create(tenant, name="Words", key="words", unit_type="number", units="")
     tenant.refresh_from_db()
-    streak_settings_update(tenant, frequency="daily", conditions=[("words", 1)])
+    streak_settings_update(
+        tenant, domain.TenantStreakSettings(frequency="daily", conditions=[("words", 1)])
+    )
     tenant.refresh_from_db()
     if channel == "email":
         email_templates_seed(tenant)

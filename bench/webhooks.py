@@ -81,12 +81,13 @@ def seed() -> Any:
     from apps.accounts.services import organization_create
     from apps.metrics.configuration import metric_create
     from apps.streaks.configuration import streak_settings_update
+    from apps.streaks.domain import TenantStreakSettings
 
     call_command("migrate", verbosity=0)
     tenant = organization_create("Bench").tenant
     metric_create(tenant, name="Words", key="words", unit_type="number", units="")
     tenant.refresh_from_db()
-    streak_settings_update(tenant, conditions=[("words", 1)])
+    streak_settings_update(tenant, TenantStreakSettings(conditions=[("words", 1)]))
     tenant.refresh_from_db()
     return tenant
 

@@ -61,6 +61,7 @@ class Setting:
     help: str = ""
     required: bool = False  # a new object needs it
     nullable: bool = False  # None is a value: it clears (the API's null)
+    fixed: bool = False  # set for good when the object is made: an update does not take it
     max_length: int | None = None  # characters of a text, items of a list
     min_value: Bound = None  # a callable is read when checked (an operator's setting)
     max_value: Bound = None

@@ -1,5 +1,6 @@
-"""Pure points rules: trigger crossings, boosts and rounding, caps, levels, time intervals,
-summary buckets. No ORM; the services hold the locks and write the ledger."""
+"""Pure points rules: the settings of systems, levels and boosts, trigger crossings, boosts and
+rounding, caps, levels, time intervals, summary buckets. No ORM; the services hold the locks
+and write the ledger."""
 
 import datetime as dt
 from collections.abc import Sequence
@@ -8,7 +9,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from apps.core import declarations as declare
 from apps.core.arguments import Unset
-from apps.points.choices import TimeUnit, TriggerStatus, TriggerType
+from apps.points.choices import Rounding, TimeUnit, TriggerStatus, TriggerType
 from apps.points.errors import PointsConfigInvalidError
 
 DOWN, UP, NEAREST = "down", "up", "nearest"
@@ -16,6 +17,87 @@ DOWN, UP, NEAREST = "down", "up", "nearest"
 # conservative mode present: down before nearest before up (points are often currency).
 _ROUNDING_ORDER = (DOWN, NEAREST, UP)
 _DECIMAL_ROUNDING = {DOWN: ROUND_FLOOR, UP: ROUND_CEILING, NEAREST: ROUND_HALF_UP}
+MAX_POINTS = 10**15  # a system's maximum, a level's threshold
+
+
+# --- declarations: systems, levels, boosts ---
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointsSystemSettings:
+    """A system's settings (apps/core/declarations.py), as points_system_create and
+    points_system_update take them. Its key is set for good."""
+
+    key: str | Unset = declare.key(
+        help="How the API names the system; set for good.", required=True, fixed=True
+    )
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    description: str | Unset = declare.text("Description", max_length=2000, multiline=True)
+    # The API's badge object ({"url"} or null).
+    badge_url: str | Unset | None = declare.url("Badge URL", nullable=True, wire="badge")
+    max_points: int | Unset | None = declare.integer(
+        "Maximum points",
+        min_value=1,
+        max_value=MAX_POINTS,
+        nullable=True,
+        help="Empty: no maximum.",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointsLevelSettings:
+    """A level's settings, as points_level_create and points_level_update take them. Its key
+    is set for good."""
+
+    key: str | Unset = declare.key(
+        help="How the API names the level; set for good.", required=True, fixed=True
+    )
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    points: int | Unset = declare.integer(
+        "Points",
+        min_value=0,
+        max_value=MAX_POINTS,
+        required=True,
+        help="Users with at least this many points reach the level.",
+    )
+    description: str | Unset = declare.text("Description", max_length=2000)
+    badge_url: str | Unset | None = declare.url("Badge URL", nullable=True, wire="badge")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointsBoostSettings:
+    """A boost's settings, as points_boost_create and points_boost_update take them: for one
+    end-user (`user_id`, set for good) or for everyone matching the attribute filters
+    (boost_problem)."""
+
+    name: str | Unset = declare.text("Name", max_length=255, required=True)
+    start: dt.date | Unset = declare.date("Start", required=True)
+    end: dt.date | Unset | None = declare.date(
+        "End", nullable=True, help="Inclusive. Empty: no end."
+    )
+    # Greater than 0, less than 100 and not 1 (multiplier_problem).
+    multiplier: Decimal | Unset = declare.decimal(
+        "Multiplier", required=True, help="E.g. 2 doubles, 0.5 halves."
+    )
+    rounding: str | Unset = declare.choice("Rounding", Rounding)
+    user_id: str | Unset | None = declare.text(
+        "User id",
+        max_length=255,
+        nullable=True,
+        fixed=True,
+        help="A boost for this end-user only; set for good. Empty: everyone who matches the "
+        "attribute filters.",
+    )
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = declare.structure(
+        "User attributes", nullable=True, help="Empty: everyone."
+    )
+
+
+def set_for_good_problem(name: str) -> PointsConfigInvalidError:
+    """An update that would change what an object was created with (a key, a boost's
+    end-user); giving the stored value again is not a change."""
+    return PointsConfigInvalidError("{" + name + "} is set for good", fields=name, code="frozen")
 
 
 def multiples_reached(total: Decimal, threshold: int) -> int:
@@ -113,7 +195,6 @@ def summary_buckets(totals: Sequence[int], buckets: int = 10) -> list[Bucket]:
 
 # --- configuration rules, for the admin API and the dashboard alike ---------------------------
 
-MAX_POINTS = 10**15  # a system's maximum, a level's threshold
 MAX_TRIGGER_POINTS = 10**12  # paid (or deducted) by one trigger
 MAX_THRESHOLD = 10**12  # a metric trigger's threshold
 MAX_REPEAT = 100_000  # a streak trigger's length, a time trigger's interval

@@ -190,8 +190,8 @@ class SystemCreateSerializer(_WithBadge):
 
     @classmethod
     def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
-        """points_system_create's arguments, with those of the levels, boosts and triggers
-        given along."""
+        """The system's settings, with those of the levels, boosts and triggers given along
+        (lists under their names)."""
         kwargs = super().service_kwargs(data)
         for name, serializer in (
             ("levels", LevelCreateSerializer),

@@ -15,3 +15,14 @@ class EvaluationMode(models.TextChoices):
 class PauseStatus(models.TextChoices):
     ACTIVE = "active"
     ARCHIVED = "archived"
+
+
+class Weekday(models.IntegerChoices):
+    # The numbering of `daysOff` (reference §3.2): 0 is Sunday.
+    SUNDAY = 0
+    MONDAY = 1
+    TUESDAY = 2
+    WEDNESDAY = 3
+    THURSDAY = 4
+    FRIDAY = 5
+    SATURDAY = 6

@@ -5,43 +5,28 @@ from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import UNSET, Unset, given
+from apps.core.declarations import given_values
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
+from apps.streaks.domain import TenantStreakSettings
 from apps.streaks.errors import StreakSettingsInvalidError
 from apps.streaks.models import StreakCondition, StreakSettings
 
 
-def streak_settings_update(
-    tenant: Tenant,
-    *,
-    frequency: str | Unset = UNSET,
-    evaluation_mode: str | Unset = UNSET,
-    customization_enabled: bool | Unset = UNSET,
-    days_off: list[int] | Unset = UNSET,  # 0 is Sunday; daily streaks only
-    # (metric key, change per period), one per metric
-    conditions: list[tuple[str, int]] | Unset = UNSET,
-    freezes: domain.FreezeSettings | Unset | None = UNSET,  # None turns freezes off
-) -> None:
+def streak_settings_update(tenant: Tenant, changes: TenantStreakSettings) -> None:
     """PATCH /streaks/settings and the settings page: the given settings change, the others
-    are kept. Switching away from daily clears the days off."""
-    changes = given(
-        frequency=frequency,
-        evaluation_mode=evaluation_mode,
-        customization_enabled=customization_enabled,
-        days_off=days_off,
-        conditions=conditions,
-        freezes=freezes,
-    )
+    are kept (the first update makes the tenant's settings, with the model's defaults).
+    Switching away from daily clears the days off."""
+    values = given_values(changes)
     definitions = metric_definitions(tenant)
-    conditions_check(changes.get("conditions", []), definitions)  # before anything is written
+    conditions_check(values.get("conditions", []), definitions)  # before anything is written
     settings, _ = StreakSettings.objects.get_or_create(tenant=tenant)
-    new_frequency = changes.get("frequency", settings.frequency)
-    new_days_off = changes.get(
+    new_frequency = values.get("frequency", settings.frequency)
+    new_days_off = values.get(
         "days_off", settings.days_off if new_frequency == domain.DAILY else []
     )
     if new_frequency != domain.DAILY:
-        if changes.get("days_off"):
+        if values.get("days_off"):
             raise StreakSettingsInvalidError(
                 "{days_off} is only allowed with daily frequency",
                 fields="days_off",
@@ -50,11 +35,12 @@ def streak_settings_update(
         new_days_off = []  # switching away from daily clears days off (reference §4.3)
     settings.frequency = new_frequency
     settings.days_off = sorted(set(new_days_off))
-    if "evaluation_mode" in changes:
-        settings.evaluation_mode = changes["evaluation_mode"]
-    if "customization_enabled" in changes:
-        settings.customization_enabled = changes["customization_enabled"]
-    if not isinstance(freezes, Unset):
+    if "evaluation_mode" in values:
+        settings.evaluation_mode = values["evaluation_mode"]
+    if "customization_enabled" in values:
+        settings.customization_enabled = values["customization_enabled"]
+    if "freezes" in values:
+        freezes = values["freezes"]
         settings.freezes_enabled = freezes is not None
         if freezes is not None:
             problem = domain.freezes_problem(freezes)
@@ -70,12 +56,12 @@ def streak_settings_update(
             settings.freeze_auto_earn_interval = freezes.auto_earn_interval
             settings.freeze_auto_earn_amount = freezes.auto_earn_amount
     settings.save()
-    if "conditions" in changes:
+    if "conditions" in values:
         StreakCondition.objects.filter(tenant=tenant).delete()
         StreakCondition.objects.bulk_create(
             [
                 StreakCondition(tenant=tenant, metric_id=definitions[key].pk, threshold=threshold)
-                for key, threshold in changes["conditions"]
+                for key, threshold in values["conditions"]
             ]
         )
     tenant_config_changed(tenant)

@@ -19,6 +19,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from apps.core import declarations as declare
+from apps.core.arguments import Unset
+from apps.streaks.choices import EvaluationMode, Frequency, Weekday
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
 
 DAILY = "daily"
@@ -262,6 +265,44 @@ class FreezeSettings:
     max_count: int
     auto_earn_interval: int | None = None
     auto_earn_amount: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TenantStreakSettings:
+    """A tenant's streak settings (apps/core/declarations.py), as streak_settings_update takes
+    them, in the order the settings page reads. (Not `StreakSettings`: that is the model that
+    stores them.) A tenant has one set, made by its first update with the model's defaults for
+    what is not given: no setting is required, none is ever created apart from an update."""
+
+    frequency: str | Unset = declare.choice(
+        "Frequency",
+        Frequency,
+        help="How often users must meet the conditions. Changing it restarts every streak.",
+    )
+    # (metric key, change per period), one per metric; the API's `metrics`.
+    conditions: list[tuple[str, int]] | Unset = declare.structure(
+        "Conditions",
+        wire="metrics",
+        help="The change of each metric a user needs in a period (whole numbers). No "
+        "conditions: nobody extends a streak.",
+    )
+    evaluation_mode: str | Unset = declare.choice("Users must meet", EvaluationMode)
+    days_off: list[int] | Unset = declare.choices(
+        "Days off",
+        Weekday,
+        max_length=MAX_DAYS_OFF,
+        help="Daily streaks only: a day off neither extends nor breaks a streak. Saving a "
+        "weekly or monthly frequency clears them.",
+    )
+    customization_enabled: bool | Unset = declare.flag(
+        "Users may customize",
+        help="Users may set their own conditions and days off (preferences API).",
+    )
+    freezes: FreezeSettings | Unset | None = declare.structure(
+        "Freezes",
+        nullable=True,  # None turns freezes off
+        help="A freeze keeps a streak alive through one missed period.",
+    )
 
 
 def freezes_problem(freezes: FreezeSettings) -> StreakSettingsInvalidError | None:

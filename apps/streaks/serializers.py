@@ -70,8 +70,8 @@ class StreakSettingsUpdateSerializer(StrictSerializer):
 
     @classmethod
     def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
-        """streak_settings_update's arguments: the metrics are conditions (metric key,
-        threshold), the freezes FreezeSettings (null: off)."""
+        """The TenantStreakSettings streak_settings_update is given: the metrics are conditions
+        (metric key, threshold), the freezes FreezeSettings (null: off)."""
         kwargs = super().service_kwargs(data)
         if "conditions" in kwargs:
             kwargs["conditions"] = conditions_of(kwargs["conditions"])

@@ -25,6 +25,7 @@ from apps.core.openapi import (
     read_errors,
 )
 from apps.streaks import configuration, openapi, selectors, serializers, services, wire
+from apps.streaks.domain import TenantStreakSettings
 from apps.users.domain import local_date
 from apps.users.selectors import user_get, users_by_external_ids
 from apps.users.wire import USER_ID
@@ -127,7 +128,7 @@ class StreakSettingsApi(AdminApi):
         data = validated(serializers.StreakSettingsUpdateSerializer, request.data)
         kwargs = serializers.StreakSettingsUpdateSerializer.service_kwargs(data)
         with transaction.atomic():
-            configuration.streak_settings_update(tenant, **kwargs)
+            configuration.streak_settings_update(tenant, TenantStreakSettings(**kwargs))
         return Response(serializers.streak_settings_render(selectors.streak_config(tenant)))
 
 

@@ -16,7 +16,14 @@ from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
 from apps.points import serializers as points_serializers
-from apps.points.domain import PointsTriggerSettings
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
+from apps.streaks import serializers as streak_serializers
+from apps.streaks.domain import TenantStreakSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +47,34 @@ RESOURCES = [
         leaderboard_serializers.AdminLeaderboard,
     ),
     Interfaces(
+        PointsSystemSettings,
+        points_serializers.SystemCreateSerializer,
+        points_serializers.SystemUpdateSerializer,
+        points_serializers.AdminPointsSystem,
+        unchecked=(
+            "badge",  # the badge URL, as a {"url"} object (or null) on the wire
+            # Created along with the system, each item held to its own declaration below.
+            "levels",
+            "boosts",
+            "triggers",
+        ),
+    ),
+    Interfaces(
+        PointsLevelSettings,
+        points_serializers.LevelCreateSerializer,
+        points_serializers.LevelUpdateSerializer,
+        points_serializers.AdminPointsLevel,
+        unchecked=(
+            "badge",  # the badge URL, as a {"url"} object (or null) on the wire
+        ),
+    ),
+    Interfaces(
+        PointsBoostSettings,
+        points_serializers.BoostCreateSerializer,
+        points_serializers.BoostUpdateSerializer,
+        points_serializers.AdminPointsBoost,
+    ),
+    Interfaces(
         PointsTriggerSettings,
         points_serializers.TriggerCreateSerializer,
         points_serializers.TriggerUpdateSerializer,
@@ -48,6 +83,19 @@ RESOURCES = [
         # them: never null there, though null is accepted (as not given) on input. The inputs
         # are checked in full by tests/points/test_configuration_services.py.
         unchecked=("metricThreshold", "streakLength", "timeUnit", "timeInterval"),
+    ),
+    # A tenant's streak settings are one set, never created apart from an update (the first
+    # PATCH makes them, with the model's defaults for what it leaves out): the PATCH's
+    # serializer is the only input, checked as the create, which holds it to "nothing is
+    # required" (no setting of the declaration is) and leaves no separate update to check.
+    Interfaces(
+        TenantStreakSettings,
+        streak_serializers.StreakSettingsUpdateSerializer,
+        None,
+        streak_serializers.StreakSettings,
+        # The API spells weekdays as integers 0 (Sunday) to 6, bounded, not as an enum of
+        # Weekday's values: the same values, documented as the SDKs were generated from.
+        unchecked=("daysOff",),
     ),
 ]
 

@@ -11,6 +11,7 @@ from apps.core.errors import ValidationError
 from apps.notifications.serializers import PreferencesUpdateSerializer
 from apps.points.serializers import TriggerCreateSerializer
 from apps.streaks.configuration import streak_settings_update
+from apps.streaks.domain import TenantStreakSettings
 from apps.streaks.serializers import StreakSettingsUpdateSerializer
 from tests.factories import EndUserFactory
 
@@ -111,7 +112,9 @@ def test_streak_settings_refusals_name_the_fields_as_the_body_does(
 def test_preference_refusals_name_the_streak_part_as_the_body_does(
     api_client: Any, tenant: Any, streak: dict[str, Any], message: str
 ) -> None:
-    streak_settings_update(tenant, frequency="weekly", customization_enabled=True)
+    streak_settings_update(
+        tenant, TenantStreakSettings(frequency="weekly", customization_enabled=True)
+    )
     EndUserFactory(tenant=tenant, external_id="u1")
 
     response = api_client.patch("/v1/users/u1/preferences", {"streak": streak})

@@ -20,7 +20,12 @@ from apps.pipeline.dashboard_user.rewards import RECENT_AWARDS
 from apps.points import configuration
 from apps.points.admin import AttributePairsField
 from apps.points.choices import SystemStatus, TriggerStatus
-from apps.points.domain import PointsTriggerSettings
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
 from apps.points.models import (
     PointsAward,
     PointsBoost,
@@ -60,28 +65,27 @@ def system(tenant: Tenant, metric: Metric, plan: Attribute) -> PointsSystem:
     """XP, made by the configuration functions: two levels, a boost and a metric trigger."""
     created, _ = configuration.points_system_create(
         tenant,
-        key="xp",
-        name="XP",
+        PointsSystemSettings(key="xp", name="XP"),
         levels=[
-            {"key": "bronze", "name": "Bronze", "points": 10},
-            {"key": "silver", "name": "Silver", "points": 100},
+            PointsLevelSettings(key="bronze", name="Bronze", points=10),
+            PointsLevelSettings(key="silver", name="Silver", points=100),
         ],
         boosts=[
-            {
-                "name": "Pro week",
-                "start": dt.date(2026, 3, 1),
-                "multiplier": Decimal(2),
-                "user_attributes": [{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
-            }
+            PointsBoostSettings(
+                name="Pro week",
+                start=dt.date(2026, 3, 1),
+                multiplier=Decimal(2),
+                user_attributes=[{"attributeId": str(plan.public_id), "attributeValue": "pro"}],
+            )
         ],
         triggers=[
-            {
-                "type": "metric",
-                "points": 5,
-                "status": "active",
-                "metric_id": metric.public_id,
-                "metric_threshold": 1,
-            }
+            PointsTriggerSettings(
+                type="metric",
+                points=5,
+                status="active",
+                metric_id=str(metric.public_id),
+                metric_threshold=1,
+            )
         ],
     )
     return created
@@ -681,7 +685,9 @@ def test_archiving_a_system_is_confirmed_with_counts(
 def test_archiving_selected_systems_is_confirmed_with_counts(
     staff_client: Any, tenant: Tenant, system: PointsSystem, alice: EndUser
 ) -> None:
-    coins, _ = configuration.points_system_create(tenant, key="coins", name="Coins")
+    coins, _ = configuration.points_system_create(
+        tenant, PointsSystemSettings(key="coins", name="Coins")
+    )
     selection = {"action": "archive_selected", "_selected_action": [system.pk, coins.pk]}
 
     page = staff_client.post(admin_url(PointsSystem), selection)
@@ -895,9 +901,8 @@ def test_another_tenants_systems_are_out_of_reach(
 ) -> None:
     theirs, _ = configuration.points_system_create(
         other_tenant,
-        key="theirs",
-        name="Theirs",
-        levels=[{"key": "l", "name": "L", "points": 1}],
+        PointsSystemSettings(key="theirs", name="Theirs"),
+        levels=[PointsLevelSettings(key="l", name="L", points=1)],
     )
     MetricFactory(tenant=other_tenant, key="steps")
     bump(other_tenant)
@@ -1006,7 +1011,9 @@ def test_end_user_page_queries_do_not_grow_with_awards(
     staff_client.get(url)  # warm per-process caches (content types, session)
     with CaptureQueriesContext(connection) as few:
         staff_client.get(url)
-    coins, _ = configuration.points_system_create(tenant, key="coins", name="Coins")
+    coins, _ = configuration.points_system_create(
+        tenant, PointsSystemSettings(key="coins", name="Coins")
+    )
     record_awards(tenant, alice, coins, 30, first=100)
     record_awards(tenant, alice, system, 30, first=200)
     staff_client.get(url)  # the new system bumped the configuration: snapshots reload once
@@ -1023,11 +1030,12 @@ def populate(tenant: Tenant, first: int, count: int) -> None:
     for n in range(first, first + count):
         system, _ = configuration.points_system_create(
             tenant,
-            key=f"xp-{n}",
-            name="XP",
-            levels=[{"key": "one", "name": "One", "points": 1}],
-            triggers=[{"type": "user_creation", "points": 5}],
-            boosts=[{"name": "Double", "start": dt.date(2026, 1, 1), "multiplier": Decimal(2)}],
+            PointsSystemSettings(key=f"xp-{n}", name="XP"),
+            levels=[PointsLevelSettings(key="one", name="One", points=1)],
+            triggers=[PointsTriggerSettings(type="user_creation", points=5)],
+            boosts=[
+                PointsBoostSettings(name="Double", start=dt.date(2026, 1, 1), multiplier=Decimal(2))
+            ],
         )
         user = EndUserFactory(tenant=tenant)
         record_awards(tenant, user, system, 2)
@@ -1060,7 +1068,9 @@ def test_system_page_queries_do_not_grow_with_its_configuration(
         staff_client.get(url)
     EndUserFactory(tenant=tenant, external_id="alice")
     for n in range(5):
-        configuration.points_level_create(tenant, system, key=f"l{n}", name="L", points=n)
+        configuration.points_level_create(
+            tenant, system, PointsLevelSettings(key=f"l{n}", name="L", points=n)
+        )
         configuration.points_trigger_create(
             tenant,
             system,
@@ -1068,8 +1078,10 @@ def test_system_page_queries_do_not_grow_with_its_configuration(
                 type="metric", points=1, metric_id=str(metric.public_id), metric_threshold=n + 1
             ),
         )
-        boost = {"name": f"B{n}", "start": dt.date(2026, 1, 1), "multiplier": Decimal(3)}
-        configuration.points_boost_create(tenant, system, **{**boost, "user_id": "alice"})
+        boost = PointsBoostSettings(
+            name=f"B{n}", start=dt.date(2026, 1, 1), multiplier=Decimal(3), user_id="alice"
+        )
+        configuration.points_boost_create(tenant, system, boost)
     staff_client.get(url)  # the configuration changed: cached definitions reload once
     with CaptureQueriesContext(connection) as many:
         staff_client.get(url)

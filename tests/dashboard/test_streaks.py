@@ -3,6 +3,7 @@ API's body (conditions as rows, days off as checkboxes; a change of frequency is
 the number of streaks that restart); streak state, periods and pauses are shown, and changed
 only by actions and forms that call the services (a reset is confirmed with counts)."""
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterator
 from decimal import Decimal
@@ -19,7 +20,7 @@ from apps.accounts.models import Tenant
 from apps.metrics.models import Metric
 from apps.streaks.choices import PauseStatus
 from apps.streaks.configuration import streak_settings_update
-from apps.streaks.domain import FreezeSettings
+from apps.streaks.domain import FreezeSettings, TenantStreakSettings
 from apps.streaks.models import (
     StreakCondition,
     StreakPause,
@@ -38,11 +39,11 @@ from tests.factories import EndUserFactory, MetricFactory
 TODAY = dt.datetime(2026, 3, 12, 12, tzinfo=dt.UTC)
 DAY = dt.timedelta(days=1)
 
-DAILY_WITH_FREEZES: dict[str, Any] = {
-    "frequency": "daily",
-    "conditions": [("words", 1)],
-    "freezes": FreezeSettings(start_count=0, max_count=2),
-}
+DAILY_WITH_FREEZES = TenantStreakSettings(
+    frequency="daily",
+    conditions=[("words", 1)],
+    freezes=FreezeSettings(start_count=0, max_count=2),
+)
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ def event(api_client: Any, clock: Any, user_id: str, when: dt.datetime) -> None:
 @pytest.fixture
 def streaks(api_client: Any, clock: Any, tenant: Tenant, metric: Metric) -> dict[str, EndUser]:
     """alice and bob have streaks of 2 days (yesterday and today), through the event API."""
-    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, DAILY_WITH_FREEZES)
     for user_id in ("alice", "bob"):
         event(api_client, clock, user_id, TODAY - DAY)
         event(api_client, clock, user_id, TODAY)
@@ -195,7 +196,7 @@ def test_the_settings_page_shows_conditions_as_rows_and_days_off_as_checkboxes(
     staff_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
     MetricFactory(tenant=tenant, key="pages")
-    streak_settings_update(tenant, **{**DAILY_WITH_FREEZES, "days_off": [0, 3]})
+    streak_settings_update(tenant, dataclasses.replace(DAILY_WITH_FREEZES, days_off=[0, 3]))
     # The list opens the selected tenant's settings.
     assert staff_client.get(admin_url(StreakSettings))["Location"] == settings_url(tenant)
 
@@ -225,7 +226,7 @@ def test_editing_settings_goes_through_the_service(
     staff_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
     pages = MetricFactory(tenant=tenant, key="pages")
-    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, DAILY_WITH_FREEZES)
     version = version_of(tenant)
 
     changes = settings_form(
@@ -291,7 +292,7 @@ def test_invalid_settings_are_a_form_error_and_change_nothing(
     field: str | None,
     message: str,
 ) -> None:
-    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, DAILY_WITH_FREEZES)
     settings = StreakSettings.objects.get()
     version = version_of(tenant)
 
@@ -313,7 +314,7 @@ def test_invalid_settings_are_a_form_error_and_change_nothing(
 def test_settings_of_a_configured_tenant_are_edited_not_added_again(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, metric: Metric
 ) -> None:
-    streak_settings_update(tenant, frequency="weekly")
+    streak_settings_update(tenant, TenantStreakSettings(frequency="weekly"))
 
     assert staff_client.get(admin_url(StreakSettings, "add")).status_code == 403
     response = staff_client.post(admin_url(StreakSettings, "add"), settings_form(tenant=tenant.pk))
@@ -327,7 +328,7 @@ def test_settings_of_a_configured_tenant_are_edited_not_added_again(
 
 
 def test_settings_are_not_deleted_from_the_dashboard(staff_client: Any, tenant: Tenant) -> None:
-    streak_settings_update(tenant, frequency="weekly")
+    streak_settings_update(tenant, TenantStreakSettings(frequency="weekly"))
     settings = StreakSettings.objects.get()
     assert staff_client.get(admin_url(StreakSettings, "delete", settings.pk)).status_code == 403
     run_action(staff_client, StreakSettings, "delete_selected", [settings])
@@ -338,7 +339,7 @@ def test_another_tenants_streaks_are_out_of_reach(
     staff_client: Any, tenant: Tenant, other_tenant: Tenant, streaks: dict
 ) -> None:
     MetricFactory(tenant=other_tenant, key="logins")
-    streak_settings_update(other_tenant, conditions=[("logins", 2)])
+    streak_settings_update(other_tenant, TenantStreakSettings(conditions=[("logins", 2)]))
     carol = EndUserFactory(tenant=other_tenant, external_id="carol")
     theirs = StreakState.objects.create(
         tenant=other_tenant, user=carol, frequency="daily", length=9

@@ -21,9 +21,10 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.metrics.models import Metric
 from apps.notifications.models import Message
 from apps.points import configuration
+from apps.points.domain import PointsLevelSettings, PointsSystemSettings, PointsTriggerSettings
 from apps.points.models import PointsTotal
 from apps.streaks.configuration import streak_settings_update
-from apps.streaks.domain import FreezeSettings
+from apps.streaks.domain import FreezeSettings, TenantStreakSettings
 from apps.streaks.models import StreakPause, StreakState
 from apps.streaks.services import streak_pause_create
 from apps.users.models import EndUser
@@ -40,11 +41,11 @@ from tests.factories import (
 TODAY = dt.datetime(2026, 3, 12, 12, tzinfo=dt.UTC)
 DAY = dt.timedelta(days=1)
 
-DAILY_WITH_FREEZES: dict[str, Any] = {
-    "frequency": "daily",
-    "conditions": [("words", 1)],
-    "freezes": FreezeSettings(start_count=0, max_count=2),
-}
+DAILY_WITH_FREEZES = TenantStreakSettings(
+    frequency="daily",
+    conditions=[("words", 1)],
+    freezes=FreezeSettings(start_count=0, max_count=2),
+)
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +85,7 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
     with freezes, four achievements, an XP system paying for words and for sharing, a words
     leaderboard, and the achievement email."""
     AttributeFactory(tenant=tenant, key="plan")
-    streak_settings_update(tenant, **DAILY_WITH_FREEZES)
+    streak_settings_update(tenant, DAILY_WITH_FREEZES)
     metric_id = str(metric.public_id)
     achievements = {
         "ten": create(
@@ -120,26 +121,25 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
         assert response.status_code == 200, response.content
     system, _ = configuration.points_system_create(
         tenant,
-        key="xp",
-        name="XP",
+        PointsSystemSettings(key="xp", name="XP"),
         levels=[
-            {"key": "bronze", "name": "Bronze", "points": 10},
-            {"key": "silver", "name": "Silver", "points": 100},
+            PointsLevelSettings(key="bronze", name="Bronze", points=10),
+            PointsLevelSettings(key="silver", name="Silver", points=100),
         ],
         triggers=[
-            {
-                "type": "metric",
-                "points": 5,
-                "status": "active",
-                "metric_id": metric.public_id,
-                "metric_threshold": 1,
-            },
-            {
-                "type": "achievement",
-                "points": 50,
-                "status": "active",
-                "achievement_id": achievements["share"]["id"],
-            },
+            PointsTriggerSettings(
+                type="metric",
+                points=5,
+                status="active",
+                metric_id=str(metric.public_id),
+                metric_threshold=1,
+            ),
+            PointsTriggerSettings(
+                type="achievement",
+                points=50,
+                status="active",
+                achievement_id=achievements["share"]["id"],
+            ),
         ],
     )
     create(
@@ -276,7 +276,9 @@ def test_the_streak_card_shows_the_calendar(staff_client: Client, alice: EndUser
 def test_a_weekly_streak_shows_one_cell_per_week(
     staff_client: Client, api_client: Any, clock: Any, tenant: Tenant, metric: Metric
 ) -> None:
-    streak_settings_update(tenant, frequency="weekly", conditions=[("words", 1)])
+    streak_settings_update(
+        tenant, TenantStreakSettings(frequency="weekly", conditions=[("words", 1)])
+    )
     for days_ago in (21, 14, 0):  # the weeks of 15 February, 22 February and 8 March
         send(api_client, clock, "walt", TODAY - days_ago * DAY)
     walt = EndUser.objects.get(tenant=tenant, external_id="walt")
@@ -435,7 +437,7 @@ def test_a_freeze_is_granted_up_to_the_maximum(staff_client: Client, alice: EndU
 def test_no_freeze_is_granted_while_freezes_are_off(
     staff_client: Client, tenant: Tenant, alice: EndUser
 ) -> None:
-    streak_settings_update(tenant, freezes=None)
+    streak_settings_update(tenant, TenantStreakSettings(freezes=None))
     url = action_url("streak_freeze", alice)
     assert "Streak freezes are not enabled for this tenant" in confirm(staff_client, url)
     response, texts = post(staff_client, url)

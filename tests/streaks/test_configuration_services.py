@@ -8,7 +8,7 @@ import pytest
 
 from apps.accounts.models import Tenant
 from apps.streaks.configuration import streak_settings_update
-from apps.streaks.domain import FreezeSettings
+from apps.streaks.domain import FreezeSettings, TenantStreakSettings
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
 from apps.streaks.models import StreakPause, StreakSettings
 from apps.streaks.services import streak_freeze_grant, streak_pause_create
@@ -31,7 +31,7 @@ def test_freezes_that_make_no_sense_are_refused(
     tenant: Tenant, freezes: FreezeSettings, message: str
 ) -> None:
     with pytest.raises(StreakSettingsInvalidError, match=message):
-        streak_settings_update(tenant, freezes=freezes)
+        streak_settings_update(tenant, TenantStreakSettings(freezes=freezes))
     assert not StreakSettings.objects.filter(tenant=tenant, freezes_enabled=True).exists()
 
 
@@ -54,12 +54,12 @@ def test_a_pause_out_of_order_or_too_long_is_refused(
 
 def test_no_freeze_is_granted_while_freezes_are_off(tenant: Tenant) -> None:
     user = EndUserFactory(tenant=tenant)
-    streak_settings_update(tenant, freezes=None)
+    streak_settings_update(tenant, TenantStreakSettings(freezes=None))
 
     with pytest.raises(StreakSettingsInvalidError, match="Streak freezes are not enabled"):
         streak_freeze_grant(tenant, user)
 
 
-def test_a_setting_spelt_as_on_the_wire_is_refused_not_ignored(tenant: Tenant) -> None:
+def test_a_setting_spelt_as_on_the_wire_is_refused_not_ignored() -> None:
     with pytest.raises(TypeError, match=r"unexpected keyword argument .daysOff."):
-        streak_settings_update(tenant, daysOff=[0])  # type: ignore[call-arg]
+        TenantStreakSettings(daysOff=[0])  # type: ignore[call-arg]

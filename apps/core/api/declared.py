@@ -61,9 +61,9 @@ def serializer_problems(
     unchecked: Iterable[str] = (),
 ) -> list[str]:
     """How an input serializer disagrees with the declaration: a setting missing or an input
-    not declared (besides `id`, the object an update names), requiredness (only a create
-    requires), null, bounds, lengths, choices and kinds. `unchecked`: wire names whose form
-    differs on purpose, said where the test lists them."""
+    not declared (besides `id`, the object an update names), a setting set for good taken by an
+    update, requiredness (only a create requires), null, bounds, lengths, choices and kinds.
+    `unchecked`: wire names whose form differs on purpose, said where the test lists them."""
     fields = _fields(serializer_class)
     settings = {s.wire_name: s for s in settings_of(declaration).values()}
     skip = set(unchecked)
@@ -76,6 +76,10 @@ def serializer_problems(
         if wire in skip:
             continue
         field = fields.get(wire)
+        if setting.fixed and not creates:
+            if field is not None:
+                problems.append(f"{wire}: set for good, yet an update takes it")
+            continue
         if field is None:
             problems.append(f"{wire}: declared, not an input")
             continue

@@ -1,25 +1,26 @@
-"""Forms of a points system's levels, boosts and triggers: each holds the arguments of the
-configuration function that creates or changes one part (`arguments`, made by `clean`), used
-both as a row of the system's page and on the part's own page."""
+"""Forms of a points system's levels, boosts and triggers: each holds what the configuration
+function that creates or changes one part is given (`arguments`, made by `clean`; a level's
+and a boost's inputs are derived from their declarations), used both as a row of the system's
+page and on the part's own page."""
 
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
 
 from django import forms
-from django.contrib.admin.widgets import AdminDateWidget
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import range_rules, text_rules
 from apps.accounts.admin.config_pages import ConfigForm
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.accounts.models import Tenant
 from apps.achievements.selectors import achievement_definitions
 from apps.core.errors import ApplicationError
 from apps.metrics.selectors import metric_definitions
 from apps.points import domain, selectors
-from apps.points.admin.forms import badge_rule, key_rules
+from apps.points.admin.forms import badge_rule
 from apps.points.choices import Rounding
-from apps.points.models import PointsBoost, PointsLevel, PointsSystem
+from apps.points.domain import PointsBoostSettings, PointsLevelSettings
+from apps.points.models import PointsBoost, PointsSystem
 from apps.users.choices import AttributeType
 from apps.users.forms import (
     AttributePairsField,
@@ -139,36 +140,19 @@ class PartForm(ConfigForm):
             super().refuse(exc)
 
 
-class LevelForm(PartForm):
-    key = forms.CharField(
-        strip=False,
-        label="Key",
-        help_text="How the API names the level; set for good.",
-        validators=key_rules(),
+_LevelInputs: Any = declared_form(PointsLevelSettings, skip=("badge_url",))
+
+
+class LevelForm(PartForm, _LevelInputs):
+    badge_url = own_input(
+        PointsLevelSettings, "badge_url", forms.CharField, validators=[badge_rule]
     )
-    name = forms.CharField(label="Name", validators=text_rules(255))
-    points = forms.IntegerField(
-        label="Points",
-        help_text="Users with at least this many points reach the level.",
-        validators=range_rules(0, domain.MAX_POINTS),
-    )
-    description = forms.CharField(label="Description", required=False, validators=text_rules(2000))
-    badge_url = forms.CharField(required=False, label="Badge URL", validators=[badge_rule])
 
     set_once = ("key",)
 
-    def initial_from(self, obj: PointsLevel) -> dict[str, Any]:
-        return {
-            "key": obj.key,
-            "name": obj.name,
-            "points": obj.points,
-            "description": obj.description,
-            "badge_url": obj.badge_url or "",
-        }
-
     def values(self, tenant: Tenant) -> dict[str, Any]:
-        values = super().values(tenant)
-        return {**values, "badge_url": values["badge_url"] or None}
+        # An emptied description is a value (""), not a setting left as it is.
+        return {**self.declared_values(), "description": self.cleaned_data["description"]}
 
 
 def _multiplier(value: Decimal) -> None:
@@ -182,27 +166,22 @@ def _multiplier(value: Decimal) -> None:
 
 
 MULTIPLIER = drf.DecimalField(max_digits=8, decimal_places=4)
+_BoostInputs: Any = declared_form(
+    PointsBoostSettings,
+    model=PointsBoost,
+    skip=("multiplier",),
+    choices={"rounding": Rounding.choices},
+)
 
 
-class BoostForm(PartForm):
-    name = forms.CharField(label="Name", validators=text_rules(255))
-    multiplier = forms.DecimalField(
-        label="Multiplier", help_text="E.g. 2 doubles, 0.5 halves.", validators=[_multiplier]
-    )
-    rounding = forms.ChoiceField(label="Rounding", choices=Rounding.choices, initial=Rounding.DOWN)
-    start = forms.DateField(label="Start", widget=AdminDateWidget)
-    end = forms.DateField(
-        label="End", required=False, widget=AdminDateWidget, help_text="Inclusive. Empty: no end."
-    )
-    user_id = forms.CharField(
-        required=False,
-        label="User id",
-        help_text="A boost for this end-user only; set for good. Empty: everyone who matches "
-        "the attribute filters.",
-        validators=text_rules(255),
-    )
-    user_attributes = AttributePairsField(
-        label="User attributes", validators=[attribute_values_rule]
+def _own(name: str, field_class: type[forms.Field], **kwargs: Any) -> Any:
+    return own_input(PointsBoostSettings, name, field_class, **kwargs)
+
+
+class BoostForm(PartForm, _BoostInputs):
+    multiplier = _own("multiplier", forms.DecimalField, validators=[_multiplier])
+    user_attributes = _own(
+        "user_attributes", AttributePairsField, validators=[attribute_values_rule]
     )
 
     set_once = ("user_id",)
@@ -214,11 +193,8 @@ class BoostForm(PartForm):
 
     def initial_from(self, obj: PointsBoost) -> dict[str, Any]:
         return {
-            "name": obj.name,
-            "start": obj.start,
-            "end": obj.end,
+            **super().initial_from(obj),
             "multiplier": obj.multiplier.normalize(),
-            "rounding": obj.rounding,
             "user_id": obj.user.external_id if obj.user is not None else "",
             "user_attributes": filter_pairs(
                 self.stored_tenant(), obj.user_attributes, AttributeType.USER
@@ -226,19 +202,20 @@ class BoostForm(PartForm):
         }
 
     def values(self, tenant: Tenant) -> dict[str, Any]:
-        values = super().values(tenant)
-        values["user_id"] = values["user_id"] or None
-        values["user_attributes"] = attribute_refs(
-            self, "user_attributes", tenant, AttributeType.USER
-        )
-        return values
+        return {
+            **self.declared_values(),
+            "user_attributes": attribute_refs(self, "user_attributes", tenant, AttributeType.USER),
+        }
 
     def check_rules(self) -> None:
         if self.instance is not None:
             return  # a change is checked by the function (the audience is set for good)
         arguments = self.arguments
         problem = domain.boost_problem(
-            arguments["start"], arguments["end"], arguments["user_id"], arguments["user_attributes"]
+            arguments["start"],
+            arguments.get("end"),
+            arguments.get("user_id"),
+            arguments["user_attributes"],
         )
         if problem is not None:
             self.refuse(problem)

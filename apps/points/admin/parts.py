@@ -19,6 +19,7 @@ from apps.points import configuration
 from apps.points.admin.part_forms import BoostForm, LevelForm, PartChoices, PartForm
 from apps.points.admin.trigger_form import TRIGGER_ROWS, TriggerForm
 from apps.points.choices import TriggerType
+from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsTriggerSettings
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
@@ -26,7 +27,7 @@ from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTri
 class Kind:
     """One kind of part: its form, how the system's page lays out its rows, and its
     configuration functions (points_<label>_create, _update, _delete) as the admin API's
-    collection calls them."""
+    collection calls them: given the kind's declaration, made of the form's arguments."""
 
     model: type[Any]
     form: type[PartForm]
@@ -35,16 +36,20 @@ class Kind:
     ordering: tuple[str, ...]
     rows: list[str | tuple[str, ...]]
     tabular: bool
+    declaration: Any  # the settings the functions take (apps/points/domain.py)
 
     def _function(self, verb: str) -> Callable[..., Any]:
         function: Callable[..., Any] = getattr(configuration, f"points_{self.label}_{verb}")
         return function
 
+    def _write(self, verb: str, *objects: Any, arguments: dict[str, Any]) -> Any:
+        return self._function(verb)(*objects, self.declaration(**arguments))
+
     def create(self, tenant: Any, system: PointsSystem, **arguments: Any) -> Any:
-        return self._function("create")(tenant, system, **arguments)
+        return self._write("create", tenant, system, arguments=arguments)
 
     def update(self, tenant: Any, part: Any, **arguments: Any) -> Any:
-        return self._function("update")(tenant, part, **arguments)
+        return self._write("update", tenant, part, arguments=arguments)
 
     def delete(self, tenant: Any, part: Any) -> None:
         self._function("delete")(tenant, part)
@@ -62,6 +67,7 @@ TRIGGERS = Kind(
     ("created", "pk"),
     TRIGGER_ROWS,
     False,
+    declaration=PointsTriggerSettings,
 )
 LEVELS = Kind(
     PointsLevel,
@@ -71,6 +77,7 @@ LEVELS = Kind(
     ("points", "pk"),
     ["key", "name", "points", "description", "badge_url"],
     True,
+    declaration=PointsLevelSettings,
 )
 BOOSTS = Kind(
     PointsBoost,
@@ -80,6 +87,7 @@ BOOSTS = Kind(
     ("start", "pk"),
     [("name", "multiplier", "rounding"), ("start", "end"), "user_id", "user_attributes"],
     False,
+    declaration=PointsBoostSettings,
 )
 KINDS = (TRIGGERS, LEVELS, BOOSTS)
 KIND_OF: dict[type[Any], Kind] = {kind.model: kind for kind in KINDS}

@@ -15,15 +15,17 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import html_table, range_rules, text_rules
-from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Heading, Section
+from apps.accounts.admin.base import html_table
+from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
-from apps.points import configuration, domain
-from apps.points.admin.forms import badge_rule, key_rules
+from apps.points import configuration
+from apps.points.admin.forms import badge_rule
 from apps.points.admin.part_forms import PartChoices
 from apps.points.admin.parts import ROWS, PartRows, RowRefused, boost_audience, trigger_condition
 from apps.points.choices import SystemStatus, TriggerStatus
+from apps.points.domain import PointsSystemSettings
 from apps.points.models import (
     PointsAward,
     PointsBoost,
@@ -37,31 +39,15 @@ ARCHIVE_TEMPLATE = "admin/points/pointssystem/archive_confirmation.html"
 SETTINGS = ["name", "description", "badge_url", "max_points"]
 
 
-class SystemForm(ConfigForm):
-    """The system's settings (`arguments`), and on an active system's page the rows of its
+_Declared: Any = declared_form(PointsSystemSettings, skip=("badge_url",))
+
+
+class SystemForm(_Declared):
+    """The system's settings (`settings`), and on an active system's page the rows of its
     triggers, levels and boosts (`row_sets`), each row a part's form."""
 
-    free_text = ("description",)
-
-    key = forms.CharField(
-        strip=False,
-        label="Key",
-        help_text="How the API names the system; set for good.",
-        validators=key_rules(),
-    )
-    name = forms.CharField(label="Name", validators=text_rules(255))
-    description = forms.CharField(
-        label="Description",
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        validators=text_rules(2000),
-    )
-    badge_url = forms.CharField(required=False, label="Badge URL", validators=[badge_rule])
-    max_points = forms.IntegerField(
-        required=False,
-        label="Maximum points",
-        help_text="Empty: no maximum.",
-        validators=range_rules(1, domain.MAX_POINTS),
+    badge_url = own_input(
+        PointsSystemSettings, "badge_url", forms.CharField, validators=[badge_rule]
     )
 
     def __init__(self, *args: Any, editable: bool = True, **kwargs: Any) -> None:
@@ -77,14 +63,6 @@ class SystemForm(ConfigForm):
                 prefix: rows(data, system=system, choices=choices, editable=editable)
                 for prefix, rows in ROWS.items()
             }
-
-    def initial_from(self, obj: PointsSystem) -> dict[str, Any]:
-        return {
-            "name": obj.name,
-            "description": obj.description,
-            "badge_url": obj.badge_url or "",
-            "max_points": obj.max_points,
-        }
 
     @property
     def media(self) -> forms.Media:
@@ -106,13 +84,13 @@ class SystemForm(ConfigForm):
         )
 
     @property
-    def arguments(self) -> dict[str, Any]:
-        """The settings to create the system with, or those changed (an update)."""
-        given = self.cleaned_data if self.instance is None else self.changes()
-        arguments = {name: given[name] for name in self.fields if name in given}
-        if "badge_url" in arguments:
-            arguments["badge_url"] = arguments["badge_url"] or None
-        return arguments
+    def settings(self) -> PointsSystemSettings:
+        """The settings to create the system with, or those changed (an update). An emptied
+        description is a value (""), not a setting left as it is."""
+        values = {**self.declared_values(), "description": self.cleaned_data["description"]}
+        if self.instance is not None:
+            values = {name: values[name] for name in self.changed_data if name in values}
+        return PointsSystemSettings(**values)
 
     def refuse(self, exc: ApplicationError) -> None:
         if isinstance(exc, RowRefused):  # on its row
@@ -188,11 +166,11 @@ class PointsSystemAdmin(ConfigAdmin):
     # --- writes --------------------------------------------------------------------------------
 
     def create(self, request: HttpRequest, form: SystemForm) -> PointsSystem:
-        system, _ = configuration.points_system_create(form.valid_tenant, **form.arguments)
+        system, _ = configuration.points_system_create(form.valid_tenant, form.settings)
         return system
 
     def update(self, request: HttpRequest, obj: PointsSystem, form: SystemForm) -> None:
-        configuration.points_system_update(obj.tenant, obj, **form.arguments)
+        configuration.points_system_update(obj.tenant, obj, form.settings)
 
     def remove(self, request: HttpRequest, obj: PointsSystem) -> None:
         configuration.points_system_archive(obj.tenant, obj)

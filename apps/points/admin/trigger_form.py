@@ -72,9 +72,9 @@ def _own(name: str, field_class: type[forms.Field], **kwargs: Any) -> Any:
     return own_input(PointsTriggerSettings, name, field_class, **kwargs)
 
 
-class TriggerForm(_Declared, PartForm):
-    """A trigger's settings as staff read them; `clean` makes the declaration the function is
-    given (`arguments`: the settings of a new trigger, the changes of a stored one)."""
+class TriggerForm(PartForm, _Declared):
+    """A trigger's settings as staff read them; `clean` makes what the function is given
+    (`arguments`, the settings of PointsTriggerSettings)."""
 
     metric_id = _own("metric_id", forms.ChoiceField)
     event_attributes = _own(
@@ -140,5 +140,4 @@ class TriggerForm(_Declared, PartForm):
         # refuse it.
         for name in TYPE_INPUTS - set(own):
             values.pop(name, None)
-        settings = PointsTriggerSettings(**values)
-        return {"settings": settings} if self.instance is None else {"changes": settings}
+        return values

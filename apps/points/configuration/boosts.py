@@ -1,50 +1,39 @@
 """Writes of a points system's boosts."""
 
-import datetime as dt
 from decimal import Decimal
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import UNSET, Unset, given
+from apps.core.declarations import given_values, required_check
 from apps.points import domain
 from apps.points.configuration.archive import system_writable
+from apps.points.domain import PointsBoostSettings
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsBoost, PointsSystem
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_refs_check
 from apps.users.models import EndUser
 
-# Attribute filters are {"attributeId", "attributeValue"} references, as stored.
+# Attribute filters are {"attributeId", "attributeValue"} references, as stored (triggers take
+# them too).
 Refs = list[dict[str, str]] | None
 
 
 def points_boost_create(
-    tenant: Tenant,
-    system: PointsSystem,
-    *,
-    name: str,
-    start: dt.date,
-    multiplier: Decimal,
-    end: dt.date | None = None,
-    rounding: str = "down",
-    user_id: str | None = None,  # a boost for one end-user; set for good
-    user_attributes: Refs = None,
+    tenant: Tenant, system: PointsSystem, settings: PointsBoostSettings
 ) -> PointsBoost:
-    """A boost for one end-user (`user_id`) or for everyone matching the attribute filters."""
+    """A boost for one end-user (`user_id`) or for everyone matching the attribute filters
+    (`user_attributes`, {"attributeId", "attributeValue"} references as stored)."""
     system_writable(system)
-    refs = user_attributes
-    _multiplier_check(multiplier)
-    problem = domain.boost_problem(start, end, user_id, refs)
+    required_check(settings, PointsConfigInvalidError)
+    values = given_values(settings)
+    user_id = values.pop("user_id", None)
+    refs = values.pop("user_attributes", None)
+    _multiplier_check(values["multiplier"])
+    problem = domain.boost_problem(values["start"], values.get("end"), user_id, refs)
     if problem is not None:
         raise problem
-    boost = PointsBoost(
-        system=system,
-        name=name,
-        start=start,
-        end=end,
-        multiplier=multiplier,
-        rounding=rounding,
-    )
+    boost = PointsBoost(system=system, **values)
     if user_id:
         user = EndUser.objects.filter(tenant=tenant, external_id=user_id).first()
         if user is None:
@@ -64,41 +53,29 @@ def _multiplier_check(multiplier: Decimal) -> None:
 
 
 def points_boost_update(
-    tenant: Tenant,
-    boost: PointsBoost,
-    *,
-    name: str | Unset = UNSET,
-    start: dt.date | Unset = UNSET,
-    end: dt.date | Unset | None = UNSET,
-    multiplier: Decimal | Unset = UNSET,
-    rounding: str | Unset = UNSET,
-    user_attributes: Refs | Unset = UNSET,
+    tenant: Tenant, boost: PointsBoost, changes: PointsBoostSettings
 ) -> PointsBoost:
-    """The end-user of a boost is set for good."""
-    changes = given(
-        name=name,
-        start=start,
-        end=end,
-        multiplier=multiplier,
-        rounding=rounding,
-        user_attributes=user_attributes,
-    )
+    """Change the given settings; the others are kept. The end-user of a boost is set for
+    good."""
+    values = given_values(changes)
     system_writable(boost.system)
-    if "multiplier" in changes:
-        _multiplier_check(changes["multiplier"])
-    for name in ("name", "start", "end", "multiplier", "rounding"):
-        if name in changes:
-            setattr(boost, name, changes[name])
-    if "user_attributes" in changes:
-        if boost.user_id is not None and changes["user_attributes"]:
+    stored_user = boost.user.external_id if boost.user is not None else None
+    if values.pop("user_id", stored_user) != stored_user:
+        raise domain.set_for_good_problem("user_id")
+    if "multiplier" in values:
+        _multiplier_check(values["multiplier"])
+    if "user_attributes" in values:
+        if boost.user_id is not None and values["user_attributes"]:
             raise PointsConfigInvalidError(
                 "{user_attributes} do not apply to a user's boost",
                 fields="user_attributes",
                 code="not_allowed_for_kind",
             )
-        boost.user_attributes = attribute_refs_check(
-            tenant, changes["user_attributes"], AttributeType.USER
+        values["user_attributes"] = attribute_refs_check(
+            tenant, values["user_attributes"], AttributeType.USER
         )
+    for name, value in values.items():
+        setattr(boost, name, value)
     if boost.end is not None and boost.end < boost.start:
         raise PointsConfigInvalidError(
             "{end} must not be before {start}", fields=("end", "start"), code="out_of_range"

@@ -2,8 +2,10 @@
 
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
-from apps.core.arguments import UNSET, Unset, given
+from apps.core.declarations import given_values, required_check
+from apps.points import domain
 from apps.points.configuration.archive import system_writable
+from apps.points.domain import PointsLevelSettings
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsLevel, PointsSystem, PointsTotal
 
@@ -25,26 +27,14 @@ def levels_recompute(system: PointsSystem) -> None:
 
 
 def points_level_create(
-    tenant: Tenant,
-    system: PointsSystem,
-    *,
-    key: str,
-    name: str,
-    points: int,
-    description: str = "",
-    badge_url: str | None = None,
+    tenant: Tenant, system: PointsSystem, settings: PointsLevelSettings
 ) -> PointsLevel:
     system_writable(system)
-    if PointsLevel.objects.filter(system=system, key=key).exists():
+    required_check(settings, PointsConfigInvalidError)
+    values = given_values(settings)
+    if PointsLevel.objects.filter(system=system, key=values["key"]).exists():
         raise PointsConfigInvalidError("Key already in use by another level")
-    level = PointsLevel(
-        system=system,
-        key=key,
-        name=name,
-        points=points,
-        description=description,
-        badge_url=badge_url,
-    )
+    level = PointsLevel(system=system, **values)
     level.save()
     levels_recompute(system)
     tenant_config_changed(tenant)
@@ -52,17 +42,14 @@ def points_level_create(
 
 
 def points_level_update(
-    tenant: Tenant,
-    level: PointsLevel,
-    *,
-    name: str | Unset = UNSET,
-    points: int | Unset = UNSET,
-    description: str | Unset = UNSET,
-    badge_url: str | Unset | None = UNSET,
+    tenant: Tenant, level: PointsLevel, changes: PointsLevelSettings
 ) -> PointsLevel:
-    changes = given(name=name, points=points, description=description, badge_url=badge_url)
+    """Change the given settings; the others are kept."""
+    values = given_values(changes)
     system_writable(level.system)
-    for name, value in changes.items():
+    if values.pop("key", level.key) != level.key:
+        raise domain.set_for_good_problem("key")
+    for name, value in values.items():
         setattr(level, name, value)
     level.save()
     levels_recompute(level.system)

@@ -10,7 +10,12 @@ from apps.core.bulk import Collection
 from apps.core.errors import NotFoundError
 from apps.core.scope import Scope
 from apps.points import configuration, selectors, serializers
-from apps.points.domain import PointsTriggerSettings
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
@@ -30,11 +35,19 @@ class SystemCollection(Collection):
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         kwargs = serializers.SystemCreateSerializer.service_kwargs(data)
-        return configuration.points_system_create(scope.tenant, **kwargs)
+        levels, boosts = kwargs.pop("levels", None), kwargs.pop("boosts", None)
+        triggers = kwargs.pop("triggers", None)
+        return configuration.points_system_create(
+            scope.tenant,
+            PointsSystemSettings(**kwargs),
+            levels=None if levels is None else [PointsLevelSettings(**item) for item in levels],
+            boosts=None if boosts is None else [PointsBoostSettings(**item) for item in boosts],
+            triggers=None if triggers is None else [PointsTriggerSettings(**t) for t in triggers],
+        )
 
     def update(self, scope: Scope, parent: Any, obj: PointsSystem, data: dict[str, Any]) -> Any:
         kwargs = serializers.SystemUpdateSerializer.service_kwargs(data)
-        return configuration.points_system_update(scope.tenant, obj, **kwargs)
+        return configuration.points_system_update(scope.tenant, obj, PointsSystemSettings(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: PointsSystem) -> None:
         configuration.points_system_archive(scope.tenant, obj)
@@ -69,6 +82,8 @@ class _Nested(Collection):
             obj.system = parent  # the services read it: no second query
         return obj
 
+    # The part's settings, which its create and update functions take (apps/points/domain.py).
+    declaration: Any
     # (create, update, delete, render): the configuration functions of this collection.
     writes: tuple[
         Callable[..., Any], Callable[..., Any], Callable[..., Any], Callable[[Any], dict[str, Any]]
@@ -77,12 +92,12 @@ class _Nested(Collection):
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         assert self.create_serializer is not None  # noqa: S101 - every nested one has both
         kwargs = self.create_serializer.service_kwargs(data)
-        return self.writes[0](scope.tenant, parent, **kwargs)
+        return self.writes[0](scope.tenant, parent, self.declaration(**kwargs))
 
     def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
         assert self.update_serializer is not None  # noqa: S101 - every nested one has both
         kwargs = self.update_serializer.service_kwargs(data)
-        return self.writes[1](scope.tenant, obj, **kwargs)
+        return self.writes[1](scope.tenant, obj, self.declaration(**kwargs))
 
     def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
         self.writes[2](scope.tenant, obj)
@@ -97,6 +112,7 @@ class LevelCollection(_Nested):
     create_serializer = serializers.LevelCreateSerializer
     update_serializer = serializers.LevelUpdateSerializer
     output_schema = serializers.AdminPointsLevel
+    declaration = PointsLevelSettings
     writes = (
         configuration.points_level_create,
         configuration.points_level_update,
@@ -111,6 +127,7 @@ class BoostCollection(_Nested):
     create_serializer = serializers.BoostCreateSerializer
     update_serializer = serializers.BoostUpdateSerializer
     output_schema = serializers.AdminPointsBoost
+    declaration = PointsBoostSettings
     writes = (
         configuration.points_boost_create,
         configuration.points_boost_update,
@@ -125,21 +142,10 @@ class TriggerCollection(_Nested):
     create_serializer = serializers.TriggerCreateSerializer
     update_serializer = serializers.TriggerUpdateSerializer
     output_schema = serializers.AdminPointsTrigger
+    declaration = PointsTriggerSettings
     writes = (
         configuration.points_trigger_create,
         configuration.points_trigger_update,
         configuration.points_trigger_delete,
         serializers.admin_points_trigger_render,
     )
-
-    # A trigger's create and update take its declaration, built here from what the
-    # serializer read (so these call the first two of `writes`, not _Nested's).
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        kwargs = serializers.TriggerCreateSerializer.service_kwargs(data)
-        settings = PointsTriggerSettings(**kwargs)
-        return configuration.points_trigger_create(scope.tenant, parent, settings)
-
-    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        kwargs = serializers.TriggerUpdateSerializer.service_kwargs(data)
-        changes = PointsTriggerSettings(**kwargs)
-        return configuration.points_trigger_update(scope.tenant, obj, changes)

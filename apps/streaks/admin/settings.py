@@ -14,7 +14,8 @@ from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
 from apps.accounts.models import Tenant
 from apps.accounts.staff import selected_tenant
 from apps.streaks import configuration
-from apps.streaks.admin.settings_form import DAY_NAMES, StreakSettingsForm, _number
+from apps.streaks.admin.settings_form import StreakSettingsForm, _number
+from apps.streaks.choices import Weekday
 from apps.streaks.models import StreakCondition, StreakSettings, StreakState
 
 CONFIRM_FREQUENCY = "_confirm_frequency"
@@ -85,13 +86,13 @@ class StreakSettingsAdmin(ConfigAdmin):
     # --- writes --------------------------------------------------------------------------------
 
     def create(self, request: HttpRequest, form: StreakSettingsForm) -> StreakSettings:
-        configuration.streak_settings_update(form.valid_tenant, **form.arguments)
+        configuration.streak_settings_update(form.valid_tenant, form.valid_settings)
         return StreakSettings.objects.get(tenant=form.valid_tenant)
 
     def update(self, request: HttpRequest, obj: StreakSettings, form: StreakSettingsForm) -> None:
         old = obj.frequency
         restarting = active_streaks(obj.tenant, old).count()
-        configuration.streak_settings_update(obj.tenant, **form.arguments)
+        configuration.streak_settings_update(obj.tenant, form.valid_settings)
         # The success message and the history name the settings as saved (new frequency).
         obj.refresh_from_db()
         if obj.frequency != old:
@@ -107,7 +108,7 @@ class StreakSettingsAdmin(ConfigAdmin):
     ) -> HttpResponse | None:
         """A change of frequency restarts every streak: asked first, with the number of streaks
         that restart; confirming posts the same input again, with CONFIRM_FREQUENCY."""
-        new = form.arguments["frequency"]
+        new = form.valid_settings.frequency
         if obj is None or CONFIRM_FREQUENCY in request.POST or new == obj.frequency:
             return None
         streaks = active_streaks(obj.tenant, obj.frequency)
@@ -158,7 +159,7 @@ class StreakSettingsAdmin(ConfigAdmin):
 
     @admin.display(description="Days off")
     def days_off_column(self, obj: StreakSettings) -> str:
-        return ", ".join(DAY_NAMES[day][:3] for day in obj.days_off) or "-"
+        return ", ".join(Weekday(day).label[:3] for day in obj.days_off) or "-"
 
     @admin.display(description="Freezes")
     def freezes_column(self, obj: StreakSettings) -> str:

@@ -1,6 +1,7 @@
-"""The streak settings page's form: the arguments of streak_settings_update, with the
-conditions as rows of metric and threshold, days off as weekday checkboxes and the freezes. Its
-limits are those of apps/streaks/domain.py, worded as the admin API words them."""
+"""The streak settings page's form: the tenant's declared settings (TenantStreakSettings) as
+inputs, with the conditions as rows of metric and threshold, days off as weekday checkboxes and
+the freezes as inputs of their own. Its limits are those of apps/streaks/domain.py, worded as
+the admin API words them."""
 
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -18,18 +19,19 @@ from apps.accounts.admin.base import (
     sentence,
     text_rules,
 )
-from apps.accounts.admin.config_pages import ConfigForm
+from apps.accounts.admin.declared import declared_form, own_input
 from apps.accounts.models import Tenant
 from apps.core.api.fields import control_characters_error
+from apps.core.declarations import settings_of
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
-from apps.streaks.choices import EvaluationMode, Frequency
-from apps.streaks.selectors import StreakConfig, streak_config
+from apps.streaks.choices import EvaluationMode, Frequency, Weekday
+from apps.streaks.domain import TenantStreakSettings
+from apps.streaks.models import StreakSettings
+from apps.streaks.selectors import streak_config
 
-# 0 is Sunday, as in the admin API; the page lists the week from Monday.
-DAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
-WEEK = (1, 2, 3, 4, 5, 6, 0)
-
+# The page lists the week from Monday; the values are the API's (0 is Sunday).
+WEEK = (*Weekday.values[1:], Weekday.SUNDAY)
 FREEZE_RULES = {
     "freeze_start_count": range_rules(0, domain.MAX_FREEZES),
     "freeze_max_count": range_rules(0, domain.MAX_FREEZES),
@@ -80,9 +82,6 @@ class ConditionRowsField(ParsedField):
 
     widget = ConditionRowsWidget
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(required=False, **kwargs)
-
     def to_python(self, value: Any) -> list[dict[str, str]]:
         conditions = []
         for key, threshold in value or []:
@@ -97,50 +96,45 @@ class ConditionRowsField(ParsedField):
         return conditions
 
 
-class StreakSettingsForm(ConfigForm):
-    """The arguments of streak_settings_update as a form; `clean` makes them (`arguments`). The
-    form shows the whole configuration, so saving it sets it all."""
-
-    frequency = forms.ChoiceField(
-        label="Frequency",
-        choices=Frequency.choices,
-        help_text="How often users must meet the conditions. Changing it restarts every streak.",
-    )
-    conditions = ConditionRowsField(
-        label="Conditions",
-        help_text="The change of each metric a user needs in a period (whole numbers). No "
-        "conditions: nobody extends a streak.",
-    )
-    evaluation_mode = forms.ChoiceField(
-        label="Users must meet",
-        choices=[
+_Declared: Any = declared_form(
+    TenantStreakSettings,
+    model=StreakSettings,
+    # No empty choice: the page shows the whole configuration, so a choice is always made.
+    choices={
+        "frequency": Frequency.choices,
+        "evaluation_mode": [
             (EvaluationMode.AND, "Every condition (AND)"),
             (EvaluationMode.OR, "Any one condition (OR)"),
         ],
-    )
-    days_off = forms.TypedMultipleChoiceField(
-        label="Days off",
-        choices=[(day, DAY_NAMES[day]) for day in WEEK],
+    },
+)
+
+
+def _own(name: str, field_class: type[forms.Field], **kwargs: Any) -> Any:
+    return own_input(TenantStreakSettings, name, field_class, **kwargs)
+
+
+class StreakSettingsForm(_Declared):
+    """The tenant's streak settings as staff read them; `clean` makes the declaration
+    streak_settings_update is given (`settings`). The form shows the whole configuration, so
+    saving it sets it all."""
+
+    # The declaration's order; the inputs of their own would otherwise come last.
+    field_order = tuple(settings_of(TenantStreakSettings))
+
+    conditions = _own("conditions", ConditionRowsField)
+    days_off = _own(
+        "days_off",
+        forms.TypedMultipleChoiceField,
+        choices=[(day, Weekday(day).label) for day in WEEK],
         coerce=int,
-        required=False,
         widget=forms.CheckboxSelectMultiple(attrs={"class": "streak-days-off"}),
-        help_text="Daily streaks only: a day off neither extends nor breaks a streak. Saving a "
-        "weekly or monthly frequency clears them.",
         validators=items_rules(domain.MAX_DAYS_OFF),
     )
-    customization_enabled = forms.BooleanField(
-        label="Users may customize",
-        required=False,
-        help_text="Users may set their own conditions and days off (preferences API).",
-    )
-    freezes_enabled = forms.BooleanField(
-        label="Enable freezes",
-        required=False,
-        help_text="A freeze keeps a streak alive through one missed period.",
-    )
+    freezes_enabled = _own("freezes", forms.BooleanField, label="Enable freezes")
     # Unbounded inputs: the domain's limits are checked (FREEZE_RULES) only when freezes are on.
-    freeze_start_count = forms.IntegerField(required=False, label="Freezes at start")
-    freeze_max_count = forms.IntegerField(required=False, label="Maximum freezes")
+    freeze_start_count = forms.IntegerField(required=False, label="Freezes at start", initial=0)
+    freeze_max_count = forms.IntegerField(required=False, label="Maximum freezes", initial=0)
     freeze_auto_earn_interval = forms.IntegerField(
         required=False,
         label="Earn freezes every",
@@ -149,96 +143,83 @@ class StreakSettingsForm(ConfigForm):
     freeze_auto_earn_amount = forms.IntegerField(required=False, label="Freezes earned each time")
 
     def __init__(self, *args: Any, tenant: Tenant | None, instance: Any = None, **kwargs: Any):
-        # Read through the selector so the form shows what the pipeline uses.
-        config = streak_config(instance.tenant) if instance is not None else StreakConfig()
-        kwargs["initial"] = {**_initial_from_config(config), **kwargs.get("initial", {})}
         super().__init__(*args, tenant=tenant, instance=instance, **kwargs)
-        self.arguments: dict[str, Any] = {}
+        # Not required by the declaration (an update may leave them out), but this page always
+        # sends them.
+        for name in ("frequency", "evaluation_mode"):
+            self.fields[name].required = True
+        self.settings: TenantStreakSettings | None = None
         widget: Any = self.fields["conditions"].widget
         widget.keys = sorted(metric_definitions(tenant)) if tenant is not None else []
+
+    def initial_from(self, obj: StreakSettings) -> dict[str, Any]:
+        """The declared settings, with the conditions as the pipeline reads them (the
+        selector's snapshot, which knows their metrics' keys) and the freeze inputs."""
+        config = streak_config(obj.tenant)
+        conditions = sorted(
+            (config.metric_keys[pk], _number(threshold))
+            for pk, threshold in config.thresholds.items()
+        )
+        freezes = {name: getattr(obj, name) for name in ("freezes_enabled", *FREEZE_RULES)}
+        return {**super().initial_from(obj), "conditions": conditions, **freezes}
 
     def clean(self) -> dict[str, Any]:
         """Every setting, read and checked as the admin API checks a PATCH that sends them
         all: each problem next to its input, in one pass."""
         cleaned = super().clean()
+        self.settings = None
         if self.errors:
             return cleaned
-        self.arguments = {
-            "frequency": cleaned["frequency"],
-            "evaluation_mode": cleaned["evaluation_mode"],
-            "customization_enabled": cleaned["customization_enabled"],
-            "days_off": cleaned["days_off"],
-            "conditions": self._conditions(cleaned["conditions"]),
-            "freezes": self._freezes() if cleaned["freezes_enabled"] else None,
-        }
-        if self.errors:
-            self.arguments = {}
+        settings = TenantStreakSettings(
+            **{
+                **self.declared_values(),
+                "conditions": self._conditions(cleaned["conditions"]),
+                "freezes": self._freezes() if cleaned["freezes_enabled"] else None,
+            }
+        )
+        self.settings = None if self.errors else settings
         return cleaned
 
+    @property
+    def valid_settings(self) -> TenantStreakSettings:
+        assert self.settings is not None  # noqa: S101 - a valid form has them
+        return self.settings
+
     def _conditions(self, rows: list[dict[str, str]]) -> list[tuple[str, int]]:
-        conditions: list[tuple[str, int]] = []
-        problems: list[str] = []
-        for row in rows:
-            key = row["key"]
-            found = _row_problems(key, row["threshold"])
-            if found:
-                problems += [f"{key}: {problem}" for problem in found]
-            else:
-                conditions.append((key, THRESHOLD.run_validation(row["threshold"])))
+        problems = [
+            sentence(f"{row['key']}: {problem}")
+            for row in rows
+            for problem in _row_problems(row["key"], row["threshold"])
+        ]
         for problem in problems:
-            self.add_error("conditions", sentence(problem))
-        duplicate = None if problems else domain.conditions_problem(k for k, _ in conditions)
-        if duplicate is not None:
+            self.add_error("conditions", problem)
+        if problems:
+            return []
+        conditions = [(row["key"], THRESHOLD.run_validation(row["threshold"])) for row in rows]
+        if (duplicate := domain.conditions_problem(k for k, _ in conditions)) is not None:
             self.add_error("conditions", sentence(duplicate.worded(self._label)))
         return conditions
 
     def _freezes(self) -> domain.FreezeSettings | None:
-        cleaned = self.cleaned_data
-        values = {name: cleaned[name] for name in FREEZE_RULES}
-        valid = True
+        values = {name: self.cleaned_data[name] for name in FREEZE_RULES}
+        problems = False
         for name, value in values.items():
             if value is None and name in REQUIRED_FREEZES:
+                problems = True
                 self.add_error(name, "This field is required.")
-                valid = False
-            elif value is not None:
-                valid = self._limit(name, value, FREEZE_RULES[name]) and valid
-        if not valid:
+            elif value is not None and (wrong := _first_problem(value, FREEZE_RULES[name])):
+                problems = True
+                self.add_error(name, sentence(wrong))
+        if problems:
             return None
+        # FreezeSettings' fields are the inputs named freeze_<field>.
         freezes = domain.FreezeSettings(
-            start_count=values["freeze_start_count"],
-            max_count=values["freeze_max_count"],
-            auto_earn_interval=values["freeze_auto_earn_interval"],
-            auto_earn_amount=values["freeze_auto_earn_amount"],
+            **{name.removeprefix("freeze_"): value for name, value in values.items()}
         )
         if (problem := domain.freezes_problem(freezes)) is not None:
-            # FreezeSettings' fields are the inputs named freeze_<field>.
             message = problem.worded(lambda field: self._label(f"freeze_{field}"))
             self.add_error("freezes_enabled", sentence(message))
         return freezes
-
-    def _limit(self, name: str, value: Any, rules: list[Any]) -> bool:
-        problem = _first_problem(value, rules)
-        if problem is not None:
-            self.add_error(name, sentence(problem))
-        return problem is None
-
-
-def _initial_from_config(config: StreakConfig) -> dict[str, Any]:
-    conditions = sorted(
-        (config.metric_keys[pk], _number(threshold)) for pk, threshold in config.thresholds.items()
-    )
-    return {
-        "frequency": config.frequency,
-        "evaluation_mode": config.mode,
-        "customization_enabled": config.customization_enabled,
-        "days_off": sorted(config.days_off),
-        "conditions": conditions,
-        "freezes_enabled": config.freezes_enabled,
-        "freeze_start_count": config.freeze_start_count,
-        "freeze_max_count": config.freeze_max_count,
-        "freeze_auto_earn_interval": config.freeze_auto_earn_interval,
-        "freeze_auto_earn_amount": config.freeze_auto_earn_amount,
-    }
 
 
 def _row_problems(key: str, threshold: str) -> list[str]:
