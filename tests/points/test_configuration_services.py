@@ -113,6 +113,18 @@ def test_a_trigger_of_no_points_is_refused_by_the_service(tenant: Tenant) -> Non
         )
 
 
+def test_a_new_trigger_without_its_type_is_refused(tenant: Tenant) -> None:
+    system, _ = configuration.points_system_create(
+        tenant, PointsSystemSettings(key="xp", name="XP")
+    )
+
+    with pytest.raises(PointsConfigInvalidError, match="type is required") as refused:
+        configuration.points_trigger_create(tenant, system, PointsTriggerSettings(points=5))
+
+    assert refused.value.fields == ("type",)
+    assert not system.triggers.exists()
+
+
 def test_an_argument_spelt_as_on_the_wire_is_refused_not_ignored(tenant: Tenant) -> None:
     system, _ = configuration.points_system_create(
         tenant, PointsSystemSettings(key="xp", name="XP")
