@@ -9,7 +9,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from apps.core import declarations as declare
 from apps.core.arguments import Unset
-from apps.points.choices import Rounding
+from apps.points.choices import Rounding, TimeUnit, TriggerStatus, TriggerType
 from apps.points.errors import PointsConfigInvalidError
 
 DOWN, UP, NEAREST = "down", "up", "nearest"
@@ -227,3 +227,81 @@ def boost_problem(
             "{end} must not be before {start}", fields=("end", "start"), code="out_of_range"
         )
     return None
+
+
+# --- declarations: triggers ---
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointsTriggerSettings:
+    """A trigger's settings (apps/core/declarations.py), as points_trigger_create and
+    points_trigger_update take them. Besides those every trigger has, each type has its own
+    (TRIGGER_FIELDS); None, the API's null, is the same as not given: a type's settings are
+    cleared only when the type changes."""
+
+    type: str | Unset = declare.choice(
+        "Type",
+        TriggerType,
+        required=True,
+        help="The type of an active trigger cannot change: deactivate it first.",
+    )
+    points: int | Unset = declare.integer(
+        "Points",
+        min_value=-MAX_TRIGGER_POINTS,
+        max_value=MAX_TRIGGER_POINTS,
+        required=True,
+        help="Negative: a deduction.",
+    )
+    # As in the admin API, a new trigger pays nothing until it is switched on.
+    status: str | Unset = declare.choice("Status", TriggerStatus)
+    # {"attributeId", "attributeValue"} references
+    user_attributes: list[dict[str, str]] | Unset | None = declare.structure(
+        "User attributes", nullable=True, help="Empty: everyone."
+    )
+    block_if_out_of_points: bool | Unset = declare.flag(
+        "Block if out of points",
+        help="Deductions only: refuse the event rather than go below 0.",
+    )
+    metric_id: str | Unset | None = declare.reference("Metric", nullable=True)
+    metric_threshold: int | Unset | None = declare.integer(
+        "Threshold",
+        min_value=1,
+        max_value=MAX_THRESHOLD,
+        nullable=True,
+        help="Paid at every multiple of the total.",
+    )
+    event_attributes: list[dict[str, str]] | Unset | None = declare.structure(
+        "Event attributes", nullable=True, help="Empty: everyone."
+    )
+    achievement_id: str | Unset | None = declare.reference("Achievement", nullable=True)
+    streak_length: int | Unset | None = declare.integer(
+        "Streak length",
+        min_value=1,
+        max_value=MAX_REPEAT,
+        nullable=True,
+        help="Paid at every multiple.",
+    )
+    time_unit: str | Unset | None = declare.choice(
+        "Unit",
+        TimeUnit,
+        nullable=True,
+        help="Counted from the user's first activity in the system.",
+    )
+    time_interval: int | Unset | None = declare.integer(
+        "Every", min_value=1, max_value=MAX_REPEAT, nullable=True
+    )
+
+
+# The settings that belong to each type of trigger; a type needs all of its own but the filter
+# on the events counted.
+TRIGGER_FIELDS: dict[str, tuple[str, ...]] = {
+    TriggerType.METRIC: ("metric_id", "metric_threshold", "event_attributes"),
+    TriggerType.ACHIEVEMENT: ("achievement_id",),
+    TriggerType.STREAK: ("streak_length",),
+    TriggerType.TIME: ("time_unit", "time_interval"),
+    TriggerType.USER_CREATION: (),
+}
+TRIGGER_REQUIRED: dict[str, tuple[str, ...]] = {
+    kind: tuple(name for name in names if name != "event_attributes")
+    for kind, names in TRIGGER_FIELDS.items()
+}

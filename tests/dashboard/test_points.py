@@ -20,7 +20,12 @@ from apps.pipeline.dashboard_user.rewards import RECENT_AWARDS
 from apps.points import configuration
 from apps.points.admin import AttributePairsField
 from apps.points.choices import SystemStatus, TriggerStatus
-from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
 from apps.points.models import (
     PointsAward,
     PointsBoost,
@@ -74,13 +79,13 @@ def system(tenant: Tenant, metric: Metric, plan: Attribute) -> PointsSystem:
             )
         ],
         triggers=[
-            {
-                "type": "metric",
-                "points": 5,
-                "status": "active",
-                "metric_id": metric.public_id,
-                "metric_threshold": 1,
-            }
+            PointsTriggerSettings(
+                type="metric",
+                points=5,
+                status="active",
+                metric_id=str(metric.public_id),
+                metric_threshold=1,
+            )
         ],
     )
     return created
@@ -860,7 +865,7 @@ def test_changing_the_type_of_an_inactive_trigger_drops_the_old_types_fields(
     staff_client: Any, tenant: Tenant, system: PointsSystem, metric: Metric
 ) -> None:
     trigger = system.triggers.get()
-    configuration.points_trigger_update(tenant, trigger, status="inactive")
+    configuration.points_trigger_update(tenant, trigger, PointsTriggerSettings(status="inactive"))
 
     # The metric fields still hold the old values, as the form showed them.
     changes = trigger_form(system, metric, type="streak", status="inactive", streak_length="3")
@@ -1027,7 +1032,7 @@ def populate(tenant: Tenant, first: int, count: int) -> None:
             tenant,
             PointsSystemSettings(key=f"xp-{n}", name="XP"),
             levels=[PointsLevelSettings(key="one", name="One", points=1)],
-            triggers=[{"type": "user_creation", "points": 5}],
+            triggers=[PointsTriggerSettings(type="user_creation", points=5)],
             boosts=[
                 PointsBoostSettings(name="Double", start=dt.date(2026, 1, 1), multiplier=Decimal(2))
             ],
@@ -1069,10 +1074,9 @@ def test_system_page_queries_do_not_grow_with_its_configuration(
         configuration.points_trigger_create(
             tenant,
             system,
-            type="metric",
-            points=1,
-            metric_id=metric.public_id,
-            metric_threshold=n + 1,
+            PointsTriggerSettings(
+                type="metric", points=1, metric_id=str(metric.public_id), metric_threshold=n + 1
+            ),
         )
         boost = PointsBoostSettings(
             name=f"B{n}", start=dt.date(2026, 1, 1), multiplier=Decimal(3), user_id="alice"

@@ -21,7 +21,7 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.metrics.models import Metric
 from apps.notifications.models import Message
 from apps.points import configuration
-from apps.points.domain import PointsLevelSettings, PointsSystemSettings
+from apps.points.domain import PointsLevelSettings, PointsSystemSettings, PointsTriggerSettings
 from apps.points.models import PointsTotal
 from apps.streaks.configuration import streak_settings_update
 from apps.streaks.domain import FreezeSettings, TenantStreakSettings
@@ -127,19 +127,19 @@ def setup(api_client: Any, tenant: Tenant, metric: Metric) -> dict[str, Any]:
             PointsLevelSettings(key="silver", name="Silver", points=100),
         ],
         triggers=[
-            {
-                "type": "metric",
-                "points": 5,
-                "status": "active",
-                "metric_id": metric.public_id,
-                "metric_threshold": 1,
-            },
-            {
-                "type": "achievement",
-                "points": 50,
-                "status": "active",
-                "achievement_id": achievements["share"]["id"],
-            },
+            PointsTriggerSettings(
+                type="metric",
+                points=5,
+                status="active",
+                metric_id=str(metric.public_id),
+                metric_threshold=1,
+            ),
+            PointsTriggerSettings(
+                type="achievement",
+                points=50,
+                status="active",
+                achievement_id=achievements["share"]["id"],
+            ),
         ],
     )
     create(

@@ -5,12 +5,19 @@ refused rather than ignored."""
 
 import datetime as dt
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from apps.accounts.models import Tenant
-from apps.points import configuration
-from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
+from apps.core.api.declared import serializer_problems
+from apps.points import configuration, serializers
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem
 
@@ -24,7 +31,7 @@ def archived(tenant: Tenant) -> PointsSystem:
         PointsSystemSettings(key="xp", name="XP"),
         levels=[PointsLevelSettings(key="bronze", name="Bronze", points=10)],
         boosts=[PointsBoostSettings(name="Double", start=START, multiplier=Decimal(2))],
-        triggers=[{"type": "user_creation", "points": 5}],
+        triggers=[PointsTriggerSettings(type="user_creation", points=5)],
     )
     configuration.points_system_archive(tenant, system)
     return system
@@ -49,9 +56,11 @@ def test_an_archived_system_and_its_parts_are_refused_by_every_write(
         ),
         lambda: configuration.points_boost_delete(tenant, boost),
         lambda: configuration.points_trigger_create(
-            tenant, archived, type="user_creation", points=1
+            tenant, archived, PointsTriggerSettings(type="user_creation", points=1)
         ),
-        lambda: configuration.points_trigger_update(tenant, trigger, points=7),
+        lambda: configuration.points_trigger_update(
+            tenant, trigger, PointsTriggerSettings(points=7)
+        ),
         lambda: configuration.points_trigger_delete(tenant, trigger),
     ]
     for write in writes:
@@ -99,7 +108,21 @@ def test_a_trigger_of_no_points_is_refused_by_the_service(tenant: Tenant) -> Non
     )
 
     with pytest.raises(PointsConfigInvalidError, match="points: must not be 0"):
-        configuration.points_trigger_create(tenant, system, type="user_creation", points=0)
+        configuration.points_trigger_create(
+            tenant, system, PointsTriggerSettings(type="user_creation", points=0)
+        )
+
+
+def test_a_new_trigger_without_its_type_is_refused(tenant: Tenant) -> None:
+    system, _ = configuration.points_system_create(
+        tenant, PointsSystemSettings(key="xp", name="XP")
+    )
+
+    with pytest.raises(PointsConfigInvalidError, match="type is required") as refused:
+        configuration.points_trigger_create(tenant, system, PointsTriggerSettings(points=5))
+
+    assert refused.value.fields == ("type",)
+    assert not system.triggers.exists()
 
 
 def test_an_argument_spelt_as_on_the_wire_is_refused_not_ignored(tenant: Tenant) -> None:
@@ -157,3 +180,14 @@ def test_what_a_part_was_created_with_is_set_for_good(tenant: Tenant) -> None:
         None,
         "D",
     )
+
+
+@pytest.mark.parametrize(
+    ("serializer", "creates"),
+    [(serializers.TriggerCreateSerializer, True), (serializers.TriggerUpdateSerializer, False)],
+)
+def test_the_trigger_inputs_agree_with_the_declaration_in_full(
+    serializer: Any, creates: bool
+) -> None:
+    # tests/core/test_declarations.py leaves the settings of one type out, for the body's sake.
+    assert serializer_problems(PointsTriggerSettings, serializer, creates=creates) == []

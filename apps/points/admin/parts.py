@@ -19,7 +19,7 @@ from apps.points import configuration
 from apps.points.admin.part_forms import BoostForm, LevelForm, PartChoices, PartForm
 from apps.points.admin.trigger_form import TRIGGER_ROWS, TriggerForm
 from apps.points.choices import TriggerType
-from apps.points.domain import PointsBoostSettings, PointsLevelSettings
+from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsTriggerSettings
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
@@ -36,16 +36,13 @@ class Kind:
     ordering: tuple[str, ...]
     rows: list[str | tuple[str, ...]]
     tabular: bool
-    # The settings the functions take; None: they take keyword arguments (triggers).
-    declaration: Any = None
+    declaration: Any  # the settings the functions take (apps/points/domain.py)
 
     def _function(self, verb: str) -> Callable[..., Any]:
         function: Callable[..., Any] = getattr(configuration, f"points_{self.label}_{verb}")
         return function
 
     def _write(self, verb: str, *objects: Any, arguments: dict[str, Any]) -> Any:
-        if self.declaration is None:
-            return self._function(verb)(*objects, **arguments)
         return self._function(verb)(*objects, self.declaration(**arguments))
 
     def create(self, tenant: Any, system: PointsSystem, **arguments: Any) -> Any:
@@ -70,6 +67,7 @@ TRIGGERS = Kind(
     ("created", "pk"),
     TRIGGER_ROWS,
     False,
+    declaration=PointsTriggerSettings,
 )
 LEVELS = Kind(
     PointsLevel,

@@ -19,16 +19,12 @@ from apps.points.configuration.systems import (
     points_system_update,
 )
 from apps.points.configuration.triggers import (
-    REQUIRED,
-    TRIGGER_FIELDS,
     points_trigger_create,
     points_trigger_delete,
     points_trigger_update,
 )
 
 __all__ = [
-    "REQUIRED",
-    "TRIGGER_FIELDS",
     "levels_recompute",
     "points_boost_create",
     "points_boost_delete",

@@ -11,7 +11,12 @@ from apps.points.configuration.archive import system_writable
 from apps.points.configuration.boosts import points_boost_create
 from apps.points.configuration.levels import points_level_create
 from apps.points.configuration.triggers import points_trigger_create
-from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem
 
@@ -22,8 +27,7 @@ def points_system_create(
     *,
     levels: Sequence[PointsLevelSettings] | None = None,
     boosts: Sequence[PointsBoostSettings] | None = None,
-    # Each item: the keyword arguments of points_trigger_create.
-    triggers: Sequence[dict[str, Any]] | None = None,
+    triggers: Sequence[PointsTriggerSettings] | None = None,
 ) -> tuple[PointsSystem, dict[str, list[Any]]]:
     """A new system, with the levels, boosts and triggers given along; returns it and those
     it created, by kind (only the kinds given, even empty)."""
@@ -38,7 +42,7 @@ def points_system_create(
     if boosts is not None:
         nested["boosts"] = [points_boost_create(tenant, system, item) for item in boosts]
     if triggers is not None:
-        nested["triggers"] = [points_trigger_create(tenant, system, **item) for item in triggers]
+        nested["triggers"] = [points_trigger_create(tenant, system, item) for item in triggers]
     tenant_config_changed(tenant)
     return system, nested
 

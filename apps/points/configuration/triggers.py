@@ -6,40 +6,23 @@ from typing import Any
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.models import Achievement
-from apps.core.arguments import UNSET, Unset, given, kind_problem
+from apps.core.arguments import kind_problem
+from apps.core.declarations import Kind, given_values, required_check, settings_of
 from apps.metrics.models import Metric
 from apps.points import domain
-from apps.points.choices import TriggerStatus, TriggerType
+from apps.points.choices import TriggerStatus
 from apps.points.configuration.archive import system_writable
-from apps.points.configuration.boosts import Refs
+from apps.points.domain import TRIGGER_FIELDS, TRIGGER_REQUIRED, PointsTriggerSettings
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem, PointsTrigger, PointsTriggerMark
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_refs_check
 
-# The settings that belong to each type of trigger, and those it needs.
-TRIGGER_FIELDS = {
-    TriggerType.METRIC: ("metric_id", "metric_threshold", "event_attributes"),
-    TriggerType.ACHIEVEMENT: ("achievement_id",),
-    TriggerType.STREAK: ("streak_length",),
-    TriggerType.TIME: ("time_unit", "time_interval"),
-    TriggerType.USER_CREATION: (),
-}
-REQUIRED = {
-    TriggerType.METRIC: ("metric_id", "metric_threshold"),
-    TriggerType.ACHIEVEMENT: ("achievement_id",),
-    TriggerType.STREAK: ("streak_length",),
-    TriggerType.TIME: ("time_unit", "time_interval"),
-    TriggerType.USER_CREATION: (),
-}
-_TRIGGER_PLAIN = (
-    "points",
-    "status",
-    "metric_threshold",
-    "streak_length",
-    "time_unit",
-    "time_interval",
-    "block_if_out_of_points",
+# The settings a trigger stores as they are given (the others name objects or attributes).
+_PLAIN = tuple(
+    name
+    for name, setting in settings_of(PointsTriggerSettings).items()
+    if setting.kind not in (Kind.REFERENCE, Kind.STRUCTURE) and name != "type"
 )
 
 
@@ -56,7 +39,7 @@ def _trigger_apply(
         new_type,
         values,
         TRIGGER_FIELDS,
-        REQUIRED,
+        TRIGGER_REQUIRED,
         noun="triggers",
         new=new,
         error=PointsConfigInvalidError,
@@ -70,7 +53,7 @@ def _trigger_apply(
         trigger.time_unit = None
         trigger.event_attributes = []
     trigger.type = new_type
-    for name in _TRIGGER_PLAIN:
+    for name in _PLAIN:
         if values.get(name) is not None:
             setattr(trigger, name, values[name])
     if values.get("metric_id") is not None:
@@ -109,40 +92,16 @@ def _points_check(points: int | None) -> None:
 
 
 def points_trigger_create(
-    tenant: Tenant,
-    system: PointsSystem,
-    *,
-    type: str,
-    points: int,
-    status: str | Unset = UNSET,
-    user_attributes: Refs | Unset = UNSET,
-    block_if_out_of_points: bool | Unset = UNSET,
-    metric_id: str | Unset | None = UNSET,  # public ids
-    metric_threshold: int | Unset | None = UNSET,
-    event_attributes: Refs | Unset = UNSET,
-    achievement_id: str | Unset | None = UNSET,
-    streak_length: int | Unset | None = UNSET,
-    time_unit: str | Unset | None = UNSET,
-    time_interval: int | Unset | None = UNSET,
+    tenant: Tenant, system: PointsSystem, settings: PointsTriggerSettings
 ) -> PointsTrigger:
-    """A trigger of `type` with that type's settings; inactive unless `status` says
+    """A trigger of its `type` with that type's settings; inactive unless `status` says
     otherwise."""
-    settings = given(
-        status=status,
-        user_attributes=user_attributes,
-        block_if_out_of_points=block_if_out_of_points,
-        metric_id=metric_id,
-        metric_threshold=metric_threshold,
-        event_attributes=event_attributes,
-        achievement_id=achievement_id,
-        streak_length=streak_length,
-        time_unit=time_unit,
-        time_interval=time_interval,
-    )
     system_writable(system)
-    _points_check(points)
-    trigger = PointsTrigger(system=system, type=type, points=points)
-    _trigger_apply(tenant, trigger, {**settings, "type": type, "points": points}, creating=True)
+    required_check(settings, PointsConfigInvalidError)
+    values = given_values(settings)
+    _points_check(values["points"])
+    trigger = PointsTrigger(system=system, type=values["type"], points=values["points"])
+    _trigger_apply(tenant, trigger, values, creating=True)
     trigger.save()
     tenant_config_changed(tenant)
     return trigger
@@ -162,42 +121,15 @@ def _counted(trigger: PointsTrigger) -> tuple[Any, ...]:
 
 
 def points_trigger_update(
-    tenant: Tenant,
-    trigger: PointsTrigger,
-    *,
-    type: str | Unset = UNSET,
-    points: int | Unset = UNSET,
-    status: str | Unset = UNSET,
-    user_attributes: Refs | Unset = UNSET,
-    block_if_out_of_points: bool | Unset = UNSET,
-    metric_id: str | Unset | None = UNSET,
-    metric_threshold: int | Unset | None = UNSET,
-    event_attributes: Refs | Unset = UNSET,
-    achievement_id: str | Unset | None = UNSET,
-    streak_length: int | Unset | None = UNSET,
-    time_unit: str | Unset | None = UNSET,
-    time_interval: int | Unset | None = UNSET,
+    tenant: Tenant, trigger: PointsTrigger, changes: PointsTriggerSettings
 ) -> PointsTrigger:
     """Change the given settings. A trigger changes type only while inactive; when what it
     counts changes, progress towards it starts from scratch."""
-    changes = given(
-        type=type,
-        points=points,
-        status=status,
-        user_attributes=user_attributes,
-        block_if_out_of_points=block_if_out_of_points,
-        metric_id=metric_id,
-        metric_threshold=metric_threshold,
-        event_attributes=event_attributes,
-        achievement_id=achievement_id,
-        streak_length=streak_length,
-        time_unit=time_unit,
-        time_interval=time_interval,
-    )
+    values = given_values(changes)
     system_writable(trigger.system)
-    _points_check(changes.get("points"))
+    _points_check(values.get("points"))
     counted = _counted(trigger)
-    _trigger_apply(tenant, trigger, changes, creating=False)
+    _trigger_apply(tenant, trigger, values, creating=False)
     trigger.save()
     if counted != _counted(trigger):
         # What the trigger counts changed: progress towards it starts from scratch.

@@ -10,7 +10,12 @@ from apps.core.bulk import Collection
 from apps.core.errors import NotFoundError
 from apps.core.scope import Scope
 from apps.points import configuration, selectors, serializers
-from apps.points.domain import PointsBoostSettings, PointsLevelSettings, PointsSystemSettings
+from apps.points.domain import (
+    PointsBoostSettings,
+    PointsLevelSettings,
+    PointsSystemSettings,
+    PointsTriggerSettings,
+)
 from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 
 
@@ -37,7 +42,7 @@ class SystemCollection(Collection):
             PointsSystemSettings(**kwargs),
             levels=None if levels is None else [PointsLevelSettings(**item) for item in levels],
             boosts=None if boosts is None else [PointsBoostSettings(**item) for item in boosts],
-            triggers=triggers,
+            triggers=None if triggers is None else [PointsTriggerSettings(**t) for t in triggers],
         )
 
     def update(self, scope: Scope, parent: Any, obj: PointsSystem, data: dict[str, Any]) -> Any:
@@ -77,32 +82,12 @@ class _Nested(Collection):
             obj.system = parent  # the services read it: no second query
         return obj
 
+    # The part's settings, which its create and update functions take (apps/points/domain.py).
+    declaration: Any
     # (create, update, delete, render): the configuration functions of this collection.
     writes: tuple[
         Callable[..., Any], Callable[..., Any], Callable[..., Any], Callable[[Any], dict[str, Any]]
     ]
-
-    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
-        assert self.create_serializer is not None  # noqa: S101 - every nested one has both
-        kwargs = self.create_serializer.service_kwargs(data)
-        return self.writes[0](scope.tenant, parent, **kwargs)
-
-    def update(self, scope: Scope, parent: Any, obj: Any, data: dict[str, Any]) -> Any:
-        assert self.update_serializer is not None  # noqa: S101 - every nested one has both
-        kwargs = self.update_serializer.service_kwargs(data)
-        return self.writes[1](scope.tenant, obj, **kwargs)
-
-    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
-        self.writes[2](scope.tenant, obj)
-
-    def render(self, obj: Any) -> dict[str, Any]:
-        return self.writes[3](obj)
-
-
-class _Declared(_Nested):
-    """A nested collection whose configuration functions take the part's declaration."""
-
-    declaration: Any
 
     def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> Any:
         assert self.create_serializer is not None  # noqa: S101 - every nested one has both
@@ -114,8 +99,14 @@ class _Declared(_Nested):
         kwargs = self.update_serializer.service_kwargs(data)
         return self.writes[1](scope.tenant, obj, self.declaration(**kwargs))
 
+    def delete(self, scope: Scope, parent: Any, obj: Any) -> None:
+        self.writes[2](scope.tenant, obj)
 
-class LevelCollection(_Declared):
+    def render(self, obj: Any) -> dict[str, Any]:
+        return self.writes[3](obj)
+
+
+class LevelCollection(_Nested):
     noun = "Level"
     model = PointsLevel
     create_serializer = serializers.LevelCreateSerializer
@@ -130,7 +121,7 @@ class LevelCollection(_Declared):
     )
 
 
-class BoostCollection(_Declared):
+class BoostCollection(_Nested):
     noun = "Points boost"
     model = PointsBoost
     create_serializer = serializers.BoostCreateSerializer
@@ -151,6 +142,7 @@ class TriggerCollection(_Nested):
     create_serializer = serializers.TriggerCreateSerializer
     update_serializer = serializers.TriggerUpdateSerializer
     output_schema = serializers.AdminPointsTrigger
+    declaration = PointsTriggerSettings
     writes = (
         configuration.points_trigger_create,
         configuration.points_trigger_update,
