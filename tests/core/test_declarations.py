@@ -93,10 +93,6 @@ RESOURCES = [
         points_serializers.TriggerCreateSerializer,
         points_serializers.TriggerUpdateSerializer,
         points_serializers.AdminPointsTrigger,
-        # A type's own settings are in the body only for that type, where a trigger always has
-        # them: never null there, though null is accepted (as not given) on input. The inputs
-        # are checked in full by tests/points/test_configuration_services.py.
-        unchecked=("metricThreshold", "streakLength", "timeUnit", "timeInterval"),
     ),
     # A tenant's streak settings are one set, never created apart from an update (the first
     # PATCH makes them, with the model's defaults for what it leaves out): the PATCH's

@@ -5,13 +5,11 @@ refused rather than ignored."""
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
 
 import pytest
 
 from apps.accounts.models import Tenant
-from apps.core.api.declared import serializer_problems
-from apps.points import configuration, serializers
+from apps.points import configuration
 from apps.points.domain import (
     PointsBoostSettings,
     PointsLevelSettings,
@@ -180,14 +178,3 @@ def test_what_a_part_was_created_with_is_set_for_good(tenant: Tenant) -> None:
         None,
         "D",
     )
-
-
-@pytest.mark.parametrize(
-    ("serializer", "creates"),
-    [(serializers.TriggerCreateSerializer, True), (serializers.TriggerUpdateSerializer, False)],
-)
-def test_the_trigger_inputs_agree_with_the_declaration_in_full(
-    serializer: Any, creates: bool
-) -> None:
-    # tests/core/test_declarations.py leaves the settings of one type out, for the body's sake.
-    assert serializer_problems(PointsTriggerSettings, serializer, creates=creates) == []
