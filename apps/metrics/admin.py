@@ -18,12 +18,12 @@ from apps.accounts.admin.base import (
     TenantColumnMixin,
     TenantFilter,
     admin_links,
-    dependents,
     html_table,
-    key_field,
 )
 from apps.accounts.admin.config_pages import ConfigAdmin, Section
 from apps.accounts.admin.declared import declared_form
+from apps.accounts.admin.dependents import dependents
+from apps.accounts.admin.forms import key_field
 from apps.metrics.choices import UnitType
 from apps.metrics.configuration import metric_create, metric_delete, metric_update
 from apps.metrics.domain import MetricSettings

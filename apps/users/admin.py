@@ -7,15 +7,10 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.accounts.admin.base import (
-    TENANT_RELATED,
-    ReadOnlyAdmin,
-    TenantColumnMixin,
-    TenantFilter,
-    key_field,
-)
+from apps.accounts.admin.base import TENANT_RELATED, ReadOnlyAdmin, TenantColumnMixin, TenantFilter
 from apps.accounts.admin.config_pages import ConfigAdmin, Section
 from apps.accounts.admin.declared import declared_form
+from apps.accounts.admin.forms import key_field
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_create, attribute_delete, attribute_update
 from apps.users.domain import AttributeSettings

@@ -10,7 +10,8 @@ from django import forms
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from apps.accounts.admin.base import ParsedField, RowsWidget, attribute_value_problems
+from apps.accounts.admin.forms import ParsedField, attribute_value_problems
+from apps.accounts.admin.rows import RowsWidget
 from apps.accounts.models import Tenant
 from apps.users.selectors import attribute_definitions
 

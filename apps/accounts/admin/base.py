@@ -22,23 +22,6 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 
-# Delete confirmations count what goes with an object (dependents.py).
-from apps.accounts.admin.dependents import NAMED_LIMIT as NAMED_LIMIT
-from apps.accounts.admin.dependents import Dependent as Dependent
-from apps.accounts.admin.dependents import dependents as dependents
-
-# Form plumbing lives in forms.py; every app's pages import it from here (docs/style.md).
-from apps.accounts.admin.forms import ParsedField as ParsedField
-from apps.accounts.admin.forms import attribute_value_problems as attribute_value_problems
-from apps.accounts.admin.forms import items_rules as items_rules
-from apps.accounts.admin.forms import key_field as key_field
-from apps.accounts.admin.forms import key_rules as key_rules
-from apps.accounts.admin.forms import range_rules as range_rules
-from apps.accounts.admin.forms import refusal_text as refusal_text
-from apps.accounts.admin.forms import sentence as sentence
-from apps.accounts.admin.forms import text_rules as text_rules
-from apps.accounts.admin.forms import url_problems as url_problems
-from apps.accounts.admin.rows import RowsWidget as RowsWidget
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Organization, Tenant
 from apps.accounts.staff import (

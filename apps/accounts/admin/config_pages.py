@@ -34,7 +34,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.text import capfirst
 
-from apps.accounts.admin.base import DashboardAdmin, admin_link, dependents
+from apps.accounts.admin.base import DashboardAdmin, admin_link
+from apps.accounts.admin.dependents import dependents
 from apps.accounts.models import Tenant
 from apps.accounts.staff import selected_tenant
 from apps.core.api.fields import control_characters_error

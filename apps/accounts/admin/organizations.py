@@ -13,8 +13,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from apps.accounts.admin.api_keys import ShowsNewKey, key_show_once
-from apps.accounts.admin.base import admin_link, dashboard_choices, key_field
+from apps.accounts.admin.base import admin_link, dashboard_choices
 from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.accounts.admin.forms import key_field
 from apps.accounts.models import Environment, Organization
 from apps.accounts.services import (
     environment_create,

@@ -10,7 +10,7 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from apps.accounts.admin.base import ParsedField
+from apps.accounts.admin.forms import ParsedField
 from apps.core.api.fields import MAX_ATTRIBUTE_VALUE
 
 # Without JavaScript there is no "Add a filter" button: the page offers this many rows at least.

@@ -11,8 +11,8 @@ from typing import Any
 from django import forms
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import attribute_value_problems, items_rules, sentence
 from apps.accounts.admin.declared import declared_form, own_input
+from apps.accounts.admin.forms import attribute_value_problems, items_rules, sentence
 from apps.accounts.models import Tenant
 from apps.achievements.admin.fields import (
     AttributeRowsField,

@@ -17,14 +17,9 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from apps.accounts.admin.base import (
-    NAMED_LIMIT,
-    ReadOnlyAdmin,
-    ScopedFilter,
-    admin_link,
-    dependents,
-)
+from apps.accounts.admin.base import ReadOnlyAdmin, ScopedFilter, admin_link
 from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
+from apps.accounts.admin.dependents import NAMED_LIMIT, dependents
 from apps.accounts.staff import selected_tenant
 from apps.achievements import configuration, selectors
 from apps.achievements.admin.forms import KIND_LABELS, KIND_SETTINGS, PERIODS, AchievementForm

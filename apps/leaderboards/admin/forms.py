@@ -6,8 +6,8 @@ from typing import Any
 
 from django import forms
 
-from apps.accounts.admin.base import items_rules
 from apps.accounts.admin.declared import declared_form, own_input
+from apps.accounts.admin.forms import items_rules
 from apps.accounts.models import Tenant
 from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy, RunUnit, Status

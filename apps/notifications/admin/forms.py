@@ -6,9 +6,9 @@ from typing import Any, ClassVar, cast
 
 from django import forms
 
-from apps.accounts.admin.base import text_rules
 from apps.accounts.admin.config_pages import ConfigForm
 from apps.accounts.admin.declared import declared_form, own_input
+from apps.accounts.admin.forms import text_rules
 from apps.accounts.models import Tenant
 from apps.core.declarations import Declaration, settings_of
 from apps.notifications.choices import TemplateStatus

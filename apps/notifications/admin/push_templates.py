@@ -7,8 +7,8 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.accounts.admin.base import ParsedField, text_rules
 from apps.accounts.admin.declared import own_input
+from apps.accounts.admin.forms import ParsedField, text_rules
 from apps.notifications import domain
 from apps.notifications.admin.forms import CODE_ATTRS, template_form
 from apps.notifications.admin.template_pages import TemplateAdminBase

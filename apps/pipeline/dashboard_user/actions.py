@@ -18,7 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 
-from apps.accounts.admin.base import refusal_text
+from apps.accounts.admin.forms import refusal_text
 from apps.accounts.models import Tenant
 from apps.accounts.staff import selected_tenant
 from apps.achievements.choices import Status as AchievementStatus

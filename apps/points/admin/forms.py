@@ -4,7 +4,7 @@ from typing import Any
 
 from django import forms
 
-from apps.accounts.admin.base import url_problems
+from apps.accounts.admin.forms import url_problems
 
 
 def badge_rule(url: str) -> None:

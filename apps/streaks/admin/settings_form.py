@@ -11,15 +11,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from rest_framework import serializers as drf
 
-from apps.accounts.admin.base import (
-    ParsedField,
-    RowsWidget,
-    items_rules,
-    range_rules,
-    sentence,
-    text_rules,
-)
 from apps.accounts.admin.declared import declared_form, own_input
+from apps.accounts.admin.forms import ParsedField, items_rules, range_rules, sentence, text_rules
+from apps.accounts.admin.rows import RowsWidget
 from apps.accounts.models import Tenant
 from apps.core.api.fields import control_characters_error
 from apps.core.declarations import settings_of

@@ -14,8 +14,9 @@ from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from apps.accounts.admin.base import ReadOnlyAdmin, refusal_text, sentence, text_rules
+from apps.accounts.admin.base import ReadOnlyAdmin
 from apps.accounts.admin.config_pages import ConfigAdmin, ConfigForm, Section
+from apps.accounts.admin.forms import refusal_text, sentence, text_rules
 from apps.accounts.models import Tenant
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted

@@ -9,8 +9,8 @@ from typing import Any, cast
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
-from apps.accounts.admin.base import text_rules
 from apps.accounts.admin.declared import declared_form, own_input
+from apps.accounts.admin.forms import text_rules
 from apps.core.api.fields import camel_case, control_characters_error
 from apps.core.declarations import settings_of
 from apps.core.errors import ApplicationError
