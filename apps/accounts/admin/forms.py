@@ -1,8 +1,8 @@
 """The rules that configuration forms (`ConfigForm`, apps/accounts/admin/config_pages.py) apply
 to their inputs, imported from here by every app's pages: keys, lengths, counts, ranges, URLs
-and attribute values. The limits are those the domain declares for the admin API too (the apps' domain
-modules, apps/core/api/fields.py); each interface applies them in its own terms, and the service
-checks the rest exactly as it does for the admin API.
+and attribute values. The limits are those the domain declares for the admin API too (the
+apps' domain modules, apps/core/api/fields.py); each interface applies them in its own terms,
+and the service checks the rest exactly as it does for the admin API.
 """
 
 import re
