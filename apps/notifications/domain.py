@@ -71,10 +71,8 @@ _PRIORITY_HELP = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class EmailTemplateSettings:
-    """An email template's settings, as email_template_create and email_template_update take
-    them. The type is set for good; on creation, subject and html left out are the built-in
-    template's of the type (and so is the text, when both are)."""
+class _TemplateSettings:
+    """What email and push templates have alike: their type, name, status and priority."""
 
     type: str | Unset = declare.choice(
         "Type", NotificationType, required=True, fixed=True, help="Set for good."
@@ -89,6 +87,14 @@ class EmailTemplateSettings:
         max_value=MAX_TEMPLATE_PRIORITY,
         help=_PRIORITY_HELP,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmailTemplateSettings(_TemplateSettings):
+    """An email template's settings, as email_template_create and email_template_update take
+    them. The type is set for good; on creation, subject and html left out are the built-in
+    template's of the type (and so is the text, when both are)."""
+
     subject: str | Unset = declare.text("Subject", max_length=MAX_TEMPLATE_SUBJECT)
     html: str | Unset = declare.text("HTML", max_length=MAX_TEMPLATE_HTML, multiline=True)
     # Empty or None: derived from the rendered HTML.
@@ -107,24 +113,11 @@ class EmailTemplateSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
-class PushTemplateSettings:
+class PushTemplateSettings(_TemplateSettings):
     """A push template's settings, as push_template_create and push_template_update take them.
     The type is set for good; on creation, title and body left out are the built-in template's
     of the type."""
 
-    type: str | Unset = declare.choice(
-        "Type", NotificationType, required=True, fixed=True, help="Set for good."
-    )
-    name: str | Unset = declare.text("Name", max_length=255, required=True)
-    status: str | Unset = declare.choice(
-        "Status", TemplateStatus, help="Only active templates are sent."
-    )
-    priority: int | Unset = declare.integer(
-        "Priority",
-        min_value=-MAX_TEMPLATE_PRIORITY,
-        max_value=MAX_TEMPLATE_PRIORITY,
-        help=_PRIORITY_HELP,
-    )
     title: str | Unset = declare.text("Title", max_length=MAX_TEMPLATE_SUBJECT)
     body: str | Unset = declare.text("Body", max_length=MAX_TEMPLATE_TEXT, multiline=True)
     # A template too ("myapp://achievements/{{ achievement.key }}"), so text, not a URL.

@@ -165,7 +165,8 @@ def _declarations() -> Iterator[type]:
     for path in sorted(Path("apps").glob("*/domain.py")):
         module = importlib.import_module(".".join(path.with_suffix("").parts))
         for _, cls in inspect.getmembers(module, dataclasses.is_dataclass):
-            if cls.__module__ == module.__name__ and settings_of(cls):
+            # A private base (what two declarations share) is held through them.
+            if cls.__module__ == module.__name__ and settings_of(cls) and cls.__name__[0] != "_":
                 yield cls
 
 
