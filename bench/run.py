@@ -70,8 +70,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--case",
         nargs="+",
         choices=sorted(CASES),
-        default=["events"],
-        help="cases to run, in order",
+        default=None,
+        help="cases to run, in order (default: events); with --compare, the cases of the "
+        "side-by-side table to run, each with its ceilings (default: all)",
     )
     parser.add_argument(
         "--compare",
@@ -140,7 +141,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.compare and args.million:
         parser.error("--compare and --million are separate runs")
     if args.compare:
-        args.case = list(COMPARE_ORDER)
+        wanted = set(args.case or COMPARE_ORDER)
+        wanted |= {top for _, case, top in COMPARISON if case in wanted}
+        args.case = [name for name in COMPARE_ORDER if name in wanted]
+    elif args.case is None:
+        args.case = ["events"]
     if args.million:
         args.case = list(MILLION_ORDER)
     if not 1 <= args.repeat <= 10:
