@@ -108,16 +108,10 @@ def picture(t: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def test_the_same_work_ceiling_writes_what_the_full_pipeline_writes(
-    settings,
-    configured,  # noqa: F811 - fixture
-):
-    if connection.vendor != "postgresql":
-        pytest.skip("the ceiling is PostgreSQL SQL")
-    settings.LEADERBOARD_RANKS_REDIS_URL = ""  # ranks counted by PostgreSQL, as the ceiling does
-    with connection.cursor() as cursor:
-        cursor.execute((CEILING / "schema.sql").read_text())
-    ceiling, factory = same_work(), RequestFactory()
+def both_ways(client: Any, ceiling: Any) -> tuple[Counter[str], list[tuple[int, int]]]:
+    """The stream through gamify's API and the ceiling's view, answer by answer; the tables
+    gamify's statements wrote and the sizes of both bodies."""
+    factory = RequestFactory()
     start = dt.datetime.now(dt.UTC).replace(hour=12) + dt.timedelta(days=1)
     written: Counter[str] = Counter()
     sizes: list[tuple[int, int]] = []
@@ -125,7 +119,7 @@ def test_the_same_work_ceiling_writes_what_the_full_pipeline_writes(
         body = {"user": {"id": user}, "value": value}
         with time_machine.travel(start + dt.timedelta(days=day), tick=False):
             with CaptureQueriesContext(connection) as queries:
-                mine = configured.post("/v1/metrics/words/event", body)
+                mine = client.post("/v1/metrics/words/event", body)
             assert mine.status_code == 201, mine.content
             request = factory.post("/", json.dumps(body), content_type="application/json")
             theirs = ceiling.event(request, "pipeline")
@@ -140,10 +134,29 @@ def test_the_same_work_ceiling_writes_what_the_full_pipeline_writes(
         assert {k: v["added"] for k, v in b["points"].items()} == {
             {"c": "coins"}.get(k, k): v["added"] for k, v in a["points"].items()
         }
-        assert [v["rank"] for v in b["leaderboards"].values()] == [
-            v["rank"] for v in a["leaderboards"].values()
-        ]
+        places = ("rank", "previousRank", "threshold")
+        assert [[v[k] for k in places] for v in b["leaderboards"].values()] == [
+            [v[k] for k in places] for v in a["leaderboards"].values()
+        ], (user, value)
         sizes.append((len(mine.content), len(theirs.content)))
+    return written, sizes
+
+
+@pytest.fixture
+def ceiling(settings: Any) -> Any:
+    if connection.vendor != "postgresql":
+        pytest.skip("the ceiling is PostgreSQL SQL")
+    settings.LEADERBOARD_RANKS_REDIS_URL = ""  # ranks counted by PostgreSQL, as the ceiling does
+    with connection.cursor() as cursor:
+        cursor.execute((CEILING / "schema.sql").read_text())
+    return same_work()
+
+
+def test_the_same_work_ceiling_writes_what_the_full_pipeline_writes(
+    configured,  # noqa: F811 - fixture
+    ceiling,
+):
+    written, sizes = both_ways(configured, ceiling)
     # Every table gamify's events wrote has its copy, and no other.
     assert set(written) == set(TABLES), written
     assert picture({k: k for k in TABLES}) == picture(TABLES)
@@ -152,3 +165,19 @@ def test_the_same_work_ceiling_writes_what_the_full_pipeline_writes(
     # `make bench` prints both cases' mean body size.
     ratio = sum(b for _, b in sizes) / sum(a for a, _ in sizes)
     assert 0.9 < ratio < 1.15, sizes
+
+
+def test_on_full_boards_newcomers_displace_the_lowest_in_both(
+    configured,  # noqa: F811 - fixture
+    ceiling,
+    monkeypatch,
+):
+    # Boards of 3 participants for 6 users: newcomers beat the lowest entry or stay out.
+    response = configured.get("/admin/v1/leaderboards?limit=100")
+    assert response.status_code == 200, response.content
+    changes = [{"id": board["id"], "maxParticipants": 3} for board in response.json()]
+    response = configured.patch("/admin/v1/leaderboards", changes)
+    assert response.status_code == 200, response.content
+    monkeypatch.setattr(ceiling, "MAX_PARTICIPANTS", 3)
+    both_ways(configured, ceiling)
+    assert picture({k: k for k in TABLES}) == picture(TABLES)

@@ -186,7 +186,7 @@ DISPLACE_AND_ENTER = """
 WITH low AS (
     SELECT id FROM same_leaderboardentry
     WHERE leaderboard_id = %(board)s AND run_start = %(run)s AND "group" = ''
-        AND user_id <> %(user)s AND value < %(value)s
+        AND user_id <> %(user)s AND value < %(value)s AND NOT %(room)s
     ORDER BY value, reached_at DESC LIMIT 1
 ), gone AS (
     DELETE FROM same_leaderboardentry WHERE id IN (SELECT id FROM low) RETURNING id
@@ -369,8 +369,12 @@ def _event(cursor: Any, key: str, external: str, value: Decimal) -> dict[str, An
     for (board, on_board, mine), place in zip(standings, places, strict=True):
         before, after, others, lowest, written = place
         if written:
-            count = others + 1
-            ranks[board] = (before + 1 if on_board else None, after + 1, _threshold(count, lowest))
+            lowest = mine if lowest is None else min(Decimal(str(lowest)), mine)
+            ranks[board] = (
+                before + 1 if on_board else None,
+                after + 1,
+                _threshold(others + 1, lowest),
+            )
         else:  # moved away (displaced meanwhile) or a newcomer near a full board
             ranks[board] = _enter_locked(cursor, board, mine, p)
     return _render(key, event_id, total, now, streak, done, awards, points, ranks)
@@ -399,7 +403,7 @@ def _enter_locked(
         return None, None, Decimal(str(lowest))
     cursor.execute(STANDING_ALONE, q)
     ahead, others, lowest = cursor.fetchone()
-    return None, ahead + 1, _threshold(others + 1, min(lowest, mine) if lowest else mine)
+    return None, ahead + 1, _threshold(others + 1, mine if lowest is None else min(lowest, mine))
 
 
 def _achievement(pk: int, need: int, now: dt.datetime) -> dict[str, Any]:
