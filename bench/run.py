@@ -664,7 +664,7 @@ def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_name = {r["case"]: r["median"] for r in results}
     rows = []
     print("\n== side by side with the raw-SQL ceiling (medians)")
-    print(f"   {'target':<44} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11}")
+    print(f"   {'target':<56} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11}")
     for label, case, ceiling in COMPARISON:
         mine, top = by_name.get(case), by_name.get(ceiling)
         if not mine or not top:
@@ -676,7 +676,7 @@ def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         for name, figures, shown in ((f"ceiling for: {label}", top, None), (label, mine, ratio)):
             print(
-                f"   {name:<44} {figures['ok_per_second'] or 0:>8.1f} "
+                f"   {name:<56} {figures['ok_per_second'] or 0:>8.1f} "
                 f"{_ms(figures['p50_ms']):>8} {_ms(figures['p99_ms']):>8} "
                 f"{'' if shown is None else f'{shown:.0%}':>11}"
             )
