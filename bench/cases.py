@@ -83,6 +83,7 @@ class EventsWorker:
         self.count: Counter[str] = Counter()  # events answered 201
         self.max_total: dict[str, Decimal] = {}  # highest `total` answered
         self.unsure: Counter[str] = Counter()  # requests without a 201: outcome unknown
+        self.body_bytes = 0  # of the 201s' bodies
         self._pending: tuple[str, int] = ("", 0)
 
     def next_request(self) -> tuple[str, str, bytes | None]:
@@ -99,6 +100,7 @@ class EventsWorker:
             return
         self.sent[user_id] += value
         self.count[user_id] += 1
+        self.body_bytes += len(body)
         try:
             total = Decimal(str(json.loads(body)["total"]))
         except (ValueError, KeyError, TypeError):
@@ -143,6 +145,7 @@ class EventsCase(Case):
             "events_201": events,
             "distinct_users": len(users),
             "events_creating_user_pct": round(100.0 * len(users) / events, 1) if events else 0,
+            "mean_body_bytes": round(sum(w.body_bytes for w in workers) / events) if events else 0,
         }
 
     def worker(self, index: int) -> EventsWorker:

@@ -4,7 +4,7 @@ raw-SQL ceiling (bench/ceiling) doing the same work on the same PostgreSQL, as a
 | gamify case | its ceiling |
 |---|---|
 | `events` (no features configured) | `ceiling-event`: the six-statement event transaction |
-| `events-full` (the full pipeline below) | `ceiling-event` |
+| `events-full` (the full pipeline below) | `ceiling-event`; `ceiling-event-full`: its rows |
 | `leaderboard-top100` | `ceiling-top100`: one ORDER BY ... LIMIT 100 |
 | `points-read` | `ceiling-points-read`: one indexed lookup |
 
@@ -45,14 +45,17 @@ ACTIVE = {"status": "active"}  # triggers are created inactive
 COMPARISON = [
     ("event, no features configured", "events", "ceiling-event"),
     ("event, full pipeline", "events-full", "ceiling-event"),
+    ("event, full pipeline, vs same-work ceiling", "events-full", "ceiling-event-full"),
     ("GET /v1/leaderboards/{key}?limit=100", "leaderboard-top100", "ceiling-top100"),
     ("GET /v1/users/{id}/points/{key}", "points-read", "ceiling-points-read"),
 ]
 # Cases run once each, in this order: the gamify events case before any board or streak exists
-# (later configuration would make it pay for those steps), the full pipeline after it.
+# (later configuration would make it pay for those steps), the full pipeline after it; the
+# same-work ceiling right before it, starting from the same users (those of `events`).
 COMPARE_ORDER = [
     "ceiling-event",
     "events",
+    "ceiling-event-full",
     "events-full",
     "ceiling-top100",
     "leaderboard-top100",
@@ -114,6 +117,95 @@ class CeilingEventCase(EventsCase):
 
     def verify_database(self, ctx: Any, workers: list[Any]) -> list[Check]:
         return []
+
+
+class CeilingFullEventCase(CeilingEventCase):
+    """The same rows as `events-full` (bench/ceiling/same_work.py), for the same stream of
+    events: same users, values and seed."""
+
+    name = "ceiling-event-full"
+    summary = "ceiling: the full pipeline's rows in one raw SQL transaction (same work)"
+    metric_key = PIPELINE_METRIC
+
+    def __init__(self, args: Any) -> None:
+        super().__init__(args)
+        self.path = f"/event-full/{self.metric_key}"
+
+    def setup(self, ctx: Any) -> None:
+        # gamify's `events-full` finds the users that `events` created: so does this one.
+        ctx.db_execute(
+            "INSERT INTO same_enduser (created, updated, tenant_id, external_id, public_id,"
+            " subscribe_to_emails, device_tokens, attributes, control, notification_preferences,"
+            " last_active_at, last_active_on)"
+            " SELECT created, updated, 1, external_id, public_id, subscribe_to_emails,"
+            " device_tokens, attributes, control, notification_preferences, last_active_at,"
+            " last_active_on FROM users_enduser WHERE external_id LIKE 'bench-user-%%'"
+        )
+
+    def worker(self, index: int) -> EventsWorker:
+        # The seed of `events-full`'s workers: the same users and values in the same order.
+        return EventsWorker(self.path, self.users, self.max_value, self.seed * 5000 + index)
+
+    def verify_database(self, ctx: Any, workers: list[Any]) -> list[Check]:
+        return same_work_checks(ctx, workers)
+
+
+def same_work_checks(ctx: Any, workers: list[Any]) -> list[Check]:
+    """What the configuration decides, per user, from their metric total T (one day: no
+    streak of 3): XP = T + 50 * (T // 500), Coins = T // 10 + 5, the awards add up to the
+    totals, one completion per achievement (10, 100, 1,000) reached, one streak; each board
+    holds at most 1,000 entries, each equal to its user's total."""
+    sent: Counter[str] = Counter()
+    unsure: set[str] = set()
+    for w in workers:
+        sent.update(w.sent)
+        unsure.update(w.unsure)
+    rows = ctx.db_query(
+        "SELECT u.external_id, t.total,"
+        " (SELECT total FROM same_pointstotal p WHERE p.user_id = u.id AND p.system_id = 1),"
+        " (SELECT total FROM same_pointstotal p WHERE p.user_id = u.id AND p.system_id = 2),"
+        " (SELECT sum(awarded) FROM same_pointsaward a WHERE a.user_id = u.id),"
+        " (SELECT count(*) FROM same_achievementcompletion c WHERE c.user_id = u.id),"
+        " (SELECT count(*) FROM same_streakstate s WHERE s.user_id = u.id)"
+        " FROM same_enduser u JOIN same_metrictotal t ON t.user_id = u.id"
+    )
+    entries = ctx.db_query(
+        "SELECT e.leaderboard_id, count(*), count(*) FILTER (WHERE e.value <> CASE"
+        " WHEN e.leaderboard_id = 1 THEN t.total ELSE p.total END)"
+        " FROM same_leaderboardentry e JOIN same_metrictotal t ON t.user_id = e.user_id"
+        " JOIN same_pointstotal p ON p.user_id = e.user_id AND p.system_id = 1"
+        " GROUP BY e.leaderboard_id"
+    )
+    if rows is None or entries is None:
+        return [Check("database: the same-work rows", True, "skipped: query failed (see log)")]
+    wrong = []
+    for user, total, xp, coins, awarded, completions, streaks in rows:
+        units = int(total)
+        expected = (
+            units + 50 * (units // 500),
+            units // 10 + 5,
+            sum(units >= need for need in (10, 100, 1000)),
+        )
+        got = (xp, coins, completions)
+        if got != expected or awarded != xp + coins or streaks != 1:
+            wrong.append(f"{user}: {got} expected {expected}")
+        elif user not in unsure and total != sent[user]:
+            wrong.append(f"{user}: total {total} sent {sent[user]}")
+    boards = {board: (count, off) for board, count, off in entries}
+    full = all(count <= 1000 and off == 0 for count, off in boards.values())
+    return [
+        Check(
+            "database: points, awards, completions and streak of every user",
+            not wrong,
+            f"{len(rows) - len(wrong)}/{len(rows)} users as the rules say"
+            + (f"; first: {', '.join(wrong[:3])}" if wrong else ""),
+        ),
+        Check(
+            "database: boards hold at most 1,000 entries, each the user's total",
+            full and len(boards) == 2,
+            f"entries, mismatched values by board: {boards}",
+        ),
+    ]
 
 
 class CeilingTopWorker(BoardReadWorker):
@@ -385,6 +477,7 @@ SIDE_BY_SIDE_CASES: dict[str, type[Case]] = {
     case.name: case
     for case in (
         CeilingEventCase,
+        CeilingFullEventCase,
         CeilingTopCase,
         CeilingPointsCase,
         BoardTopCase,
