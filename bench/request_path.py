@@ -19,8 +19,9 @@ What one run does:
    WSGI application with a prepared environ (an admin key in X-API-KEY, the headers an SDK
    sends), each answer checked (status 200 and the body of the first request); it reports per
    request the median of the rounds' CPU of this thread (µs), the wall time, the CPU of the
-   PostgreSQL backend, SQL statements (`connection.execute_wrapper`) and Redis round trips (a
-   command, or a pipeline's execute);
+   PostgreSQL backend, SQL statements (`connection.execute_wrapper`), Redis round trips (a
+   command, or a pipeline's execute) and function calls (`sys.setprofile`: unlike CPU time,
+   the same on every run of the same code, so the effect of one change shows through noise);
 4. with `--profile CASE`, runs that case's requests once more under cProfile and prints the
    top functions (cumulative and own time), timed in CPU of this thread.
 
@@ -235,6 +236,26 @@ def run_round(
     return cpu / n * 1e6, wall / n * 1e6, backend / n * 1e6
 
 
+def python_calls(client: Wsgi, url: Callable[[], str], n: int = 50) -> float:
+    """Function calls (Python and built-in) per request: the same on every run of the same
+    code, where CPU time moves with the machine's load, so it tells one change's effect."""
+    count = 0
+
+    def counter(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    urls = [url() for _ in range(n)]
+    sys.setprofile(counter)
+    try:
+        for u in urls:
+            client.call("GET", u)
+    finally:
+        sys.setprofile(None)
+    return count / n
+
+
 def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counters) -> None:
     from django.db import connection
 
@@ -260,12 +281,13 @@ def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counter
         status, headers, content = client.call("GET", url())
     statements, redis_calls = counters.statements, counters.redis
     rounds = [run_round(client, url, args.requests, check) for _ in range(args.rounds)]
+    calls = python_calls(client, url)
     cpu = statistics.median(r[0] for r in rounds)
     print(
         f"{name:20} cpu {cpu:7.0f} µs/request (rounds {min(r[0] for r in rounds):.0f}-"
         f"{max(r[0] for r in rounds):.0f}), wall {statistics.median(r[1] for r in rounds):.0f} µs,"
         f" postgres backend {statistics.median(r[2] for r in rounds):.0f} µs;"
-        f" {statements} SQL statements, {redis_calls} Redis round trips;"
+        f" {statements} SQL statements, {redis_calls} Redis round trips, {calls:.0f} calls;"
         f" {len(content)}-byte body"
     )
     if args.show_headers:
@@ -278,6 +300,8 @@ def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counter
         for u in urls:
             client.call("GET", u)
         profiler.disable()
+        if args.profile_out:
+            profiler.dump_stats(args.profile_out)
         for order in ("cumulative", "tottime"):
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(45)
@@ -290,6 +314,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--case", nargs="+", choices=sorted(CASES), default=list(CASES))
     parser.add_argument("--profile", choices=sorted(CASES), help="cProfile this case")
+    parser.add_argument("--profile-out", help="also write the profile to this file (pstats)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7", help="REDIS_URL")
     parser.add_argument("--show-headers", action="store_true", help="print each case's answer")
     parser.add_argument("--keep-db", action="store_true")
