@@ -181,6 +181,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_PARSER_CLASSES": ["apps.core.api.parsers.StrictJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["apps.core.api.renderers.FastJSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "apps.core.api.negotiation.JSONNegotiation",
     "EXCEPTION_HANDLER": "apps.core.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }

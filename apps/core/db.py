@@ -135,18 +135,30 @@ def model_columns(
     quote = connection.ops.quote_name
     fields = model._meta.concrete_fields
     columns = [f"{alias}.{quote(str(f.column))}" for f in fields]
-    converters: list[list[Converter]] = []
-    for field in fields:
-        col = field.get_col(alias)
-        # Bound to their column: some (SQLite's decimals) read the field from it.
-        converters.append(
-            [
-                functools.partial(_convert, convert, col)
-                for convert in connection.ops.get_db_converters(col)
-                + col.get_db_converters(connection)
-            ]
-        )
+    converters = [_field_converters(field, alias) for field in fields]
     return columns, [f.attname for f in fields], converters
+
+
+def _field_converters(field: Any, alias: str) -> list[Converter]:
+    col = field.get_col(alias)
+    # Bound to their column: some (SQLite's decimals) read the field from it.
+    return [
+        functools.partial(_convert, convert, col)
+        for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+    ]
+
+
+def column_reader(model: type[Model], name: str) -> Callable[[Any], Any]:
+    """What the ORM makes of a value of the field `name` read by a hand-written statement
+    (a decimal from SQLite's number, a date from its text): build it once per vendor."""
+    converters = _field_converters(model._meta.get_field(name), "")
+
+    def read(value: Any) -> Any:
+        for convert in converters:
+            value = convert(value, None, connection)
+        return value
+
+    return read
 
 
 def _convert(convert: Converter, col: Any, value: Any, _expression: Any, conn: Any) -> Any:

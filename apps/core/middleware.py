@@ -32,6 +32,8 @@ class RequestLogMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.monotonic()
         response = self.get_response(request)
+        if not logger.isEnabledFor(logging.INFO):
+            return response  # LOG_LEVEL=WARNING: no line, so nothing to make safe for one
         elapsed_ms = (time.monotonic() - started) * 1000
         logger.info(
             "method=%s path=%s status=%s ms=%.1f tenant=%s",

@@ -1,18 +1,21 @@
 """Hand-written SQL of the leaderboard step (apps/core/db.py says when): the ORM compiled the
-standing aggregate, with its OR-ed conditions, in about ten times the query's own time."""
+standing aggregate, with its OR-ed conditions, in about ten times the query's own time; and
+the page of rankings that GET /leaderboards/{key} reads."""
 
 import datetime as dt
 import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.db import connection
 
-from apps.core.db import Table, fetch_one, statement, values_rows
+from apps.core.db import Table, column_reader, fetch_one, statement, values_rows
 from apps.leaderboards.domain import RANK_ORDER
 from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
+from apps.users.models import EndUser
 
 _ENTRIES = Table(LeaderboardEntry)
 
@@ -76,14 +79,48 @@ DO UPDATE SET {s[rank]} = excluded.{s[rank]}, {s[value]} = excluded.{s[value]}
 """
 
 
+# A page of a run's rankings, best first: each entry's user id and name and its value. Written
+# with the ORM (a filter, a join, the rank order, a slice) it was compiled again on every read of
+# a board, in more time than the query takes.
+RANKINGS_PAGE = """
+SELECT {u[external_id]}, {u[name]}, {t[value]}
+FROM {t} t JOIN {u} u ON {u[id]} = {t[user]}
+WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s AND {t[group]} = %s
+ORDER BY {order}
+LIMIT %s OFFSET %s
+"""
+
+
 @functools.cache
 def _statements(vendor: str) -> dict[str, str]:
     t = _ENTRIES
+    page = Table(LeaderboardEntry, "t")
     return {
+        "page": statement(RANKINGS_PAGE, t=page, u=Table(EndUser, "u"), order=rank_order(page)),
         "standing": statement(STANDING, t=t, ahead=_ahead(t)),
         "displace": statement(DISPLACE_LOWEST, t=t, last_first=rank_order(t, reverse=True)),
         "snapshot": statement(SNAPSHOT_RUN, s=LeaderboardSnapshot, t=t, order=rank_order(t)),
     }
+
+
+@functools.cache
+def _value_reader(vendor: str) -> Callable[[Any], Any]:
+    return column_reader(LeaderboardEntry, "value")
+
+
+def rankings_page(
+    board_pk: int, run_start: dt.date, group: str, offset: int, limit: int
+) -> list[tuple[str, str | None, Decimal]]:
+    """(user id, user name, value) of the entries at places offset + 1 to offset + limit."""
+    if limit <= 0:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _statements(connection.vendor)["page"], [board_pk, run_start, group, limit, offset]
+        )
+        rows = cursor.fetchall()
+    value = _value_reader(connection.vendor)
+    return [(external_id, name, value(v)) for external_id, name, v in rows]
 
 
 Place = tuple[Decimal, dt.datetime]  # (value, reached_at) of an entry

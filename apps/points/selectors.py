@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import OuterRef, QuerySet, Subquery, Sum
+from django.db.models import QuerySet, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.core.db import CompiledSelect
-from apps.points import domain
+from apps.points import domain, sql
 from apps.points.choices import SystemStatus, TriggerStatus
 from apps.points.models import (
     PointsAward,
@@ -226,16 +226,11 @@ def user_totals(
 def user_total_by_external_id(
     tenant: Tenant, external_id: str, system_pk: int
 ) -> tuple[int, int] | None:
-    """(pk, total in the system, 0 without one) of the user with this id, or None: one query
-    for what GET /users/{id}/points/{key} would otherwise read in two."""
-    total = PointsTotal.objects.filter(user=OuterRef("pk"), system_id=system_pk).values("total")
-    row = (
-        EndUser.objects.filter(tenant=tenant, external_id=external_id)
-        .annotate(points=Subquery(total[:1]))
-        .values_list("pk", "points")
-        .first()
-    )
-    return None if row is None else (row[0], row[1] or 0)
+    """(pk, total in the system, 0 without one) of the user with this id, or None: one
+    hand-written statement (apps/points/sql.py) for what GET /users/{id}/points/{key} would
+    otherwise read in two."""
+    row = sql.user_total_by_external_id(tenant.pk, external_id, system_pk)
+    return None if row is None else (row[0], int(row[1] or 0))
 
 
 # Hand-compiled (apps/core/db.py): the read of GET /users/{id}/points/{key}.

@@ -60,3 +60,14 @@ def test_an_unknown_user_is_reported_before_an_unknown_system(reader):
     assert read(reader, "ghost", "nope")[:2] == (404, {"error": 'User not found: "ghost"'})
     assert read(reader, "a", "nope")[:2] == (404, {"error": 'Points system not found: "nope"'})
     assert read(reader, "ghost")[:2] == (404, {"error": 'User not found: "ghost"'})
+
+
+def test_another_tenants_user_of_the_same_id_is_not_found(reader, other_tenant_client):
+    """The user is looked up within the key's tenant: the same id in another tenant, with a
+    system of the same key there, is a user not found."""
+    send(reader, "a", 3)
+    created = other_tenant_client.post("/admin/v1/points", [{"name": "XP", "key": "xp"}])
+    assert created.status_code == 201, created.content
+    response = other_tenant_client.get("/v1/users/a/points/xp")
+    assert (response.status_code, response.json()) == (404, {"error": 'User not found: "a"'})
+    assert read(reader, "a")[0] == 200

@@ -3,7 +3,7 @@
 Tier 1: events, achievement completions and every admin endpoint; tier 2: the rest of the
 application API. RATE_LIMIT_TIER1 / RATE_LIMIT_TIER2 are requests per second (0: no limit).
 Fixed one-second windows, counted in Redis when REDIS_URL is set (one round trip: INCR and
-EXPIRE in a pipeline), so every process shares them; per process otherwise, and for RETRY_AFTER
+EXPIRE in a script), so every process shares them; per process otherwise, and for RETRY_AFTER
 seconds after Redis failed (an unreachable Redis must not hold or refuse every request).
 """
 
@@ -11,12 +11,14 @@ import logging
 import math
 import threading
 import time
+import weakref
 from typing import Any
 
 import redis
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+from redis.commands.core import Script
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -44,14 +46,25 @@ def _count_local(name: str, window: int) -> int:
         return _local_counts[name]
 
 
+# INCR and EXPIRE in one round trip. A script, not a pipeline: building a pipeline (and the
+# client Django's cache hands out, which it makes anew on every call) copied redis-py's table of
+# ~170 response callbacks twice per request, more CPU than the rest of the rate limit.
+_COUNT = """
+local used = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return used
+"""
+# One registered script per cache backend (each thread has its own, and a test that changes
+# CACHES gets a new one), on a client of the backend's own connection pool.
+_counters: "weakref.WeakKeyDictionary[RedisCache, Script]" = weakref.WeakKeyDictionary()
+
+
 def _count_redis(backend: RedisCache, name: str) -> int:
-    key = backend.make_key(name)
-    client = backend._cache.get_client(key, write=True)
-    pipeline = client.pipeline(transaction=False)
-    pipeline.incr(key)
-    pipeline.expire(key, 2)
-    used, _ = pipeline.execute()
-    return int(used)
+    counter = _counters.get(backend)
+    if counter is None:
+        client = backend._cache.get_client(None, write=True)
+        counter = _counters[backend] = client.register_script(_COUNT)
+    return int(counter(keys=[backend.make_key(name)], args=[2]))
 
 
 def _redis_backend() -> RedisCache | None:
