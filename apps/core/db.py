@@ -212,7 +212,11 @@ class CompiledSelect:
         found = self._rows(" LIMIT 1" + (" FOR UPDATE" if lock else ""), params)
         return found[0] if found else None
 
-    def many(self, params: Sequence[Any], limit: int | None = None) -> list[Any]:
+    def many(
+        self, params: Sequence[Any], limit: int | None = None, lock: bool = False
+    ) -> list[Any]:
+        if lock and connection.features.has_select_for_update:
+            return self._rows(" FOR UPDATE", params)
         if limit is None:
             return self._rows("", params)
         return self._rows(" LIMIT %s", [*params, limit])
@@ -380,6 +384,132 @@ def insert(instance: Model, *, unless_conflict: tuple[str, ...] = ()) -> bool:
     instance._state.adding = False
     instance._state.db = connection.alias
     return True
+
+
+# Writes of many rows (a batch in bulk, apps/pipeline/bulk.py), PostgreSQL only: one statement
+# a table, its rows passed column by column as arrays (`unnest`), so the statement has one
+# placeholder a column whatever the number of rows, and is built once per process. Values are
+# passed as the model's instances hold them (the array's cast does what the ORM's preparation
+# would), JSON as text.
+
+
+def _bound_cursor() -> Any:
+    """A cursor whose parameters PostgreSQL binds (psycopg's own Cursor, not the client-side
+    binding Django's backend uses by default): an array goes over the wire in binary, not
+    quoted into the statement's text. Wrapped as Django wraps its cursors, so that execute
+    wrappers and query logging see its statements."""
+    import psycopg
+
+    connection.ensure_connection()
+    return connection._prepare_cursor(psycopg.Cursor(connection.connection))  # type: ignore[attr-defined]
+
+
+def _column_reader(field: Any) -> Callable[[Model], Any]:
+    attname = field.attname
+    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+        return lambda instance: field.pre_save(instance, True)
+    if field.get_internal_type() == "JSONField":
+        encoder = field.encoder
+
+        def read_json(instance: Model) -> Any:
+            value = getattr(instance, attname)
+            return None if value is None else json.dumps(value, cls=encoder)
+
+        return read_json
+    return lambda instance: getattr(instance, attname)
+
+
+@functools.cache
+def _array_types(model: type[Model], names: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Each column's array cast and how the unnested column is selected (JSON from text)."""
+    t = Table(model)
+    casts, selects = [], []
+    for n, name in enumerate(names, start=1):
+        kind = t.field(name).get_internal_type()
+        json_column = kind == "JSONField"
+        casts.append("text[]" if json_column else f"{t.type(name)}[]")
+        selects.append(f"v.c{n}::jsonb" if json_column else f"v.c{n}")
+    return casts, selects
+
+
+@functools.cache
+def _insert_many_statement(
+    model: type[Model],
+    conflict: tuple[str, ...],
+    update: tuple[str, ...],
+    add: tuple[str, ...],
+    returning: tuple[str, ...],
+) -> tuple[str, list[Callable[[Model], Any]]]:
+    t = Table(model)
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    casts, selects = _array_types(model, tuple(f.name for f in fields))
+    columns = ", ".join(t[f.name] for f in fields)
+    arrays = ", ".join(f"%b::{cast}" for cast in casts)
+    names = ", ".join(f"c{n}" for n in range(1, len(fields) + 1))
+    # Identifiers from the model; values are parameters.
+    sql = (
+        f"INSERT INTO {t} ({columns}) SELECT {', '.join(selects)} "  # noqa: S608
+        f"FROM unnest({arrays}) AS v({names})"
+    )
+    if conflict:
+        arbiter = ", ".join(t[name] for name in conflict)
+        sets = [f"{t[n]} = EXCLUDED.{t[n]}" for n in update]
+        sets += [f"{t[n]} = {t}.{t[n]} + EXCLUDED.{t[n]}" for n in add]
+        action = f"DO UPDATE SET {', '.join(sets)}" if sets else "DO NOTHING"
+        sql += f" ON CONFLICT ({arbiter}) {action}"
+    if returning:
+        sql += f" RETURNING {', '.join(t[name] for name in returning)}"
+    return sql, [_column_reader(f) for f in fields]
+
+
+def insert_many(
+    instances: Sequence[Model],
+    *,
+    conflict: tuple[str, ...] = (),
+    update: tuple[str, ...] = (),
+    add: tuple[str, ...] = (),
+    returning: tuple[str, ...] = (),
+) -> list[tuple[Any, ...]]:
+    """Insert unsaved instances of one model in one statement (PostgreSQL); the RETURNING
+    rows. With `conflict` (the fields of a unique constraint), a row that would break it sets
+    the fields `update` to the new row's and adds the new row's `add` to its own, or, with
+    neither, is not inserted. The instances keep no primary key: ask `returning` for it. The
+    rows must not meet one conflicting row twice (PostgreSQL refuses it)."""
+    if not instances:
+        return []
+    sql, readers = _insert_many_statement(type(instances[0]), conflict, update, add, returning)
+    params = [[read(instance) for instance in instances] for read in readers]
+    with _bound_cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if returning else []
+
+
+@functools.cache
+def _update_many_statement(model: type[Model], fields: tuple[str, ...]) -> str:
+    t = Table(model)
+    pk = model._meta.pk.name
+    casts, selects = _array_types(model, (pk, *fields))
+    sets = ", ".join(f"{t[n]} = {select}" for n, select in zip(fields, selects[1:], strict=True))
+    arrays = ", ".join(f"%b::{cast}" for cast in casts)
+    names = ", ".join(f"c{n}" for n in range(1, len(fields) + 2))
+    # Identifiers from the model; values are parameters.
+    return (
+        f"UPDATE {t} SET {sets} FROM unnest({arrays}) AS v({names}) "  # noqa: S608
+        f"WHERE {t}.{t[pk]} = v.c1 RETURNING {t}.{t[pk]}"
+    )
+
+
+def update_many(
+    model: type[Model], fields: tuple[str, ...], rows: Sequence[tuple[Any, ...]]
+) -> set[Any]:
+    """Set `fields` of the rows (primary key, then the fields' values, as the instances hold
+    them) in one statement (PostgreSQL); the primary keys of the rows found."""
+    if not rows:
+        return set()
+    params = [list(column) for column in zip(*rows, strict=True)]
+    with _bound_cursor() as cursor:
+        cursor.execute(_update_many_statement(model, fields), params)
+        return {row[0] for row in cursor.fetchall()}
 
 
 def values_rows(count: int, types: Sequence[str]) -> str:

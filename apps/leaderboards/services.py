@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Sum
+from django.db.models import Count, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
@@ -46,7 +46,7 @@ def standings_render(standings: Iterable[BoardStanding]) -> dict[str, dict[str, 
     return {s.board.key: render(s) for s in standings}
 
 
-def _delta(
+def event_contribution(
     board: BoardDef,
     metric_pk: int | None,
     value: Decimal,
@@ -63,7 +63,9 @@ def _delta(
     return None
 
 
-def _places(tenant: Tenant, user: EndUser, now: dt.datetime) -> list[tuple[BoardDef, dt.date, str]]:
+def event_places(
+    tenant: Tenant, user: EndUser, now: dt.datetime
+) -> list[tuple[BoardDef, dt.date, str]]:
     """The active boards open to this user right now, with the run and group an event would
     count in: only activity inside a board's run and daily time window (in the user's local
     time) counts."""
@@ -104,7 +106,7 @@ def leaderboards_event_load(
     read."""
     places = [
         (board, run_start, group)
-        for board, run_start, group in _places(tenant, user, now)
+        for board, run_start, group in event_places(tenant, user, now)
         if board.rank_by == RankBy.POINTS
         or (board.rank_by == RankBy.METRIC and board.metric_pk == metric_pk)
         or (board.rank_by == RankBy.STREAK and streaks)
@@ -123,6 +125,47 @@ def _entries_loaded(
         key: ((found[0].pk, found[0].value, found[0].reached_at) if found else None)
         for key, found in zip(keys, rows, strict=True)
     }
+
+
+RunOf = tuple[int, dt.date, str]  # (board pk, run start, group)
+
+
+def entries_of(user_pks: list[int], runs: set[RunOf]) -> dict[tuple[RunOf, int], Found]:
+    """These users' entries in these runs, by (run, user pk): one statement (users without
+    one are absent)."""
+    if not runs or not user_pks:
+        return {}
+    rows = LeaderboardEntry.objects.filter(
+        user_id__in=user_pks,
+        leaderboard_id__in={board_pk for board_pk, _, _ in runs},
+        run_start__in={run_start for _, run_start, _ in runs},
+    ).values_list("leaderboard_id", "run_start", "group", "user_id", "pk", "value", "reached_at")
+    found: dict[tuple[RunOf, int], Found] = {}
+    for board_pk, run_start, group, user_pk, pk, value, reached_at in rows:
+        if (board_pk, run_start, group) in runs:
+            found[(board_pk, run_start, group), user_pk] = (pk, value, reached_at)
+    return found
+
+
+def run_counts(runs: set[RunOf]) -> dict[RunOf, int]:
+    """How many entries each of these runs has: one statement."""
+    if not runs:
+        return {}
+    rows = (
+        LeaderboardEntry.objects.filter(
+            leaderboard_id__in={board_pk for board_pk, _, _ in runs},
+            run_start__in={run_start for _, run_start, _ in runs},
+        )
+        .order_by()
+        .values("leaderboard_id", "run_start", "group")
+        .annotate(count=Count("pk"))
+        .values_list("leaderboard_id", "run_start", "group", "count")
+    )
+    counts = dict.fromkeys(runs, 0)
+    for board_pk, run_start, group, count in rows:
+        if (board_pk, run_start, group) in runs:
+            counts[board_pk, run_start, group] = count
+    return counts
 
 
 def leaderboards_apply_event(
@@ -144,8 +187,10 @@ def leaderboards_apply_event(
     caller read them (leaderboards_event_load); `created`: the user was created by this event,
     so what they gained in any run is what this event brings."""
     work = []
-    for board, run_start, group in _places(tenant, user, now):
-        contribution = _delta(board, metric_pk, value, points_added or {}, streak_length)
+    for board, run_start, group in event_places(tenant, user, now):
+        contribution = event_contribution(
+            board, metric_pk, value, points_added or {}, streak_length
+        )
         if contribution is None:
             continue
         amount, absolute = contribution
@@ -205,7 +250,7 @@ def _apply(
         if new != old and not place.moved:
             ranks.change(run, [(user.pk, new)])
     if place is None:
-        if not (absolute or created) and board.start_time is None and board.end_time is None:
+        if newcomer_gains(board, absolute, created):
             # A newcomer (or someone displaced earlier) enters with all they gained in the
             # run, not only this event: the daily rollups already include it.
             amount = _run_gain(board, user, run_start, amount)
@@ -221,17 +266,44 @@ def _apply(
 
 
 def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Decimal) -> Decimal:
+    rows = _run_rows(board, run_start)
+    if rows is None:
+        return fallback
+    total = rows.filter(user=user).aggregate(total=Sum("change"))["total"]
+    return Decimal(total) if total is not None else fallback
+
+
+def _run_rows(board: BoardDef, run_start: dt.date) -> Any:
+    """The daily rollups that a metric or points board's run counts (None: a streak board)."""
     end = board.run_end(run_start)
     window = {"date__gte": run_start, **({"date__lte": end} if end else {})}
-    rows: Any
     if board.rank_by == RankBy.METRIC and board.metric_pk is not None:
-        rows = MetricDailyChange.objects.filter(user=user, metric_id=board.metric_pk, **window)
-    elif board.rank_by == RankBy.POINTS and board.points_pk is not None:
-        rows = PointsDailyChange.objects.filter(user=user, system_id=board.points_pk, **window)
-    else:
-        return fallback
-    total = rows.aggregate(total=Sum("change"))["total"]
-    return Decimal(total) if total is not None else fallback
+        return MetricDailyChange.objects.filter(metric_id=board.metric_pk, **window)
+    if board.rank_by == RankBy.POINTS and board.points_pk is not None:
+        return PointsDailyChange.objects.filter(system_id=board.points_pk, **window)
+    return None
+
+
+def run_gains(board: BoardDef, run_start: dt.date, user_pks: list[int]) -> dict[int, Decimal]:
+    """What each of these users gained in the run by their stored daily rollups, in one
+    statement (users without any are absent): what a newcomer enters with, as _run_gain."""
+    rows = _run_rows(board, run_start)
+    if rows is None or not user_pks:
+        return {}
+    sums = (
+        rows.filter(user_id__in=user_pks)
+        .order_by()
+        .values("user_id")
+        .annotate(total=Sum("change"))
+        .values_list("user_id", "total")
+    )
+    return {user_pk: Decimal(total) for user_pk, total in sums}
+
+
+def newcomer_gains(board: BoardDef, absolute: bool, created: bool) -> bool:
+    """Whether a newcomer enters with all they gained in the run (its daily rollups), not
+    only this event's amount."""
+    return not (absolute or created) and board.start_time is None and board.end_time is None
 
 
 # Newcomer on a full board: how often the lowest entry may move up under them before they give

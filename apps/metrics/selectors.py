@@ -95,3 +95,23 @@ def metric_filtered_total(user: EndUser, metric_pk: int, filters: dict[str, str]
     """The user's total of the events of this metric carrying all these attribute values."""
     events = MetricEvent.objects.filter(attributes_q(filters), user=user, metric_id=metric_pk)
     return events.aggregate(total=Sum("value"))["total"] or Decimal(0)
+
+
+def totals_of(user_pks: list[int]) -> dict[tuple[int, int], Decimal]:
+    """Every metric total of these users, by (user pk, metric pk): one statement."""
+    rows = MetricTotal.objects.filter(user_id__in=user_pks).values_list(
+        "user_id", "metric_id", "total"
+    )
+    return {(user_pk, metric_pk): total for user_pk, metric_pk, total in rows}
+
+
+def daily_changes_of(
+    user_pks: list[int], since: dt.date
+) -> list[tuple[int, int, dt.date, Decimal]]:
+    """These users' daily rollups (user pk, metric pk, date, change) from `since`: one
+    statement."""
+    return list(
+        MetricDailyChange.objects.filter(user_id__in=user_pks, date__gte=since).values_list(
+            "user_id", "metric_id", "date", "change"
+        )
+    )

@@ -3,7 +3,6 @@ then applied by a worker one user at a time through the pipeline of services.eve
 
 import datetime as dt
 import logging
-from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -14,26 +13,20 @@ from apps.core.api.naming import wire_namer
 from apps.core.db import retrying_deadlocks
 from apps.core.errors import ApplicationError
 from apps.core.outbox import outbox_enqueue
+from apps.pipeline import bulk
 from apps.pipeline.config import event_config
 from apps.pipeline.models import BatchRequest, QueuedEvent, QueuedEventStatus
-from apps.pipeline.services import EventInput, event_apply, event_user_resolve
+from apps.pipeline.services import (
+    EventInput,
+    event_apply,
+    event_input_from_payload,
+    event_user_resolve,
+)
 from apps.users.models import EndUser
 from apps.users.services import attribute_values_check, user_lock
-from apps.users.wire import user_fields_restored, user_fields_stored
+from apps.users.wire import user_fields_stored
 
 logger = logging.getLogger("gamify.pipeline")
-
-
-def event_input_from_payload(payload: dict[str, Any]) -> EventInput:
-    """Rebuild an EventInput from a validated batch item stored as JSON."""
-    return EventInput(
-        metric_key=payload["key"],
-        user_id=payload["userId"],
-        user_fields=user_fields_restored(payload["userFields"]),
-        value=Decimal(payload["value"]),
-        attributes=payload["attributes"],
-        idempotency_key=payload.get("idempotencyKey"),
-    )
 
 
 def events_enqueue(
@@ -112,22 +105,41 @@ GROUP_DEADLOCK_RETRIES = 2
 
 
 def queued_events_process(batch_id: str) -> int:
-    """Process a batch's pending events, grouped by user; returns how many were processed now.
+    """Process a batch's pending events; returns how many were processed now.
 
-    Each user's events are applied in `seq` order, in transactions of at most GROUP_MAX_EVENTS
-    that lock their rows, take the user's lock once and load the user once (`_group_process`);
-    users come in the order of their first event. Events of different users commute except on
-    leaderboards (README, Batches). Safe to run twice or concurrently: the rows are locked and
-    re-checked before they are applied, and marked done in the same transaction. The locks are
-    blocking ones, so a second worker waits instead of overtaking and reordering a user's
-    events; a worker that dies leaves the committed groups done and the rest pending.
+    On PostgreSQL, for a tenant whose configuration allows it (bulk.bulk_ready), the events go
+    in chunks of bulk.BULK_MAX_EVENTS in `seq` order, each applied in bulk in one transaction
+    (apps/pipeline/bulk.py); a chunk that cannot be goes the grouped way. Otherwise they are
+    grouped by user: each user's events are applied in `seq` order, in transactions of at most
+    GROUP_MAX_EVENTS that lock their rows, take the user's lock once and load the user once
+    (`_group_process`); users come in the order of their first event. Events of different users
+    commute except on leaderboards (README, Batches). Safe to run twice or concurrently: the
+    rows are locked and re-checked before they are applied, and marked done in the same
+    transaction. The locks are blocking ones, so a second worker waits instead of overtaking and
+    reordering a user's events; a worker that dies leaves the committed chunks or groups done
+    and the rest pending.
     """
-    groups: dict[tuple[int, str], list[int]] = {}
-    pending = (
+    pending = list(
         QueuedEvent.objects.filter(batch_id=batch_id, status=QueuedEventStatus.PENDING)
         .order_by("seq")
         .values_list("pk", "tenant_id", "payload")
     )
+    if not pending:
+        return 0
+    tenant = Tenant.objects.get(pk=pending[0][1])
+    if not bulk.bulk_ready(tenant):
+        return _grouped_process(pending)
+    processed = 0
+    for start in range(0, len(pending), bulk.BULK_MAX_EVENTS):
+        processed += _chunk_process(pending[start : start + bulk.BULK_MAX_EVENTS])
+    return processed
+
+
+Pending = list[tuple[int, int, dict[str, Any]]]  # (row pk, tenant pk, payload) in seq order
+
+
+def _grouped_process(pending: Pending) -> int:
+    groups: dict[tuple[int, str], list[int]] = {}
     for pk, tenant_pk, payload in pending:
         groups.setdefault((tenant_pk, payload["userId"]), []).append(pk)
     processed = 0
@@ -135,6 +147,41 @@ def queued_events_process(batch_id: str) -> int:
         for start in range(0, len(row_ids), GROUP_MAX_EVENTS):
             processed += _group_process_retried(row_ids[start : start + GROUP_MAX_EVENTS])
     return processed
+
+
+def _chunk_process(pending: Pending) -> int:
+    """One chunk in bulk, or, when bulk.NotInBulk says so (its transaction rolled back), the
+    grouped way."""
+    row_ids = [pk for pk, _, _ in pending]
+    try:
+        return retrying_deadlocks(
+            lambda: _chunk_bulk(row_ids),
+            GROUP_DEADLOCK_RETRIES,
+            f"a batch chunk (rows from {row_ids[0]})",
+        )
+    except bulk.NotInBulk:
+        return _grouped_process(pending)
+
+
+def _chunk_bulk(row_ids: list[int]) -> int:
+    with transaction.atomic():
+        rows = _rows_locked(row_ids)
+        if not rows:
+            return 0
+        _outcome_save(bulk.chunk_apply(rows[0].tenant, rows, _group_apply))
+    return len(rows)
+
+
+def _rows_locked(row_ids: list[int]) -> list[QueuedEvent]:
+    """The still pending rows among `row_ids`, locked, in seq order."""
+    return list(
+        # `of`: the rows only, not the tenant joined to them (a configuration change
+        # writes the tenant row, and need not wait for a batch).
+        QueuedEvent.objects.select_for_update(of=("self",))
+        .select_related("tenant")
+        .filter(pk__in=row_ids, status=QueuedEventStatus.PENDING)
+        .order_by("seq")
+    )
 
 
 def _group_process_retried(row_ids: list[int]) -> int:
@@ -148,43 +195,50 @@ def _group_process_retried(row_ids: list[int]) -> int:
 
 def _group_process(row_ids: list[int]) -> int:
     """Apply the still pending rows among `row_ids` (one user's, in seq order) in one
-    transaction; returns how many. An event that raises ApplicationError rolls back to its
-    savepoint and is kept as failed with its reason; any other error rolls back the group."""
+    transaction; returns how many."""
     with transaction.atomic():
-        rows = list(
-            # `of`: the rows only, not the tenant joined to them (a configuration change
-            # writes the tenant row, and need not wait for a batch).
-            QueuedEvent.objects.select_for_update(of=("self",))
-            .select_related("tenant")
-            .filter(pk__in=row_ids, status=QueuedEventStatus.PENDING)
-            .order_by("seq")
-        )
+        rows = _rows_locked(row_ids)
         if not rows:
             return 0
-        tenant, user_id = rows[0].tenant, rows[0].payload["userId"]
-        user = user_lock(tenant, user_id)  # None until an event of the group creates it
-        done: list[int] = []
-        for row in rows:
-            try:
-                with transaction.atomic():
-                    user = _queued_event_apply(tenant, user, row)
-                done.append(row.pk)
-            except ApplicationError as exc:
-                # Validated at acceptance; configuration may have changed since (a deleted
-                # metric or attribute), or the stored user (an email removed). The event is
-                # kept with its reason.
-                # In the admin API's words, as the event was sent.
-                row.status, row.error = QueuedEventStatus.FAILED, exc.worded(wire_namer(None))
-                row.processed_at = timezone.now()
-                row.save(update_fields=["status", "error", "processed_at"])
-                logger.warning("queued event %s failed: %s", row, exc.message)
-                # The savepoint undid the event's writes, not what it set on the loaded
-                # user: load it again, as the next event alone would.
-                user = user_lock(tenant, user_id)
-        QueuedEvent.objects.filter(pk__in=done).update(
-            status=QueuedEventStatus.DONE, processed_at=timezone.now()
-        )
+        _outcome_save(_group_apply(rows[0].tenant, rows))
     return len(rows)
+
+
+def _group_apply(tenant: Tenant, rows: list[QueuedEvent]) -> bulk.ChunkResult:
+    """Apply one user's locked rows event by event in the caller's transaction. An event that
+    raises ApplicationError rolls back to its savepoint and fails with its reason; any other
+    error rolls back the caller's transaction."""
+    user_id = rows[0].payload["userId"]
+    user = user_lock(tenant, user_id)  # None until an event of the group creates it
+    result = bulk.ChunkResult([], [])
+    for row in rows:
+        try:
+            with transaction.atomic():
+                user = _queued_event_apply(tenant, user, row)
+            result.done.append(row.pk)
+        except ApplicationError as exc:
+            # Validated at acceptance; configuration may have changed since (a deleted
+            # metric or attribute), or the stored user (an email removed). The event is
+            # kept with its reason.
+            result.failed.append((row, exc))
+            # The savepoint undid the event's writes, not what it set on the loaded
+            # user: load it again, as the next event alone would.
+            user = user_lock(tenant, user_id)
+    return result
+
+
+def _outcome_save(result: bulk.ChunkResult) -> None:
+    """Mark the applied rows done and the failed ones failed, with their reasons."""
+    now = timezone.now()
+    for row, exc in result.failed:
+        # In the admin API's words, as the event was sent.
+        row.status, row.error = QueuedEventStatus.FAILED, exc.worded(wire_namer(None))
+        row.processed_at = now
+        row.save(update_fields=["status", "error", "processed_at"])
+        logger.warning("queued event %s failed: %s", row, exc.message)
+    QueuedEvent.objects.filter(pk__in=result.done).update(
+        status=QueuedEventStatus.DONE, processed_at=now
+    )
 
 
 def _queued_event_apply(tenant: Tenant, user: EndUser | None, row: QueuedEvent) -> EndUser:

@@ -38,6 +38,7 @@ from apps.users.services import (
     user_lock,
     user_update_fields,
 )
+from apps.users.wire import user_fields_restored
 from apps.webhooks.services import webhooks_record
 
 
@@ -49,6 +50,18 @@ class EventInput:
     value: Decimal
     attributes: dict[str, str]
     idempotency_key: str | None = None
+
+
+def event_input_from_payload(payload: dict[str, Any]) -> EventInput:
+    """Rebuild an EventInput from a validated batch item stored as JSON."""
+    return EventInput(
+        metric_key=payload["key"],
+        user_id=payload["userId"],
+        user_fields=user_fields_restored(payload["userFields"]),
+        value=Decimal(payload["value"]),
+        attributes=payload["attributes"],
+        idempotency_key=payload.get("idempotencyKey"),
+    )
 
 
 def event_process(tenant: Tenant, data: EventInput, now: dt.datetime | None = None) -> EventAnswer:

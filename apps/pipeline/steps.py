@@ -46,7 +46,12 @@ from apps.streaks.selectors import (
     streak_view,
     streaks_configured,
 )
-from apps.streaks.services import StreakLoaded, streak_apply_event, streak_event_load
+from apps.streaks.services import (
+    StreakEventResult,
+    StreakLoaded,
+    streak_apply_event,
+    streak_event_load,
+)
 from apps.users.models import EndUser
 
 
@@ -103,6 +108,10 @@ def streak_step(ctx: EventContext) -> StreakOutcome:
     result = streak_apply_event(
         ctx.tenant, ctx.user, ctx.metric.pk, ctx.now, loaded=ctx.loaded.streak
     )
+    return streak_outcome(result)
+
+
+def streak_outcome(result: StreakEventResult) -> StreakOutcome:
     return StreakOutcome(
         view=result.view,
         extended=result.extended,
@@ -123,9 +132,11 @@ def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsO
         now=ctx.now,
         done=ctx.loaded.completed,
     )
-    return AchievementsOutcome(
-        completed=tuple(completed), facts=completion_facts(ctx.user, completed)
-    )
+    return achievements_outcome(ctx.user, completed)
+
+
+def achievements_outcome(user: EndUser, completed: list[Completed]) -> AchievementsOutcome:
+    return AchievementsOutcome(completed=tuple(completed), facts=completion_facts(user, completed))
 
 
 def completion_facts(user: EndUser, completed: list[Completed]) -> tuple[AchievementCompleted, ...]:

@@ -143,11 +143,7 @@ class Ledger:
         (`points_render` in apps/points/wire.py makes the responses' `points` map of it).
         Raises PointsBlockedError, having possibly written, for the caller's transaction to
         roll back."""
-        changed = [c for c in self._changes.values() if c.awards]
-        self._check_blocking(changed)
-        for change in changed:
-            level = domain.level_for(change.total.total, change.system.level_points)
-            change.total.level_id = level.pk if level else None
+        changed = self._settled()
         inserted = sql.ledger_write(
             sql.LedgerWrite(
                 tenant_pk=self.tenant.pk,
@@ -163,6 +159,28 @@ class Ledger:
             self._keep_inserted(changed, inserted)
             changed = [c for c in changed if c.awards]
             self._check_blocking(changed)
+        return self._described(changed)
+
+    def _settled(self) -> list[_Change]:
+        changed = [c for c in self._changes.values() if c.awards]
+        self._check_blocking(changed)
+        for change in changed:
+            level = domain.level_for(change.total.total, change.system.level_points)
+            change.total.level_id = level.pk if level else None
+        return changed
+
+    def settle(self) -> list["SystemChange"]:
+        """What `flush` would write and return, assuming every award is new, without writing:
+        a batch (apps/pipeline/bulk.py) writes the awards of all its events together, and
+        checks that every one was inserted. The totals carry the levels set."""
+        return self._described(self._settled())
+
+    def totals(self) -> list[PointsTotal]:
+        """The total rows of the systems this ledger awards in (made for a first award), as
+        `settle` or `flush` left them."""
+        return [c.total for c in self._changes.values() if c.awards]
+
+    def _described(self, changed: list[_Change]) -> list["SystemChange"]:
         return [
             SystemChange(
                 system=c.system,

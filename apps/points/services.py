@@ -49,6 +49,20 @@ def points_event_load(tenant: Tenant, user: EndUser) -> Load[PointsLoaded | None
     return Load(((USER_TOTALS, (user.pk,)), (_USER_MARKS, (user.pk,))), _loaded)
 
 
+_TOTALS_OF = CompiledSelect(PointsTotal, "{m[user]} = ANY(%s)")
+_MARKS_OF = CompiledSelect(PointsTriggerMark, "{m[user]} = ANY(%s)")
+
+
+def points_load_many(user_pks: list[int]) -> dict[int, PointsLoaded]:
+    """points_event_load for many users at once (PostgreSQL), two statements."""
+    loaded = {pk: PointsLoaded([], []) for pk in user_pks}
+    for total in _TOTALS_OF.many([user_pks]):
+        loaded[total.user_id].totals.append(total)
+    for mark in _MARKS_OF.many([user_pks]):
+        loaded[mark.user_id].marks.append(mark)
+    return loaded
+
+
 def _nothing(_rows: list[list[object]]) -> None:
     return None
 
@@ -77,6 +91,41 @@ def points_apply_event(
     attributes, and what its streak and achievement steps did, name the triggers it may pay;
     without them only user_creation and the given achievements pay. `loaded`: the user's rows
     when the caller read them (points_event_load)."""
+    awarded = points_event_awards(
+        tenant,
+        user,
+        now=now,
+        metric_pk=metric_pk,
+        event_attributes=event_attributes,
+        metric_total=metric_total,
+        streak_extended=streak_extended,
+        streak_length=streak_length,
+        streak_started=streak_started,
+        achievement_pks=achievement_pks,
+        loaded=loaded,
+    )
+    if awarded is None:
+        return []
+    ledger, new_marks = awarded
+    return ledger.flush(new_marks)
+
+
+def points_event_awards(
+    tenant: Tenant,
+    user: EndUser,
+    *,
+    now: dt.datetime,
+    metric_pk: int | None = None,
+    event_attributes: dict[str, str] | None = None,
+    metric_total: Decimal = Decimal(0),
+    streak_extended: bool = False,
+    streak_length: int = 0,
+    streak_started: str | None = None,
+    achievement_pks: tuple[int, ...] = (),
+    loaded: PointsLoaded | None = None,
+) -> tuple[Ledger, list[PointsTriggerMark]] | None:
+    """The points step without its write: the ledger holding the event's awards, and the
+    trigger marks that moved (None: no trigger applies). Reads only what `loaded` lacks."""
     config = points_config(tenant)
     plan: list[tuple[SystemDef, TriggerDef]] = []
     for system in config.values():
@@ -96,7 +145,7 @@ def points_apply_event(
             ):
                 plan.append((system, t))
     if not plan:
-        return []
+        return None
     ledger = Ledger(tenant, user, now)
     ledger.load(list({s.pk: s for s, _ in plan}.values()), loaded.totals if loaded else None)
     metric_triggers = [t for _, t in plan if t.type == TriggerType.METRIC]
@@ -127,7 +176,7 @@ def points_apply_event(
             ledger.award(system, t, t.points, f"streak:{t.pk}:{streak_started}:{streak_length}")
         elif t.type == TriggerType.ACHIEVEMENT:
             ledger.award(system, t, t.points, f"achievement:{t.pk}:{t.achievement_pk}")
-    return ledger.flush(new_marks)
+    return ledger, new_marks
 
 
 def points_for_achievements(

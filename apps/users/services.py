@@ -147,6 +147,24 @@ def users_each_locked(
                     work(user)
 
 
+def user_new(
+    tenant: Tenant, external_id: str, fields: UserFields, *, now: dt.datetime, active: bool
+) -> EndUser:
+    """The unsaved user that user_create_or_lock inserts (a batch inserts many at once):
+    the supplied fields checked and applied, the control group assigned."""
+    attribute_values_check(tenant, fields.attributes or None, "user")
+    user = EndUser(
+        tenant=tenant,
+        external_id=external_id,
+        control=control_assign(str(tenant.public_id), external_id, tenant.control_ratio),
+    )
+    _apply_fields(user, fields)
+    _check_rules(user, fields, now)
+    if active:  # the event's activity, recorded with the row (user_activity_mark)
+        user.last_active_at, user.last_active_on = now, local_date(now, user.tz)
+    return user
+
+
 def user_create_or_lock(
     tenant: Tenant,
     external_id: str,
@@ -160,16 +178,7 @@ def user_create_or_lock(
     unchanged (created=False), so the caller can decide what to apply to it (the pipeline
     checks idempotency first). One statement: the insert skips a conflicting row."""
     now = now or timezone.now()
-    attribute_values_check(tenant, fields.attributes or None, "user")
-    user = EndUser(
-        tenant=tenant,
-        external_id=external_id,
-        control=control_assign(str(tenant.public_id), external_id, tenant.control_ratio),
-    )
-    _apply_fields(user, fields)
-    _check_rules(user, fields, now)
-    if active:  # the event's activity, recorded with the row (user_activity_mark)
-        user.last_active_at, user.last_active_on = now, local_date(now, user.tz)
+    user = user_new(tenant, external_id, fields, now=now, active=active)
     if insert(user, unless_conflict=("tenant", "external_id")):
         return UserUpsertResult(user=user, created=True)
     existing = user_lock(tenant, external_id)
@@ -246,7 +255,14 @@ def user_activity_mark(user: EndUser, at: dt.datetime, local_day: dt.date) -> No
     """Record the user's latest activity and its local date. Writes only on the user's first
     activity of a day: later events of the day change nothing that is read by date, and an
     older moment (a batch event processed late) never moves the date back."""
+    if user_activity_noted(user, at, local_day):
+        EndUser.objects.filter(pk=user.pk).update(last_active_at=at, last_active_on=local_day)
+
+
+def user_activity_noted(user: EndUser, at: dt.datetime, local_day: dt.date) -> bool:
+    """Set the activity on the loaded user when it is their first of the day; whether it was
+    (then the row needs the same change)."""
     if user.last_active_on is not None and local_day <= user.last_active_on:
-        return
+        return False
     user.last_active_at, user.last_active_on = at, local_day
-    EndUser.objects.filter(pk=user.pk).update(last_active_at=at, last_active_on=local_day)
+    return True

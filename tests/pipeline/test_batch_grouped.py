@@ -21,7 +21,7 @@ from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.errors import ValidationError
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
-from apps.pipeline import batches, steps
+from apps.pipeline import batches, bulk, steps
 from apps.pipeline.batches import events_enqueue, queued_events_process
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
 from apps.pipeline.services import EventInput, event_process
@@ -39,6 +39,14 @@ from apps.users.domain import UserFields
 from apps.users.models import EndUser
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def grouped_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL a batch goes in bulk when its tenant allows (apps/pipeline/bulk.py,
+    tests/pipeline/test_batch_bulk_postgres.py): here every tenant takes the grouped way."""
+    monkeypatch.setattr(bulk, "bulk_ready", lambda tenant: False)
+
 
 ACTIVE = {"status": "active"}
 DAY0 = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)  # configuration

@@ -108,14 +108,17 @@ def test_a_batch_sent_during_a_broker_outage_and_retried_is_applied_exactly_once
 def test_a_worker_whose_connection_is_killed_mid_batch_loses_and_doubles_nothing(
     org, broker_down, monkeypatch
 ):
-    """The worker applies a user's events in one transaction (users in the order of their
-    first event: u0, u1, ...; ten events each). Killed in the middle of u3's group, it leaves
-    u0, u1 and u2 done and all of u3's events pending, and the retry applies the rest once."""
+    """The grouped way (a tenant that bulk does not take) applies a user's events in one
+    transaction (users in the order of their first event: u0, u1, ...; ten events each).
+    Killed in the middle of u3's group, it leaves u0, u1 and u2 done and all of u3's events
+    pending, and the retry applies the rest once."""
     body = batch(100)
     assert client_for(org).post(URL, body, format="json").status_code == 202
     broker_down.undo()
 
-    from apps.pipeline import batches
+    from apps.pipeline import batches, bulk
+
+    monkeypatch.setattr(bulk, "bulk_ready", lambda tenant: False)
 
     real = batches.event_apply
     calls = {"n": 0}
@@ -141,6 +144,44 @@ def test_a_worker_whose_connection_is_killed_mid_batch_loses_and_doubles_nothing
     assert sweep_later(5) == 1  # the retry picks up where the dead connection stopped
     assert MetricEvent.objects.count() == 100
     assert totals() == expected_totals(body)
+    assert not OutboxTask.objects.exists()
+
+
+def test_a_worker_killed_in_its_second_bulk_chunk_loses_and_doubles_nothing(
+    org, broker_down, monkeypatch
+):
+    """In bulk, a batch goes in chunks of BULK_MAX_EVENTS events in seq order, one transaction
+    each. Killed while writing the second chunk, the worker leaves the first done and every
+    later event pending; the retry applies them once."""
+    from apps.pipeline import bulk
+
+    body = batch(100)
+    assert client_for(org).post(URL, body, format="json").status_code == 202
+    broker_down.undo()  # the same MonkeyPatch: patch after it
+    monkeypatch.setattr(bulk, "BULK_MAX_EVENTS", 30)
+
+    real = bulk._write
+    calls = {"n": 0}
+
+    def killed_in_the_second(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        real(*args, **kwargs)
+        if calls["n"] == 2:
+            with connection.cursor() as cursor:  # the server drops this worker's connection
+                cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    monkeypatch.setattr(bulk, "_write", killed_in_the_second)
+    row = OutboxTask.objects.get()
+    assert outbox_run(row.pk) is False
+    done = QueuedEvent.objects.filter(status=QueuedEventStatus.DONE)
+    assert sorted(done.values_list("seq", flat=True)) == list(range(30))
+    assert MetricEvent.objects.count() == 30
+    assert totals() == expected_totals(body[:30])
+
+    assert sweep_later(5) == 1  # the retry picks up where the dead connection stopped
+    assert MetricEvent.objects.count() == 100
+    assert totals() == expected_totals(body)
+    assert calls["n"] == 5  # chunks 1, 2 (rolled back), then 2, 3 and 4 again
     assert not OutboxTask.objects.exists()
 
 

@@ -13,8 +13,11 @@ from apps.achievements.services.completing import (
     Completed,
     achievement_complete_api,
     achievements_apply_event,
+    achievements_due,
     achievements_event_load,
     anniversaries_complete,
+    completed_pks,
+    completions_load_many,
 )
 
 __all__ = [
@@ -23,6 +26,9 @@ __all__ = [
     "achievement_backdate",
     "achievement_complete_api",
     "achievements_apply_event",
+    "achievements_due",
     "achievements_event_load",
     "anniversaries_complete",
+    "completed_pks",
+    "completions_load_many",
 ]

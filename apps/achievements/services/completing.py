@@ -76,6 +76,17 @@ def achievements_event_load(tenant: Tenant, user: EndUser, metric_pk: int) -> Lo
     return Load(((_COMPLETIONS, (user.pk,)),), completed_pks)
 
 
+def completions_load_many(user_pks: list[int]) -> dict[int, set[int]]:
+    """The completed achievements of many users at once (PostgreSQL), one statement."""
+    done: dict[int, set[int]] = {pk: set() for pk in user_pks}
+    rows = AchievementCompletion.objects.filter(user_id__in=user_pks).values_list(
+        "user_id", "achievement_id"
+    )
+    for user_pk, achievement_pk in rows:
+        done[user_pk].add(achievement_pk)
+    return done
+
+
 def _none_completed(_rows: list[list[AchievementCompletion]]) -> set[int]:
     return set()
 
@@ -97,6 +108,31 @@ def achievements_apply_event(
 ) -> list[Completed]:
     """The achievements step of the pipeline (the caller holds the user's lock). `done`: the
     user's completed achievements, when the caller read them (achievements_event_load)."""
+    due = achievements_due(
+        tenant,
+        user,
+        metric_pk=metric_pk,
+        event_attributes=event_attributes,
+        total=total,
+        streak_length=streak_length,
+        done=done,
+    )
+    return _insert(tenant, user, due, now) if due else []
+
+
+def achievements_due(
+    tenant: Tenant,
+    user: EndUser,
+    *,
+    metric_pk: int,
+    event_attributes: dict[str, str],
+    total: Decimal,
+    streak_length: int,
+    done: set[int] | None = None,
+) -> list[AchievementDef]:
+    """The achievements an event completes, with the composites they complete: the
+    achievements step without its write. Reads only the completions `done` lacks and the
+    totals of event-filtered achievements."""
     definitions = achievement_definitions(tenant).values()
     metric_defs = [
         d
@@ -136,7 +172,7 @@ def achievements_apply_event(
         if domain.metric_reached(reached, d.metric_value):
             newly.append(d)
     newly += [d for d in streak_defs if d.pk not in done and d.open_to(user.attributes)]
-    return _insert(tenant, user, _with_composites(tenant, user, done, newly), now)
+    return _with_composites(tenant, user, done, newly)
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,11 @@ from apps.streaks.services.adjustments import (
 from apps.streaks.services.events import (
     StreakEventResult,
     StreakLoaded,
+    StreakWrites,
     streak_apply_event,
+    streak_event_compute,
     streak_event_load,
+    streaks_load_many,
 )
 from apps.streaks.services.periodic import (
     StreakJobOutcome,
@@ -30,7 +33,9 @@ __all__ = [
     "StreakEventResult",
     "StreakJobOutcome",
     "StreakLoaded",
+    "StreakWrites",
     "streak_apply_event",
+    "streak_event_compute",
     "streak_event_load",
     "streak_freeze_grant",
     "streak_freezes_check",
@@ -42,4 +47,5 @@ __all__ = [
     "streak_reset",
     "streak_restore",
     "streak_settle_locked",
+    "streaks_load_many",
 ]

@@ -12,7 +12,7 @@ from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
 from apps.streaks import domain
 from apps.streaks.choices import PauseStatus
-from apps.streaks.models import StreakPause, StreakState
+from apps.streaks.models import StreakPause, StreakPeriod, StreakState
 from apps.streaks.selectors import (
     StreakView,
     period_changes,
@@ -21,7 +21,13 @@ from apps.streaks.selectors import (
     streak_view,
     streaks_configured,
 )
-from apps.streaks.services.state import _period_upsert, _persist_settlement, _save, _state_row
+from apps.streaks.services.state import (
+    _due_at_set,
+    _period_row,
+    _period_write,
+    _settle,
+    _state_row,
+)
 from apps.users.models import EndUser
 
 
@@ -47,6 +53,22 @@ def streak_event_load(tenant: Tenant, user: EndUser) -> Load[StreakLoaded | None
         return Load((), _nothing)
     reads = ((_STATE, (user.pk,)), (_ACTIVE_PAUSES, (user.pk, PauseStatus.ACTIVE.value)))
     return Load(reads, _loaded)
+
+
+_STATES_OF = CompiledSelect(StreakState, "{m[user]} = ANY(%s)")
+_ACTIVE_PAUSES_OF = CompiledSelect(StreakPause, "{m[user]} = ANY(%s) AND {m[status]} = %s")
+
+
+def streaks_load_many(user_pks: list[int]) -> dict[int, StreakLoaded]:
+    """streak_event_load for many users at once (PostgreSQL), two statements: each user's
+    state and active pauses (users without either get an empty StreakLoaded)."""
+    states: dict[int, list[Any]] = {pk: [] for pk in user_pks}
+    pauses: dict[int, list[Any]] = {pk: [] for pk in user_pks}
+    for state in _STATES_OF.many([user_pks]):
+        states[state.user_id].append(state)
+    for pause in _ACTIVE_PAUSES_OF.many([user_pks, PauseStatus.ACTIVE.value]):
+        pauses[pause.user_id].append(pause)
+    return {pk: _loaded([states[pk], pauses[pk]]) for pk in user_pks}
 
 
 def _nothing(_rows: list[list[Any]]) -> None:
@@ -83,9 +105,38 @@ def streak_apply_event(
     """The streak step of the pipeline. The caller holds the user's lock; `loaded` are the
     user's rows when the caller read them (streak_event_load), else they are read here."""
     now = now or timezone.now()
+    result, writes = streak_event_compute(tenant, user, metric_pk, now, loaded)
+    if writes is not None:
+        StreakPeriod.objects.bulk_create(list(writes.settled), ignore_conflicts=True)
+        if writes.extended is not None:
+            _period_write(writes.extended)
+        writes.state.save()
+    return result
+
+
+@dataclass(frozen=True)
+class StreakWrites:
+    """What one event changes in the streak's rows, computed before anything is written:
+    `streak_apply_event` writes it at once, a batch (apps/pipeline/bulk.py) with its other
+    events'."""
+
+    state: StreakState  # the state row to save (created when missing), its due_at set
+    settled: tuple[StreakPeriod, ...]  # periods kept by freezes or pauses (inserted if new)
+    extended: StreakPeriod | None  # the period the event extended (length and extended upserted)
+
+
+def streak_event_compute(
+    tenant: Tenant,
+    user: EndUser,
+    metric_pk: int,
+    now: dt.datetime,
+    loaded: StreakLoaded | None = None,
+) -> tuple[StreakEventResult, StreakWrites | None]:
+    """The streak step without its writes: its outcome, and the rows it changes (None: none).
+    Reads only what `loaded` lacks (the state, the pauses, the period's changes)."""
     config = streak_config(tenant)
     if not streaks_configured(config):
-        return StreakEventResult(streak_view(tenant, user, None, now), False, False, 0, 0)
+        return StreakEventResult(streak_view(tenant, user, None, now), False, False, 0, 0), None
     stored = loaded.state if loaded is not None else streak_state_get(user)
     known_pauses = loaded.pauses if loaded is not None else None
     view = streak_view(tenant, user, stored, now, pauses=known_pauses)
@@ -105,23 +156,25 @@ def streak_apply_event(
             new_state, extended = domain.extend(settled, current, rules.frequency)
     changed = extended or view.settlement.frozen or view.settlement.paused or view.settlement.lost
     if not changed:
-        return StreakEventResult(view, False, False, 0, 0)
+        return StreakEventResult(view, False, False, 0, 0), None
     row = _state_row(tenant, user, stored, view.config, now)
-    _persist_settlement(tenant, user, row, view)
+    settled_periods = _settle(tenant, user, row, view)
     started = False
+    period = None
     if extended:
         started = new_state.length == 1
         row.length, row.started = new_state.length, new_state.started
         row.settled_through = new_state.settled_through
         row.extended_at, row.tz = now, user.tz
-        _period_upsert(
+        period = _period_row(
             tenant, user, rules.frequency, current, length=new_state.length, extended=True
         )
-    _save(row, user)
+    _due_at_set(row, user)
     # A streak that was alive already loaded the pauses that matter from here on.
     if known_pauses is None and view.state.length:
         known_pauses = view.pauses
     after = streak_view(tenant, user, row, now, pauses=known_pauses) if extended else view
-    return StreakEventResult(
+    result = StreakEventResult(
         after, extended, started, view.settlement.lost, len(view.settlement.frozen)
     )
+    return result, StreakWrites(row, tuple(settled_periods), period)

@@ -47,6 +47,14 @@ def _period_row(
 
 def _persist_settlement(tenant: Tenant, user: EndUser, row: StreakState, view: StreakView) -> None:
     """Write the periods that settling accounted for (freezes consumed, pauses used)."""
+    StreakPeriod.objects.bulk_create(_settle(tenant, user, row, view), ignore_conflicts=True)
+
+
+def _settle(
+    tenant: Tenant, user: EndUser, row: StreakState, view: StreakView
+) -> list[StreakPeriod]:
+    """Set the settled state on `row`; the periods that settling accounted for (freezes
+    consumed, pauses used), to insert where missing."""
     settlement = view.settlement
     frequency = view.config.frequency
     length = view.state.length
@@ -62,12 +70,12 @@ def _persist_settlement(tenant: Tenant, user: EndUser, row: StreakState, view: S
         )
         for period in sorted({*settlement.frozen, *settlement.paused})
     ]
-    StreakPeriod.objects.bulk_create(rows, ignore_conflicts=True)
     new = settlement.state
     row.frequency = frequency
     row.tz = user.tz  # the state is now expressed in the user's current time zone
     row.length, row.started = new.length, new.started
     row.settled_through, row.freezes = new.settled_through, new.freezes
+    return rows
 
 
 def _period_upsert(
@@ -81,27 +89,36 @@ def _period_upsert(
     reset_at: dt.datetime | None = None,
 ) -> None:
     """Record a period's outcome in one statement (INSERT ... ON CONFLICT DO UPDATE)."""
+    _period_write(
+        _period_row(
+            tenant, user, frequency, period, length=length, extended=extended, reset_at=reset_at
+        )
+    )
+
+
+def _period_write(row: StreakPeriod) -> None:
     # A reset only marks the period: the length it reached stays recorded, for restore.
-    fields = ["reset_at"] if reset_at else ["length", "extended"]
+    fields = ["reset_at"] if row.reset_at else ["length", "extended"]
     StreakPeriod.objects.bulk_create(
-        [
-            _period_row(
-                tenant, user, frequency, period, length=length, extended=extended, reset_at=reset_at
-            )
-        ],
+        [row],
         update_conflicts=True,
         unique_fields=["user", "frequency", "period_start"],
         update_fields=fields,
     )
 
 
-def _save(row: StreakState, user: EndUser) -> None:
-    """Save the state with its due instant recomputed (None when there is no live streak)."""
+def _due_at_set(row: StreakState, user: EndUser) -> None:
+    """Recompute the state's due instant (None when there is no live streak)."""
     row.due_at = (
         domain.missed_at(row.settled_through, row.frequency, zone(user.tz))
         if row.length > 0 and row.settled_through is not None
         else None
     )
+
+
+def _save(row: StreakState, user: EndUser) -> None:
+    """Save the state with its due instant recomputed (None when there is no live streak)."""
+    _due_at_set(row, user)
     row.save()
 
 
