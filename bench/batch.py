@@ -98,13 +98,25 @@ class StatementCounter:
         return execute(sql, params, many, context)
 
 
-def send(ctx: InProcessContext, body: list[dict[str, Any]]) -> tuple[int, float]:
-    """POST the batch; returns the outbox row it recorded and the seconds it took."""
+def send(
+    ctx: InProcessContext, body: list[dict[str, Any]], profile: bool = False
+) -> tuple[int, float]:
+    """POST the batch; returns the outbox row it recorded and the seconds it took. `profile`:
+    under cProfile, its top functions printed and its stats written beside the worker's."""
     from apps.core.models import OutboxTask
 
     before = set(OutboxTask.objects.values_list("pk", flat=True))
     started = time.perf_counter()
-    status, answer = ctx.api("POST", URL, body)
+    if profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        status, answer = profiler.runcall(ctx.api, "POST", URL, body)
+        profiler.dump_stats(os.environ.get("BATCH_PROFILE_OUT", "batch.prof") + ".accept")
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+    else:
+        status, answer = ctx.api("POST", URL, body)
     seconds = time.perf_counter() - started
     if status != 202 or answer != {"accepted": len(body)}:
         raise RuntimeError(f"batch refused: HTTP {status} {answer}")
@@ -160,6 +172,7 @@ def work(row: int, profile: bool = False) -> Work:
             done = profiler.runcall(outbox_run, row)
             seconds = time.perf_counter() - started
             stats = pstats.Stats(profiler)
+            profiler.dump_stats(os.environ.get("BATCH_PROFILE_OUT", "batch.prof"))
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(45)
         else:
@@ -223,8 +236,8 @@ def main() -> int:
             body = make_batch(rng, metric, args.events, args.users)
             for item in body:
                 sent[item["user"]["id"]] += item["value"]
-            row, accept_s = send(ctx, body)
             profile = number > args.batches
+            row, accept_s = send(ctx, body, profile=profile)
             done = work(row, profile=profile)
             events = len(body)
             label = "profiled" if profile else f"batch {number}"
