@@ -41,10 +41,13 @@ from cases import CASES, Case
 from loadgen import Phase, Target, run_load
 from million import MILLION_CASES, MILLION_ORDER, print_million
 from psycopg import sql
+from scale import SCALE_CASES, SCALE_ORDER, print_scale
 from side_by_side import COMPARE_ORDER, COMPARISON, SIDE_BY_SIDE_CASES
+from statement_count import counter_remove, statement_total
 
 CASES.update(SIDE_BY_SIDE_CASES)
 CASES.update(MILLION_CASES)
+CASES.update(SCALE_CASES)
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -85,6 +88,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="the 1,000,000-participant board (bench/million.py) next to the 1,000-participant "
         "one; prints the issue's targets",
+    )
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="the scale cases (bench/scale.py): an event's cost with 10,000 and 1,000,000 "
+        "users, 0-8 boards per event, boards of 1,000-1,000,000; the server counts its SQL "
+        "statements (bench/counting_wsgi.py); with --case, only those scale cases",
     )
     parser.add_argument(
         "--open-loop-fraction",
@@ -156,8 +166,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--open-loop-fraction must be within 0..2")
     if not 1 <= args.open_loop_connections <= MAX_CONCURRENCY:
         parser.error(f"--open-loop-connections must be within 1..{MAX_CONCURRENCY}")
-    if args.compare and args.million:
-        parser.error("--compare and --million are separate runs")
+    if sum((args.compare, args.million, args.scale)) > 1:
+        parser.error("--compare, --million and --scale are separate runs")
+    if args.scale:
+        wanted = set(args.case or SCALE_ORDER)
+        if not wanted <= set(SCALE_ORDER):
+            parser.error(f"with --scale, --case takes scale cases only: {', '.join(SCALE_ORDER)}")
+        args.case = [name for name in SCALE_ORDER if name in wanted]
     if args.compare:
         wanted = set(args.case or COMPARE_ORDER)
         wanted |= {top for _, case, top in COMPARISON if case in wanted}
@@ -580,6 +595,7 @@ class CpuSampler:
             "server": {p: _cpu_seconds(p) for p in server_pids},
             "postgres": {r[0]: _cpu_seconds(r[0]) for r in rows or []},
             "system": _system_ticks(),
+            "statements": statement_total(pid) if pid else None,
         }
 
     def begin(self) -> None:
@@ -611,6 +627,9 @@ class CpuSampler:
             if machine is None
             else round(max(0.0, machine - gunicorn - postgres - client), 2),
             "connections_per_worker": self.connections,
+            "statements": None
+            if a["statements"] is None or b["statements"] is None
+            else b["statements"] - a["statements"],
             "gunicorn_processes": len(b["server"]),
             "postgres_backends": len(b["postgres"]),
         }
@@ -662,6 +681,11 @@ def run_case(case: Case, ctx: Context) -> dict[str, Any]:
         per = 1000.0 / summary["ok_per_second"]
         cpu["gunicorn_cpu_ms_per_ok"] = round(cpu["gunicorn_cores"] * per, 2)
         cpu["postgres_cpu_ms_per_ok"] = round(cpu["postgres_backends_cores"] * per, 2)
+        if cpu.get("statements") is not None:
+            # Statements sent in the window per request answered in it (--scale's server).
+            cpu["statements_per_ok"] = round(
+                cpu["statements"] / (summary["ok_per_second"] * cpu["wall_s"]), 2
+            )
     checks = case.verify(ctx, workers)
     return {
         "case": case.name,
@@ -974,6 +998,7 @@ def main(argv: list[str] | None = None) -> int:
     args.results_dir.mkdir(parents=True, exist_ok=True)
     log_path = args.results_dir / f"server-{stamp}.log"
     server: Server | None = None
+    master_pid: int | None = None
     ceiling: Server | None = None
     env: dict[str, str] | None = None
     exit_code = 2
@@ -983,8 +1008,13 @@ def main(argv: list[str] | None = None) -> int:
         env = app_env(db.url, args.ranks_redis)
         manage(env, "migrate", "--noinput")
         org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
-        server = Server(env, args, log_path)
+        server = (
+            Server(env, args, log_path, app="counting_wsgi", pythonpath=REPO / "bench")
+            if args.scale
+            else Server(env, args, log_path)
+        )
         server.start()
+        master_pid = server.pid()
         if args.compare:
             with db.connect(db.name) as conn:
                 conn.execute((REPO / "bench" / "ceiling" / "schema.sql").read_text())
@@ -1067,6 +1097,11 @@ def main(argv: list[str] | None = None) -> int:
             out = args.results_dir / f"side-by-side-{stamp}.json"
             out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
             print(f"   written    {_show(out)}")
+        if args.scale:
+            table = print_scale(results)
+            out = args.results_dir / f"scale-{stamp}.json"
+            out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
         if args.million:
             table = print_million(results)
             out = args.results_dir / f"million-{stamp}.json"
@@ -1094,6 +1129,8 @@ def main(argv: list[str] | None = None) -> int:
         for running in (server, ceiling):
             if running is not None:
                 running.stop()
+        if master_pid is not None:
+            counter_remove(master_pid)
         if args.keep_db:
             print(f"database kept: {db.url}")
         else:
