@@ -56,6 +56,7 @@ def test_open_loop_figures_count_only_the_measured_window() -> None:
 
 
 class _Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 64  # the listen backlog: 5 drops connects, which retry 1 s later
     stall_at: float  # the first request after this moment (perf_counter) takes `stall` s
     stall: float
     stalled: bool
