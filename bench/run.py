@@ -686,6 +686,7 @@ def run_case(case: Case, ctx: Context) -> dict[str, Any]:
             cpu["statements_per_ok"] = round(
                 cpu["statements"] / (summary["ok_per_second"] * cpu["wall_s"]), 2
             )
+    median["per_core"] = _per_core(cpu)
     checks = case.verify(ctx, workers)
     return {
         "case": case.name,
@@ -777,12 +778,22 @@ def run_open_loops(results: list[dict[str, Any]], ctx: Context) -> None:
             run_open_phase(by_name[name], ctx, rate)
 
 
+def _per_core(cpu: dict[str, Any]) -> float | None:
+    """Requests a second per core of CPU (gunicorn and PostgreSQL backends together): the
+    throughput two cores would give this case if nothing else ran (last measured phase)."""
+    spent = (cpu.get("gunicorn_cpu_ms_per_ok") or 0) + (cpu.get("postgres_cpu_ms_per_ok") or 0)
+    return round(1000.0 / spent, 1) if spent else None
+
+
 def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The side-by-side table: each gamify case with its ceiling's figures and the ratio."""
     by_name = {r["case"]: r["median"] for r in results}
     rows = []
     print("\n== side by side with the raw-SQL ceiling (medians)")
-    print(f"   {'target':<56} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11}")
+    print(
+        f"   {'target':<56} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11} "
+        f"{'/s/core':>8}"
+    )
     for label, case, ceiling in COMPARISON:
         mine, top = by_name.get(case), by_name.get(ceiling)
         if not mine or not top:
@@ -796,7 +807,7 @@ def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             print(
                 f"   {name:<56} {figures['ok_per_second'] or 0:>8.1f} "
                 f"{_ms(figures['p50_ms']):>8} {_ms(figures['p99_ms']):>8} "
-                f"{'' if shown is None else f'{shown:.0%}':>11}"
+                f"{'' if shown is None else f'{shown:.0%}':>11} {_ms(figures.get('per_core')):>8}"
             )
         rows.append({"target": label, "gamify": mine, "ceiling": top, "ratio": ratio})
     rows += print_open_loops(results)
