@@ -155,6 +155,11 @@ def _worker(
 # A request sent more than this after it was due is "late": every connection was busy (or the
 # generator itself could not keep up), and its latency includes the wait.
 LATE_S = 0.005
+# A connection idle longer than this is opened again before its next request is due: the
+# server closes idle keep-alive connections (gunicorn's --keep-alive 5 s in the benchmark), and
+# at a low rate an idle thread may wait that long for its slot.
+IDLE_REOPEN_S = 4.0
+REOPEN_AHEAD_S = 0.05
 # Slots still unsent this long after the end of the phase are given up (booked as failures),
 # so that a server far slower than the rate does not keep the run going.
 BACKLOG_LIMIT_S = 5.0
@@ -203,6 +208,7 @@ def _open_worker(
     start.wait()
     t0 = t0_box[0]
     clock = time.perf_counter
+    used = t0  # when the connection last carried a request
     while not stop.is_set():
         due = schedule.due(slots.take())
         if due >= phase.end:
@@ -214,9 +220,16 @@ def _open_worker(
             log.delays.append(clock() - t0 - due)
             continue
         request = case_worker.next_request()  # built before it is due
+        if t0 + due - used > IDLE_REOPEN_S:
+            # Just before it is due, so that the new connection is fresh, and not in the latency.
+            _sleep_until(t0 + due - REOPEN_AHEAD_S)
+            _close(conns)
+            conns = _connect(target)
+            log.reconnects += 1
         _sleep_until(t0 + due)
         sent = clock()
         status, data = _exchange(conns, target, log, request, expected_status)
+        used = clock()
         # Latency from when the request was due, not from when it could be sent.
         log.samples.append((due, clock() - t0 - due, status))
         log.delays.append(sent - t0 - due)

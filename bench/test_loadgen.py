@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import loadgen
 import pytest
 from loadgen import LATE_S, Phase, Schedule, Target, open_loop_figures, percentile, run_load
 
@@ -64,6 +65,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as gunicorn
+    timeout = 1.0  # an idle keep-alive connection is closed after this, as gunicorn's 5 s
 
     def do_GET(self) -> None:
         server: Any = self.server
@@ -82,6 +84,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 _LOCK = threading.Lock()
+STALL = 0.5  # one answer takes this long (s)
+SLOW = 0.25  # a request slower than this (s) waited for the stall
+
+
+def _slow(result: Any) -> list[tuple[float, float, int | None]]:
+    return [s for s in result.measured() if s[1] > SLOW]
 
 
 @pytest.fixture
@@ -107,7 +115,7 @@ class _Worker:
 
 
 def _run(server: _Server, connections: int, rate: float | None, stall_after: float) -> Any:
-    server.stall_at, server.stall = time.perf_counter() + stall_after, 0.3
+    server.stall_at, server.stall = time.perf_counter() + stall_after, STALL
     target = Target("127.0.0.1", server.server_address[1], {}, timeout=5.0)
     workers = [_Worker() for _ in range(connections)]
     result = run_load(target, workers, 200, Phase(warmup=0.0, duration=1.0), rate=rate)
@@ -115,26 +123,24 @@ def _run(server: _Server, connections: int, rate: float | None, stall_after: flo
 
 
 def test_open_loop_counts_the_wait_behind_a_slow_answer(server: _Server) -> None:
-    # One connection at 50/s; one answer takes 300 ms: the ~15 requests due meanwhile are sent
+    # One connection at 50/s; one answer takes 500 ms: the ~25 requests due meanwhile are sent
     # late, and each one's latency includes its wait.
     result, workers = _run(server, connections=1, rate=50.0, stall_after=0.3)
     summary = result.summary()
     assert summary["open_loop"]["slots_due"] == 50
     assert summary["requests"] == 50 == summary["ok"]
     assert sum(w.answers for w in workers) == 50
-    slow = [s for s in result.measured() if s[1] > 0.1]
-    assert len(slow) >= 5
-    assert summary["open_loop"]["late"] >= 5
-    assert summary["latency_ms"]["max"] >= 290.0
-    assert summary["latency_ms"]["p99"] >= 200.0
+    assert len(_slow(result)) >= 10
+    assert summary["open_loop"]["late"] >= 10
+    assert summary["latency_ms"]["max"] >= STALL * 1000 - 10
+    assert summary["latency_ms"]["p99"] >= STALL * 1000 * 0.8
 
 
 def test_closed_loop_hides_that_wait(server: _Server) -> None:
     # The same stall in a closed loop is one slow sample: the requests it held up were never
     # sent, so no sample shows their wait (coordinated omission: why the open loop exists).
     result, _ = _run(server, connections=1, rate=None, stall_after=0.3)
-    slow = [s for s in result.measured() if s[1] > 0.1]
-    assert len(slow) == 1
+    assert 1 <= len(_slow(result)) <= 2  # 2: a busy machine's own hiccup
     assert "open_loop" not in result.summary()
 
 
@@ -143,8 +149,21 @@ def test_open_loop_with_spare_connections_is_not_held_up(server: _Server) -> Non
     result, _ = _run(server, connections=8, rate=50.0, stall_after=0.3)
     summary = result.summary()
     assert summary["requests"] == 50 == summary["ok"]
-    assert len([s for s in result.measured() if s[1] > 0.1]) == 1
+    assert 1 <= len(_slow(result)) <= 2
     assert summary["ok_per_second"] == 50.0
+
+
+def test_open_loop_reopens_a_connection_idle_longer_than_the_server_keeps_it(
+    server: _Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2 connections at 1/s: each carries a request every 2 s, and the server closes a
+    # connection idle for 1 s. Reopened before they are due, every request is answered.
+    monkeypatch.setattr(loadgen, "IDLE_REOPEN_S", 0.8)
+    target = Target("127.0.0.1", server.server_address[1], {}, timeout=5.0)
+    result = run_load(target, [_Worker() for _ in range(2)], 200, Phase(0.0, 4.0), rate=1.0)
+    summary = result.summary()
+    assert summary["requests"] == 4 == summary["ok"], summary["failures"]
+    assert summary["reconnects"] >= 2
 
 
 def test_open_loop_rate_must_be_positive(server: _Server) -> None:
