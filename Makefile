@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-notifications bench-webhooks fuzz mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks fuzz mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,16 @@ test: lint unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --compare --concurrency 16 --users 2000 --duration 10 --repeat 3
+
+# How an event's cost grows with users (10,000, 1,000,000), boards per event (0-8) and a board's
+# size (1,000-1,000,000): events/s, CPU and SQL statements per event (bench/scale.py).
+bench-scale: $(STAMP)
+	$(BIN)/python bench/run.py --scale --concurrency 16 --duration 10 --repeat 3
+
+# The harness's own tests: percentiles, the open loop's accounting, the statement count (a few
+# seconds; SQLite, a server on 127.0.0.1 in a thread).
+bench-selftest: $(STAMP)
+	$(BIN)/pytest -n 0 -q -p no:randomly bench/test_loadgen.py bench/test_statement_count.py
 
 # The render of one event's response body, in µs (bench/test_render_event.py).
 bench-render: $(STAMP)

@@ -41,10 +41,13 @@ from cases import CASES, Case
 from loadgen import Phase, Target, run_load
 from million import MILLION_CASES, MILLION_ORDER, print_million
 from psycopg import sql
+from scale import SCALE_CASES, SCALE_ORDER, print_scale
 from side_by_side import COMPARE_ORDER, COMPARISON, SIDE_BY_SIDE_CASES
+from statement_count import counter_remove, statement_total
 
 CASES.update(SIDE_BY_SIDE_CASES)
 CASES.update(MILLION_CASES)
+CASES.update(SCALE_CASES)
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -85,6 +88,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="the 1,000,000-participant board (bench/million.py) next to the 1,000-participant "
         "one; prints the issue's targets",
+    )
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="the scale cases (bench/scale.py): an event's cost with 10,000 and 1,000,000 "
+        "users, 0-8 boards per event, boards of 1,000-1,000,000; the server counts its SQL "
+        "statements (bench/counting_wsgi.py); with --case, only those scale cases",
+    )
+    parser.add_argument(
+        "--open-loop-fraction",
+        type=float,
+        default=0.5,
+        help="with --compare: after the cases, the full pipeline (and its same-work ceiling) "
+        "again in an open loop at this fraction of the full pipeline's closed-loop rate of the "
+        "same run, for the p99 target (0: not run)",
+    )
+    parser.add_argument(
+        "--open-loop-connections",
+        type=int,
+        default=32,
+        help="the open loop's threads = connections = most requests in flight",
     )
     parser.add_argument(
         "--ranks-redis",
@@ -138,8 +162,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--duration and --warmup must be within 0..{MAX_DURATION} s")
     if not 1 <= args.concurrency <= MAX_CONCURRENCY:
         parser.error(f"--concurrency must be within 1..{MAX_CONCURRENCY}")
-    if args.compare and args.million:
-        parser.error("--compare and --million are separate runs")
+    if not 0 <= args.open_loop_fraction <= 2:
+        parser.error("--open-loop-fraction must be within 0..2")
+    if not 1 <= args.open_loop_connections <= MAX_CONCURRENCY:
+        parser.error(f"--open-loop-connections must be within 1..{MAX_CONCURRENCY}")
+    if sum((args.compare, args.million, args.scale)) > 1:
+        parser.error("--compare, --million and --scale are separate runs")
+    if args.scale:
+        wanted = set(args.case or SCALE_ORDER)
+        if not wanted <= set(SCALE_ORDER):
+            parser.error(f"with --scale, --case takes scale cases only: {', '.join(SCALE_ORDER)}")
+        args.case = [name for name in SCALE_ORDER if name in wanted]
     if args.compare:
         wanted = set(args.case or COMPARE_ORDER)
         wanted |= {top for _, case, top in COMPARISON if case in wanted}
@@ -562,6 +595,7 @@ class CpuSampler:
             "server": {p: _cpu_seconds(p) for p in server_pids},
             "postgres": {r[0]: _cpu_seconds(r[0]) for r in rows or []},
             "system": _system_ticks(),
+            "statements": statement_total(pid) if pid else None,
         }
 
     def begin(self) -> None:
@@ -593,6 +627,9 @@ class CpuSampler:
             if machine is None
             else round(max(0.0, machine - gunicorn - postgres - client), 2),
             "connections_per_worker": self.connections,
+            "statements": None
+            if a["statements"] is None or b["statements"] is None
+            else b["statements"] - a["statements"],
             "gunicorn_processes": len(b["server"]),
             "postgres_backends": len(b["postgres"]),
         }
@@ -644,6 +681,12 @@ def run_case(case: Case, ctx: Context) -> dict[str, Any]:
         per = 1000.0 / summary["ok_per_second"]
         cpu["gunicorn_cpu_ms_per_ok"] = round(cpu["gunicorn_cores"] * per, 2)
         cpu["postgres_cpu_ms_per_ok"] = round(cpu["postgres_backends_cores"] * per, 2)
+        if cpu.get("statements") is not None:
+            # Statements sent in the window per request answered in it (--scale's server).
+            cpu["statements_per_ok"] = round(
+                cpu["statements"] / (summary["ok_per_second"] * cpu["wall_s"]), 2
+            )
+    median["per_core"] = _per_core(cpu)
     checks = case.verify(ctx, workers)
     return {
         "case": case.name,
@@ -659,12 +702,98 @@ def run_case(case: Case, ctx: Context) -> dict[str, Any]:
     }
 
 
+# The open loop's workers start at this index, so their streams differ from the closed loop's
+# (and are the same for gamify and its ceiling, which seed their workers alike).
+OPEN_LOOP_FIRST_WORKER = 1000
+# Issue 25: at half the full pipeline's saturated rate, its p99 <= 30 ms.
+OPEN_LOOP_P99_TARGET_MS = 30.0
+
+
+def run_open_phase(result: dict[str, Any], ctx: Context, rate: float) -> None:
+    """The case of `result` again, in an open loop at `rate` requests a second: a warm-up and
+    --repeat measured phases, with new workers (their events are checked with the case's
+    others: `result['_workers']` grows, and the API checks run again over all of them)."""
+    args = ctx.args
+    case, workers = result["_case"], result["_workers"]
+    server = ctx.server_for(case)
+    sampler = CpuSampler(server, ctx.db)
+    extra = [case.worker(OPEN_LOOP_FIRST_WORKER + i) for i in range(args.open_loop_connections)]
+    print(
+        f"\n== open loop: {case.name} at {rate:.1f}/s, {args.open_loop_connections} connections;"
+        f" warm-up {args.warmup:g} s, then {args.repeat} x {args.duration:g} s measured ..."
+    )
+    repeats: list[dict[str, Any]] = []
+    for index in range(args.repeat):
+        load = run_load(
+            Target(HOST, server.port, ctx.headers, args.timeout),
+            extra,
+            case.expected_status,
+            Phase(warmup=args.warmup if index == 0 else 0.0, duration=args.duration),
+            on_measure_start=sampler.begin,
+            on_measure_end=sampler.end,
+            rate=rate,
+        )
+        if load.interrupted:
+            raise KeyboardInterrupt
+        repeats.append(load.summary())
+    summary = dict(repeats[-1])
+    summary["all_error_rate"] = max(r["all_error_rate"] for r in repeats)
+    cpu = dict(sampler.result)
+    if cpu and summary["ok_per_second"]:
+        per = 1000.0 / summary["ok_per_second"]
+        cpu["gunicorn_cpu_ms_per_ok"] = round(cpu["gunicorn_cores"] * per, 2)
+        cpu["postgres_cpu_ms_per_ok"] = round(cpu["postgres_backends_cores"] * per, 2)
+    workers.extend(extra)
+    result["open_loop"] = {
+        "rate": round(rate, 2),
+        "connections": args.open_loop_connections,
+        "load": summary,
+        "median": {
+            "ok_per_second": _median([r["ok_per_second"] for r in repeats]),
+            "p50_ms": _median([r["latency_ms"]["p50"] for r in repeats]),
+            "p99_ms": _median([r["latency_ms"]["p99"] for r in repeats]),
+            "max_ms": _median([r["latency_ms"]["max"] for r in repeats]),
+            "late": _median([r["open_loop"]["late"] for r in repeats]),
+            "errors": sum(r["errors"] for r in repeats),
+            "runs": len(repeats),
+        },
+        "cpu": cpu,
+    }
+    result["checks"] = [c.as_dict() for c in case.verify(ctx, workers)]
+    result["case_stats"] = case.stats(workers)
+
+
+def run_open_loops(results: list[dict[str, Any]], ctx: Context) -> None:
+    """--compare: the full pipeline in an open loop at --open-loop-fraction of its closed-loop
+    rate in this run, and its same-work ceiling at the same rate (the generator's own share of
+    the latency is at most the ceiling's)."""
+    by_name = {r["case"]: r for r in results}
+    full = by_name.get("events-full")
+    fraction = ctx.args.open_loop_fraction
+    if full is None or not fraction or not full["median"]["ok_per_second"]:
+        return
+    rate = fraction * full["median"]["ok_per_second"]
+    for name in ("ceiling-event-full", "events-full"):
+        if name in by_name:
+            run_open_phase(by_name[name], ctx, rate)
+
+
+def _per_core(cpu: dict[str, Any]) -> float | None:
+    """Requests a second per core of CPU (gunicorn and PostgreSQL backends together): the
+    throughput two cores would give this case if nothing else ran (last measured phase)."""
+    spent = (cpu.get("gunicorn_cpu_ms_per_ok") or 0) + (cpu.get("postgres_cpu_ms_per_ok") or 0)
+    return round(1000.0 / spent, 1) if spent else None
+
+
 def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The side-by-side table: each gamify case with its ceiling's figures and the ratio."""
     by_name = {r["case"]: r["median"] for r in results}
     rows = []
     print("\n== side by side with the raw-SQL ceiling (medians)")
-    print(f"   {'target':<56} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11}")
+    print(
+        f"   {'target':<56} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'vs ceiling':>11} "
+        f"{'/s/core':>8}"
+    )
     for label, case, ceiling in COMPARISON:
         mine, top = by_name.get(case), by_name.get(ceiling)
         if not mine or not top:
@@ -678,10 +807,51 @@ def print_comparison(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             print(
                 f"   {name:<56} {figures['ok_per_second'] or 0:>8.1f} "
                 f"{_ms(figures['p50_ms']):>8} {_ms(figures['p99_ms']):>8} "
-                f"{'' if shown is None else f'{shown:.0%}':>11}"
+                f"{'' if shown is None else f'{shown:.0%}':>11} {_ms(figures.get('per_core')):>8}"
             )
         rows.append({"target": label, "gamify": mine, "ceiling": top, "ratio": ratio})
+    rows += print_open_loops(results)
     return rows
+
+
+def print_open_loops(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The open-loop rows: the same-work ceiling and the full pipeline at the same fixed rate,
+    and the full pipeline's p99 against the target."""
+    by_name = {r["case"]: r for r in results}
+    full, top = by_name.get("events-full", {}), by_name.get("ceiling-event-full", {})
+    if "open_loop" not in full:
+        return []
+    mine, rate = full["open_loop"]["median"], full["open_loop"]["rate"]
+    saturated = full["median"]["ok_per_second"] or 0.0
+    label = f"event, full pipeline, open loop at {rate:.1f}/s"
+    met = mine["p99_ms"] is not None and mine["p99_ms"] <= OPEN_LOOP_P99_TARGET_MS
+    verdict = f"p99<={OPEN_LOOP_P99_TARGET_MS:g}: {'met' if met else 'MISSED'}"
+    shown = []
+    if "open_loop" in top:
+        shown.append(
+            ("ceiling for: the same, same-work ceiling, same rate", top["open_loop"]["median"], "")
+        )
+    shown.append((label, mine, verdict))
+    for name, figures, note in shown:
+        print(
+            f"   {name:<56} {figures['ok_per_second'] or 0:>8.1f} "
+            f"{_ms(figures['p50_ms']):>8} {_ms(figures['p99_ms']):>8} {note:>11}"
+            f"  (max {_ms(figures['max_ms'])} ms, late {figures['late']}, "
+            f"errors {figures['errors']})"
+        )
+    print(
+        f"   (open loop: {rate:.1f}/s is {rate / saturated:.0%} of the full pipeline's "
+        f"closed-loop {saturated:.1f}/s above; latency from when each event was due)"
+    )
+    return [
+        {
+            "target": label,
+            "gamify": mine,
+            "ceiling": top.get("open_loop", {}).get("median"),
+            "p99_target_ms": OPEN_LOOP_P99_TARGET_MS,
+            "met": met,
+        }
+    ]
 
 
 def _ms(value: float | None) -> str:
@@ -737,11 +907,46 @@ def print_report(result: dict[str, Any], meta: dict[str, Any]) -> None:
                 "   WARNING    other processes used "
                 f"{cpu['other_cores']} cores during the run: the figures are disturbed"
             )
+    if "open_loop" in result:
+        _print_open_loop(result["open_loop"])
     if result["case_stats"]:
         print(f"   stats      {', '.join(f'{k} {v}' for k, v in result['case_stats'].items())}")
     for check in result["checks"]:
         print(
             f"   check      {'OK  ' if check['ok'] else 'FAIL'} {check['name']}: {check['detail']}"
+        )
+
+
+def _print_open_loop(open_loop: dict[str, Any]) -> None:
+    load, lat = open_loop["load"], open_loop["load"]["latency_ms"]
+    fixed, cpu = load["open_loop"], open_loop["cpu"]
+    print(
+        f"   open loop  {open_loop['rate']:.1f}/s offered, {open_loop['connections']} "
+        f"connections (last phase): {load['ok_per_second']:.1f}/s answered; latency from when "
+        f"due ms p50 {_ms(lat['p50'])}  p99 {_ms(lat['p99'])}  max {_ms(lat['max'])}"
+    )
+    print(
+        f"              sent {fixed['sent']} of {fixed['slots_due']} due, late (> "
+        f"{fixed['late_threshold_ms']:g} ms) {fixed['late']}, send delay ms p50 "
+        f"{_ms(fixed['send_delay_ms']['p50'])} p99 {_ms(fixed['send_delay_ms']['p99'])} max "
+        f"{_ms(fixed['send_delay_ms']['max'])}; errors {load['errors']}"
+    )
+    if cpu:
+        print(
+            f"              cpu cores gunicorn {cpu['gunicorn_cores']}, postgres backends "
+            f"{cpu['postgres_backends_cores']}, load generator {cpu['load_generator_cores']}, "
+            f"other {cpu['other_cores']}"
+            + (
+                f"; cpu ms/op {cpu['gunicorn_cpu_ms_per_ok']} + {cpu['postgres_cpu_ms_per_ok']}"
+                if "gunicorn_cpu_ms_per_ok" in cpu
+                else ""
+            )
+        )
+    median = open_loop["median"]
+    if median["runs"] > 1:
+        print(
+            f"              medians of {median['runs']}: p50 {_ms(median['p50_ms'])} p99 "
+            f"{_ms(median['p99_ms'])} max {_ms(median['max_ms'])}"
         )
 
 
@@ -804,6 +1009,7 @@ def main(argv: list[str] | None = None) -> int:
     args.results_dir.mkdir(parents=True, exist_ok=True)
     log_path = args.results_dir / f"server-{stamp}.log"
     server: Server | None = None
+    master_pid: int | None = None
     ceiling: Server | None = None
     env: dict[str, str] | None = None
     exit_code = 2
@@ -813,8 +1019,13 @@ def main(argv: list[str] | None = None) -> int:
         env = app_env(db.url, args.ranks_redis)
         manage(env, "migrate", "--noinput")
         org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
-        server = Server(env, args, log_path)
+        server = (
+            Server(env, args, log_path, app="counting_wsgi", pythonpath=REPO / "bench")
+            if args.scale
+            else Server(env, args, log_path)
+        )
         server.start()
+        master_pid = server.pid()
         if args.compare:
             with db.connect(db.name) as conn:
                 conn.execute((REPO / "bench" / "ceiling" / "schema.sql").read_text())
@@ -832,6 +1043,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gunicorn up at {server.base_url} (log {_show(log_path)})")
         ctx = Context(args, server, db, org["apiKey"], ceiling)
         results = [run_case(CASES[name](args), ctx) for name in args.case]
+        if args.compare:
+            run_open_loops(results, ctx)
 
         if ceiling is not None:
             ceiling.stop()
@@ -884,6 +1097,8 @@ def main(argv: list[str] | None = None) -> int:
             print_report(result, meta)
             load = result["load"]
             too_many = load["all_error_rate"] > args.max_error_rate
+            if "open_loop" in result:
+                too_many |= result["open_loop"]["load"]["all_error_rate"] > args.max_error_rate
             failed |= too_many or not all(c["ok"] for c in result["checks"])
             out = args.results_dir / f"{result['case']}-{stamp}.json"
             out.write_text(json.dumps({**meta, **result}, indent=2, default=str) + "\n")
@@ -891,6 +1106,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.compare:
             table = print_comparison(results)
             out = args.results_dir / f"side-by-side-{stamp}.json"
+            out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
+        if args.scale:
+            table = print_scale(results)
+            out = args.results_dir / f"scale-{stamp}.json"
             out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
             print(f"   written    {_show(out)}")
         if args.million:
@@ -920,6 +1140,8 @@ def main(argv: list[str] | None = None) -> int:
         for running in (server, ceiling):
             if running is not None:
                 running.stop()
+        if master_pid is not None:
+            counter_remove(master_pid)
         if args.keep_db:
             print(f"database kept: {db.url}")
         else:
