@@ -173,15 +173,19 @@ def _chunk_bulk(row_ids: list[int]) -> int:
 
 
 def _rows_locked(row_ids: list[int]) -> list[QueuedEvent]:
-    """The still pending rows among `row_ids`, locked, in seq order."""
-    return list(
-        # `of`: the rows only, not the tenant joined to them (a configuration change
-        # writes the tenant row, and need not wait for a batch).
-        QueuedEvent.objects.select_for_update(of=("self",))
-        .select_related("tenant")
+    """The still pending rows among `row_ids` (one tenant's), locked, in seq order."""
+    rows = list(
+        # The rows only, not the tenant (a configuration change writes the tenant row, and
+        # need not wait for a batch), which is read once.
+        QueuedEvent.objects.select_for_update()
         .filter(pk__in=row_ids, status=QueuedEventStatus.PENDING)
         .order_by("seq")
     )
+    if rows:
+        tenant = Tenant.objects.get(pk=rows[0].tenant_id)
+        for row in rows:
+            row.tenant = tenant
+    return rows
 
 
 def _group_process_retried(row_ids: list[int]) -> int:

@@ -15,6 +15,19 @@ from apps.users.domain import local_date
 from apps.users.models import EndUser
 
 
+# The snapshot of each trigger as its awards record it, made once per trigger definition
+# (definitions are cached per configuration version): {pk: (definition, snapshot)}.
+_SNAPSHOTS: dict[int, tuple[TriggerDef, dict[str, object]]] = {}
+
+
+def _snapshot(trigger: TriggerDef) -> dict[str, object]:
+    """wire.trigger_render(trigger), shared by the awards of one definition (never changed)."""
+    cached = _SNAPSHOTS.get(trigger.pk)
+    if cached is None or cached[0] is not trigger:
+        cached = _SNAPSHOTS[trigger.pk] = (trigger, wire.trigger_render(trigger))
+    return cached[1]
+
+
 @dataclass
 class _Change:
     system: SystemDef
@@ -75,11 +88,13 @@ class Ledger:
             return None
         change.total.total += points
         award = PointsAward(
-            tenant=self.tenant,
-            user=self.user,
+            # Ids, not the objects: nothing reads them from an award, and setting a related
+            # object costs more than the rest of the award (a batch makes thousands).
+            tenant_id=self.tenant.pk,
+            user_id=self.user.pk,
             system_id=system.pk,
             trigger_id=trigger.pk,
-            trigger_snapshot=wire.trigger_render(trigger),
+            trigger_snapshot=_snapshot(trigger),
             awarded=points,
             total_after=change.total.total,
             boosts=[wire.boost_render(b, self.day) for b in applied],
