@@ -14,7 +14,6 @@ from apps.points.selectors import BoostDef, SystemDef, TriggerDef, user_boosts, 
 from apps.users.domain import local_date
 from apps.users.models import EndUser
 
-
 # The snapshot of each trigger as its awards record it, made once per trigger definition
 # (definitions are cached per configuration version): {pk: (definition, snapshot)}.
 _SNAPSHOTS: dict[int, tuple[TriggerDef, dict[str, object]]] = {}
