@@ -373,8 +373,8 @@ def _apply(
     total = state.totals[metric_pk] = previous + value
     writes.events.append(
         MetricEvent(
-            tenant=tenant,
-            user=user,
+            tenant_id=tenant.pk,
+            user_id=user.pk,
             metric_id=metric_pk,
             value=data.value,
             attributes=data.attributes,
@@ -403,7 +403,7 @@ def _apply(
     completed = []
     for definition in due:
         row = AchievementCompletion(
-            tenant=tenant, achievement_id=definition.pk, user=user, completed_at=now
+            tenant_id=tenant.pk, achievement_id=definition.pk, user_id=user.pk, completed_at=now
         )
         writes.completions.append(row)
         completed.append(Completed(definition, str(row.public_id), now))
@@ -558,7 +558,7 @@ def _write(tenant: Tenant, states: dict[str, _User], writes: _Writes, now: dt.da
     insert_many(writes.events)
     insert_many(
         [
-            MetricTotal(tenant=tenant, user_id=u, metric_id=m, total=added, updated=now)
+            MetricTotal(tenant_id=tenant.pk, user_id=u, metric_id=m, total=added, updated=now)
             for (u, m), added in writes.metric_totals.items()
         ],
         conflict=("user", "metric"),
@@ -568,7 +568,7 @@ def _write(tenant: Tenant, states: dict[str, _User], writes: _Writes, now: dt.da
     insert_many(
         [
             MetricDailyChange(
-                tenant=tenant, user_id=u, metric_id=m, date=day, change=change, events=count
+                tenant_id=tenant.pk, user_id=u, metric_id=m, date=day, change=change, events=count
             )
             for (u, m, day), (change, count) in writes.daily.items()
         ],
@@ -589,7 +589,7 @@ def _write(tenant: Tenant, states: dict[str, _User], writes: _Writes, now: dt.da
     )
     insert_many(
         [
-            PointsDailyChange(tenant=tenant, user_id=u, system_id=s, date=day, change=change)
+            PointsDailyChange(tenant_id=tenant.pk, user_id=u, system_id=s, date=day, change=change)
             for (u, s, day), change in writes.points_daily.items()
         ],
         conflict=("user", "system", "date"),

@@ -111,8 +111,8 @@ class Ledger:
             created = row is None
             if row is None:
                 row = PointsTotal(
-                    tenant=self.tenant,
-                    user=self.user,
+                    tenant_id=self.tenant.pk,
+                    user_id=self.user.pk,
                     system_id=system.pk,
                     total=0,
                     first_activity_at=self.now,

@@ -164,7 +164,7 @@ def points_event_awards(
                 if not attributes_match(t.event_filters, event_attributes or {}):
                     continue
                 total = metric_filtered_total(user, metric_pk, t.event_filters)
-            mark = marks.get(t.pk) or PointsTriggerMark(user=user, trigger_id=t.pk, mark=0)
+            mark = marks.get(t.pk) or PointsTriggerMark(user_id=user.pk, trigger_id=t.pk, mark=0)
             count, reached = domain.metric_trigger_new_multiples(
                 mark.mark, total, t.metric_threshold or 1
             )

@@ -21,8 +21,8 @@ def _state_row(
         return row
     start = config.freeze_start_count if config.freezes_enabled else 0
     return StreakState(
-        tenant=tenant,
-        user=user,
+        tenant_id=tenant.pk,
+        user_id=user.pk,
         frequency=config.frequency,
         freezes=start,
         freezes_earned_on=local_date(now, user.tz),
@@ -36,8 +36,8 @@ def _period_row(
     """The row of the period that starts on `period` (its end follows from the frequency),
     with the outcome's fields (the model's defaults for the others)."""
     return StreakPeriod(
-        tenant=tenant,
-        user=user,
+        tenant_id=tenant.pk,
+        user_id=user.pk,
         frequency=frequency,
         period_start=period,
         period_end=domain.period_end(period, frequency),
