@@ -57,6 +57,8 @@ def attributes_match(filters: Mapping[str, str] | None, values: Mapping[str, str
     (apps/users/selectors.py) is the same rule as a query."""
     if filters is None:
         return False
+    if not filters:  # most configuration filters nothing
+        return True
     return all(values.get(key) == value for key, value in filters.items())
 
 
