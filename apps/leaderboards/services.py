@@ -306,6 +306,18 @@ def newcomer_gains(board: BoardDef, absolute: bool, created: bool) -> bool:
     return not (absolute or created) and board.start_time is None and board.end_time is None
 
 
+# A newcomer takes the run's lock once the board has this many places left or fewer: newcomers
+# entering without it could overfill the board only if more than this many entered the same run
+# at once (each counts the others without the uncommitted entries of the rest). Far from full,
+# newcomers do not wait for each other.
+ENTER_LOCKED_WITHIN = 64
+
+
+def near_full(board: BoardDef, others: int) -> bool:
+    """Whether a newcomer joining `others` entries must enter under the run's lock."""
+    return others >= board.max_participants - ENTER_LOCKED_WITHIN
+
+
 # Newcomer on a full board: how often the lowest entry may move up under them before they give
 # up entering (each attempt is a statement; moving up takes an event of that participant).
 DISPLACE_ATTEMPTS = 3
@@ -318,9 +330,10 @@ def _enter(
     entry, which they displace (spec: Leaderboard rule 2). Their standing after it; one who
     did not enter has ahead_after -1."""
     place = ranks.standing(run, user.pk, None, (value, now))
-    if place.others >= board.max_participants - 1:
-        # This entry fills the board, or displaces: one newcomer at a time, the standing
-        # read again under the lock (another may have just taken the last place).
+    if near_full(board, place.others):
+        # One newcomer at a time, the standing read again under the lock: newcomers
+        # entering at once each count the others without the rest (an uncommitted entry),
+        # and would overfill the board.
         lock_run(run.board_pk, run.run_start, run.group)
         place = ranks.standing(run, user.pk, None, (value, now))
     changes: list[tuple[int, ranks.Place | None]] = []

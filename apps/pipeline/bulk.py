@@ -50,6 +50,7 @@ from apps.leaderboards.services import (
     entries_of,
     event_contribution,
     event_places,
+    near_full,
     newcomer_gains,
     run_counts,
     run_gains,
@@ -271,7 +272,8 @@ def _crowded(tenant: Tenant, states: dict[str, _User], now: dt.datetime) -> list
                 newcomers.setdefault(key, []).append(uid)
     crowded: set[str] = set()
     for key, uids in newcomers.items():
-        if counts[key] + len(uids) >= boards[key[0]].max_participants:
+        # As a single newcomer would take the run's lock (leaderboards.services._enter).
+        if near_full(boards[key[0]], counts[key] + len(uids)):
             crowded.update(uids)
     return [uid for uid in states if uid in crowded]
 

@@ -81,3 +81,13 @@ def test_the_lowest_moving_up_while_newcomers_displace_it(org):
     # Whatever the order: a climber displaced before their climb re-enters with the run's
     # gain (1,010 ..), and the value to beat only rises, so the board ends with the best five.
     assert board(org) == {"old2": 1012, "old1": 1011, "old0": 1010, "new5": 505, "new4": 504}
+
+
+def test_newcomers_racing_onto_an_empty_board_never_overfill_it(org):
+    """More newcomers at once than the board has places, none of them yet near the last
+    place: each would see room to spare in its own snapshot."""
+    newcomers = {f"new{n}": 100 + 7 * n for n in range(3 * PLACES)}
+    statuses = run_all([_send(org, user, value) for user, value in newcomers.items()])
+    assert statuses == [201] * len(newcomers)
+    best = dict(sorted(newcomers.items(), key=lambda kv: -kv[1])[:PLACES])
+    assert board(org) == best
