@@ -246,7 +246,7 @@ def main() -> int:
                 f"{label}: accepted in {accept_s * 1000:.0f} ms; worker {done.seconds:.2f} s = "
                 f"{events / done.seconds:,.0f} events/s; end to end "
                 f"{events / (accept_s + done.seconds):,.0f} events/s; per event: "
-                f"{done.statements / events:.1f} statements, CPU ms worker "
+                f"{done.statements / events:.2f} statements, CPU ms worker "
                 f"{done.cpu * 1000 / events:.2f}, postgres backend {db_ms}; "
                 f"other programs {done.other_cores:.2f} cores"
             )
