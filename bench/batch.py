@@ -113,7 +113,7 @@ def send(
 
         profiler = cProfile.Profile()
         status, answer = profiler.runcall(ctx.api, "POST", URL, body)
-        profiler.dump_stats(os.environ.get("BATCH_PROFILE_OUT", "batch.prof") + ".accept")
+        profiler.dump_stats("batch.prof.accept")
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     else:
         status, answer = ctx.api("POST", URL, body)
@@ -172,7 +172,7 @@ def work(row: int, profile: bool = False) -> Work:
             done = profiler.runcall(outbox_run, row)
             seconds = time.perf_counter() - started
             stats = pstats.Stats(profiler)
-            profiler.dump_stats(os.environ.get("BATCH_PROFILE_OUT", "batch.prof"))
+            profiler.dump_stats("batch.prof")
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(45)
         else:
