@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Tenant
@@ -14,6 +15,12 @@ from apps.core.config_cache import tenant_cache_clear
 from apps.metrics.models import Metric
 from tests import openapi_check
 from tests.factories import MetricFactory, OrganizationWithKey, bump
+
+# Property tests check rules, not speed: on a busy machine an example may take longer than
+# hypothesis's default deadline of 200 ms (seen once on tests/streaks/test_domain.py), which
+# would fail the run for nothing.
+hypothesis_settings.register_profile("gamify", deadline=None)
+hypothesis_settings.load_profile("gamify")
 
 
 @pytest.fixture(autouse=True, scope="session")

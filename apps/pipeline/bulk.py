@@ -38,7 +38,7 @@ from apps.accounts.models import Tenant
 from apps.achievements.choices import Trigger
 from apps.achievements.models import AchievementCompletion
 from apps.achievements.selectors import achievement_definitions
-from apps.achievements.services import Completed, achievements_due, completions_load_many
+from apps.achievements.services import Completed, completions_load_many
 from apps.core.db import CompiledSelect, insert_many, update_many
 from apps.core.errors import ApplicationError
 from apps.leaderboards import ranks
@@ -57,18 +57,19 @@ from apps.leaderboards.services import (
 )
 from apps.metrics.models import MetricDailyChange, MetricEvent, MetricTotal
 from apps.metrics.selectors import daily_changes_of, totals_of
+from apps.metrics.services import RecordedEvent
 from apps.notifications.choices import NotificationType
 from apps.notifications.domain import send_zone
 from apps.notifications.selectors import notification_config
+from apps.pipeline import steps
 from apps.pipeline.config import EventConfig, event_config
 from apps.pipeline.models import QueuedEvent
-from apps.pipeline.outcomes import PointsOutcome, StreakOutcome
+from apps.pipeline.outcomes import AchievementsOutcome, PointsOutcome, StreakOutcome
 from apps.pipeline.services import EventInput, event_input_from_payload
-from apps.pipeline.steps import achievements_outcome, streak_outcome
 from apps.points.choices import TriggerType
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, PointsTriggerMark
 from apps.points.selectors import points_config
-from apps.points.services import PointsLoaded, points_event_awards, points_load_many
+from apps.points.services import PointsLoaded, points_load_many
 from apps.streaks import domain as streaks_domain
 from apps.streaks.models import StreakPeriod, StreakState
 from apps.streaks.selectors import current_period_of, streak_config, streaks_configured
@@ -373,66 +374,73 @@ def _apply(
     value = _stored(data.value)
     previous = state.totals.get(metric_pk, Decimal(0))
     total = state.totals[metric_pk] = previous + value
-    writes.events.append(
-        MetricEvent(
-            tenant_id=tenant.pk,
-            user_id=user.pk,
-            metric_id=metric_pk,
-            value=data.value,
-            attributes=data.attributes,
-            idempotency_key=key,
-            occurred_at=now,
-            local_date=day,
-            total_after=total,
-        )
+    row = MetricEvent(
+        tenant_id=tenant.pk,
+        user_id=user.pk,
+        metric_id=metric_pk,
+        value=data.value,
+        attributes=data.attributes,
+        idempotency_key=key,
+        occurred_at=now,
+        local_date=day,
+        total_after=total,
     )
+    writes.events.append(row)
     totals_key = (user.pk, metric_pk)
     writes.metric_totals[totals_key] = writes.metric_totals.get(totals_key, Decimal(0)) + value
     daily_key = (user.pk, metric_pk, day)
     change, count = writes.daily.get(daily_key, (Decimal(0), 0))
     writes.daily[daily_key] = (change + value, count + 1)
     state.metric_sums[metric_pk] = state.metric_sums.get(metric_pk, Decimal(0)) + value
-    streak = _streak(tenant, state, metric_pk, value, day, now, writes)
-    due = achievements_due(
-        tenant,
-        user,
-        metric_pk=metric_pk,
-        event_attributes=data.attributes,
-        total=total,
-        streak_length=streak.length,
-        done=state.completed,
+    # The event's context as a single event's steps see it, from the user's state.
+    ctx = steps.EventContext(
+        tenant=tenant,
+        user=user,
+        user_created=created,
+        metric=event.config.metric,
+        value=data.value,
+        attributes=data.attributes,
+        recorded=RecordedEvent(row, previous, total, day),
+        now=now,
+        loaded=steps.EventLoaded(
+            streak=_streak_loaded(state, metric_pk, value, day),
+            completed=state.completed,
+            points=state.points,
+            entries={},  # the boards are moved from the user's state below
+        ),
     )
+    streak = _streak(ctx, state, writes)
     completed = []
-    for definition in due:
-        row = AchievementCompletion(
+    for definition in steps.achievements_due_of(ctx, streak):
+        completion = AchievementCompletion(
             tenant_id=tenant.pk, achievement_id=definition.pk, user_id=user.pk, completed_at=now
         )
-        writes.completions.append(row)
-        completed.append(Completed(definition, str(row.public_id), now))
+        writes.completions.append(completion)
+        completed.append(Completed(definition, str(completion.public_id), now))
         state.completed.add(definition.pk)
-    achievements = achievements_outcome(user, completed)
-    added = _points(tenant, state, event, now, total, streak, achievements.achievement_pks, writes)
+    achievements = steps.achievements_outcome(user, completed)
+    added = _points(ctx, state, streak, achievements, writes)
     _boards(tenant, state, metric_pk, data.value, added, streak, created, now)
     at_day = now.astimezone(send_zone(user.tz)).date()
     if user_activity_noted(user, now, at_day):
         writes.active[user.pk] = user
 
 
-def _streak(
-    tenant: Tenant,
-    state: _User,
-    metric_pk: int,
-    value: Decimal,
-    day: dt.date,
-    now: dt.datetime,
-    writes: _Writes,
-) -> StreakOutcome:
-    loaded = None
-    if state.streak is not None and state.period is not None:  # streaks configured
-        if state.period[0] <= day <= state.period[1]:
-            state.changes[metric_pk] = state.changes.get(metric_pk, Decimal(0)) + value
-        loaded = StreakLoaded(state.streak.state, state.streak.pauses, dict(state.changes))
-    result, changed = streak_event_compute(tenant, state.user, metric_pk, now, loaded)
+def _streak_loaded(
+    state: _User, metric_pk: int, value: Decimal, day: dt.date
+) -> StreakLoaded | None:
+    """The user's streak rows as the streak step would read them after the event's record
+    (None: streaks are not configured)."""
+    if state.streak is None or state.period is None:
+        return None
+    if state.period[0] <= day <= state.period[1]:
+        state.changes[metric_pk] = state.changes.get(metric_pk, Decimal(0)) + value
+    return StreakLoaded(state.streak.state, state.streak.pauses, dict(state.changes))
+
+
+def _streak(ctx: steps.EventContext, state: _User, writes: _Writes) -> StreakOutcome:
+    loaded = ctx.loaded.streak
+    result, changed = streak_event_compute(ctx.tenant, ctx.user, ctx.metric.pk, ctx.now, loaded)
     if changed is not None:
         state.streak = StreakLoaded(changed.state, loaded.pauses if loaded else ())
         writes.states[state.user.pk] = changed.state
@@ -443,33 +451,18 @@ def _streak(
         if changed.extended is not None:
             p = changed.extended
             writes.extended[state.user.pk, p.frequency, p.period_start] = p
-    return streak_outcome(result)
+    return steps.streak_outcome(result)
 
 
 def _points(
-    tenant: Tenant,
+    ctx: steps.EventContext,
     state: _User,
-    event: _Event,
-    now: dt.datetime,
-    total: Decimal,
     streak: StreakOutcome,
-    achievement_pks: tuple[int, ...],
+    achievements: AchievementsOutcome,
     writes: _Writes,
 ) -> dict[int, int]:
     """The points step in memory; the points it added, by system pk."""
-    awarded = points_event_awards(
-        tenant,
-        state.user,
-        now=now,
-        metric_pk=event.config.metric.pk,
-        event_attributes=event.data.attributes,
-        metric_total=total,
-        streak_extended=streak.extended,
-        streak_length=streak.length,
-        streak_started=streak.started_on,
-        achievement_pks=achievement_pks,
-        loaded=state.points,
-    )
+    awarded = steps.points_awards_of(ctx, streak, achievements)
     if awarded is None:
         return {}
     ledger, marks = awarded

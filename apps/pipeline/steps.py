@@ -14,10 +14,12 @@ from decimal import Decimal
 
 from apps.accounts.models import Tenant
 from apps.achievements.facts import AchievementCompleted
+from apps.achievements.selectors import AchievementDef
 from apps.achievements.services import (
     Completed,
-    achievements_apply_event,
+    achievements_due,
     achievements_event_load,
+    completions_insert,
 )
 from apps.core.db import load_together
 from apps.core.facts import Fact, UserActive
@@ -37,8 +39,9 @@ from apps.pipeline.outcomes import (
     StreakOutcome,
 )
 from apps.points.facts import PointsChanged
-from apps.points.ledger import SystemChange
-from apps.points.services import PointsLoaded, points_apply_event, points_event_load
+from apps.points.ledger import Ledger, SystemChange
+from apps.points.models import PointsTriggerMark
+from apps.points.services import PointsLoaded, points_event_awards, points_event_load, points_pay
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.streaks.selectors import (
     streak_config,
@@ -122,17 +125,22 @@ def streak_outcome(result: StreakEventResult) -> StreakOutcome:
 
 
 def achievements_step(ctx: EventContext, streak: StreakOutcome) -> AchievementsOutcome:
-    completed = achievements_apply_event(
+    due = achievements_due_of(ctx, streak)
+    completed = completions_insert(ctx.tenant, ctx.user, due, ctx.now) if due else []
+    return achievements_outcome(ctx.user, completed)
+
+
+def achievements_due_of(ctx: EventContext, streak: StreakOutcome) -> list[AchievementDef]:
+    """The achievements step's computation (a batch in bulk writes what it finds its way)."""
+    return achievements_due(
         ctx.tenant,
         ctx.user,
         metric_pk=ctx.metric.pk,
         event_attributes=ctx.attributes,
         total=ctx.recorded.total,
         streak_length=streak.length,
-        now=ctx.now,
         done=ctx.loaded.completed,
     )
-    return achievements_outcome(ctx.user, completed)
 
 
 def achievements_outcome(user: EndUser, completed: list[Completed]) -> AchievementsOutcome:
@@ -154,7 +162,14 @@ def completion_facts(user: EndUser, completed: list[Completed]) -> tuple[Achieve
 def points_step(
     ctx: EventContext, streak: StreakOutcome, achievements: AchievementsOutcome
 ) -> PointsOutcome:
-    changes = points_apply_event(
+    return PointsOutcome(changes=tuple(points_pay(points_awards_of(ctx, streak, achievements))))
+
+
+def points_awards_of(
+    ctx: EventContext, streak: StreakOutcome, achievements: AchievementsOutcome
+) -> tuple[Ledger, list[PointsTriggerMark]] | None:
+    """The points step's computation (a batch in bulk writes what it finds its way)."""
+    return points_event_awards(
         ctx.tenant,
         ctx.user,
         now=ctx.now,
@@ -167,7 +182,6 @@ def points_step(
         achievement_pks=achievements.achievement_pks,
         loaded=ctx.loaded.points,
     )
-    return PointsOutcome(changes=tuple(changes))
 
 
 def leaderboards_step(

@@ -72,44 +72,6 @@ def _loaded(rows: list[list[object]]) -> PointsLoaded:
     return PointsLoaded(totals, marks)  # type: ignore[arg-type]
 
 
-def points_apply_event(
-    tenant: Tenant,
-    user: EndUser,
-    *,
-    now: dt.datetime,
-    metric_pk: int | None = None,
-    event_attributes: dict[str, str] | None = None,
-    metric_total: Decimal = Decimal(0),
-    streak_extended: bool = False,
-    streak_length: int = 0,
-    streak_started: str | None = None,
-    achievement_pks: tuple[int, ...] = (),
-    loaded: PointsLoaded | None = None,
-) -> list[SystemChange]:
-    """The points step of the pipeline (the caller holds the user's lock). Returns what the
-    event changed, by system (only systems it changed). An event's metric, total and
-    attributes, and what its streak and achievement steps did, name the triggers it may pay;
-    without them only user_creation and the given achievements pay. `loaded`: the user's rows
-    when the caller read them (points_event_load)."""
-    awarded = points_event_awards(
-        tenant,
-        user,
-        now=now,
-        metric_pk=metric_pk,
-        event_attributes=event_attributes,
-        metric_total=metric_total,
-        streak_extended=streak_extended,
-        streak_length=streak_length,
-        streak_started=streak_started,
-        achievement_pks=achievement_pks,
-        loaded=loaded,
-    )
-    if awarded is None:
-        return []
-    ledger, new_marks = awarded
-    return ledger.flush(new_marks)
-
-
 def points_event_awards(
     tenant: Tenant,
     user: EndUser,
@@ -124,8 +86,12 @@ def points_event_awards(
     achievement_pks: tuple[int, ...] = (),
     loaded: PointsLoaded | None = None,
 ) -> tuple[Ledger, list[PointsTriggerMark]] | None:
-    """The points step without its write: the ledger holding the event's awards, and the
-    trigger marks that moved (None: no trigger applies). Reads only what `loaded` lacks."""
+    """The points step of the pipeline, without its write (the caller holds the user's lock):
+    the ledger holding the event's awards, and the trigger marks that moved (None: no trigger
+    applies); `points_pay` writes them, a batch in bulk its own way. An event's metric, total
+    and attributes, and what its streak and achievement steps did, name the triggers it may
+    pay; without them only user_creation and the given achievements pay. `loaded`: the user's
+    rows when the caller read them (points_event_load); only what it lacks is read."""
     config = points_config(tenant)
     plan: list[tuple[SystemDef, TriggerDef]] = []
     for system in config.values():
@@ -179,12 +145,20 @@ def points_event_awards(
     return ledger, new_marks
 
 
+def points_pay(awarded: tuple[Ledger, list[PointsTriggerMark]] | None) -> list[SystemChange]:
+    """Write what points_event_awards found; what changed, by system (only those it changed)."""
+    if awarded is None:
+        return []
+    ledger, marks = awarded
+    return ledger.flush(marks)
+
+
 def points_for_achievements(
     tenant: Tenant, user: EndUser, achievement_pks: tuple[int, ...], now: dt.datetime
 ) -> list[SystemChange]:
     """Points for completions outside an event (API completion): achievement triggers, and
     user_creation when this is the user's first contact with a system."""
-    return points_apply_event(tenant, user, now=now, achievement_pks=achievement_pks)
+    return points_pay(points_event_awards(tenant, user, now=now, achievement_pks=achievement_pks))
 
 
 def time_trigger_pay(

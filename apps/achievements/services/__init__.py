@@ -12,11 +12,11 @@ from apps.achievements.services.completing import (
     ApiCompletion,
     Completed,
     achievement_complete_api,
-    achievements_apply_event,
     achievements_due,
     achievements_event_load,
     anniversaries_complete,
     completed_pks,
+    completions_insert,
     completions_load_many,
 )
 
@@ -25,10 +25,10 @@ __all__ = [
     "Completed",
     "achievement_backdate",
     "achievement_complete_api",
-    "achievements_apply_event",
     "achievements_due",
     "achievements_event_load",
     "anniversaries_complete",
     "completed_pks",
+    "completions_insert",
     "completions_load_many",
 ]

@@ -28,7 +28,7 @@ class Completed:
     completed_at: dt.datetime
 
 
-def _insert(
+def completions_insert(
     tenant: Tenant, user: EndUser, definitions: list[AchievementDef], now: dt.datetime
 ) -> list[Completed]:
     """Insert the completions; the caller holds the user's lock, so only a backdating job can
@@ -95,31 +95,6 @@ def completed_pks(rows: list[list[AchievementCompletion]]) -> set[int]:
     return {c.achievement_id for c in rows[0]}
 
 
-def achievements_apply_event(
-    tenant: Tenant,
-    user: EndUser,
-    *,
-    metric_pk: int,
-    event_attributes: dict[str, str],
-    total: Decimal,
-    streak_length: int,
-    now: dt.datetime,
-    done: set[int] | None = None,
-) -> list[Completed]:
-    """The achievements step of the pipeline (the caller holds the user's lock). `done`: the
-    user's completed achievements, when the caller read them (achievements_event_load)."""
-    due = achievements_due(
-        tenant,
-        user,
-        metric_pk=metric_pk,
-        event_attributes=event_attributes,
-        total=total,
-        streak_length=streak_length,
-        done=done,
-    )
-    return _insert(tenant, user, due, now) if due else []
-
-
 def achievements_due(
     tenant: Tenant,
     user: EndUser,
@@ -130,8 +105,10 @@ def achievements_due(
     streak_length: int,
     done: set[int] | None = None,
 ) -> list[AchievementDef]:
-    """The achievements an event completes, with the composites they complete: the
-    achievements step without its write. Reads only the completions `done` lacks and the
+    """The achievements step of the pipeline, without its write (the caller holds the user's
+    lock; `completions_insert` writes, a batch in bulk its own way): the achievements an event
+    completes, with the composites they complete. `done`: the user's completed achievements,
+    when the caller read them (achievements_event_load); only what it lacks is read, and the
     totals of event-filtered achievements."""
     definitions = achievement_definitions(tenant).values()
     metric_defs = [
@@ -199,7 +176,9 @@ def achievement_complete_api(
             "This user does not meet the achievement's user attribute filters"
         )
     done = set(user_completions(user))
-    completed = _insert(tenant, user, _with_composites(tenant, user, done, [definition]), now)
+    completed = completions_insert(
+        tenant, user, _with_composites(tenant, user, done, [definition]), now
+    )
     first = next((c for c in completed if c.definition.pk == definition.pk), None)
     if first is None:  # created concurrently by a backdating job
         row = AchievementCompletion.objects.get(achievement_id=definition.pk, user=user)
@@ -231,6 +210,11 @@ def anniversaries_complete(
         ]
         if due:
             results.append(
-                (user, _insert(tenant, user, _with_composites(tenant, user, done, due), now))
+                (
+                    user,
+                    completions_insert(
+                        tenant, user, _with_composites(tenant, user, done, due), now
+                    ),
+                )
             )
     return results
