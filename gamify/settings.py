@@ -55,11 +55,14 @@ MIDDLEWARE = [
     # they work behind any proxy or none; right after SecurityMiddleware, as WhiteNoise asks, so
     # that its redirect and headers still apply to them.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Sessions, CSRF, the logged-in user and messages serve the dashboard (and its login) only:
+    # these subclasses let requests to the APIs' paths (/v1/, /api/, /admin/v1/), which
+    # authenticate with X-API-KEY, go past them (apps/core/middleware.py).
+    "apps.core.middleware.DashboardSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "apps.core.middleware.DashboardCsrfViewMiddleware",
+    "apps.core.middleware.DashboardAuthenticationMiddleware",
+    "apps.core.middleware.DashboardMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",
