@@ -12,7 +12,9 @@ from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseForbidden
 from django.middleware.csrf import CsrfViewMiddleware
+from django.utils.deprecation import MiddlewareMixin
 
 from apps.core.api.errors import error_body_render
 
@@ -91,18 +93,16 @@ def is_api_path(request: HttpRequest) -> bool:
     return request.path_info.startswith(API_PATH_PREFIXES)
 
 
-class _DashboardOnly:
+class _DashboardOnly(MiddlewareMixin):
     """Runs the Django middleware it is mixed into for every path but the APIs': on an API
     path the request goes straight on. Subclasses, so the admin's system checks (which look
     for these classes or subclasses in MIDDLEWARE) still hold; the dashboard, its login and
     the end-user pages get them as before (ARCHITECTURE.md §4)."""
 
-    get_response: Callable[[HttpRequest], HttpResponse]
-
     def __call__(self, request: HttpRequest) -> Any:
         if request.path_info.startswith(API_PATH_PREFIXES):
             return self.get_response(request)
-        return super().__call__(request)  # type: ignore[misc]
+        return super().__call__(request)
 
 
 class DashboardSessionMiddleware(_DashboardOnly, SessionMiddleware):
@@ -112,7 +112,7 @@ class DashboardSessionMiddleware(_DashboardOnly, SessionMiddleware):
 class DashboardCsrfViewMiddleware(_DashboardOnly, CsrfViewMiddleware):
     def process_view(
         self, request: HttpRequest, callback: Any, callback_args: Any, callback_kwargs: Any
-    ) -> HttpResponse | None:
+    ) -> HttpResponseForbidden | None:
         if request.path_info.startswith(API_PATH_PREFIXES):
             return None
         return super().process_view(request, callback, callback_args, callback_kwargs)

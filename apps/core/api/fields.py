@@ -1,7 +1,7 @@
 """Serializer building blocks shared by every app's input shapes."""
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cached_property
 from typing import Any
@@ -141,7 +141,10 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-_BUILD_FIELDS = serializers.Serializer.fields.func  # DRF's: deep copies of the declared fields
+# DRF's: deep copies of the declared fields, bound to the serializer given.
+_BUILD_FIELDS: Callable[[serializers.Serializer[Any]], BindingDict] = (
+    serializers.Serializer.fields.func  # type: ignore[attr-defined]
+)
 
 
 class FieldsBuiltOnce(serializers.Serializer):
@@ -158,7 +161,7 @@ class FieldsBuiltOnce(serializers.Serializer):
     change its fields per instance."""
 
     @cached_property
-    def fields(self) -> BindingDict:  # type: ignore[override]
+    def fields(self) -> BindingDict:
         if (
             self.instance is not None
             or self._context
@@ -172,6 +175,6 @@ class FieldsBuiltOnce(serializers.Serializer):
         if prototype is None:
             prototype = cls()
             prototype.__dict__["fields"] = _BUILD_FIELDS(prototype)  # not through this method
-            cls._fields_prototype = prototype  # type: ignore[attr-defined]
+            cls._fields_prototype = prototype
         fields: BindingDict = prototype.fields
         return fields
