@@ -396,6 +396,8 @@ def main() -> int:
             measure(client, name, args, counters)
     finally:
         connection.close()
+        if connection.settings_dict.get("OPTIONS", {}).get("pool"):
+            connection.close_pool()  # type: ignore[attr-defined]  # its connections hold the DB
         if not args.keep_db:
             from bench.support import psql
 

@@ -110,6 +110,18 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_PREPARED_STATEMENTS", default=True
+):
+    # Parameters bound by the server, and each statement a connection runs a fifth time
+    # prepared (psycopg's default threshold; Django's own default prepares none): PostgreSQL
+    # then skips parsing and planning the hot path's fixed statements, about half of its CPU
+    # for an event or a one-row read (bench/README.md, "Serving and the request path"). Off
+    # for a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
+    # 1.21, or without max_prepared_statements).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes the write lock at BEGIN, so two writers queue on the busy timeout instead
     # of one failing with "database is locked" when it upgrades a read lock.
