@@ -8,8 +8,8 @@ calling the WSGI application itself moves by a few percent, so this is where the
 (middleware, authentication, rate limiting, DRF, the selector, the render) is measured.
 
 What one run does:
-1. recreates the PostgreSQL database `gamify_bench_reqpath` (`--db-name`, or the environment's
-   GAMIFY_BENCH_REQPATH_DB) and migrates it; empties Redis
+1. recreates the PostgreSQL database `gamify_bench_reqpath` (`--db-name`) and migrates it;
+   empties Redis
    database 7 (`--redis`), which serves as REDIS_URL: the cache, the rate limits and the
    leaderboard ranks, as in production;
 2. with production settings (DEBUG off, every middleware, `gamify.wsgi.application`, the
@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.support import database_recreate  # noqa: E402
 
-DB_NAME = os.environ.get("GAMIFY_BENCH_REQPATH_DB", "gamify_bench_reqpath")  # or --db-name
+DB_NAME = "gamify_bench_reqpath"  # --db-name
 HOST = "127.0.0.1"
 POINTS_KEY = "reader"
 POINTS_USERS = 200
@@ -369,7 +369,7 @@ def main() -> int:
         "--db-name",
         default=DB_NAME,
         help="the scratch PostgreSQL database, recreated and dropped (default"
-        " $GAMIFY_BENCH_REQPATH_DB or gamify_bench_reqpath)",
+        " gamify_bench_reqpath)",
     )
     args = parser.parse_args()
     DB_NAME = args.db_name
@@ -396,8 +396,6 @@ def main() -> int:
             measure(client, name, args, counters)
     finally:
         connection.close()
-        if connection.settings_dict.get("OPTIONS", {}).get("pool"):
-            connection.close_pool()  # type: ignore[attr-defined]  # its connections hold the DB
         if not args.keep_db:
             from bench.support import psql
 
