@@ -1,23 +1,27 @@
 """The request path of one read, in process: CPU, SQL statements and Redis round trips per request.
 
     .venv/bin/python bench/request_path.py [--requests 1000] [--rounds 7] [--case points-read]
-        [--profile CASE] [--keep-db]
+        [--profile CASE] [--keep-db] [--db-name NAME] [--redis URL]
 
 Load tests on a shared two-core machine move by 20 % from one run to the next; one process
 calling the WSGI application itself moves by a few percent, so this is where the request path
 (middleware, authentication, rate limiting, DRF, the selector, the render) is measured.
 
 What one run does:
-1. recreates the PostgreSQL database `gamify_bench_reqpath` and migrates it; empties Redis
+1. recreates the PostgreSQL database `gamify_bench_reqpath` (`--db-name`) and migrates it;
+   empties Redis
    database 7 (`--redis`), which serves as REDIS_URL: the cache, the rate limits and the
    leaderboard ranks, as in production;
 2. with production settings (DEBUG off, every middleware, `gamify.wsgi.application`, the
    rate limits of the defaults), creates an organization and, through the admin API called the
    same way, `make bench`'s configurations: the points system `reader` (one metric trigger) with
-   200 users who earned points, and the active board `words-board` with 1,000 participants;
+   200 users who earned points, the active board `words-board` with 1,000 participants, and
+   the metric `plain` (no feature) with 200 users who sent one event;
 3. per case, after 200 warm-up requests, `--rounds` rounds of `--requests` requests through the
    WSGI application with a prepared environ (an admin key in X-API-KEY, the headers an SDK
-   sends), each answer checked (status 200 and the body of the first request); it reports per
+   sends), each answer checked (status 200; each user's points, the same top-100 page, each
+   event's total equal to the values sent); the event case `event-plain` posts
+   `{"user": {"id": ...}, "value": 1}` for one of the 200 existing users; it reports per
    request the median of the rounds' CPU of this thread (µs), the wall time, the CPU of the
    PostgreSQL backend, SQL statements (`connection.execute_wrapper`), Redis round trips (a
    command, or a pipeline's execute) and function calls (`sys.setprofile`: unlike CPU time,
@@ -48,17 +52,37 @@ sys.path.insert(0, str(ROOT))
 
 from bench.support import database_recreate  # noqa: E402
 
-DB_NAME = "gamify_bench_reqpath"
+DB_NAME = "gamify_bench_reqpath"  # --db-name
 HOST = "127.0.0.1"
 POINTS_KEY = "reader"
 POINTS_USERS = 200
 BOARD_KEY = "words-board"
 BOARD_USERS = 1000
+EVENT_KEY = "plain"  # a metric with no feature configured
+EVENT_USERS = 200
 EARNED: dict[str, int] = {}  # the points each user earned at seeding
+TOTALS: dict[str, int] = {}  # each event user's total so far (the event case checks its answers)
 
-CASES = {
-    "points-read": lambda: f"/v1/users/points-user-{random.randrange(POINTS_USERS)}/points/reader",
-    "leaderboard-top100": lambda: f"/v1/leaderboards/{BOARD_KEY}?limit=100",
+# A request: method, URL and body (JSON bytes, b"" for none).
+Call = tuple[str, str, bytes]
+
+
+def _event() -> Call:
+    user = f"event-user-{random.randrange(EVENT_USERS)}"
+    body = json.dumps({"user": {"id": user}, "value": 1}).encode()
+    return "POST", f"/v1/metrics/{EVENT_KEY}/event", body
+
+
+CASES: dict[str, Callable[[], Call]] = {
+    "points-read": lambda: (
+        "GET",
+        f"/v1/users/points-user-{random.randrange(POINTS_USERS)}/points/reader",
+        b"",
+    ),
+    "leaderboard-top100": lambda: ("GET", f"/v1/leaderboards/{BOARD_KEY}?limit=100", b""),
+    # An existing user's event on a metric with no features: DRF's parsing, the serializer's
+    # validation, the event's statements and the render.
+    "event-plain": _event,
 }
 
 
@@ -122,7 +146,9 @@ class Wsgi:
         return environ
 
     def call(self, method: str, url: str, body: Any = None) -> tuple[int, dict[str, str], bytes]:
-        raw = b"" if body is None else json.dumps(body).encode()
+        raw = (
+            body if isinstance(body, bytes) else b"" if body is None else json.dumps(body).encode()
+        )
         answer: dict[str, Any] = {}
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None):
@@ -155,7 +181,7 @@ def seed() -> str:
     key = json.loads(out.getvalue())["apiKey"]
     client = Wsgi(key)
     rng = random.Random(1)
-    for metric_key, name in ((POINTS_KEY, "Reader"), ("words", "Words")):
+    for metric_key, name in ((POINTS_KEY, "Reader"), ("words", "Words"), (EVENT_KEY, "Plain")):
         client.api("POST", "/admin/v1/metrics", [{"name": name, "key": metric_key}])
     metrics = {m["key"]: m["id"] for m in client.api("GET", "/admin/v1/metrics?limit=100")}
     [system] = client.api("POST", "/admin/v1/points", [{"name": "Reader", "key": POINTS_KEY}])[
@@ -176,6 +202,10 @@ def seed() -> str:
     for n in range(BOARD_USERS):
         user = {"user": {"id": f"board-user-{n}"}, "value": rng.randint(1, 1000)}
         client.api("POST", "/v1/metrics/words/event", user)
+    for n in range(EVENT_USERS):
+        user = {"user": {"id": f"event-user-{n}"}, "value": 1}
+        client.api("POST", f"/v1/metrics/{EVENT_KEY}/event", user)
+        TOTALS[user["user"]["id"]] = 1
     return str(key)
 
 
@@ -223,20 +253,25 @@ def backend_cpu_seconds() -> float:
 
 
 def run_round(
-    client: Wsgi, url: Callable[[], str], n: int, check: Callable[[str, int, bytes], None]
+    client: Wsgi, make: Callable[[], Call], n: int, check: Callable[[Call, int, bytes], None]
 ) -> tuple[float, float, float]:
-    urls = [url() for _ in range(n)]
+    calls = [make() for _ in range(n)]
     backend = backend_cpu_seconds()
     wall, cpu = time.perf_counter(), time.thread_time()
-    for u in urls:
-        status, _, content = client.call("GET", u)
-        check(u, status, content)
+    for call in calls:
+        status, _, content = client.call(*call)
+        check(call, status, content)
     cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
     backend = backend_cpu_seconds() - backend
     return cpu / n * 1e6, wall / n * 1e6, backend / n * 1e6
 
 
-def python_calls(client: Wsgi, url: Callable[[], str], n: int = 50) -> float:
+def python_calls(
+    client: Wsgi,
+    make: Callable[[], Call],
+    check: Callable[[Call, int, bytes], None],
+    n: int = 50,
+) -> float:
     """Function calls (Python and built-in) per request: the same on every run of the same
     code, where CPU time moves with the machine's load, so it tells one change's effect."""
     count = 0
@@ -246,26 +281,32 @@ def python_calls(client: Wsgi, url: Callable[[], str], n: int = 50) -> float:
         if event in ("call", "c_call"):
             count += 1
 
-    urls = [url() for _ in range(n)]
-    sys.setprofile(counter)
-    try:
-        for u in urls:
-            client.call("GET", u)
-    finally:
-        sys.setprofile(None)
+    for call in [make() for _ in range(n)]:
+        sys.setprofile(counter)
+        try:
+            status, _, content = client.call(*call)
+        finally:
+            sys.setprofile(None)
+        check(call, status, content)
     return count / n
 
 
 def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counters) -> None:
     from django.db import connection
 
-    url = CASES[name]
+    make = CASES[name]
     random.seed(2)
     expected: dict[str, bytes] = {}
 
-    def check(url: str, status: int, content: bytes) -> None:
-        if status != 200:
+    def check(call: Call, status: int, content: bytes) -> None:
+        method, url, body = call
+        if status != (201 if method == "POST" else 200):
             raise RuntimeError(f"{name}: HTTP {status} {content[:300]!r}")
+        if name == "event-plain":
+            user = json.loads(body)["user"]["id"]
+            TOTALS[user] += 1
+            if json.loads(content)["total"] != TOTALS[user]:
+                raise RuntimeError(f"{name}: {user}'s total is not the {TOTALS[user]} sent")
         if name == "points-read":
             user = url.split("/")[3]
             if json.loads(content)["total"] != EARNED[user]:
@@ -275,13 +316,15 @@ def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counter
             if content != first:
                 raise RuntimeError(f"{name}: the page changed between requests")
 
-    run_round(client, url, 200, check)  # warm-up: caches, compiled statements
+    run_round(client, make, 200, check)  # warm-up: caches, compiled statements
     counters.statements = counters.redis = 0
+    first = make()
     with connection.execute_wrapper(counters):
-        status, headers, content = client.call("GET", url())
+        status, headers, content = client.call(*first)
+    check(first, status, content)
     statements, redis_calls = counters.statements, counters.redis
-    rounds = [run_round(client, url, args.requests, check) for _ in range(args.rounds)]
-    calls = python_calls(client, url)
+    rounds = [run_round(client, make, args.requests, check) for _ in range(args.rounds)]
+    calls = python_calls(client, make, check)
     cpu = statistics.median(r[0] for r in rounds)
     print(
         f"{name:20} cpu {cpu:7.0f} µs/request (rounds {min(r[0] for r in rounds):.0f}-"
@@ -295,11 +338,14 @@ def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counter
     if args.profile == name:
         # CPU time of this thread, not wall time: waiting on PostgreSQL or Redis is not ours.
         profiler = cProfile.Profile(time.thread_time)
-        urls = [url() for _ in range(args.requests)]
+        calls_made = [make() for _ in range(args.requests)]
         profiler.enable()
-        for u in urls:
-            client.call("GET", u)
+        for call in calls_made:
+            client.call(*call)
         profiler.disable()
+        for call in calls_made:
+            if call[0] == "POST":  # the events counted: keep the expected totals true
+                TOTALS[json.loads(call[2])["user"]["id"]] += 1
         if args.profile_out:
             profiler.dump_stats(args.profile_out)
         for order in ("cumulative", "tottime"):
@@ -309,6 +355,7 @@ def measure(client: Wsgi, name: str, args: argparse.Namespace, counters: Counter
 
 
 def main() -> int:
+    global DB_NAME
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1000, help="requests per round")
     parser.add_argument("--rounds", type=int, default=7)
@@ -318,7 +365,14 @@ def main() -> int:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7", help="REDIS_URL")
     parser.add_argument("--show-headers", action="store_true", help="print each case's answer")
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument(
+        "--db-name",
+        default=DB_NAME,
+        help="the scratch PostgreSQL database, recreated and dropped (default"
+        " gamify_bench_reqpath)",
+    )
     args = parser.parse_args()
+    DB_NAME = args.db_name
 
     setup_env(args.redis)
     database_recreate(DB_NAME)

@@ -55,11 +55,15 @@ MIDDLEWARE = [
     # they work behind any proxy or none; right after SecurityMiddleware, as WhiteNoise asks, so
     # that its redirect and headers still apply to them.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Sessions, the logged-in user and messages serve the dashboard (and its login) only: these
+    # subclasses let requests to the APIs' paths (/v1/, /api/, /admin/v1/), which authenticate
+    # with X-API-KEY, go past them (apps/core/middleware.py). CSRF stays Django's own, named as
+    # `check --deploy` looks for it; API views are CSRF-exempt, so it only reads the cookie.
+    "apps.core.middleware.DashboardSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "apps.core.middleware.DashboardAuthenticationMiddleware",
+    "apps.core.middleware.DashboardMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",
@@ -107,6 +111,18 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_PREPARED_STATEMENTS", default=True
+):
+    # Parameters bound by the server, and each statement a connection runs a fifth time
+    # prepared (psycopg's default threshold; Django's own default prepares none): PostgreSQL
+    # then skips parsing and planning the hot path's fixed statements, about half of its CPU
+    # for an event or a one-row read (bench/README.md, "Serving and the request path"). Off
+    # for a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
+    # 1.21, or without max_prepared_statements).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes the write lock at BEGIN, so two writers queue on the busy timeout instead
     # of one failing with "database is locked" when it upgrades a read lock.

@@ -1,12 +1,18 @@
-"""One structured log line per request, and requests no view should see."""
+"""One structured log line per request, requests no view should see, and the dashboard's
+middleware kept off the APIs' paths."""
 
 import logging
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
 
 from apps.core.api.errors import error_body_render
 
@@ -72,3 +78,35 @@ class NulByteMiddleware:
                 error_body_render("NUL characters are not allowed in URLs"), status=400
             )
         return self.get_response(request)
+
+
+# The paths of the application API (`/v1/`, and `/api/` for SDKs configured with it) and of the
+# admin API (gamify/urls.py). Their requests authenticate with X-API-KEY, never a cookie: no
+# session, logged-in user or flash message is read or written for them. (CSRF stays in the
+# chain as Django's own class, which `check --deploy` asks for by name; their views are
+# CSRF-exempt: DRF's APIView, the JSON 404.)
+API_PATH_PREFIXES = ("/v1/", "/api/", "/admin/v1/")
+
+
+class _DashboardOnly(MiddlewareMixin):
+    """Runs the Django middleware it is mixed into for every path but the APIs': on an API
+    path the request goes straight on. Subclasses, so the admin's system checks (which look
+    for these classes or subclasses in MIDDLEWARE) still hold; the dashboard, its login and
+    the end-user pages get them as before (ARCHITECTURE.md §4)."""
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if request.path_info.startswith(API_PATH_PREFIXES):
+            return self.get_response(request)
+        return super().__call__(request)
+
+
+class DashboardSessionMiddleware(_DashboardOnly, SessionMiddleware):
+    pass
+
+
+class DashboardAuthenticationMiddleware(_DashboardOnly, AuthenticationMiddleware):
+    pass
+
+
+class DashboardMessageMiddleware(_DashboardOnly, MessageMiddleware):
+    pass

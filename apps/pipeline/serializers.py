@@ -5,7 +5,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.fields import FieldsBuiltOnce, StrictSerializer, StringField
 from apps.metrics.domain import value_parse
 from apps.metrics.errors import MetricValueInvalidError
 from apps.pipeline.intake import MAX_IDEMPOTENCY_KEY
@@ -20,7 +20,7 @@ class MetricValueField(serializers.Field):
             raise serializers.ValidationError(exc.message.removeprefix("value ")) from None
 
 
-class MetricEventSerializer(StrictSerializer):
+class MetricEventSerializer(FieldsBuiltOnce, StrictSerializer):
     user = UpsertedUserSerializer()
     value = MetricValueField()
     attributes = StringMapField(allow_null_values=False, required=False, default=dict)
@@ -46,5 +46,5 @@ class BatchEventSerializer(StrictSerializer):
     )
 
 
-class AchievementCompleteSerializer(StrictSerializer):
+class AchievementCompleteSerializer(FieldsBuiltOnce, StrictSerializer):
     user = UpsertedUserSerializer()

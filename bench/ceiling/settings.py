@@ -1,5 +1,6 @@
 """Settings of the ceiling: nothing but the database, configured as gamify's (bench/run.py sets
-DATABASE_URL and the same DATABASE_CONN_MAX_AGE)."""
+DATABASE_URL and the same DATABASE_CONN_MAX_AGE; DATABASE_PREPARED_STATEMENTS as in
+gamify/settings.py)."""
 
 import os
 
@@ -19,3 +20,9 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# gamify/env.py's env_bool, whose false spellings are these.
+PREPARED = os.environ.get("DATABASE_PREPARED_STATEMENTS", "true").strip().lower()
+if PREPARED not in {"0", "false", "no", "off", ""}:
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5
+    )

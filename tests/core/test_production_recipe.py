@@ -15,7 +15,9 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from http.client import HTTPConnection
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -190,3 +192,26 @@ def test_the_readme_recipe_runs_what_this_test_runs() -> None:
     positions = [recipe.group(1).find(step) for step in steps]
     assert -1 not in positions, dict(zip(steps, positions, strict=True))
     assert positions == sorted(positions)
+
+
+def test_the_recipes_gunicorn_keeps_a_clients_connection_alive(
+    deployment: Deployment, plain_http: str
+) -> None:
+    # gamify/gunicorn_conf.py runs threaded workers: an SDK's second request reuses its
+    # connection (a sync worker would close it after each response: bench/README.md, "Serving
+    # and the request path").
+    parts = urlsplit(plain_http)
+    connection = HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
+    try:
+        for _ in range(2):
+            connection.request("GET", "/v1/users/u1", headers={"X-API-KEY": deployment.admin_key})
+            response = connection.getresponse()
+            response.read()
+            assert response.status == 404  # no such user: an answer on the same connection
+            assert response.getheader("Connection", "").lower() != "close"
+        local_port = connection.sock.getsockname()[1]
+        connection.request("GET", "/healthz")
+        connection.getresponse().read()
+        assert connection.sock.getsockname()[1] == local_port  # not reconnected
+    finally:
+        connection.close()
