@@ -188,9 +188,10 @@ def chunk_apply(tenant: Tenant, rows: list[QueuedEvent], slow: SlowApply) -> Chu
     locked = {u.external_id: u for u in _USERS_LOCKED.many([tenant.pk, list(by_user)], lock=True)}
     result = ChunkResult([], [])
     slow_ids = [uid for uid, user_rows in by_user.items() if _with_fields(user_rows)]
+    with_fields = set(slow_ids)
     states: dict[str, _User] = {}
     for uid, user_rows in by_user.items():
-        if uid in slow_ids:
+        if uid in with_fields:
             continue
         events = _valid(tenant, user_rows, result)
         if not events:
