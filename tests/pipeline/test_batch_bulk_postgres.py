@@ -28,6 +28,7 @@ from tests.pipeline.test_batch_grouped import (
     as_batches,
     created,
     one_at_a_time,
+    points_configured,
     rankings,
     snapshot,
 )
@@ -76,31 +77,7 @@ def configure(client: Any) -> None:
             | {"achievementIds": [achievements[0]["id"], achievements[1]["id"]]}
         ],
     )
-    xp, coins = created(
-        client, "/admin/v1/points", [{"name": "XP", "key": "xp"}, {"name": "C", "key": "c"}]
-    )
-    on_words = {"type": "metric", "metricId": words["id"], **ACTIVE}
-    created(
-        client,
-        f"/admin/v1/points/{xp['id']}/triggers",
-        [
-            {**on_words, "points": 1, "metricThreshold": 1},
-            {**on_words, "points": 50, "metricThreshold": 500},
-            {"type": "streak", "points": 20, "streakLength": 3, **ACTIVE},
-        ],
-    )
-    created(
-        client,
-        f"/admin/v1/points/{coins['id']}/triggers",
-        [
-            {**on_words, "points": 1, "metricThreshold": 10},
-            {"type": "user_creation", "points": 5, **ACTIVE},
-            {"type": "achievement", "points": 7, "achievementId": achievements[1]["id"], **ACTIVE},
-        ],
-    )
-    for system in (xp, coins):
-        levels = [{"key": f"l{p}", "name": f"L{p}", "points": p} for p in (50, 200, 1000)]
-        created(client, f"/admin/v1/points/{system['id']}/levels", levels)
+    xp, coins = points_configured(client, words, achievements)
     created(
         client,
         f"/admin/v1/points/{coins['id']}/boosts",

@@ -83,6 +83,26 @@ def configure(client: Any) -> None:
             for v in (10, 100, 1000)
         ],
     )
+    xp, _ = points_configured(client, words, achievements)
+    board = {"start": "2026-03-01", **ACTIVE}
+    created(
+        client,
+        "/admin/v1/leaderboards",
+        [
+            {"name": "W", "key": "w", "rankBy": "metric", "metricId": words["id"]}
+            | {"maxParticipants": 3, **board},
+            {"name": "X", "key": "x", "rankBy": "points", "pointsSystemId": xp["id"]}
+            | {"maxParticipants": 4, **board},
+            {"name": "S", "key": "s", "rankBy": "streak", **board},
+        ],
+    )
+
+
+def points_configured(
+    client: Any, words: dict[str, Any], achievements: list[dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """XP (a point a word, 50 at 500 words, 20 at a 3-day streak) and coins (one per 10 words,
+    5 on creation, 7 for the second achievement), each with levels at 50, 200 and 1000."""
     xp, coins = created(
         client, "/admin/v1/points", [{"name": "XP", "key": "xp"}, {"name": "C", "key": "c"}]
     )
@@ -108,18 +128,7 @@ def configure(client: Any) -> None:
     for system in (xp, coins):
         levels = [{"key": f"l{p}", "name": f"L{p}", "points": p} for p in (50, 200, 1000)]
         created(client, f"/admin/v1/points/{system['id']}/levels", levels)
-    board = {"start": "2026-03-01", **ACTIVE}
-    created(
-        client,
-        "/admin/v1/leaderboards",
-        [
-            {"name": "W", "key": "w", "rankBy": "metric", "metricId": words["id"]}
-            | {"maxParticipants": 3, **board},
-            {"name": "X", "key": "x", "rankBy": "points", "pointsSystemId": xp["id"]}
-            | {"maxParticipants": 4, **board},
-            {"name": "S", "key": "s", "rankBy": "streak", **board},
-        ],
-    )
+    return xp, coins
 
 
 USERS = [f"u{n}" for n in range(8)]
