@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "apps.achievements",
     "apps.points",
     "apps.leaderboards",
+    "apps.leagues",
     "apps.notifications",
     "apps.webhooks",
     "apps.pipeline",

@@ -75,6 +75,8 @@ class Tenant(TimestampedModel):
         max_length=16, choices=AggregationPeriod.choices, default=AggregationPeriod.WEEKLY
     )
     branding = models.JSONField(default=dict, blank=True)
+    # The zone in which the tenant's calendar is read: a league's week boundary.
+    reporting_tz = models.CharField(max_length=64, default="UTC")
 
     class Meta:
         constraints = [

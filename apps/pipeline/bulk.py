@@ -55,6 +55,7 @@ from apps.leaderboards.services import (
     run_counts,
     run_gains,
 )
+from apps.leagues.selectors import leagues_active
 from apps.metrics.models import MetricDailyChange, MetricEvent, MetricTotal
 from apps.metrics.selectors import daily_changes_of, totals_of
 from apps.metrics.services import RecordedEvent
@@ -99,6 +100,8 @@ def bulk_ready(tenant: Tenant) -> bool:
     """Whether this tenant's chunks can be applied in bulk: on PostgreSQL, when nothing in its
     configuration reacts to an event's outcome or needs a read per event."""
     if connection.vendor != "postgresql" or endpoints_active(tenant):
+        return False
+    if leagues_active(tenant):  # joins and scores per event (apps/leagues/services.py)
         return False
     if notification_config(tenant).enabled(NotificationType.ACHIEVEMENT_COMPLETED):
         return False

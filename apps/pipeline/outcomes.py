@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from apps.achievements.facts import AchievementCompleted
 from apps.achievements.services import Completed
 from apps.leaderboards.services import BoardStanding
+from apps.leagues.services import LeagueMove
 from apps.points.ledger import SystemChange
 from apps.streaks.selectors import StreakView
 
@@ -66,3 +67,10 @@ class PointsOutcome:
 @dataclass(frozen=True)
 class LeaderboardsOutcome:
     standings: tuple[BoardStanding, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class LeaguesOutcome:
+    """The user's week in each league the event scored in."""
+
+    moves: tuple[LeagueMove, ...] = field(default_factory=tuple)

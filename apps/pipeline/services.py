@@ -15,6 +15,7 @@ from apps.achievements.services import ApiCompletion, Completed, achievement_com
 from apps.core.db import retrying_deadlocks
 from apps.core.facts import Fact
 from apps.leaderboards.services import leaderboards_apply_event
+from apps.leagues.services import leagues_apply_event
 from apps.metrics.selectors import event_by_idempotency_key, user_metric_total
 from apps.metrics.services import event_record
 from apps.notifications.services import notifications_record
@@ -140,6 +141,7 @@ def event_apply(
     achievements = steps.achievements_step(ctx, streak)
     points = steps.points_step(ctx, streak, achievements)
     leaderboards = steps.leaderboards_step(ctx, streak, points)
+    steps.leagues_step(ctx, points)
     facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
     # Notifications tell which of them became due: webhooks hear of those too.
     facts += notifications_record(tenant, user, facts, now)
@@ -239,13 +241,15 @@ def points_paid_outside_event(
     created: bool = False,
 ) -> list[Fact]:
     """Points paid outside an event (identify's user_creation, an API or anniversary
-    completion, a time trigger) move the user's points boards as an event's points do; returns
+    completion, a time trigger, a league's reward) move the user's points boards and count in
+    their points leagues as an event's points do; returns
     the facts of both. The caller holds the user's lock; `created`: the user was created by
     this change (leaderboards_apply_event)."""
     if not changes:
         return []
     added = {c.system.pk: c.added for c in changes}
     standings = leaderboards_apply_event(tenant, user, now=now, points_added=added, created=created)
+    leagues_apply_event(tenant, user, now=now, points_added=added)
     return [*steps.points_facts(user.pk, changes), *steps.rank_facts(user.pk, standings)]
 
 

@@ -1,6 +1,6 @@
 """The feature steps of the pipeline, in the only order there is (ARCHITECTURE.md §5):
 
-    streaks -> achievements -> points -> leaderboards
+    streaks -> achievements -> points -> leaderboards -> leagues
 
 Each step receives the event context and the outcomes of the steps before it and returns a
 frozen outcome.
@@ -30,11 +30,13 @@ from apps.leaderboards.services import (
     leaderboards_apply_event,
     leaderboards_event_load,
 )
+from apps.leagues.services import leagues_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
 from apps.pipeline.outcomes import (
     AchievementsOutcome,
     LeaderboardsOutcome,
+    LeaguesOutcome,
     PointsOutcome,
     StreakOutcome,
 )
@@ -199,6 +201,18 @@ def leaderboards_step(
         created=ctx.user_created,
     )
     return LeaderboardsOutcome(standings=tuple(standings))
+
+
+def leagues_step(ctx: EventContext, points: PointsOutcome) -> LeaguesOutcome:
+    moves = leagues_apply_event(
+        ctx.tenant,
+        ctx.user,
+        now=ctx.now,
+        metric_pk=ctx.metric.pk,
+        value=ctx.value,
+        points_added=points.added_by_pk,
+    )
+    return LeaguesOutcome(moves=tuple(moves))
 
 
 def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:

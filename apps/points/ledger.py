@@ -66,8 +66,10 @@ class Ledger:
         return system.pk in self._totals
 
     def award(
-        self, system: SystemDef, trigger: TriggerDef, points: int, dedupe_key: str
+        self, system: SystemDef, trigger: TriggerDef | None, points: int, dedupe_key: str
     ) -> PointsAward | None:
+        """Add an award (None when it comes to nothing). `trigger` is None for points a
+        league's placement pays (apps/pipeline/leagues.py): the award keeps no trigger."""
         change = self._change(system)
         applied: list[BoostDef] = []
         if points > 0:
@@ -80,7 +82,7 @@ class Ledger:
                 points, [domain.Boost(b.public_id, b.multiplier, b.rounding) for b in applied]
             )
             points = domain.capped(points, change.total.total, system.max_points)
-        elif trigger.block_if_out_of_points:
+        elif trigger is not None and trigger.block_if_out_of_points:
             # Judged on the event's net result at flush, not on the order of the triggers.
             self._blocking.add(system.pk)
         if points == 0:
@@ -92,8 +94,8 @@ class Ledger:
             tenant_id=self.tenant.pk,
             user_id=self.user.pk,
             system_id=system.pk,
-            trigger_id=trigger.pk,
-            trigger_snapshot=_snapshot(trigger),
+            trigger_id=trigger.pk if trigger is not None else None,
+            trigger_snapshot=_snapshot(trigger) if trigger is not None else {},
             awarded=points,
             total_after=change.total.total,
             boosts=[wire.boost_render(b, self.day) for b in applied],

@@ -183,20 +183,26 @@ class PointsAward(Shape):
     awarded = serializers.IntegerField(help_text="Points added; negative for a deduction.")
     date = serializers.DateTimeField()
     total = serializers.IntegerField(help_text="The user's total after the award.")
-    trigger = PointsTrigger(help_text="The trigger as it was when it fired.")
+    trigger = PointsTrigger(
+        required=False,
+        help_text="The trigger as it was when it fired. Absent for points that a league's "
+        "placement paid (a gamify extension).",
+    )
     boosts = PointsBoost(many=True, help_text="The boosts applied to this award.")
 
 
 @renders(PointsAward)
 def award_render(award: models.PointsAward) -> dict[str, Any]:
-    return {
+    body: dict[str, Any] = {
         "id": str(award.public_id),
         "awarded": award.awarded,
         "date": award.created,
         "total": award.total_after,
-        "trigger": award.trigger_snapshot,
-        "boosts": award.boosts,
     }
+    if award.trigger_snapshot:
+        body["trigger"] = award.trigger_snapshot
+    body["boosts"] = award.boosts
+    return body
 
 
 class PointsResponseBase(Shape):

@@ -1,0 +1,141 @@
+"""Reads of leagues: the tenant's active leagues as the event path sees them (cached per
+configuration version, ARCHITECTURE.md §5), a cohort's standings, a user's league and history."""
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from apps.accounts.models import Tenant
+from apps.core.config_cache import tenant_cached
+from apps.leagues import domain
+from apps.leagues.choices import Status
+from apps.leagues.errors import CohortNotFoundError, LeagueNotFoundError
+from apps.leagues.models import League, LeagueCohort, LeagueEntry
+from apps.users.models import EndUser
+from apps.users.selectors import attribute_filters_resolve
+
+
+@dataclass(frozen=True)
+class LeagueDef:
+    pk: int
+    public_id: str
+    key: str
+    name: str
+    description: str | None
+    status: str
+    score_by: str
+    metric_pk: int | None
+    system_pk: int | None
+    week_ends_on: str
+    week_ends_at: int
+    cohort_size: int
+    tiers: tuple[dict[str, Any], ...]
+    zone_unit: str
+    idle: str
+    absent: str
+    rewards: tuple[dict[str, Any], ...]
+    user_filters: dict[str, str] | None  # by attribute key; None: a deleted attribute
+    tz_name: str  # the tenant's reporting time zone
+
+    def week(self, moment: dt.datetime) -> domain.Week:
+        return domain.week_of(
+            moment, ends_on=self.week_ends_on, ends_at=self.week_ends_at, tz_name=self.tz_name
+        )
+
+    def tier_name(self, tier: int) -> str:
+        return str(self.tiers[min(tier, len(self.tiers) - 1)]["name"])
+
+
+def league_def(tenant: Tenant, league: League) -> LeagueDef:
+    return LeagueDef(
+        pk=league.pk,
+        public_id=str(league.public_id),
+        key=league.key,
+        name=league.name,
+        description=league.description,
+        status=league.status,
+        score_by=league.score_by,
+        metric_pk=league.metric_id,
+        system_pk=league.points_system_id,
+        week_ends_on=league.week_ends_on,
+        week_ends_at=league.week_ends_at,
+        cohort_size=league.cohort_size,
+        tiers=tuple(league.tiers),
+        zone_unit=league.zone_unit,
+        idle=league.idle,
+        absent=league.absent,
+        rewards=tuple(league.rewards),
+        user_filters=attribute_filters_resolve(tenant, league.user_attributes),
+        tz_name=tenant.reporting_tz,
+    )
+
+
+def leagues_config(tenant: Tenant) -> tuple[LeagueDef, ...]:
+    """Every league of the tenant but archived ones, oldest first (cached)."""
+
+    def load() -> tuple[LeagueDef, ...]:
+        leagues = League.objects.filter(tenant=tenant).exclude(status=Status.ARCHIVED)
+        return tuple(league_def(tenant, lg) for lg in leagues.order_by("created", "id"))
+
+    return tenant_cached(tenant, "leagues", load)
+
+
+def leagues_active(tenant: Tenant) -> tuple[LeagueDef, ...]:
+    return tuple(lg for lg in leagues_config(tenant) if lg.status == Status.ACTIVE)
+
+
+def league_visible(tenant: Tenant, key: str) -> LeagueDef:
+    """A league the application API shows (active or inactive; never archived)."""
+    for league in leagues_config(tenant):
+        if league.key == key:
+            return league
+    raise LeagueNotFoundError("League not found")
+
+
+def cohort_get(league: LeagueDef, public_id: str) -> LeagueCohort:
+    cohort = LeagueCohort.objects.filter(league_id=league.pk, public_id=public_id).first()
+    if cohort is None:
+        raise CohortNotFoundError("Cohort not found")
+    return cohort
+
+
+def cohort_entries(cohort_pk: int) -> QuerySet[LeagueEntry]:
+    """A cohort's entries, best first, with their users."""
+    return (
+        LeagueEntry.objects.filter(cohort_id=cohort_pk)
+        .select_related("user")
+        .order_by("-score", "reached_at", "user_id")
+    )
+
+
+def entry_current(league: LeagueDef, user: EndUser, now: dt.datetime) -> LeagueEntry | None:
+    """The user's entry in this week of the league, with its cohort."""
+    return (
+        LeagueEntry.objects.filter(
+            league_id=league.pk, user=user, week_start=league.week(now).start
+        )
+        .select_related("cohort")
+        .first()
+    )
+
+
+def entries_history(
+    league: LeagueDef, user: EndUser, *, limit: int, before: dt.datetime | None = None
+) -> Sequence[LeagueEntry]:
+    """The user's weeks in the league, newest first."""
+    entries = LeagueEntry.objects.filter(league_id=league.pk, user=user).select_related("cohort")
+    if before is not None:
+        entries = entries.filter(week_start__lt=before)
+    return list(entries.order_by("-week_start")[:limit])
+
+
+def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry | None:
+    """The user's last week in the league before `before` (the unique constraint's index)."""
+    return (
+        LeagueEntry.objects.filter(league_id=league_pk, user_id=user_pk, week_start__lt=before)
+        .order_by("-week_start")
+        .first()
+    )

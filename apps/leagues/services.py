@@ -1,0 +1,231 @@
+"""League writes: what an event adds to a user's week (the pipeline's leagues step, which
+joins the user to a cohort with their first qualifying event of the week), and the week-end
+job's results. The rewards those results earn are paid by apps/pipeline/jobs.py, which knows
+points and achievements as the other jobs do."""
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import connection, transaction
+
+from apps.accounts.models import Tenant
+from apps.core.db import insert
+from apps.leagues import domain, sql
+from apps.leagues.choices import ScoreBy
+from apps.leagues.models import League, LeagueCohort, LeagueEntry
+from apps.leagues.selectors import LeagueDef, league_def, leagues_active
+from apps.users.domain import attributes_match
+from apps.users.models import EndUser
+
+# Cohorts finished per transaction by the week-end job (at most 100 members each).
+FINISH_CHUNK = 200
+
+
+@dataclass(frozen=True)
+class LeagueMove:
+    """What an event did in one league: the user's entry after it."""
+
+    league: LeagueDef
+    entry_pk: int
+    cohort_pk: int
+    tier: int
+    score: Decimal
+    joined: bool  # this event joined the user to this week's league
+
+
+def leagues_apply_event(
+    tenant: Tenant,
+    user: EndUser,
+    *,
+    now: dt.datetime,
+    metric_pk: int | None = None,
+    value: Decimal | None = None,
+    points_added: Mapping[int, int] | None = None,
+) -> list[LeagueMove]:
+    """Add what the event gained to the user's week in each active league it scores in, for a
+    user whose lock the caller holds. One statement per league for a user already in; the
+    first qualifying event of a week joins them (a few more, once a week)."""
+    moves = []
+    for league in leagues_active(tenant):
+        gain = _gain(league, metric_pk, value, points_added or {})
+        if gain is None or not attributes_match(league.user_filters, user.attributes):
+            continue
+        week = league.week(now)
+        scored = sql.entry_score(
+            league_pk=league.pk,
+            user_pk=user.pk,
+            week_start=week.start,
+            week_end=week.end,
+            gain=gain,
+            now=now,
+        )
+        if scored is not None:
+            entry_pk, cohort_pk, tier, score = scored
+            moves.append(LeagueMove(league, entry_pk, cohort_pk, tier, score, joined=False))
+        else:
+            moves.append(_join(league, user, week, gain, now))
+    return moves
+
+
+def _gain(
+    league: LeagueDef, metric_pk: int | None, value: Decimal | None, points: Mapping[int, int]
+) -> Decimal | None:
+    """What the event adds to the league's score, or None when it does not qualify: any event
+    of a metric league's metric (0 too), any points of a points league's system."""
+    if league.score_by == ScoreBy.METRIC:
+        return value if metric_pk == league.metric_pk and value is not None else None
+    added = points.get(league.system_pk or 0)
+    return Decimal(added) if added else None
+
+
+def _join(
+    league: LeagueDef, user: EndUser, week: domain.Week, gain: Decimal, now: dt.datetime
+) -> LeagueMove:
+    """The user's first qualifying event of the week: a place in the open cohort of their tier,
+    or a new cohort when it is full. The user's lock orders their own joins (never two
+    entries in a week: the unique constraint), the open cohort's row lock everyone's."""
+    tier = _tier_for(league, user.pk, week)
+    seat = sql.cohort_seat(league_pk=league.pk, week_start=week.start, tier=tier)
+    while seat is None:
+        seat = sql.cohort_open(
+            league_pk=league.pk,
+            week_start=week.start,
+            week_end=week.end,
+            tier=tier,
+            capacity=league.cohort_size,
+        ) or sql.cohort_seat(league_pk=league.pk, week_start=week.start, tier=tier)
+    cohort_pk, _ = seat
+    entry = LeagueEntry(
+        cohort_id=cohort_pk,
+        league_id=league.pk,
+        week_start=week.start,
+        user_id=user.pk,
+        tier=tier,
+        score=gain,
+        reached_at=now,
+        joined_at=now,
+    )
+    insert(entry)
+    return LeagueMove(league, entry.pk, cohort_pk, tier, gain, joined=True)
+
+
+def _tier_for(league: LeagueDef, user_pk: int, week: domain.Week) -> int:
+    """The tier a user joins this week in: the lowest for a newcomer (or one who left), else
+    what their last week earned (worked out now if the week-end job has not written it yet),
+    one lower after an absence if the league demotes absent users."""
+    last = (
+        LeagueEntry.objects.filter(league_id=league.pk, user_id=user_pk, week_start__lt=week.start)
+        .select_related("cohort")
+        .order_by("-week_start")
+        .first()
+    )
+    if last is None:
+        return 0
+    earned = last.next_tier if last.next_tier is not None else _earned(league, last)
+    missed = 0 if last.cohort.week_end >= week.start else 1
+    return domain.tier_on_return(
+        earned, weeks_missed=missed, absent=league.absent, tiers=len(league.tiers)
+    )
+
+
+def _earned(league: LeagueDef, last: LeagueEntry) -> int:
+    """The next tier of an entry whose finished week the job has not reached yet, by the same
+    rules the job applies. Its cohort's entries are locked first, so that a score written
+    just before the week's end (and not committed yet) is waited for, as the job waits."""
+    rows = LeagueEntry.objects.filter(cohort_id=last.cohort_id).order_by("pk")
+    if connection.vendor == "postgresql":
+        rows = rows.select_for_update(no_key=True)
+    standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in rows]
+    for result in domain.results(
+        standings, tier=last.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
+    ):
+        if result.user_pk == last.user_id:
+            return result.next_tier
+    raise AssertionError("an entry is in its own cohort")  # pragma: no cover
+
+
+# --- the week's end ---------------------------------------------------------------------------
+
+
+def cohorts_finish(now: dt.datetime, *, chunk: int = FINISH_CHUNK) -> int:
+    """Write the results of every cohort whose week has ended, `chunk` cohorts a transaction
+    (a finished cohort is never taken again; two runs at once take different cohorts).
+    Returns how many were finished."""
+    done = 0
+    while True:
+        with transaction.atomic():
+            finished = _finish_chunk(now, chunk)
+        done += finished
+        if finished < chunk:
+            return done
+
+
+def _finish_chunk(now: dt.datetime, chunk: int) -> int:
+    cohorts = list(
+        LeagueCohort.objects.filter(finished_at__isnull=True, week_end__lte=now)
+        .select_for_update(skip_locked=True, of=("self",))
+        .order_by("week_end", "pk")[:chunk]
+    )
+    if not cohorts:
+        return 0
+    leagues = {
+        lg.pk: lg
+        for lg in League.objects.filter(pk__in={c.league_id for c in cohorts}).select_related(
+            "tenant"
+        )
+    }
+    members: dict[int, list[LeagueEntry]] = defaultdict(list)
+    # Locked: an event that scored just before the week's end has committed when this returns.
+    for entry in LeagueEntry.objects.filter(cohort__in=cohorts).select_for_update().order_by("pk"):
+        members[entry.cohort_id].append(entry)
+    changed: list[LeagueEntry] = []
+    for cohort in cohorts:
+        league = leagues[cohort.league_id]
+        changed += _results_apply(league_def(league.tenant, league), cohort, members[cohort.pk])
+    LeagueEntry.objects.bulk_update(
+        changed, ["placement", "zone", "next_tier", "left", "rewards", "rewards_due"]
+    )
+    LeagueCohort.objects.filter(pk__in=[c.pk for c in cohorts]).update(finished_at=now, open=False)
+    return len(cohorts)
+
+
+def _results_apply(
+    league: LeagueDef, cohort: LeagueCohort, entries: Sequence[LeagueEntry]
+) -> list[LeagueEntry]:
+    by_user = {e.user_id: e for e in entries}
+    standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in entries]
+    tier_name = league.tier_name(cohort.tier)
+    for result in domain.results(
+        standings, tier=cohort.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
+    ):
+        entry = by_user[result.user_pk]
+        entry.placement, entry.zone = result.placement, result.zone
+        entry.next_tier, entry.left = result.next_tier, result.left
+        entry.rewards = domain.rewards_for(
+            league.rewards, placement=result.placement, tier_name=tier_name
+        )
+        entry.rewards_due = bool(entry.rewards)
+    return list(entries)
+
+
+def rewards_due(limit: int = 500) -> list[tuple[int, int]]:
+    """(entry pk, user pk) of finished entries whose rewards are not paid yet."""
+    rows = LeagueEntry.objects.filter(rewards_due=True).order_by("pk")
+    return list(rows.values_list("pk", "user_id")[:limit])
+
+
+def rewards_take(entry_pk: int) -> LeagueEntry | None:
+    """The entry, locked, if its rewards are still due; they are marked paid in the caller's
+    transaction (which pays them), so that each is paid once."""
+    entry = (
+        LeagueEntry.objects.filter(pk=entry_pk, rewards_due=True)
+        .select_related("cohort")
+        .select_for_update(of=("self",))
+        .first()
+    )
+    if entry is not None:
+        LeagueEntry.objects.filter(pk=entry_pk).update(rewards_due=False)
+    return entry
