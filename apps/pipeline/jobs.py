@@ -19,6 +19,7 @@ from apps.notifications.scheduling import (
     streak_reminders_schedule,
 )
 from apps.pipeline.batches import queued_events_purge_processed
+from apps.pipeline.leagues import leagues_week_end
 from apps.pipeline.services import facts_tell, points_paid_outside_event
 from apps.pipeline.steps import completion_facts
 from apps.points.jobs import points_time_triggers
@@ -111,6 +112,12 @@ def leaderboards_lifecycle_job(now: dt.datetime) -> int:
         webhooks_leaderboard_status(board, status, now)
 
     return leaderboards_lifecycle(now, react)
+
+
+@periodic_job("leagues-week-end", every=dt.timedelta(minutes=1))
+def leagues_week_end_job(now: dt.datetime) -> int:
+    """Every minute, so results and rewards follow a week's end within the minute."""
+    return sum(leagues_week_end(now))
 
 
 # Notification types -> the webhook event telling that one became due.

@@ -239,17 +239,19 @@ def points_paid_outside_event(
     now: dt.datetime,
     *,
     created: bool = False,
+    leagues: bool = True,
 ) -> list[Fact]:
     """Points paid outside an event (identify's user_creation, an API or anniversary
     completion, a time trigger, a league's reward) move the user's points boards and count in
     their points leagues as an event's points do; returns
     the facts of both. The caller holds the user's lock; `created`: the user was created by
-    this change (leaderboards_apply_event)."""
+    this change (leaderboards_apply_event); `leagues`: False for a league's own rewards."""
     if not changes:
         return []
     added = {c.system.pk: c.added for c in changes}
     standings = leaderboards_apply_event(tenant, user, now=now, points_added=added, created=created)
-    leagues_apply_event(tenant, user, now=now, points_added=added)
+    if leagues:
+        leagues_apply_event(tenant, user, now=now, points_added=added)
     return [*steps.points_facts(user.pk, changes), *steps.rank_facts(user.pk, standings)]
 
 
