@@ -1,6 +1,5 @@
 """What counts in a week: points leagues, batches, filters, inactive leagues."""
 
-import datetime as dt
 from decimal import Decimal
 from typing import Any
 
