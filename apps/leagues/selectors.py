@@ -4,6 +4,7 @@ configuration version, ARCHITECTURE.md §5), a cohort's standings, a user's leag
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import QuerySet
@@ -139,3 +140,38 @@ def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry
         .order_by("-week_start")
         .first()
     )
+
+
+@dataclass(frozen=True)
+class CohortRanks:
+    """Where a user stands in their cohort now, and stood before a change."""
+
+    cohort_id: str
+    members: int
+    rank: int
+    previous_rank: int | None
+
+
+def cohort_ranks(
+    cohort_pk: int, user_pk: int, previous: tuple[Decimal, dt.datetime] | None
+) -> CohortRanks:
+    """The user's rank in the cohort (one read of its at most 100 entries), and their rank
+    with their `previous` score and moment instead (None: they were not in it)."""
+    rows = list(
+        LeagueEntry.objects.filter(cohort_id=cohort_pk).values_list(
+            "user_id", "score", "reached_at", "cohort__public_id"
+        )
+    )
+    standings = [domain.Standing(u, score, at) for u, score, at, _ in rows]
+    rank = _rank_of(standings, user_pk)
+    before = None
+    if previous is not None:
+        moved = [
+            domain.Standing(s.user_pk, *previous) if s.user_pk == user_pk else s for s in standings
+        ]
+        before = _rank_of(moved, user_pk)
+    return CohortRanks(str(rows[0][3]), len(rows), rank, before)
+
+
+def _rank_of(standings: Sequence[domain.Standing], user_pk: int) -> int:
+    return next(i for i, s in enumerate(domain.ranked(standings), 1) if s.user_pk == user_pk)

@@ -5,7 +5,7 @@ points and achievements as the other jobs do."""
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -26,14 +26,22 @@ FINISH_CHUNK = 200
 
 @dataclass(frozen=True)
 class LeagueMove:
-    """What an event did in one league: the user's entry after it."""
+    """What an event did in one league: the user's entry after it, and before it (the score
+    and the moment it was reached; None for the event that joined them)."""
 
     league: LeagueDef
+    week: domain.Week
     entry_pk: int
     cohort_pk: int
     tier: int
     score: Decimal
-    joined: bool  # this event joined the user to this week's league
+    reached_at: dt.datetime
+    previous: tuple[Decimal, dt.datetime] | None
+
+    @property
+    def joined(self) -> bool:
+        """This event joined the user to this week's league."""
+        return self.previous is None
 
 
 def leagues_apply_event(
@@ -63,8 +71,19 @@ def leagues_apply_event(
             now=now,
         )
         if scored is not None:
-            entry_pk, cohort_pk, tier, score = scored
-            moves.append(LeagueMove(league, entry_pk, cohort_pk, tier, score, joined=False))
+            previous = (scored.score - gain, scored.previous_reached_at)
+            moves.append(
+                LeagueMove(
+                    league,
+                    week,
+                    scored.entry_pk,
+                    scored.cohort_pk,
+                    scored.tier,
+                    scored.score,
+                    scored.reached_at,
+                    previous,
+                )
+            )
         else:
             moves.append(_join(league, user, week, gain, now))
     return moves
@@ -109,7 +128,7 @@ def _join(
         joined_at=now,
     )
     insert(entry)
-    return LeagueMove(league, entry.pk, cohort_pk, tier, gain, joined=True)
+    return LeagueMove(league, week, entry.pk, cohort_pk, tier, gain, now, previous=None)
 
 
 def _tier_for(league: LeagueDef, user_pk: int, week: domain.Week) -> int:
@@ -150,20 +169,26 @@ def _earned(league: LeagueDef, last: LeagueEntry) -> int:
 # --- the week's end ---------------------------------------------------------------------------
 
 
-def cohorts_finish(now: dt.datetime, *, chunk: int = FINISH_CHUNK) -> int:
+Finished = Callable[[Tenant, LeagueDef, LeagueCohort, list[LeagueEntry]], None]
+
+
+def cohorts_finish(
+    now: dt.datetime, *, chunk: int = FINISH_CHUNK, react: Finished | None = None
+) -> int:
     """Write the results of every cohort whose week has ended, `chunk` cohorts a transaction
-    (a finished cohort is never taken again; two runs at once take different cohorts).
-    Returns how many were finished."""
+    (a finished cohort is never taken again; two runs at once take different cohorts), and
+    hand each cohort's results to `react` in that transaction. Returns how many were
+    finished."""
     done = 0
     while True:
         with transaction.atomic():
-            finished = _finish_chunk(now, chunk)
+            finished = _finish_chunk(now, chunk, react)
         done += finished
         if finished < chunk:
             return done
 
 
-def _finish_chunk(now: dt.datetime, chunk: int) -> int:
+def _finish_chunk(now: dt.datetime, chunk: int, react: Finished | None) -> int:
     cohorts = list(
         LeagueCohort.objects.filter(finished_at__isnull=True, week_end__lte=now)
         .select_for_update(skip_locked=True, of=("self",))
@@ -181,14 +206,21 @@ def _finish_chunk(now: dt.datetime, chunk: int) -> int:
     # Locked: an event that scored just before the week's end has committed when this returns.
     for entry in LeagueEntry.objects.filter(cohort__in=cohorts).select_for_update().order_by("pk"):
         members[entry.cohort_id].append(entry)
+    definitions = {pk: league_def(lg.tenant, lg) for pk, lg in leagues.items()}
     changed: list[LeagueEntry] = []
     for cohort in cohorts:
-        league = leagues[cohort.league_id]
-        changed += _results_apply(league_def(league.tenant, league), cohort, members[cohort.pk])
+        changed += _results_apply(definitions[cohort.league_id], cohort, members[cohort.pk])
     LeagueEntry.objects.bulk_update(
         changed, ["placement", "zone", "next_tier", "left", "rewards", "rewards_due"]
     )
     LeagueCohort.objects.filter(pk__in=[c.pk for c in cohorts]).update(finished_at=now, open=False)
+    if react is not None:
+        for cohort in cohorts:
+            cohort.finished_at, cohort.open = now, False
+            for entry in members[cohort.pk]:
+                entry.cohort = cohort
+            league = leagues[cohort.league_id]
+            react(league.tenant, definitions[league.pk], cohort, members[cohort.pk])
     return len(cohorts)
 
 

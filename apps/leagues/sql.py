@@ -5,7 +5,9 @@ concurrency because the open cohort's row is the arbiter (its lock orders the jo
 constraint lets one cohort per week and tier be open)."""
 
 import datetime as dt
+import functools
 import uuid
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
@@ -16,11 +18,31 @@ from apps.leagues.models import LeagueCohort, LeagueEntry
 # The week must still be running when the statement runs, by the database's clock on
 # PostgreSQL (`clock_timestamp()`, not the transaction's start): an event that reaches its
 # entry after the week's end does not count, so the week-end job, which locks the entries it
-# finishes, sees every score that ever will be.
+# finishes, sees every score that ever will be. A gain of 0 keeps the moment the score was
+# reached (ties go to whoever reached it first); the moment before is returned for the
+# webhooks' previous rank.
 _SCORE = """
-UPDATE {t} SET {t[score]} = {t[score]} + %s, {t[reached_at]} = %s
-WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s AND %s > {clock}
-RETURNING {t[id]}, {t[cohort]}, {t[tier]}, {t[score]}
+WITH previous AS (
+    SELECT {t[id]} AS entry_id, {t[reached_at]} AS previous_reached_at FROM {t}
+    WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s FOR UPDATE
+)
+UPDATE {t} SET {t[score]} = {t[score]} + %s,
+    {t[reached_at]} = COALESCE(CAST(%s AS {reached_type}), {t[reached_at]})
+FROM previous WHERE {t[id]} = previous.entry_id AND %s > clock_timestamp()
+RETURNING {t[id]}, {t[cohort]}, {t[tier]}, {t[score]}, {t[reached_at]},
+    previous.previous_reached_at
+"""
+
+# SQLite's RETURNING cannot name the FROM's tables: the moment before is read first (its
+# writers are serialised, so nothing comes between the two statements).
+_PREVIOUS_SQLITE = """
+SELECT {t[reached_at]} FROM {t}
+WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s
+"""
+_SCORE_SQLITE = """
+UPDATE {t} SET {t[score]} = {t[score]} + %s, {t[reached_at]} = COALESCE(%s, {t[reached_at]})
+WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s AND %s > %s
+RETURNING {t[id]}, {t[cohort]}, {t[tier]}, {t[score]}, {t[reached_at]}
 """
 
 _SEAT = """
@@ -39,6 +61,16 @@ RETURNING {t[id]}, {t[public_id]}
 """
 
 
+@dataclass(frozen=True)
+class Scored:
+    entry_pk: int
+    cohort_pk: int
+    tier: int
+    score: Decimal
+    reached_at: dt.datetime
+    previous_reached_at: dt.datetime
+
+
 def entry_score(
     *,
     league_pk: int,
@@ -47,18 +79,37 @@ def entry_score(
     week_end: dt.datetime,
     gain: Decimal,
     now: dt.datetime,
-) -> tuple[int, int, int, Decimal] | None:
-    """Add `gain` to the user's entry of this week: (entry pk, cohort pk, tier, score), or
-    None when they have none yet (or the week has ended meanwhile)."""
-    postgres = connection.vendor == "postgresql"
-    clock = "clock_timestamp()" if postgres else "%s"
-    params: list[object] = [gain, now, league_pk, user_pk, week_start, week_end]
-    if not postgres:
-        params.append(now)  # SQLite serialises writers: the event's moment is the clock
-    row = fetch_one(_SCORE.replace("{clock}", clock), LeagueEntry, params)
+) -> Scored | None:
+    """Add `gain` to the user's entry of this week, or None when they have none yet (or the
+    week has ended meanwhile)."""
+    reached_now = now if gain else None
+    if connection.vendor == "postgresql":
+        params: list[object] = [league_pk, user_pk, week_start, gain, reached_now, week_end]
+        row = fetch_one(_score_template(), LeagueEntry, params)
+    else:
+        before = fetch_one(_PREVIOUS_SQLITE, LeagueEntry, [league_pk, user_pk, week_start])
+        # The event's moment stands for the clock: SQLite serialises its writers.
+        params = [gain, reached_now, league_pk, user_pk, week_start, week_end, now]
+        found = fetch_one(_SCORE_SQLITE, LeagueEntry, params) if before else None
+        row = (*found, before[0]) if found and before else None
     if row is None:
         return None
-    return int(row[0]), int(row[1]), int(row[2]), Decimal(row[3])
+    reached, previous = (_moment(v) for v in row[4:6])
+    return Scored(int(row[0]), int(row[1]), int(row[2]), Decimal(row[3]), reached, previous)
+
+
+@functools.cache
+def _score_template() -> str:
+    """_SCORE with PostgreSQL's type (the tables and columns are filled in by fetch_one)."""
+    return _SCORE.replace("{reached_type}", Table(LeagueEntry).type("reached_at"))
+
+
+def _moment(value: object) -> dt.datetime:
+    # SQLite hands a raw statement's timestamp back as its stored text, in UTC.
+    if isinstance(value, str):
+        return dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC)
+    assert isinstance(value, dt.datetime)  # noqa: S101 - PostgreSQL's timestamptz
+    return value
 
 
 def cohort_seat(*, league_pk: int, week_start: dt.datetime, tier: int) -> tuple[int, str] | None:

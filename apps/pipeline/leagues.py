@@ -8,13 +8,17 @@ from apps.accounts.models import Tenant
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.selectors import achievement_definitions
 from apps.core.facts import Fact
-from apps.leagues.models import LeagueEntry
-from apps.leagues.services import cohorts_finish, rewards_due, rewards_take
+from apps.leagues.facts import LeagueFinished
+from apps.leagues.models import LeagueCohort, LeagueEntry
+from apps.leagues.selectors import LeagueDef
+from apps.leagues.services import Finished, cohorts_finish, rewards_due, rewards_take
 from apps.pipeline.services import achievement_complete, facts_tell, points_paid_outside_event
 from apps.points.ledger import Ledger
 from apps.points.selectors import points_config
 from apps.users.models import EndUser
 from apps.users.services import user_job_lock
+from apps.webhooks.selectors import endpoints_active
+from apps.webhooks.services import webhooks_record
 
 REWARDS_CHUNK = 500
 
@@ -25,7 +29,7 @@ def leagues_week_end(now: dt.datetime) -> tuple[int, int]:
     (its lock and `finished_at`), an entry's rewards are taken once under its lock, and the
     ledger's dedupe keys refuse points paid before (a run that died after paying but before
     committing paid nothing)."""
-    finished = cohorts_finish(now)
+    finished = cohorts_finish(now, react=_results_tell(now))
     paid = 0
     while True:
         due = rewards_due(REWARDS_CHUNK)
@@ -41,6 +45,24 @@ def leagues_week_end(now: dt.datetime) -> tuple[int, int]:
         paid += progressed
         if progressed == 0 or len(due) < REWARDS_CHUNK:
             return finished, paid
+
+
+def _results_tell(now: dt.datetime) -> Finished:
+    """Each member's result to the webhooks (league.finished), in the results' transaction;
+    nothing is read for a tenant without webhook endpoints."""
+
+    def react(
+        tenant: Tenant, league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]
+    ) -> None:
+        if not entries or not endpoints_active(tenant):
+            return
+        users = EndUser.objects.in_bulk([e.user_id for e in entries])
+        for entry in entries:
+            webhooks_record(
+                tenant, users[entry.user_id], [LeagueFinished(entry.user_id, league, entry)], now
+            )
+
+    return react
 
 
 def league_rewards_pay(tenant: Tenant, user: EndUser, entry: LeagueEntry, now: dt.datetime) -> None:

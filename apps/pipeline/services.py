@@ -141,8 +141,8 @@ def event_apply(
     achievements = steps.achievements_step(ctx, streak)
     points = steps.points_step(ctx, streak, achievements)
     leaderboards = steps.leaderboards_step(ctx, streak, points)
-    steps.leagues_step(ctx, points)
-    facts = steps.event_facts(ctx, streak, achievements, points, leaderboards)
+    leagues = steps.leagues_step(ctx, points)
+    facts = steps.event_facts(ctx, streak, achievements, points, leaderboards, leagues)
     # Notifications tell which of them became due: webhooks hear of those too.
     facts += notifications_record(tenant, user, facts, now)
     webhooks_record(tenant, user, facts, now)
@@ -250,9 +250,12 @@ def points_paid_outside_event(
         return []
     added = {c.system.pk: c.added for c in changes}
     standings = leaderboards_apply_event(tenant, user, now=now, points_added=added, created=created)
-    if leagues:
-        leagues_apply_event(tenant, user, now=now, points_added=added)
-    return [*steps.points_facts(user.pk, changes), *steps.rank_facts(user.pk, standings)]
+    moves = leagues_apply_event(tenant, user, now=now, points_added=added) if leagues else []
+    return [
+        *steps.points_facts(user.pk, changes),
+        *steps.rank_facts(user.pk, standings),
+        *steps.league_facts(user.pk, moves),
+    ]
 
 
 def facts_tell(tenant: Tenant, user: EndUser, facts: Sequence[Fact], now: dt.datetime) -> None:

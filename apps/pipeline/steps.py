@@ -30,7 +30,8 @@ from apps.leaderboards.services import (
     leaderboards_apply_event,
     leaderboards_event_load,
 )
-from apps.leagues.services import leagues_apply_event
+from apps.leagues.facts import LeagueScored
+from apps.leagues.services import LeagueMove, leagues_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
 from apps.pipeline.outcomes import (
@@ -232,12 +233,18 @@ def rank_facts(user_pk: int, standings: Sequence[BoardStanding]) -> list[Fact]:
     return [RankChanged(user_pk, standing) for standing in standings]
 
 
+def league_facts(user_pk: int, moves: Sequence[LeagueMove]) -> list[Fact]:
+    """What the leagues step did, as facts."""
+    return [LeagueScored(user_pk, move) for move in moves]
+
+
 def event_facts(
     ctx: EventContext,
     streak: StreakOutcome,
     achievements: AchievementsOutcome,
     points: PointsOutcome,
     leaderboards: LeaderboardsOutcome,
+    leagues: LeaguesOutcome,
 ) -> list[Fact]:
     """What the event did, as facts for the apps that react to it (notifications, webhooks),
     carrying what the steps computed: a reaction reads nothing again."""
@@ -253,4 +260,5 @@ def event_facts(
     facts.extend(achievements.facts)
     facts.extend(points_facts(user_pk, points.changes))
     facts.extend(rank_facts(user_pk, leaderboards.standings))
+    facts.extend(league_facts(user_pk, leagues.moves))
     return facts

@@ -2,7 +2,8 @@ from django.db import models
 
 
 class EventType(models.TextChoices):
-    """Trophy's 18 webhook event types (reference §3.9)."""
+    """Trophy's 18 webhook event types (reference §3.9), then gamify's own (README,
+    "Leagues")."""
 
     ACHIEVEMENT_COMPLETED = "achievement.completed"
     STREAK_STARTED = "streak.started"
@@ -22,6 +23,9 @@ class EventType(models.TextChoices):
     EMAILS_REACTIVATION_DUE = "emails.reactivation_due"
     EMAILS_STREAK_REMINDER_DUE = "emails.streak_reminder_due"
     EMAILS_ACHIEVEMENT_DUE = "emails.achievement_due"
+    LEAGUE_JOINED = "league.joined"
+    LEAGUE_RANK_CHANGED = "league.rank_changed"
+    LEAGUE_FINISHED = "league.finished"
 
 
 class EndpointStatus(models.TextChoices):

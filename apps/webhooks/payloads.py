@@ -18,6 +18,10 @@ from apps.core.facts import NotificationDue
 from apps.leaderboards.facts import RankChanged
 from apps.leaderboards.selectors import BoardDef, board_definitions, rankings_page
 from apps.leaderboards.wire import board_render
+from apps.leagues import domain as league_domain
+from apps.leagues.facts import LeagueFinished, LeagueScored
+from apps.leagues.selectors import cohort_ranks
+from apps.leagues.wire import league_ref_render, reward_render, tier_render, week_render
 from apps.points.domain import level_for
 from apps.points.facts import PointsChanged
 from apps.points.wire import award_render, level_render, system_base_render
@@ -172,4 +176,54 @@ def sample_achievement_completed(now: dt.datetime) -> dict[str, Any]:
             "userAttributes": [],
             "achievedAt": stamp,
         },
+    }
+
+
+def league_scored(
+    tenant: Tenant, end_user: EndUser, fact: LeagueScored
+) -> tuple[dict[str, Any], bool]:
+    """league.joined or league.rank_changed: the league, the week, the cohort and the user's
+    place in it (one read of the cohort's entries: other users' rows, which no step reads);
+    and whether the rank moved."""
+    move = fact.move
+    ranks = cohort_ranks(move.cohort_pk, end_user.pk, move.previous)
+    league = move.league
+    tier = league.tiers[min(move.tier, len(league.tiers) - 1)]
+    body: dict[str, Any] = {
+        "user": user(tenant, end_user),
+        "league": league_ref_render(league),
+        "week": week_render(move.week),
+        "cohort": {
+            "id": ranks.cohort_id,
+            "tier": tier_render(league, move.tier),
+            "members": ranks.members,
+        },
+        "rank": ranks.rank,
+        "score": move.score,
+        "zone": league_domain.zone_now(ranks.rank, ranks.members, tier, league.zone_unit),
+    }
+    if not move.joined:
+        body["previousRank"] = ranks.previous_rank
+    return body, ranks.previous_rank != ranks.rank
+
+
+def league_finished(tenant: Tenant, end_user: EndUser, fact: LeagueFinished) -> dict[str, Any]:
+    """league.finished: the user's result, as the week-end job wrote it."""
+    entry, league = fact.entry, fact.league
+    cohort = entry.cohort
+    return {
+        "user": user(tenant, end_user),
+        "league": league_ref_render(league),
+        "week": week_render(league_domain.Week(cohort.week_start, cohort.week_end)),
+        "cohort": {
+            "id": str(cohort.public_id),
+            "tier": tier_render(league, entry.tier),
+            "members": cohort.members,
+        },
+        "score": entry.score,
+        "placement": entry.placement,
+        "zone": entry.zone,
+        "newTier": tier_render(league, entry.next_tier or 0),
+        "left": entry.left,
+        "rewards": [reward_render(r) for r in entry.rewards],
     }

@@ -20,6 +20,7 @@ from apps.core.facts import Fact, NotificationDue
 from apps.core.outbox import outbox_enqueue
 from apps.core.secrets import decrypt_json
 from apps.leaderboards.facts import RankChanged
+from apps.leagues.facts import LeagueFinished, LeagueScored
 from apps.points.facts import PointsChanged
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.users.models import EndUser
@@ -39,7 +40,12 @@ SECRET_PURPOSE = "webhook secrets"  # noqa: S105
 # Trophy's throttle: at most one such event per key per 15 minutes, carrying the latest state.
 THROTTLE = dt.timedelta(minutes=15)
 THROTTLED = frozenset(
-    {EventType.POINTS_CHANGED, EventType.LEADERBOARD_CHANGED, EventType.LEADERBOARD_RANK_CHANGED}
+    {
+        EventType.POINTS_CHANGED,
+        EventType.LEADERBOARD_CHANGED,
+        EventType.LEADERBOARD_RANK_CHANGED,
+        EventType.LEAGUE_RANK_CHANGED,
+    }
 )
 
 # --- endpoints -------------------------------------------------------------------------------
@@ -193,6 +199,10 @@ def webhooks_record(
             _points(told, fact)
         elif isinstance(fact, RankChanged) and fact.moved:
             _ranks(told, fact)
+        elif isinstance(fact, LeagueScored):
+            _league(told, fact)
+        elif isinstance(fact, LeagueFinished):
+            told.publish(EventType.LEAGUE_FINISHED, payloads.league_finished(tenant, user, fact))
     if told.due_now:
         dispatch_enqueue()
 
@@ -220,6 +230,19 @@ def _ranks(told: _Told, fact: RankChanged) -> None:
     if told.listens(EventType.LEADERBOARD_CHANGED):
         body = payloads.board_with_rankings(board, "active", told.now)
         told.publish_throttled(EventType.LEADERBOARD_CHANGED, board.key, body)
+
+
+def _league(told: _Told, fact: LeagueScored) -> None:
+    """league.joined once a week; league.rank_changed when the user's rank in their cohort
+    moved, throttled per user and league as Trophy's rank webhooks are."""
+    type = EventType.LEAGUE_JOINED if fact.move.joined else EventType.LEAGUE_RANK_CHANGED
+    if not told.listens(type):
+        return
+    body, moved = payloads.league_scored(told.tenant, told.user, fact)
+    if fact.move.joined:
+        told.publish(type, body)
+    elif moved:
+        told.publish_throttled(type, f"{told.user.pk}:league:{fact.move.league.key}", body)
 
 
 def _notification_due(told: _Told, fact: NotificationDue) -> None:
