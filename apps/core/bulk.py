@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from django.db import IntegrityError, transaction
-from django.db.models import ProtectedError
+from django.db.models import ProtectedError, RestrictedError
 from django.urls import URLPattern, path
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -89,8 +89,10 @@ def run_item(
         issues.error(validation_message(exc.detail), **where)
     except ApplicationError as exc:
         issues.error(exc.worded(wire_namer(serializer_class)), **where)
-    except ProtectedError as exc:
-        used_by = sorted({str(obj) for obj in exc.protected_objects})[:5]
+    except (ProtectedError, RestrictedError) as exc:
+        # RestrictedError is an IntegrityError: caught first.
+        held = exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
+        used_by = sorted({str(obj) for obj in held})[:5]
         issues.error(f"Still in use by other configuration: {', '.join(used_by)}", **where)
     except IntegrityError:
         # A concurrent request won a unique constraint between our check and our write.

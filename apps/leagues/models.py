@@ -26,10 +26,10 @@ class League(TimestampedModel):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.INACTIVE)
     score_by = models.CharField(max_length=8, choices=ScoreBy.choices)
     metric = models.ForeignKey(
-        Metric, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Metric, on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
     )
     points_system = models.ForeignKey(
-        PointsSystem, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        PointsSystem, on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
     )
     week_ends_on = models.CharField(max_length=9, choices=Weekday.choices, default=Weekday.SUNDAY)
     # Minutes after the local midnight that starts `week_ends_on`: 1440 is 24:00.
