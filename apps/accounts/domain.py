@@ -2,7 +2,9 @@
 the ranges of the experimentation settings, the colour formats emails can use, and what a
 tenant's branding falls back to where it sets nothing."""
 
+import functools
 import re
+import zoneinfo
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -22,6 +24,13 @@ _COLOR = re.compile(
     rf"|rgba\({_BYTE},{_BYTE},{_BYTE},{_ALPHA}\))\Z"
 )
 BRAND_COLOR_RULE = "must be #RGB, #RRGGBB, rgb() or rgba()"
+
+
+@functools.cache
+def reporting_zones() -> list[str]:
+    """The IANA zones a tenant's reporting time zone may be (the league weeks' boundaries are
+    read in it): every zone this server knows, sorted."""
+    return sorted(zoneinfo.available_timezones())
 
 
 def brand_color_valid(value: str) -> bool:

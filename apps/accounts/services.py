@@ -7,6 +7,7 @@ from typing import Any, TypedDict
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from apps.accounts import domain
 from apps.accounts.choices import ApiKeyKind, TenantStatus
 from apps.accounts.keys import key_generate, key_hash
 from apps.accounts.models import ApiKey, Environment, Organization, Tenant
@@ -196,10 +197,16 @@ def settings_update(
     control_ratio: int | None = None,
     user_activation_window: int | None = None,
     aggregation_period: str | None = None,
+    reporting_tz: str | None = None,
 ) -> Tenant:
     """PATCH /settings and the tenant page: only the given settings change; branding changes
-    per key, the others are kept."""
+    per key, the others are kept. The reporting time zone (a gamify extension, not in Trophy's
+    settings) is set on the tenant page only."""
     fields = ["updated"]
+    if reporting_tz is not None and reporting_tz not in domain.reporting_zones():
+        raise ValidationError(
+            "{reporting_tz} is not a time zone this server knows", fields="reporting_tz"
+        )
     if branding is not None:
         merged = dict(tenant.branding)
         for name, value in branding.items():
@@ -214,6 +221,7 @@ def settings_update(
         ("control_ratio", control_ratio),
         ("user_activation_window", user_activation_window),
         ("aggregation_period", aggregation_period),
+        ("reporting_tz", reporting_tz),
     ):
         if value is not None:
             setattr(tenant, field, value)

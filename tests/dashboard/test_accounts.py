@@ -235,6 +235,7 @@ def tenant_form(tenant: Tenant, **changes: Any) -> dict[str, Any]:
         "control_ratio": tenant.control_ratio,
         "user_activation_window": tenant.user_activation_window,
         "aggregation_period": tenant.aggregation_period,
+        "reporting_tz": tenant.reporting_tz,
     }
     if tenant.is_default:
         del data["customer_id"]
@@ -250,6 +251,7 @@ def test_editing_a_tenant_and_its_settings(staff_client: Any, other_tenant: Tena
         name="Renamed",
         control_ratio=20,
         aggregation_period="monthly",
+        reporting_tz="Pacific/Kiritimati",
         brand_color="#123456",
         logo="https://example.com/l.png",
         font="BOOK_SERIF",
@@ -260,6 +262,7 @@ def test_editing_a_tenant_and_its_settings(staff_client: Any, other_tenant: Tena
     assert (other_tenant.customer_id, other_tenant.name) == ("customer-b2", "Renamed")
     assert other_tenant.control_ratio == 20
     assert other_tenant.aggregation_period == "monthly"
+    assert other_tenant.reporting_tz == "Pacific/Kiritimati"
     assert other_tenant.branding == {
         "brandColor": "#123456",
         "logo": {"url": "https://example.com/l.png"},
@@ -284,6 +287,7 @@ def test_settings_the_admin_api_refuses_are_form_errors(
     bad = [
         {"control_ratio": 101},
         {"user_activation_window": 0},
+        {"reporting_tz": "Mars/Olympus"},
         {"brand_color": "blue"},
         {"logo": "not a url"},
         {"font": "COMIC_SANS"},

@@ -39,7 +39,7 @@ BRANDING_FIELDS = {
 }
 _IMAGES = {"logo", "app_icon"}
 _ARGUMENT = {"logo": "logo_url", "app_icon": "app_icon_url"}
-SETTINGS = ("control_ratio", "user_activation_window", "aggregation_period")
+SETTINGS = ("control_ratio", "user_activation_window", "aggregation_period", "reporting_tz")
 TEXT = forms.TextInput(attrs={"class": "vTextField"})
 NUMBER = forms.NumberInput(attrs={"class": "vIntegerField"})
 
@@ -76,6 +76,12 @@ class TenantForm(ConfigForm):
         widget=NUMBER,
     )
     aggregation_period = forms.ChoiceField(choices=AggregationPeriod.choices)
+    reporting_tz = forms.ChoiceField(
+        label="Reporting time zone",
+        choices=[(zone, zone) for zone in domain.reporting_zones()],
+        help_text="The zone of the tenant's calendar: league weeks end on their weekday and "
+        "time in this zone.",
+    )
     app_name = forms.CharField(
         label="App name",
         required=False,
