@@ -135,9 +135,11 @@ def entries_history(
 
 
 def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry | None:
-    """The user's last week in the league before `before` (the unique constraint's index)."""
+    """The user's last week in the league before `before` (the unique constraint's index),
+    with its cohort."""
     return (
         LeagueEntry.objects.filter(league_id=league_pk, user_id=user_pk, week_start__lt=before)
+        .select_related("cohort")
         .order_by("-week_start")
         .first()
     )
@@ -177,12 +179,7 @@ def tier_upcoming(league: LeagueDef, user_pk: int, week: domain.Week) -> int:
     joining applies (apps/leagues/services.py `_tier_for`), read without locking: the lowest
     for a newcomer, else what their last week earned (worked out from its standings if the
     week-end job has not written it yet), one lower after an absence if the league says so."""
-    last = (
-        LeagueEntry.objects.filter(league_id=league.pk, user_id=user_pk, week_start__lt=week.start)
-        .select_related("cohort")
-        .order_by("-week_start")
-        .first()
-    )
+    last = entry_last(league.pk, user_pk, week.start)
     if last is None:
         return 0
     earned = last.next_tier

@@ -357,3 +357,33 @@ def test_an_unknown_admin_extension_route_is_the_json_404(api_client: Any):
     response = api_client.post("/admin/ext/v1/nope", [])
     assert response.status_code == 404
     assert set(response.json()) == {"error"}
+
+
+def test_the_document_states_the_limits_the_api_enforces(anon_client: Any):
+    import re
+
+    from apps.core.errors import ValidationError
+    from apps.leagues.domain import minutes_parse
+
+    schemas = json.loads(anon_client.get("/admin/ext/v1/openapi").content)["components"]
+    request = schemas["schemas"]["LeagueCreateRequest"]["properties"]
+    assert (request["cohortSize"]["minimum"], request["cohortSize"]["maximum"]) == (5, 100)
+    assert request["tiers"]["maxItems"] == 20
+    assert request["rewards"]["maxItems"] == 100
+    pattern = re.compile(request["weekEndsAt"]["pattern"])
+    for hours in range(30):
+        for minutes in range(0, 100, 7):
+            text = f"{hours:02d}:{minutes:02d}"
+            try:
+                minutes_parse(text)
+                parsed = True
+            except ValidationError:
+                parsed = False
+            assert bool(pattern.match(text)) == parsed, text
+    tier = schemas["schemas"]["LeagueTierRequest"]["properties"]
+    assert (tier["name"]["minLength"], tier["name"]["maxLength"]) == (1, 100)
+
+
+def test_a_null_attribute_reference_is_an_issue_not_a_500(api_client: Any, metric: Metric):
+    message = refused(api_client, league_body(metric, userAttributes=[None]))
+    assert message == "userAttributes.0: This field may not be null."
