@@ -134,17 +134,6 @@ def entries_history(
     return list(entries.order_by("-week_start")[:limit])
 
 
-def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry | None:
-    """The user's last week in the league before `before` (the unique constraint's index),
-    with its cohort."""
-    return (
-        LeagueEntry.objects.filter(league_id=league_pk, user_id=user_pk, week_start__lt=before)
-        .select_related("cohort")
-        .order_by("-week_start")
-        .first()
-    )
-
-
 # --- the extension APIs' reads ----------------------------------------------------------------
 
 
@@ -240,3 +229,14 @@ def user_week(league: LeagueDef, user: EndUser, now: dt.datetime) -> UserWeek:
     standings = cohort_standings(league, entry.cohort)
     own = next((p for p in standings if p.entry.pk == entry.pk), None)
     return UserWeek(week, entry.tier, entry.cohort, standings, own)
+
+
+def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry | None:
+    """The user's last week in the league before `before` (the unique constraint's index),
+    with its cohort."""
+    return (
+        LeagueEntry.objects.filter(league_id=league_pk, user_id=user_pk, week_start__lt=before)
+        .select_related("cohort")
+        .order_by("-week_start")
+        .first()
+    )
