@@ -65,7 +65,7 @@ bench-render: $(STAMP)
 bench-million: $(STAMP)
 	$(BIN)/python bench/run.py --million --concurrency 16 --duration 10 --repeat 3
 
-# schemathesis over both OpenAPI documents against a live server (fuzz/run.py; README).
+# schemathesis over every OpenAPI document against a live server (fuzz/run.py; README).
 fuzz: $(STAMP)
 	$(BIN)/python fuzz/run.py
 

@@ -1,7 +1,8 @@
-"""Fuzz both OpenAPI documents with schemathesis against a real server (`make fuzz`, run by
-.ci/run): gunicorn with production settings on 127.0.0.1, a scratch database seeded through the
-admin API with one of everything (metrics, a streak, points with triggers, achievements, a
-leaderboard, users with events), rate limits off. Every check is on: a 5xx, a response that
+"""Fuzz the OpenAPI documents (the application and admin APIs, and their extensions) with
+schemathesis against a real server (`make fuzz`, run by .ci/run): gunicorn with production
+settings on 127.0.0.1, a scratch database seeded through the admin API with one of everything
+(metrics, a streak, points with triggers, achievements, a leaderboard, a league, users with
+events), rate limits off. Every check is on: a 5xx, a response that
 the document does not describe, or a request valid by the document that the server refuses
 fails the run.
 
@@ -9,7 +10,7 @@ fails the run.
     .venv/bin/python fuzz/run.py --examples 200 --seed 7
     .venv/bin/python fuzz/run.py --database sqlite
 
-Exit status: 0 when both documents pass, 1 when schemathesis found failures, 2 when the run
+Exit status: 0 when every document passes, 1 when schemathesis found failures, 2 when the run
 could not be set up. Reports (JUnit, and a pytest file reproducing failures) go to
 artifacts/fuzz/.
 """
@@ -35,7 +36,13 @@ sys.path.insert(0, str(ROOT))
 from bench.support import database_recreate, free_port  # noqa: E402
 
 SCRATCH_DB = "gamify_fuzz"
-DOCUMENTS = {"application": ("/v1/openapi", "/v1"), "admin": ("/admin/v1/openapi", "/admin/v1")}
+DOCUMENTS = {
+    "application": ("/v1/openapi", "/v1"),
+    "admin": ("/admin/v1/openapi", "/admin/v1"),
+    # gamify's extensions (features beyond the Trophy API), documented apart.
+    "ext-application": ("/ext/v1/openapi", "/ext/v1"),
+    "ext-admin": ("/admin/ext/v1/openapi", "/admin/ext/v1"),
+}
 
 
 class SetupError(Exception):
@@ -186,6 +193,21 @@ def seed(base: str, key: str) -> dict[str, str]:
                     "key": "top",
                     "name": "Top",
                     "rankBy": "metric",
+                    "metricId": metric["id"],
+                    "status": "active",
+                }
+            ],
+        )
+    )
+    created(
+        call(
+            "POST",
+            "/admin/ext/v1/leagues",
+            [
+                {
+                    "key": "weekly",
+                    "name": "Weekly",
+                    "scoreBy": "metric",
                     "metricId": metric["id"],
                     "status": "active",
                 }

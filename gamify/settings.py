@@ -248,6 +248,15 @@ SPECTACULAR_SETTINGS = {
         "WebhookEventTypeEnum": "apps.webhooks.choices.EventType",
         "WebhookEndpointStatusEnum": "apps.webhooks.choices.EndpointStatus",
         "WebhookDeliveryStatusEnum": "apps.webhooks.choices.DeliveryStatus",
+        # The leagues extension (its own documents, /ext/v1/openapi and /admin/ext/v1/openapi).
+        "LeagueStatusEnum": "apps.leagues.serializers.LEAGUE_STATUSES",
+        "AdminLeagueStatusEnum": "apps.leagues.choices.Status",
+        "LeagueScoreByEnum": "apps.leagues.choices.ScoreBy",
+        "LeagueWeekdayEnum": "apps.leagues.choices.Weekday",
+        "LeagueZoneUnitEnum": "apps.leagues.choices.ZoneUnit",
+        "LeagueIdleEnum": "apps.leagues.choices.Idle",
+        "LeagueAbsentEnum": "apps.leagues.choices.Absent",
+        "LeagueZoneEnum": "apps.leagues.choices.Zone",
     },
     # Drops the legacy /api/ mount (a second copy of the application API) from root-urlconf
     # schemas, such as the one `manage.py check --deploy` generates.

@@ -2,11 +2,12 @@
 (as Zulip's test client does): the documents are a contract for generated clients, and this is
 what keeps them true.
 
-A response to a request under /v1/, /api/ (the legacy mount of the application API) or
-/admin/v1/ must match a documented operation (path and method), answer one of its documented
-status codes, have a documented media type, and a JSON body must validate against that
-response's schema. Objects are closed: a property the schema does not list fails, unless the
-schema explicitly allows additional properties. OpenAPI 3.0's `nullable: true`, which JSON
+A response to a request under /v1/, /api/ (the legacy mount of the application API),
+/admin/v1/, or the extensions' /ext/v1/ and /admin/ext/v1/ (documents of their own) must match
+a documented operation (path and method), answer one of its documented status codes, have a
+documented media type, and a JSON body must validate against that response's schema. Objects
+are closed: a property the schema does not list fails, unless the schema explicitly allows
+additional properties. OpenAPI 3.0's `nullable: true`, which JSON
 Schema does not know, is translated to "or null", and the declared formats (date, date-time,
 uuid, decimal, int64 ...) are checked.
 
@@ -42,12 +43,20 @@ from referencing.jsonschema import DRAFT4
 
 # URL prefix -> the document describing the routes under it (whose server URL is the prefix).
 MOUNTS = (
+    ("/admin/ext/v1/", "/admin/ext/v1/openapi"),
+    ("/ext/v1/", "/ext/v1/openapi"),
     ("/admin/v1/", "/admin/v1/openapi"),
     ("/v1/", "/v1/openapi"),
     ("/api/", "/v1/openapi"),
 )
 # The documents and their pages are not operations of the documents.
-NOT_OPERATIONS = frozenset({"/v1/openapi", "/admin/v1/openapi", "/v1/docs", "/admin/v1/docs"})
+NOT_OPERATIONS = frozenset(
+    {
+        f"{mount}{page}"
+        for mount in ("/v1/", "/admin/v1/", "/ext/v1/", "/admin/ext/v1/")
+        for page in ("openapi", "docs")
+    }
+)
 METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 
 

@@ -80,12 +80,12 @@ class NulByteMiddleware:
         return self.get_response(request)
 
 
-# The paths of the application API (`/v1/`, and `/api/` for SDKs configured with it) and of the
-# admin API (gamify/urls.py). Their requests authenticate with X-API-KEY, never a cookie: no
-# session, logged-in user or flash message is read or written for them. (CSRF stays in the
-# chain as Django's own class, which `check --deploy` asks for by name; their views are
-# CSRF-exempt: DRF's APIView, the JSON 404.)
-API_PATH_PREFIXES = ("/v1/", "/api/", "/admin/v1/")
+# The paths of the application API (`/v1/`, and `/api/` for SDKs configured with it), of the
+# admin API, and of their extensions (`/ext/v1/`, `/admin/ext/v1/`; gamify/urls.py). Their
+# requests authenticate with X-API-KEY, never a cookie: no session, logged-in user or flash
+# message is read or written for them. (CSRF stays in the chain as Django's own class, which
+# `check --deploy` asks for by name; their views are CSRF-exempt: DRF's APIView, the JSON 404.)
+API_PATH_PREFIXES = ("/v1/", "/api/", "/admin/v1/", "/ext/v1/", "/admin/ext/v1/")
 
 
 class _DashboardOnly(MiddlewareMixin):

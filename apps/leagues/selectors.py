@@ -12,9 +12,11 @@ from django.db.models import QuerySet
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.leagues import domain
-from apps.leagues.choices import Status
+from apps.leagues.choices import ScoreBy, Status
 from apps.leagues.errors import CohortNotFoundError, LeagueNotFoundError
 from apps.leagues.models import League, LeagueCohort, LeagueEntry
+from apps.metrics.selectors import metric_definitions
+from apps.points.selectors import points_config
 from apps.users.models import EndUser
 from apps.users.selectors import attribute_filters_resolve
 
@@ -133,10 +135,109 @@ def entries_history(
     return list(entries.order_by("-week_start")[:limit])
 
 
+# --- the extension APIs' reads ----------------------------------------------------------------
+
+
+def leagues_list(tenant: Tenant, limit: int, skip: int) -> Sequence[League]:
+    """The admin API's page of leagues, archived ones too, oldest first."""
+    leagues = League.objects.filter(tenant=tenant).select_related("metric", "points_system")
+    return list(leagues.order_by("created", "id")[skip : skip + limit])
+
+
+def league_get(tenant: Tenant, public_id: str) -> League | None:
+    return (
+        League.objects.filter(tenant=tenant, public_id=public_id)
+        .select_related("metric", "points_system")
+        .first()
+    )
+
+
+def league_scored(tenant: Tenant, league: LeagueDef) -> tuple[str, str] | None:
+    """(key, name) of what the league scores, its metric or its points system, from the
+    cached configuration; None for a points system no longer active."""
+    if league.score_by == ScoreBy.METRIC:
+        metrics = metric_definitions(tenant).values()
+        found = next((m for m in metrics if m.pk == league.metric_pk), None)
+        return (found.key, found.name) if found else None
+    systems = points_config(tenant).values()
+    system = next((s for s in systems if s.pk == league.system_pk), None)
+    return (system.key, system.name) if system else None
+
+
+def tier_upcoming(league: LeagueDef, user_pk: int, week: domain.Week) -> int:
+    """The tier the user joins `week` in with their first qualifying event, by the rules the
+    joining applies (apps/leagues/services.py `_tier_for`), read without locking: the lowest
+    for a newcomer, else what their last week earned (worked out from its standings if the
+    week-end job has not written it yet), one lower after an absence if the league says so."""
+    last = entry_last(league.pk, user_pk, week.start)
+    if last is None:
+        return 0
+    earned = last.next_tier
+    if earned is None:
+        members = LeagueEntry.objects.filter(cohort_id=last.cohort_id)
+        standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in members]
+        results = domain.results(
+            standings, tier=last.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
+        )
+        earned = next(r.next_tier for r in results if r.user_pk == user_pk)
+    missed = 0 if last.cohort.week_end >= week.start else 1
+    return domain.tier_on_return(
+        earned, weeks_missed=missed, absent=league.absent, tiers=len(league.tiers)
+    )
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A member of a cohort with their rank and zone: the stored results of a finished cohort,
+    else what the week's end would give with the standings as they are now."""
+
+    entry: LeagueEntry
+    rank: int
+    zone: str
+
+
+def cohort_standings(league: LeagueDef, cohort: LeagueCohort) -> list[Placed]:
+    """A cohort's members, best first (at most 100, with their users)."""
+    entries = list(cohort_entries(cohort.pk))
+    if cohort.finished_at is not None:
+        placed = [Placed(e, e.placement or 0, e.zone or "") for e in entries]
+        return sorted(placed, key=lambda p: p.rank)
+    by_user = {e.user_id: e for e in entries}
+    standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in entries]
+    results = domain.results(
+        standings, tier=cohort.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
+    )
+    return [Placed(by_user[r.user_pk], r.placement, r.zone) for r in results]
+
+
+@dataclass(frozen=True)
+class UserWeek:
+    """A user's current week in a league: their tier (the one they would join in, when they
+    have not joined yet) and, once they have, their cohort's standings and their own place."""
+
+    week: domain.Week
+    tier: int
+    cohort: LeagueCohort | None
+    standings: Sequence[Placed]
+    own: Placed | None
+
+
+def user_week(league: LeagueDef, user: EndUser, now: dt.datetime) -> UserWeek:
+    week = league.week(now)
+    entry = entry_current(league, user, now)
+    if entry is None:
+        return UserWeek(week, tier_upcoming(league, user.pk, week), None, (), None)
+    standings = cohort_standings(league, entry.cohort)
+    own = next((p for p in standings if p.entry.pk == entry.pk), None)
+    return UserWeek(week, entry.tier, entry.cohort, standings, own)
+
+
 def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry | None:
-    """The user's last week in the league before `before` (the unique constraint's index)."""
+    """The user's last week in the league before `before` (the unique constraint's index),
+    with its cohort."""
     return (
         LeagueEntry.objects.filter(league_id=league_pk, user_id=user_pk, week_start__lt=before)
+        .select_related("cohort")
         .order_by("-week_start")
         .first()
     )

@@ -16,7 +16,13 @@ from apps.core.middleware import (
     DashboardSessionMiddleware,
 )
 
-API_PATHS = ["/v1/users/u1", "/api/users/u1", "/admin/v1/metrics"]
+API_PATHS = [
+    "/v1/users/u1",
+    "/api/users/u1",
+    "/admin/v1/metrics",
+    "/ext/v1/leagues",
+    "/admin/ext/v1/leagues",
+]
 OTHER_PATHS = ["/dashboard/", "/dashboard/login/", "/notifications/preferences/x", "/healthz"]
 PASSWORD = "the-right-password"
 

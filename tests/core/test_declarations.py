@@ -17,6 +17,8 @@ from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
+from apps.leagues import serializers as league_serializers
+from apps.leagues.domain import LeagueSettings
 from apps.metrics import serializers as metric_serializers
 from apps.metrics.domain import MetricSettings
 from apps.notifications import serializers as notification_serializers
@@ -54,6 +56,12 @@ class Interfaces:
 
 
 RESOURCES = [
+    Interfaces(
+        LeagueSettings,
+        league_serializers.LeagueCreateSerializer,
+        league_serializers.LeagueUpdateSerializer,
+        league_serializers.AdminLeague,
+    ),
     Interfaces(
         LeaderboardSettings,
         leaderboard_serializers.LeaderboardCreateSerializer,

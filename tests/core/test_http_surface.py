@@ -108,7 +108,13 @@ def test_writes_to_unknown_api_routes_are_json_404_not_a_csrf_page(org):
 
     browser_like = Client(enforce_csrf_checks=True)
     for method in ("post", "patch", "delete", "put"):
-        for path in ("/v1/nope", "/api/nope", "/admin/v1/nope"):
+        for path in (
+            "/v1/nope",
+            "/api/nope",
+            "/admin/v1/nope",
+            "/ext/v1/nope",
+            "/admin/ext/v1/nope",
+        ):
             response = getattr(browser_like, method)(
                 path, "{}", content_type="application/json", HTTP_X_API_KEY=org.admin_key
             )

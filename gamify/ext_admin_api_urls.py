@@ -1,0 +1,8 @@
+"""Administrative API routes of gamify's extensions (features beyond the Trophy API), mounted
+under /admin/ext/v1/ and documented apart, at /admin/ext/v1/openapi (docs/architecture.md §4)."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("apps.leagues.admin_urls")),
+]
