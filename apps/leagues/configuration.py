@@ -152,13 +152,15 @@ def _rewards(tenant: Tenant, rewards: list[dict[str, Any]], league: League) -> l
         first, last = reward["from_place"], reward.get("to_place") or reward["from_place"]
         if last < first:
             raise ValidationError(
-                "{rewards}: toPlace must not be before fromPlace", fields="rewards"
+                "{rewards}: a reward's last place must not be before its first", fields="rewards"
             )
         points = reward.get("points") or 0
         system_id = reward.get("points_system_id")
         achievement_id = reward.get("achievement_id")
         if points and system_id is None:
-            raise ValidationError("{rewards}: points need a pointsSystemId", fields="rewards")
+            raise ValidationError(
+                "{rewards}: a reward's points need a points system", fields="rewards"
+            )
         if not points and achievement_id is None:
             raise ValidationError(
                 "{rewards}: a reward pays points or completes an achievement", fields="rewards"
@@ -171,7 +173,7 @@ def _rewards(tenant: Tenant, rewards: list[dict[str, Any]], league: League) -> l
             ).exists()
             if not found:
                 raise ValidationError(
-                    "{rewards}: achievementId is not an api achievement of this tenant",
+                    "{rewards}: a reward's achievement is not an api achievement of this tenant",
                     fields="rewards",
                     code="not_found",
                 )

@@ -266,16 +266,6 @@ def results(
     return out
 
 
-def zone_now(place: int, members: int, tier_def: dict[str, Any], unit: str) -> str:
-    """The zone a live standing is in (before the week ends)."""
-    promoted, demoted = zone_sizes(tier_def, members, unit)
-    if place <= promoted:
-        return Zone.PROMOTION
-    if place > members - demoted:
-        return Zone.DEMOTION
-    return Zone.SAFE
-
-
 def tier_on_return(earned: int, *, weeks_missed: int, absent: str, tiers: int) -> int:
     """The tier a member joins in: the one their last week earned, one lower if they skipped
     a week and the league demotes absent members (once, however long they were away)."""

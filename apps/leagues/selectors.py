@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.db import connection
 from django.db.models import QuerySet
 
 from apps.accounts.models import Tenant
@@ -164,17 +165,21 @@ def league_scored(tenant: Tenant, league: LeagueDef) -> tuple[str, str] | None:
     return (system.key, system.name) if system else None
 
 
-def tier_upcoming(league: LeagueDef, user_pk: int, week: domain.Week) -> int:
-    """The tier the user joins `week` in with their first qualifying event, by the rules the
-    joining applies (apps/leagues/services.py `_tier_for`), read without locking: the lowest
-    for a newcomer, else what their last week earned (worked out from its standings if the
-    week-end job has not written it yet), one lower after an absence if the league says so."""
+def tier_upcoming(league: LeagueDef, user_pk: int, week: domain.Week, *, lock: bool = False) -> int:
+    """The tier the user joins `week` in with their first qualifying event: the lowest for a
+    newcomer (or one who left), else what their last week earned (worked out from its
+    standings if the week-end job has not written it yet), one lower after an absence if the
+    league says so. The joining itself (apps/leagues/services.py) reads it with `lock`: the
+    finished cohort's entries are locked first on PostgreSQL, so that a score written just
+    before the week's end (and not committed yet) is waited for, as the week-end job waits."""
     last = entry_last(league.pk, user_pk, week.start)
     if last is None:
         return 0
     earned = last.next_tier
     if earned is None:
-        members = LeagueEntry.objects.filter(cohort_id=last.cohort_id)
+        members = LeagueEntry.objects.filter(cohort_id=last.cohort_id).order_by("pk")
+        if lock and connection.vendor == "postgresql":
+            members = members.select_for_update(no_key=True)
         standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in members]
         results = domain.results(
             standings, tier=last.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
@@ -245,33 +250,42 @@ def entry_last(league_pk: int, user_pk: int, before: dt.datetime) -> LeagueEntry
 
 @dataclass(frozen=True)
 class CohortRanks:
-    """Where a user stands in their cohort now, and stood before a change."""
+    """Where a user stands in their cohort now (with the zone the week's end would give them),
+    and stood before a change."""
 
     cohort_id: str
     members: int
     rank: int
+    zone: str
     previous_rank: int | None
 
 
 def cohort_ranks(
-    cohort_pk: int, user_pk: int, previous: tuple[Decimal, dt.datetime] | None
+    league: LeagueDef,
+    cohort_pk: int,
+    tier: int,
+    user_pk: int,
+    previous: tuple[Decimal, dt.datetime] | None,
 ) -> CohortRanks:
-    """The user's rank in the cohort (one read of its at most 100 entries), and their rank
-    with their `previous` score and moment instead (None: they were not in it)."""
+    """The user's rank and zone in the cohort (one read of its at most 100 entries), and their
+    rank with their `previous` score and moment instead (None: they were not in it)."""
     rows = list(
         LeagueEntry.objects.filter(cohort_id=cohort_pk).values_list(
             "user_id", "score", "reached_at", "cohort__public_id"
         )
     )
     standings = [domain.Standing(u, score, at) for u, score, at, _ in rows]
-    rank = _rank_of(standings, user_pk)
+    results = domain.results(
+        standings, tier=tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
+    )
+    mine = next(r for r in results if r.user_pk == user_pk)
     before = None
     if previous is not None:
         moved = [
             domain.Standing(s.user_pk, *previous) if s.user_pk == user_pk else s for s in standings
         ]
         before = _rank_of(moved, user_pk)
-    return CohortRanks(str(rows[0][3]), len(rows), rank, before)
+    return CohortRanks(str(rows[0][3]), len(rows), mine.placement, mine.zone, before)
 
 
 def _rank_of(standings: Sequence[domain.Standing], user_pk: int) -> int:

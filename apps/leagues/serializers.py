@@ -16,6 +16,7 @@ from apps.leagues import domain
 from apps.leagues.choices import Absent, Idle, ScoreBy, Status, Weekday, Zone, ZoneUnit
 from apps.leagues.models import League, LeagueCohort, LeagueEntry
 from apps.leagues.selectors import LeagueDef, Placed, UserWeek
+from apps.leagues.wire import LeagueReward, LeagueTierRef, reward_render, tier_render
 from apps.points.domain import MAX_POINTS
 from apps.users.wire import AttributeKeyValue, AttributeRef, AttributeRefSerializer
 
@@ -194,30 +195,6 @@ def league_tier_render(tier: Mapping[str, Any]) -> dict[str, Any]:
     return {"name": tier["name"], "promote": tier["promote"], "demote": tier["demote"]}
 
 
-class LeagueReward(Shape):
-    # One reward of League.rewards (also what a finished week earned, LeagueEntry.rewards).
-    fromPlace = serializers.IntegerField(help_text="First place rewarded.")
-    toPlace = serializers.IntegerField(help_text="Last place rewarded (inclusive).")
-    tier = serializers.CharField(allow_null=True, help_text="Only in this tier; null: every tier.")
-    points = serializers.IntegerField(help_text="Points paid into pointsSystemId (0: none).")
-    pointsSystemId = serializers.UUIDField(allow_null=True)
-    achievementId = serializers.UUIDField(
-        allow_null=True, help_text="The api achievement completed; null: none."
-    )
-
-
-@renders(LeagueReward)
-def league_reward_render(reward: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "fromPlace": reward["from_place"],
-        "toPlace": reward["to_place"],
-        "tier": reward.get("tier"),
-        "points": reward.get("points") or 0,
-        "pointsSystemId": reward.get("points_system_id"),
-        "achievementId": reward.get("achievement_id"),
-    }
-
-
 # --- the admin API's league -------------------------------------------------------------------
 
 
@@ -264,7 +241,7 @@ def admin_league_render(league: League) -> dict[str, Any]:
         "zoneUnit": league.zone_unit,
         "idle": league.idle,
         "absent": league.absent,
-        "rewards": [league_reward_render(reward) for reward in league.rewards],
+        "rewards": [reward_render(reward) for reward in league.rewards],
         "userAttributes": list(league.user_attributes),
         "created": league.created,
         "updated": league.updated,
@@ -341,17 +318,6 @@ def league_response_render(
     return body
 
 
-class LeagueTierRef(Shape):
-    # A tier of a league by its index.
-    index = serializers.IntegerField(help_text="0 is the lowest tier.")
-    name = serializers.CharField()
-
-
-@renders(LeagueTierRef)
-def league_tier_ref_render(league: LeagueDef, tier: int) -> dict[str, Any]:
-    return {"index": tier, "name": league.tier_name(tier)}
-
-
 class LeagueStanding(Shape):
     # A Placed member of a cohort.
     rank = serializers.IntegerField(
@@ -401,7 +367,7 @@ def league_cohort_response_render(
 ) -> dict[str, Any]:
     return {
         "id": str(cohort.public_id),
-        "tier": league_tier_ref_render(league, cohort.tier),
+        "tier": tier_render(league, cohort.tier),
         "weekStart": cohort.week_start,
         "weekEnd": cohort.week_end,
         "members": cohort.members,
@@ -447,7 +413,7 @@ def user_league_response_render(
         "weekStart": mine.week.start,
         "weekEnd": mine.week.end,
         "timeLeft": max(0, int((mine.week.end - now).total_seconds())),
-        "tier": league_tier_ref_render(league, mine.tier),
+        "tier": tier_render(league, mine.tier),
         "rank": own.rank if own else None,
         "score": own.entry.score if own else None,
         "zone": own.zone if own else None,
@@ -489,14 +455,12 @@ def league_week_render(league: LeagueDef, entry: LeagueEntry) -> dict[str, Any]:
         "cohortId": str(entry.cohort.public_id),
         "weekStart": entry.week_start,
         "weekEnd": entry.cohort.week_end,
-        "tier": league_tier_ref_render(league, entry.tier),
+        "tier": tier_render(league, entry.tier),
         "score": entry.score,
         "finished": entry.cohort.finished_at is not None,
         "placement": entry.placement,
         "zone": entry.zone,
-        "nextTier": (
-            league_tier_ref_render(league, entry.next_tier) if entry.next_tier is not None else None
-        ),
+        "nextTier": (tier_render(league, entry.next_tier) if entry.next_tier is not None else None),
         "left": entry.left,
-        "rewards": [league_reward_render(reward) for reward in entry.rewards],
+        "rewards": [reward_render(reward) for reward in entry.rewards],
     }

@@ -9,14 +9,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from apps.accounts.models import Tenant
 from apps.core.db import insert
 from apps.leagues import domain, sql
 from apps.leagues.choices import ScoreBy
 from apps.leagues.models import League, LeagueCohort, LeagueEntry
-from apps.leagues.selectors import LeagueDef, league_def, leagues_active
+from apps.leagues.selectors import LeagueDef, league_def, leagues_active, tier_upcoming
 from apps.users.domain import attributes_match
 from apps.users.models import EndUser
 
@@ -106,7 +106,7 @@ def _join(
     """The user's first qualifying event of the week: a place in the open cohort of their tier,
     or a new cohort when it is full. The user's lock orders their own joins (never two
     entries in a week: the unique constraint), the open cohort's row lock everyone's."""
-    tier = _tier_for(league, user.pk, week)
+    tier = tier_upcoming(league, user.pk, week, lock=True)
     seat = sql.cohort_seat(league_pk=league.pk, week_start=week.start, tier=tier)
     while seat is None:
         seat = sql.cohort_open(
@@ -129,41 +129,6 @@ def _join(
     )
     insert(entry)
     return LeagueMove(league, week, entry.pk, cohort_pk, tier, gain, now, previous=None)
-
-
-def _tier_for(league: LeagueDef, user_pk: int, week: domain.Week) -> int:
-    """The tier a user joins this week in: the lowest for a newcomer (or one who left), else
-    what their last week earned (worked out now if the week-end job has not written it yet),
-    one lower after an absence if the league demotes absent users."""
-    last = (
-        LeagueEntry.objects.filter(league_id=league.pk, user_id=user_pk, week_start__lt=week.start)
-        .select_related("cohort")
-        .order_by("-week_start")
-        .first()
-    )
-    if last is None:
-        return 0
-    earned = last.next_tier if last.next_tier is not None else _earned(league, last)
-    missed = 0 if last.cohort.week_end >= week.start else 1
-    return domain.tier_on_return(
-        earned, weeks_missed=missed, absent=league.absent, tiers=len(league.tiers)
-    )
-
-
-def _earned(league: LeagueDef, last: LeagueEntry) -> int:
-    """The next tier of an entry whose finished week the job has not reached yet, by the same
-    rules the job applies. Its cohort's entries are locked first, so that a score written
-    just before the week's end (and not committed yet) is waited for, as the job waits."""
-    rows = LeagueEntry.objects.filter(cohort_id=last.cohort_id).order_by("pk")
-    if connection.vendor == "postgresql":
-        rows = rows.select_for_update(no_key=True)
-    standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in rows]
-    for result in domain.results(
-        standings, tier=last.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
-    ):
-        if result.user_pk == last.user_id:
-            return result.next_tier
-    raise AssertionError("an entry is in its own cohort")  # pragma: no cover
 
 
 # --- the week's end ---------------------------------------------------------------------------

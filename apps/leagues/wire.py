@@ -1,8 +1,13 @@
-"""The league's parts as other apps' bodies show them (webhook payloads): the league named,
-a tier, a week, a reward. camelCase, as every body."""
+"""The league's parts as other apps' bodies show them (webhook payloads) and the extension
+API's bodies embed: the league named, a tier, a week, a reward. camelCase, as every body; a
+tier and a reward are documented by their `Shape` (apps/core/api/shapes.py)."""
 
+from collections.abc import Mapping
 from typing import Any
 
+from rest_framework import serializers
+
+from apps.core.api.shapes import Shape, renders
 from apps.leagues import domain
 from apps.leagues.selectors import LeagueDef
 
@@ -11,6 +16,13 @@ def league_ref_render(league: LeagueDef) -> dict[str, Any]:
     return {"id": league.public_id, "key": league.key, "name": league.name}
 
 
+class LeagueTierRef(Shape):
+    # A tier of a league by its index.
+    index = serializers.IntegerField(help_text="0 is the lowest tier.")
+    name = serializers.CharField()
+
+
+@renders(LeagueTierRef)
 def tier_render(league: LeagueDef, tier: int) -> dict[str, Any]:
     return {"index": tier, "name": league.tier_name(tier)}
 
@@ -19,7 +31,20 @@ def week_render(week: domain.Week) -> dict[str, Any]:
     return {"start": week.start, "end": week.end}
 
 
-def reward_render(reward: dict[str, Any]) -> dict[str, Any]:
+class LeagueReward(Shape):
+    # One reward of League.rewards (also what a finished week earned, LeagueEntry.rewards).
+    fromPlace = serializers.IntegerField(help_text="First place rewarded.")
+    toPlace = serializers.IntegerField(help_text="Last place rewarded (inclusive).")
+    tier = serializers.CharField(allow_null=True, help_text="Only in this tier; null: every tier.")
+    points = serializers.IntegerField(help_text="Points paid into pointsSystemId (0: none).")
+    pointsSystemId = serializers.UUIDField(allow_null=True)
+    achievementId = serializers.UUIDField(
+        allow_null=True, help_text="The api achievement completed; null: none."
+    )
+
+
+@renders(LeagueReward)
+def reward_render(reward: Mapping[str, Any]) -> dict[str, Any]:
     """A reward as stored (apps/leagues/configuration.py), on the wire."""
     return {
         "fromPlace": reward["from_place"],

@@ -186,9 +186,8 @@ def league_scored(
     place in it (one read of the cohort's entries: other users' rows, which no step reads);
     and whether the rank moved."""
     move = fact.move
-    ranks = cohort_ranks(move.cohort_pk, end_user.pk, move.previous)
     league = move.league
-    tier = league.tiers[min(move.tier, len(league.tiers) - 1)]
+    ranks = cohort_ranks(league, move.cohort_pk, move.tier, end_user.pk, move.previous)
     body: dict[str, Any] = {
         "user": user(tenant, end_user),
         "league": league_ref_render(league),
@@ -200,7 +199,7 @@ def league_scored(
         },
         "rank": ranks.rank,
         "score": move.score,
-        "zone": league_domain.zone_now(ranks.rank, ranks.members, tier, league.zone_unit),
+        "zone": ranks.zone,
     }
     if not move.joined:
         body["previousRank"] = ranks.previous_rank

@@ -223,11 +223,11 @@ def test_a_reward_names_a_tier_of_the_league_and_pays_something(
         "rewards: a reward pays points or completes an achievement"
     )
     assert refused(api_client, league_body(metric, rewards=[{"fromPlace": 1, "points": 5}])) == (
-        "rewards: points need a pointsSystemId"
+        "rewards: a reward's points need a points system"
     )
     assert (
         refused(api_client, league_body(metric, rewards=[{"fromPlace": 3, "toPlace": 2, **paid}]))
-        == "rewards: toPlace must not be before fromPlace"
+        == "rewards: a reward's last place must not be before its first"
     )
 
 
