@@ -6,6 +6,19 @@ class NotificationType(models.TextChoices):
     RECAP = "recap", "Recap"
     REACTIVATION = "reactivation", "Reactivation"
     STREAK_REMINDER = "streak_reminder", "Streak reminder"
+    # gamify's own (README, "Leagues"): not in Trophy's preferences.
+    LEAGUE_RESULT = "league_result", "League result"
+    LEAGUE_AT_RISK = "league_at_risk", "League at risk"
+
+
+# Trophy's types: those its preferences body (GET/PATCH /users/{id}/preferences) knows.
+TROPHY_TYPES = (
+    NotificationType.ACHIEVEMENT_COMPLETED,
+    NotificationType.RECAP,
+    NotificationType.REACTIVATION,
+    NotificationType.STREAK_REMINDER,
+)
+LEAGUE_TYPES = (NotificationType.LEAGUE_RESULT, NotificationType.LEAGUE_AT_RISK)
 
 
 class Channel(models.TextChoices):

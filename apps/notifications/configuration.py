@@ -11,8 +11,9 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
+from apps.leagues.selectors import leagues_config
 from apps.notifications import domain
-from apps.notifications.choices import NotificationType, TemplateStatus
+from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, TemplateStatus
 from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, NotificationSettings
 from apps.notifications.rendering import default_email_template, template_check
@@ -37,25 +38,31 @@ def defaults_seed_once(
 
 
 def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
-    """Give the tenant the built-in default email template of each type, inactive, once."""
+    """Give the tenant the built-in default email template of each type, inactive, once (the
+    league types, once the tenant has a league)."""
 
-    def make() -> None:
-        EmailTemplate.objects.bulk_create(
-            [
-                EmailTemplate(
-                    tenant=tenant,
-                    type=type,
-                    name=default.name,
-                    subject=default.subject,
-                    html=default.html,
-                    text=default.text,
-                )
-                for type in NotificationType.values
-                for default in [default_email_template(type)]
-            ]
-        )
+    def make(types: tuple[str, ...]) -> Callable[[], None]:
+        def seed() -> None:
+            EmailTemplate.objects.bulk_create(
+                [
+                    EmailTemplate(
+                        tenant=tenant,
+                        type=type,
+                        name=default.name,
+                        subject=default.subject,
+                        html=default.html,
+                        text=default.text,
+                    )
+                    for type in types
+                    for default in [default_email_template(type)]
+                ]
+            )
 
-    defaults_seed_once(tenant, "defaults_seeded_at", make, now)
+        return seed
+
+    defaults_seed_once(tenant, "defaults_seeded_at", make(TROPHY_TYPES), now)
+    if leagues_config(tenant):  # the league types' once the tenant has a league
+        defaults_seed_once(tenant, "league_defaults_seeded_at", make(LEAGUE_TYPES), now)
 
 
 def _check_parts(subject: str, html: str, text: str) -> None:

@@ -25,7 +25,8 @@ from apps.achievements.selectors import (
 from apps.metrics.models import MetricDailyChange
 from apps.metrics.selectors import metric_definitions, user_metric_totals
 from apps.notifications import domain
-from apps.notifications.choices import NotificationType
+from apps.notifications.choices import LEAGUE_TYPES, NotificationType
+from apps.notifications.rendering import LEAGUE_SAMPLE
 from apps.notifications.tokens import preferences_url, unsubscribe_url
 from apps.points.models import PointsDailyChange
 from apps.points.selectors import points_config, user_totals
@@ -252,6 +253,9 @@ def message_context(
             "messageNumber": payload.get("messageNumber", 1),
             "daysSinceLastActive": payload.get("daysSinceLastActive", 3),
         }
+    if type in LEAGUE_TYPES:
+        # The week as the job saw it when it made the message due (plain values).
+        context["league"] = dict(payload.get("league", {}))
     if type == NotificationType.ACHIEVEMENT_COMPLETED and "achievementId" in payload:
         # Always built: a message about an achievement that no longer exists is not sent.
         context["achievement"] = achievement_context(tenant, payload["achievementId"])
@@ -279,4 +283,6 @@ def preview_payload(tenant: Tenant, user: EndUser, type: str, now: dt.datetime) 
         return {"periodStart": start.isoformat(), "periodEnd": end.isoformat()}
     if type == NotificationType.REACTIVATION:
         return {"messageNumber": 1, "daysSinceLastActive": 3}
+    if type in LEAGUE_TYPES:
+        return {"league": {**LEAGUE_SAMPLE, "score": str(LEAGUE_SAMPLE["score"])}}
     return {}

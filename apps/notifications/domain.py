@@ -283,6 +283,39 @@ def push_refusal(recipient: Recipient, type: str) -> str | None:
 # --- when ----------------------------------------------------------------------------------
 
 
+# league_result: the first 09:00 local after the week's end; league_at_risk: 17:00 local on the
+# user's last day of the week, at least an hour before its end (else the day before).
+LEAGUE_RESULT_TIME = dt.time(9)
+LEAGUE_AT_RISK_TIME = dt.time(17)
+LEAGUE_AT_RISK_MARGIN = dt.timedelta(hours=1)
+
+
+def league_result_send_at(week_end: dt.datetime, tz: str | None) -> dt.datetime:
+    """The user's morning after the week's end: 09:00 local on the day the week ended for
+    them, or the next day if it ended after 09:00 there."""
+    zone = send_zone(tz)
+    day = week_end.astimezone(zone).date()
+    morning = at_local(day, LEAGUE_RESULT_TIME, zone)
+    if morning < week_end:
+        morning = at_local(day + dt.timedelta(days=1), LEAGUE_RESULT_TIME, zone)
+    return morning
+
+
+def league_at_risk_send_at(week_end: dt.datetime, tz: str | None) -> dt.datetime:
+    """17:00 local on the user's last day of the week (the local date of the week's last
+    moment), or on the day before when that is less than an hour before the end."""
+    zone = send_zone(tz)
+    last_day = (week_end - dt.timedelta(microseconds=1)).astimezone(zone).date()
+    evening = at_local(last_day, LEAGUE_AT_RISK_TIME, zone)
+    if evening > week_end - LEAGUE_AT_RISK_MARGIN:
+        evening = at_local(last_day - dt.timedelta(days=1), LEAGUE_AT_RISK_TIME, zone)
+    return evening
+
+
+def league_key(type: str, league_pk: int, week_start: dt.datetime) -> str:
+    return f"{type}:{league_pk}:{week_start:%Y%m%dT%H%M}"
+
+
 def achievement_send_at(completed_at: dt.datetime, tz: str | None) -> dt.datetime:
     """At once inside 17:00-21:00 local, at 17:00 if before it, at 17:00 the next day if
     after it."""

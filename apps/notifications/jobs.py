@@ -9,6 +9,7 @@ from django.conf import settings
 
 from apps.core.periodic import periodic_job
 from apps.notifications.delivery import messages_stuck_release
+from apps.notifications.leagues import league_at_risk_schedule
 from apps.notifications.models import ExpoTicket, Message, SlotRun
 from apps.notifications.push.receipts import expo_receipts_check
 from apps.notifications.tasks import messages_dispatch_task
@@ -21,6 +22,13 @@ SWEEP_EVERY = dt.timedelta(minutes=5)
 def notifications_dispatch(now: dt.datetime) -> int:
     """Messages whose send time came (17:00 local, a retry) go to the workers."""
     return messages_dispatch_task()
+
+
+@periodic_job("notifications-league-at-risk", every=dt.timedelta(minutes=10))
+def notifications_league_at_risk(now: dt.datetime) -> int:
+    """Members in a demotion zone are warned at 17:00 local on a week's last day (within ten
+    minutes). Registered here: no other app hears of it (it has no webhook)."""
+    return league_at_risk_schedule(now)
 
 
 @periodic_job("notifications-recover", every=dt.timedelta(minutes=5))

@@ -25,6 +25,9 @@ class NotificationSettings(models.Model):
     )
     defaults_seeded_at = models.DateTimeField(null=True, blank=True)
     push_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
+    # The league types came later: a tenant seeded before them gets theirs once too.
+    league_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
+    league_push_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "notification settings"

@@ -29,7 +29,8 @@ from django.views.decorators.http import require_http_methods
 from apps.accounts.choices import TenantStatus
 from apps.accounts.domain import BRAND_COLOR_DEFAULT
 from apps.accounts.models import Tenant
-from apps.notifications.choices import Channel, NotificationType
+from apps.leagues.selectors import leagues_config
+from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, Channel, NotificationType
 from apps.notifications.context import app_context
 from apps.notifications.domain import channel_allowed
 from apps.notifications.services import notification_preferences_update, notification_unsubscribe
@@ -46,6 +47,8 @@ DESCRIPTIONS = {
     NotificationType.RECAP: "A summary of your progress each week or month.",
     NotificationType.REACTIVATION: "A nudge when you have not been active for a while.",
     NotificationType.STREAK_REMINDER: "A reminder before your streak is about to end.",
+    NotificationType.LEAGUE_RESULT: "Your result when a league week ends.",
+    NotificationType.LEAGUE_AT_RISK: "On a league week's last day, when you could go down.",
 }
 
 # Tenant branding reaches an inline <style> and an <img src>; autoescaping keeps it inside the
@@ -201,12 +204,21 @@ def _user_locked(user: EndUser) -> EndUser | None:
 # --- manage preferences ----------------------------------------------------------------------
 
 
-def _checked_preferences(data: QueryDict) -> dict[str, list[str]]:
-    """Every type from the form's checkboxes (name = type, value = channel), so a type left
-    with no box ticked is written as [] (off) rather than left absent (on)."""
+def _types_shown(tenant: Tenant) -> list[str]:
+    """The types the page offers: Trophy's, and the league types when the tenant has a
+    league (a type not shown is left as it is when the page is saved)."""
+    shown: list[str] = list(TROPHY_TYPES)
+    if leagues_config(tenant):
+        shown += LEAGUE_TYPES
+    return shown
+
+
+def _checked_preferences(data: QueryDict, types: list[str]) -> dict[str, list[str]]:
+    """Every type shown, from the form's checkboxes (name = type, value = channel), so a type
+    left with no box ticked is written as [] (off) rather than left absent (on)."""
     return {
         type: [channel for channel in Channel.values if channel in data.getlist(type)]
-        for type in NotificationType.values
+        for type in types
     }
 
 
@@ -239,7 +251,8 @@ def _preferences_form(request: HttpRequest, user: EndUser) -> HttpResponse:
             locked = _user_locked(user)
             if locked is None:
                 return _gone(request)
-            notification_preferences_update(locked, _checked_preferences(request.POST))
+            checked = _checked_preferences(request.POST, _types_shown(locked.tenant))
+            notification_preferences_update(locked, checked)
         return HttpResponseRedirect(f"{request.path}?saved=1", status=303)
     return _page(
         request,
@@ -261,7 +274,8 @@ def _preferences_form(request: HttpRequest, user: EndUser) -> HttpResponse:
                         for channel, channel_label in Channel.choices
                     ],
                 }
-                for type, label in NotificationType.choices
+                for type in _types_shown(user.tenant)
+                for label in [NotificationType(type).label]
             ],
             "email": email_mask(user.email),
             "emails_off": bool(user.email) and not user.subscribe_to_emails,

@@ -11,6 +11,7 @@ from apps.core.api.fields import StrictSerializer, StringField
 from apps.core.api.shapes import Shape, renders
 from apps.notifications import domain
 from apps.notifications.choices import (
+    TROPHY_TYPES,
     Channel,
     NotificationType,
     PushChannelStatus,
@@ -182,8 +183,11 @@ class UserPreferencesResponse(Shape):
 def user_preferences_response_render(
     user: EndUser, streak: dict[str, Any] | None
 ) -> dict[str, Any]:
-    """`user`'s preferences, with their streak preferences when there are some."""
-    body: dict[str, Any] = {"notifications": dict(user.notification_preferences)}
+    """`user`'s preferences, with their streak preferences when there are some. Only Trophy's
+    types: the league types' preferences (set on the preferences page) stay out of Trophy's
+    body."""
+    stored = user.notification_preferences
+    body: dict[str, Any] = {"notifications": {t: stored[t] for t in TROPHY_TYPES if t in stored}}
     if streak is not None:
         body["streak"] = streak
     return body

@@ -12,6 +12,9 @@ from apps.leagues.facts import LeagueFinished
 from apps.leagues.models import LeagueCohort, LeagueEntry
 from apps.leagues.selectors import LeagueDef
 from apps.leagues.services import Finished, cohorts_finish, rewards_due, rewards_take
+from apps.notifications.choices import NotificationType
+from apps.notifications.leagues import league_results_record
+from apps.notifications.selectors import notification_config
 from apps.pipeline.services import achievement_complete, facts_tell, points_paid_outside_event
 from apps.points.ledger import Ledger
 from apps.points.selectors import points_config
@@ -48,19 +51,24 @@ def leagues_week_end(now: dt.datetime) -> tuple[int, int]:
 
 
 def _results_tell(now: dt.datetime) -> Finished:
-    """Each member's result to the webhooks (league.finished), in the results' transaction;
-    nothing is read for a tenant without webhook endpoints."""
+    """Each member's result to the webhooks (league.finished) and as a league_result
+    notification, in the results' transaction; nothing is read for a tenant that has neither
+    a webhook endpoint nor an active league_result template."""
 
     def react(
         tenant: Tenant, league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]
     ) -> None:
-        if not entries or not endpoints_active(tenant):
+        hooks = bool(endpoints_active(tenant))
+        notify = notification_config(tenant).enabled(NotificationType.LEAGUE_RESULT)
+        if not entries or not (hooks or notify):
             return
         users = EndUser.objects.in_bulk([e.user_id for e in entries])
-        for entry in entries:
-            webhooks_record(
-                tenant, users[entry.user_id], [LeagueFinished(entry.user_id, league, entry)], now
-            )
+        if notify:
+            league_results_record(tenant, league, cohort, entries, users, now)
+        if hooks:
+            for entry in entries:
+                fact = LeagueFinished(entry.user_id, league, entry)
+                webhooks_record(tenant, users[entry.user_id], [fact], now)
 
     return react
 

@@ -3,6 +3,7 @@
 once per tenant. Every change bumps the tenant's configuration version."""
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from apps.accounts.models import Tenant
@@ -11,8 +12,14 @@ from apps.core.api.fields import camel_case, snake_case
 from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.core.wording import listed
+from apps.leagues.selectors import leagues_config
 from apps.notifications import domain
-from apps.notifications.choices import NotificationType, PushChannelStatus, TemplateStatus
+from apps.notifications.choices import (
+    LEAGUE_TYPES,
+    TROPHY_TYPES,
+    PushChannelStatus,
+    TemplateStatus,
+)
 from apps.notifications.configuration import defaults_seed_once
 from apps.notifications.domain import PushChannelSettings, PushTemplateSettings
 from apps.notifications.models import PushChannel, PushTemplate
@@ -114,24 +121,30 @@ def _check(title: str, body: str, url: str, data: dict[str, str]) -> None:
 
 
 def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
-    """Give the tenant the built-in push template of each type, inactive, once."""
+    """Give the tenant the built-in push template of each type, inactive, once (the league
+    types, once the tenant has a league)."""
 
-    def make() -> None:
-        PushTemplate.objects.bulk_create(
-            [
-                PushTemplate(
-                    tenant=tenant,
-                    type=type,
-                    name=default.name,
-                    title=default.title,
-                    body=default.body,
-                )
-                for type in NotificationType.values
-                for default in [default_push_template(type)]
-            ]
-        )
+    def make(types: tuple[str, ...]) -> Callable[[], None]:
+        def seed() -> None:
+            PushTemplate.objects.bulk_create(
+                [
+                    PushTemplate(
+                        tenant=tenant,
+                        type=type,
+                        name=default.name,
+                        title=default.title,
+                        body=default.body,
+                    )
+                    for type in types
+                    for default in [default_push_template(type)]
+                ]
+            )
 
-    defaults_seed_once(tenant, "push_defaults_seeded_at", make, now)
+        return seed
+
+    defaults_seed_once(tenant, "push_defaults_seeded_at", make(TROPHY_TYPES), now)
+    if leagues_config(tenant):  # the league types' once the tenant has a league
+        defaults_seed_once(tenant, "league_push_defaults_seeded_at", make(LEAGUE_TYPES), now)
 
 
 def push_template_create(tenant: Tenant, settings: PushTemplateSettings) -> PushTemplate:

@@ -6,6 +6,7 @@ HTML, and `defaults` holds the built-in templates and the sample context.
 """
 
 from apps.notifications.rendering.defaults import (
+    LEAGUE_SAMPLE,
     DefaultPushTemplate,
     DefaultTemplate,
     default_email_template,
@@ -24,6 +25,7 @@ from apps.notifications.rendering.render import (
 from apps.notifications.rendering.text import html_to_text
 
 __all__ = [
+    "LEAGUE_SAMPLE",
     "DefaultPushTemplate",
     "DefaultTemplate",
     "RenderedEmail",

@@ -60,6 +60,24 @@ def default_push_template(type: str) -> DefaultPushTemplate:
     )
 
 
+# A league week as the league types' templates see it (`league`): the result's fields for
+# league_result, the standing's for league_at_risk (apps/notifications/leagues.py).
+LEAGUE_SAMPLE: dict[str, Any] = {
+    "key": "weekly",
+    "name": "Weekly League",
+    "tier": "Gold",
+    "newTier": "Sapphire",
+    "placement": 3,
+    "rank": 26,
+    "members": 30,
+    "zone": "promotion",
+    "score": Decimal("1250"),
+    "left": False,
+    "weekEnd": "2026-06-07T00:00:00+00:00",
+    "hoursLeft": 7,
+}
+
+
 def sample_context() -> dict[str, Any]:
     """Every template variable with plausible values: what template_check renders against
     and what the dashboard preview shows when it has no real user."""
@@ -119,6 +137,7 @@ def sample_context() -> dict[str, Any]:
         },
         "recap": {"periodStart": "2026-05-25", "periodEnd": "2026-05-31"},
         "reactivation": {"messageNumber": 1, "daysSinceLastActive": 3},
+        "league": LEAGUE_SAMPLE,
         "preferencesUrl": "https://gamify.example.com/notifications/preferences/sample",
         "unsubscribeUrl": "https://gamify.example.com/notifications/unsubscribe/sample",
     }

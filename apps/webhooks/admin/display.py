@@ -16,6 +16,7 @@ _GROUPS = {
     "points": "Points",
     "leaderboard": "Leaderboards",
     "emails": "Emails due",
+    "league": "Leagues",
 }
 EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
     (label, [(t.value, t.value) for t in EventType if t.value.partition(".")[0] == prefix])
