@@ -3,8 +3,9 @@ rendered by the apps that own them.
 
 An event's payloads are built from its facts (apps/core/facts.py and each feature app's
 `facts.py`), which carry what the steps computed: the definitions, the streak, the awards, the
-user's standing. Building them reads nothing, with one exception: leaderboard.changed carries
-the board's top 10, other users' rows that no step reads (`board_with_rankings`). The payloads
+user's standing. Building them reads nothing, with two exceptions: leaderboard.changed carries
+the board's top 10 (`board_with_rankings`), and league.joined and league.rank_changed the
+user's place in their cohort (`cohort_ranks`): other users' rows, which no step reads. The payloads
 of jobs that observe something no step did (a streak reminder, a board starting or finishing)
 read what they show."""
 
