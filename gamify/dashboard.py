@@ -24,6 +24,7 @@ APP_ORDER = [
     "points",
     "achievements",
     "leaderboards",
+    "leagues",
     "notifications",
     "webhooks",
     "pipeline",
@@ -133,8 +134,9 @@ def tenant_switch(request: HttpRequest) -> HttpResponse:
 
 def _list_of(target: str) -> str:
     parts = target.split("?")[0].rstrip("/").split("/")
-    # /dashboard/<app>/<model>/<id>/change -> /dashboard/<app>/<model>/
-    if len(parts) >= 5 and parts[-1] in {"change", "delete", "history"}:
+    # /dashboard/<app>/<model>/<id>/change -> /dashboard/<app>/<model>/ (and an object's own
+    # pages: a leaderboard's rankings, a league's cohorts)
+    if len(parts) >= 5 and parts[-1] in {"change", "delete", "history", "rankings", "cohorts"}:
         return "/".join(parts[:-2]) + "/"
     return target
 

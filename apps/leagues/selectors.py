@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, F, Q, QuerySet, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
@@ -290,3 +290,164 @@ def cohort_ranks(
 
 def _rank_of(standings: Sequence[domain.Standing], user_pk: int) -> int:
     return next(i for i, s in enumerate(domain.ranked(standings), 1) if s.user_pk == user_pk)
+
+
+# --- the dashboard's reads (apps/leagues/admin/, the end-user page) ---------------------------
+
+
+@dataclass(frozen=True)
+class TierCount:
+    """One tier of one week: its cohorts (those still open) and their members."""
+
+    tier: int
+    cohorts: int
+    open: int
+    members: int
+
+
+def week_tier_counts(
+    tenant: Tenant, league_pk: int, week_start: dt.datetime
+) -> dict[int, TierCount]:
+    """Per tier, the week's cohorts and members: one aggregate over the week's cohorts (the
+    cohort's unique index leads with league and week), never over its entries."""
+    rows = (
+        LeagueCohort.objects.filter(
+            league__tenant=tenant, league_id=league_pk, week_start=week_start
+        )
+        .values("tier")
+        .annotate(
+            cohorts=Count("pk"), open=Count("pk", filter=Q(open=True)), members=Sum("members")
+        )
+        .order_by("tier")
+    )
+    return {
+        row["tier"]: TierCount(row["tier"], row["cohorts"], row["open"], row["members"] or 0)
+        for row in rows
+    }
+
+
+def cohorts_of_week(
+    tenant: Tenant, league_pk: int, week_start: dt.datetime, *, tier: int | None = None
+) -> QuerySet[LeagueCohort]:
+    """The week's cohorts, top tier first, then in the order they opened (a page slices it)."""
+    cohorts = LeagueCohort.objects.filter(
+        league__tenant=tenant, league_id=league_pk, week_start=week_start
+    )
+    if tier is not None:
+        cohorts = cohorts.filter(tier=tier)
+    return cohorts.order_by("-tier", "number")
+
+
+def cohort_of_league(tenant: Tenant, league_pk: int, public_id: str) -> LeagueCohort | None:
+    """One cohort of the league, by its public id (None: not one of this league's)."""
+    return LeagueCohort.objects.filter(
+        league__tenant=tenant, league_id=league_pk, public_id=public_id
+    ).first()
+
+
+def cohorts_standings(tenant: Tenant, cohort_pks: Sequence[int]) -> dict[int, list[LeagueEntry]]:
+    """The entries of each of these cohorts, best first, with their users: one query for a
+    page of cohorts (at most 100 members each)."""
+    entries = (
+        LeagueEntry.objects.filter(league__tenant=tenant, cohort_id__in=cohort_pks)
+        .select_related("user")
+        .order_by("cohort_id", "-score", "reached_at", "user_id")
+    )
+    standings: dict[int, list[LeagueEntry]] = {pk: [] for pk in cohort_pks}
+    for entry in entries:
+        standings[entry.cohort_id].append(entry)
+    return standings
+
+
+@dataclass(frozen=True)
+class WeekCounts:
+    """One week of a league in numbers: who took part, and where the results moved them."""
+
+    week_start: dt.datetime
+    week_end: dt.datetime
+    cohorts: int
+    finished: int  # cohorts the week-end job has finished
+    members: int
+    promoted: int
+    demoted: int
+    left: int
+
+
+def league_week_counts(tenant: Tenant, league_pk: int, *, since: dt.datetime) -> list[WeekCounts]:
+    """The league's weeks that started at or after `since`, newest first: participation from the
+    cohorts, moves (next tier above or below the tier, leaving) from the finished entries. Two
+    aggregates, bounded by the weeks asked for."""
+    cohorts = (
+        LeagueCohort.objects.filter(
+            league__tenant=tenant, league_id=league_pk, week_start__gte=since
+        )
+        .values("week_start", "week_end")
+        .annotate(
+            cohorts=Count("pk"),
+            finished=Count("pk", filter=Q(finished_at__isnull=False)),
+            members=Sum("members"),
+        )
+    )
+    moves = {
+        row["week_start"]: (row["promoted"], row["demoted"], row["left"])
+        for row in LeagueEntry.objects.filter(
+            league__tenant=tenant,
+            league_id=league_pk,
+            week_start__gte=since,
+            next_tier__isnull=False,
+        )
+        .values("week_start")
+        .annotate(
+            promoted=Count("pk", filter=Q(next_tier__gt=F("tier"), left=False)),
+            demoted=Count("pk", filter=Q(next_tier__lt=F("tier"), left=False)),
+            left=Count("pk", filter=Q(left=True)),
+        )
+        .order_by()
+    }
+    weeks = []
+    for row in cohorts.order_by("-week_start"):
+        promoted, demoted, left = moves.get(row["week_start"], (0, 0, 0))
+        weeks.append(
+            WeekCounts(
+                week_start=row["week_start"],
+                week_end=row["week_end"],
+                cohorts=row["cohorts"],
+                finished=row["finished"],
+                members=row["members"] or 0,
+                promoted=promoted,
+                demoted=demoted,
+                left=left,
+            )
+        )
+    return weeks
+
+
+def league_has_history(tenant: Tenant, league_pk: int) -> bool:
+    """Whether anyone ever took part (such a league cannot be deleted, only archived)."""
+    return LeagueEntry.objects.filter(league__tenant=tenant, league_id=league_pk).exists()
+
+
+def cohorts_placed(
+    tenant: Tenant, league: LeagueDef, cohorts: Sequence[LeagueCohort]
+) -> dict[int, list[Placed]]:
+    """cohort_standings for a page of cohorts (the dashboard's): each one's members, best
+    first, with their rank and zone, from one query for all of their entries."""
+    entries = cohorts_standings(tenant, [cohort.pk for cohort in cohorts])
+    return {cohort.pk: _placed(league, cohort, entries[cohort.pk]) for cohort in cohorts}
+
+
+def _placed(league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]) -> list[Placed]:
+    """The stored results of a finished cohort, else what the week's end would give now (the
+    rule of cohort_standings, which reads one cohort's entries itself)."""
+    if cohort.finished_at is not None:
+        return sorted((Placed(e, e.placement or 0, e.zone or "") for e in entries), key=_by_rank)
+    by_user = {e.user_id: e for e in entries}
+    standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in entries]
+    results = domain.results(
+        standings, tier=cohort.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
+    )
+    return [Placed(by_user[r.user_pk], r.placement, r.zone) for r in results]
+
+
+def _by_rank(placed: Placed) -> int:
+    return placed.rank

@@ -152,8 +152,12 @@ class Staff:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{self.test_name}-{len(self.shots) + 1:02d}-{name}.png"
         if full_page:
-            height = self.driver.execute_script("return document.documentElement.scrollHeight")
-            self.driver.set_window_size(WIDTH, max(HEIGHT, min(int(height), 6000)))
+            # The window's size includes the browser's own bars: the page gets less than it.
+            height, bars = self.driver.execute_script(
+                "return [document.documentElement.scrollHeight,"
+                " window.outerHeight - window.innerHeight]"
+            )
+            self.driver.set_window_size(WIDTH, max(HEIGHT, min(int(height) + int(bars), 6000)))
         self.driver.save_screenshot(str(path))
         self.driver.set_window_size(WIDTH, HEIGHT)
         self.shots.append(path)

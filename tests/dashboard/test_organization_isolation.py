@@ -25,6 +25,8 @@ from django.utils import timezone
 from apps.accounts.models import ApiKey, Environment, Organization, Tenant
 from apps.accounts.services import tenant_create
 from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
+from apps.leagues.configuration import league_create
+from apps.leagues.domain import LeagueSettings
 from apps.metrics.models import Metric
 from apps.notifications.choices import MessageStatus, NotificationType
 from apps.notifications.models import Message
@@ -104,6 +106,18 @@ def populate(org: OrganizationWithKey, marker: str) -> None:
     )
     board = {"rankBy": "metric", "metricId": metric_id, "status": "active"}
     created(client, "/admin/v1/leaderboards", [{"name": f"{marker} board", "key": marker, **board}])
+    # A league, which the event below joins (a cohort and an entry), with a reward.
+    league_create(
+        tenant,
+        LeagueSettings(
+            name=f"{marker} league",
+            key=marker,
+            score_by="metric",
+            metric_id=metric_id,
+            status="active",
+            rewards=[{"from_place": 1, "points": 5, "points_system_id": system["id"]}],
+        ),
+    )
     created(client, "/admin/v1/push-channels", [{"kind": "expo"}])
     for templates in ("/admin/v1/email-templates", "/admin/v1/push-templates"):
         assert client.get(templates).status_code == 200  # seeds the built-in ones

@@ -1,6 +1,6 @@
 """The end-user page of the dashboard, composed by the pipeline (the layer above every feature
 app): metrics with their last 30 days, the streak and its calendar, points, achievements,
-leaderboard ranks and notifications, plus the actions staff take on a user (reset, restore,
+leaderboard ranks, notifications and leagues, plus the actions staff take on a user (reset, restore,
 freeze or pause the streak; complete an API achievement), each confirmed on its own page and
 carried out by the service the API uses.
 
@@ -9,8 +9,10 @@ importing this package fills them (apps.pipeline.admin imports it).
 """
 
 from apps.pipeline.dashboard_user.actions import action_urls
+from apps.pipeline.dashboard_user.leagues import league_cards
 from apps.pipeline.dashboard_user.page import end_user_cards
 from apps.users.end_user_page import END_USER_CARDS, END_USER_URLS
 
 END_USER_CARDS.append(end_user_cards)
+END_USER_CARDS.append(league_cards)
 END_USER_URLS.append(action_urls)
