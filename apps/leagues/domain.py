@@ -18,6 +18,7 @@ from apps.users.domain import zone
 
 MIN_COHORT, MAX_COHORT, DEFAULT_COHORT = 5, 100, 30
 MAX_TIERS = 20
+MAX_ZONE = 100  # places (at most a cohort's size) or percent
 MAX_REWARDS = 100
 TIER_NAME_LENGTH = 100
 # Duolingo's ten, lowest first.
@@ -153,6 +154,10 @@ def tiers_problem(tiers: Sequence[dict[str, Any]]) -> ValidationError | None:
     """What is wrong with a list of tiers, if anything."""
     if not 1 <= len(tiers) <= MAX_TIERS:
         return ValidationError(f"{{tiers}} must hold 1 to {MAX_TIERS} tiers", fields="tiers")
+    if any(not 0 <= t["promote"] <= MAX_ZONE or not 0 <= t["demote"] <= MAX_ZONE for t in tiers):
+        return ValidationError(
+            f"{{tiers}}: promote and demote must be from 0 to {MAX_ZONE}", fields="tiers"
+        )
     names = [t["name"] for t in tiers]
     if len(set(names)) != len(names):
         return ValidationError("{tiers}: tier names must differ", fields="tiers")

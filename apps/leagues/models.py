@@ -138,6 +138,8 @@ class LeagueEntry(models.Model):
             models.Index(
                 fields=["cohort"], condition=Q(rewards_due=True), name="league_entry_due_idx"
             ),
+            # A week's entries (the dashboard's weeks in numbers, the week-end's analytics).
+            models.Index(fields=["league", "week_start"], name="league_entry_week_idx"),
         ]
 
     def __str__(self) -> str:

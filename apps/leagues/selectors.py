@@ -203,16 +203,7 @@ class Placed:
 
 def cohort_standings(league: LeagueDef, cohort: LeagueCohort) -> list[Placed]:
     """A cohort's members, best first (at most 100, with their users)."""
-    entries = list(cohort_entries(cohort.pk))
-    if cohort.finished_at is not None:
-        placed = [Placed(e, e.placement or 0, e.zone or "") for e in entries]
-        return sorted(placed, key=lambda p: p.rank)
-    by_user = {e.user_id: e for e in entries}
-    standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in entries]
-    results = domain.results(
-        standings, tier=cohort.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
-    )
-    return [Placed(by_user[r.user_pk], r.placement, r.zone) for r in results]
+    return _placed(league, cohort, list(cohort_entries(cohort.pk)))
 
 
 @dataclass(frozen=True)
@@ -437,8 +428,7 @@ def cohorts_placed(
 
 
 def _placed(league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]) -> list[Placed]:
-    """The stored results of a finished cohort, else what the week's end would give now (the
-    rule of cohort_standings, which reads one cohort's entries itself)."""
+    """The stored results of a finished cohort, else what the week's end would give now."""
     if cohort.finished_at is not None:
         return sorted((Placed(e, e.placement or 0, e.zone or "") for e in entries), key=_by_rank)
     by_user = {e.user_id: e for e in entries}

@@ -24,8 +24,7 @@ from apps.users.wire import AttributeKeyValue, AttributeRef, AttributeRefSeriali
 WEEK_ENDS_AT_PATTERN = r"^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$"
 # What the application API shows of a league's status: an archived league is not shown.
 LEAGUE_STATUSES = [Status.ACTIVE.value, Status.INACTIVE.value]
-# Promotion and demotion sizes: places (a cohort holds at most 100) or percentages.
-MAX_ZONE = 100
+MAX_ZONE = domain.MAX_ZONE  # promotion and demotion sizes: places or percentages
 
 
 # --- admin API input --------------------------------------------------------------------------
