@@ -10,12 +10,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import Tenant
-from apps.leagues.choices import ScoreBy, Status
-from apps.leagues.configuration import league_create
-from apps.leagues.domain import LeagueSettings
 from apps.leagues.models import LeagueCohort, LeagueEntry
 from apps.metrics.models import Metric
 from tests.factories import MetricFactory, bump
+from tests.leagues.support import metric_league
 
 # `sql`: make unit runs these on PostgreSQL too, whose statements differ (apps/core/db.py).
 pytestmark = [pytest.mark.django_db, pytest.mark.sql]
@@ -39,20 +37,6 @@ def count(client: Any, user: str, value: int = 3) -> int:
     return len(queries.captured_queries)
 
 
-def league_of(tenant: Tenant, metric: Metric) -> None:
-    league_create(
-        tenant,
-        LeagueSettings(
-            name="Weekly",
-            key="weekly",
-            score_by=ScoreBy.METRIC,
-            metric_id=str(metric.public_id),
-            status=Status.ACTIVE,
-            cohort_size=COHORT_SIZE,
-        ),
-    )
-
-
 def test_an_event_in_a_league_costs_one_statement_more_and_joining_a_few(
     api_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
@@ -64,7 +48,7 @@ def test_an_event_in_a_league_costs_one_statement_more_and_joining_a_few(
     without = count(api_client, "u0")
     assert count(api_client, "u1") == without
 
-    league_of(tenant, metric)
+    metric_league(tenant, metric, cohort_size=COHORT_SIZE)
     count(api_client, "warm-up")  # the new configuration version is loaded once per process
     # "warm-up" opened the first cohort; u0..u3 fill it, u4 opens the second.
     joins = [count(api_client, user) for user in users]
@@ -97,6 +81,6 @@ def test_an_event_of_another_metric_costs_nothing_more(
 
     pages("a")
     without = pages("a")
-    league_of(tenant, metric)
+    metric_league(tenant, metric, cohort_size=COHORT_SIZE)
     pages("a")  # the configuration is loaded again
     assert pages("a") == without

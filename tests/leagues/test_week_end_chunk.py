@@ -13,15 +13,14 @@ import pytest
 from django.db.models import Count, Max, Min, Q
 
 from apps.accounts.models import Tenant
-from apps.leagues.choices import ScoreBy, Status, Zone
-from apps.leagues.configuration import league_create
-from apps.leagues.domain import LeagueSettings
+from apps.leagues.choices import Zone
 from apps.leagues.models import LeagueCohort, LeagueEntry
 from apps.leagues.services import FINISH_CHUNK, cohorts_finish
 from apps.metrics.models import Metric
 from apps.points.configuration.systems import points_system_create
 from apps.points.domain import PointsSystemSettings
 from apps.users.models import EndUser
+from tests.leagues.support import metric_league
 
 # `sql`: make unit runs it on PostgreSQL too, where the results' write is hand-written.
 pytestmark = [pytest.mark.django_db, pytest.mark.sql]
@@ -31,17 +30,11 @@ SIZE = 30
 
 def test_a_chunk_of_full_cohorts_is_finished_in_one_go(tenant: Tenant, metric: Metric) -> None:
     system, _ = points_system_create(tenant, PointsSystemSettings(key="xp", name="XP"))
-    league = league_create(
+    league = metric_league(
         tenant,
-        LeagueSettings(
-            name="Weekly",
-            key="weekly",
-            score_by=ScoreBy.METRIC,
-            metric_id=str(metric.public_id),
-            status=Status.ACTIVE,
-            cohort_size=SIZE,
-            rewards=[{"from_place": 1, "points": 10, "points_system_id": str(system.public_id)}],
-        ),
+        metric,
+        cohort_size=SIZE,
+        rewards=[{"from_place": 1, "points": 10, "points_system_id": str(system.public_id)}],
     )
     start = dt.datetime(2026, 1, 4, 0, 0, tzinfo=dt.UTC)  # a finished week
     end = start + dt.timedelta(days=7)
