@@ -60,7 +60,7 @@ bench-leagues: $(STAMP)
 
 # A league's week end over 1,000,000 users in 33,334 cohorts of 30, seeded in SQL: cohorts_finish
 # by 1 and 2 worker processes, without and with rewards; time, memory, results checked
-# (bench/leagues_week_end.py; a database of its own, about 10 minutes).
+# (bench/leagues_week_end.py; a database of its own, about 5 minutes).
 bench-leagues-week-end: $(STAMP)
 	$(BIN)/python bench/leagues_week_end.py
 
