@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks fuzz mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks bench-leagues bench-leagues-week-end fuzz mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,18 @@ bench: $(STAMP)
 # size (1,000-1,000,000): events/s, CPU and SQL statements per event (bench/scale.py).
 bench-scale: $(STAMP)
 	$(BIN)/python bench/run.py --scale --concurrency 16 --duration 10 --repeat 3
+
+# What an active league costs an event: the same events of 2,000 users without and with a league,
+# each user already in this week's cohort; events/s, CPU and SQL statements per event
+# (bench/leagues.py).
+bench-leagues: $(STAMP)
+	$(BIN)/python bench/run.py --leagues --concurrency 16 --users 2000 --duration 10 --repeat 3
+
+# A league's week end over 1,000,000 users in 33,334 cohorts of 30, seeded in SQL: cohorts_finish
+# by 1 and 2 worker processes, without and with rewards; time, memory, results checked
+# (bench/leagues_week_end.py; a database of its own, about 5 minutes).
+bench-leagues-week-end: $(STAMP)
+	$(BIN)/python bench/leagues_week_end.py
 
 # The harness's own tests: percentiles, the open loop's accounting, the statement count (a few
 # seconds; SQLite, a server on 127.0.0.1 in a thread).

@@ -38,6 +38,7 @@ from typing import Any
 
 import psycopg
 from cases import CASES, Case
+from leagues import LEAGUE_CASES, LEAGUE_ORDER, print_leagues
 from loadgen import Phase, Target, run_load
 from million import MILLION_CASES, MILLION_ORDER, print_million
 from psycopg import sql
@@ -48,11 +49,12 @@ from statement_count import counter_remove, statement_total
 CASES.update(SIDE_BY_SIDE_CASES)
 CASES.update(MILLION_CASES)
 CASES.update(SCALE_CASES)
+CASES.update(LEAGUE_CASES)
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 HOST = "127.0.0.1"
-DB_NAME_PATTERN = re.compile(r"^gamify_bench[a-z0-9_]*$")
+DB_NAME_PATTERN = re.compile(r"^gamify_(h_)?bench[a-z0-9_]*$")
 MAX_DURATION = 600
 MAX_CONCURRENCY = 256
 
@@ -95,6 +97,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the scale cases (bench/scale.py): an event's cost with 10,000 and 1,000,000 "
         "users, 0-8 boards per event, boards of 1,000-1,000,000; the server counts its SQL "
         "statements (bench/counting_wsgi.py); with --case, only those scale cases",
+    )
+    parser.add_argument(
+        "--leagues",
+        action="store_true",
+        help="the league pair (bench/leagues.py): the same events without and with an active "
+        "league, each user already in this week's cohort; the server counts its SQL "
+        "statements (bench/counting_wsgi.py)",
     )
     parser.add_argument(
         "--open-loop-fraction",
@@ -166,8 +175,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--open-loop-fraction must be within 0..2")
     if not 1 <= args.open_loop_connections <= MAX_CONCURRENCY:
         parser.error(f"--open-loop-connections must be within 1..{MAX_CONCURRENCY}")
-    if sum((args.compare, args.million, args.scale)) > 1:
-        parser.error("--compare, --million and --scale are separate runs")
+    if sum((args.compare, args.million, args.scale, args.leagues)) > 1:
+        parser.error("--compare, --million, --scale and --leagues are separate runs")
+    if args.leagues:
+        wanted = set(args.case or LEAGUE_ORDER)
+        if not wanted <= set(LEAGUE_ORDER):
+            parser.error(f"with --leagues, --case takes: {', '.join(LEAGUE_ORDER)}")
+        args.case = [name for name in LEAGUE_ORDER if name in wanted]
     if args.scale:
         wanted = set(args.case or SCALE_ORDER)
         if not wanted <= set(SCALE_ORDER):
@@ -1021,7 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
         org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
         server = (
             Server(env, args, log_path, app="counting_wsgi", pythonpath=REPO / "bench")
-            if args.scale
+            if args.scale or args.leagues
             else Server(env, args, log_path)
         )
         server.start()
@@ -1111,6 +1125,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.scale:
             table = print_scale(results)
             out = args.results_dir / f"scale-{stamp}.json"
+            out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
+        if args.leagues:
+            table = print_leagues(results)
+            out = args.results_dir / f"leagues-{stamp}.json"
             out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
             print(f"   written    {_show(out)}")
         if args.million:

@@ -115,6 +115,9 @@ class LeagueEntry(models.Model):
     tier = models.PositiveSmallIntegerField()
     score = amount_field(default=0)
     reached_at = models.DateTimeField()  # when the score was reached: ties go to the earlier
+    # The moment before the last change (the webhooks' previous rank): written by the same
+    # statement, which reads the row's old values.
+    previous_reached_at = models.DateTimeField(null=True, blank=True)
     joined_at = models.DateTimeField()
     # The result, written once by the week-end job.
     placement = models.PositiveSmallIntegerField(null=True, blank=True)

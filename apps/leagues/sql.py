@@ -15,34 +15,22 @@ from django.db import connection
 from apps.core.db import Table, fetch_one
 from apps.leagues.models import LeagueCohort, LeagueEntry
 
-# The week must still be running when the statement runs, by the database's clock on
-# PostgreSQL (`clock_timestamp()`, not the transaction's start): an event that reaches its
-# entry after the week's end does not count, so the week-end job, which locks the entries it
-# finishes, sees every score that ever will be. A gain of 0 keeps the moment the score was
-# reached (ties go to whoever reached it first); the moment before is returned for the
-# webhooks' previous rank.
+# An entry whose results the week-end job has written (`placement`) keeps its score: the job
+# locks the entries it finishes, so an event that scored before it committed is counted and one
+# that reaches the entry after it (waiting on its lock, then re-reading the row) changes
+# nothing, and says so (the entry's placement is returned). A gain of 0 keeps the moment the
+# score was reached (ties go to whoever reached it first); the moment before is returned for
+# the webhooks' previous rank.
 _SCORE = """
-WITH previous AS (
-    SELECT {t[id]} AS entry_id, {t[reached_at]} AS previous_reached_at FROM {t}
-    WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s FOR UPDATE
-)
-UPDATE {t} SET {t[score]} = {t[score]} + %s,
-    {t[reached_at]} = COALESCE(CAST(%s AS {reached_type}), {t[reached_at]})
-FROM previous WHERE {t[id]} = previous.entry_id AND %s > clock_timestamp()
-RETURNING {t[id]}, {t[cohort]}, {t[tier]}, {t[score]}, {t[reached_at]},
-    previous.previous_reached_at
-"""
-
-# SQLite's RETURNING cannot name the FROM's tables: the moment before is read first (its
-# writers are serialised, so nothing comes between the two statements).
-_PREVIOUS_SQLITE = """
-SELECT {t[reached_at]} FROM {t}
+UPDATE {t} SET
+    {t[score]} = CASE WHEN {t[placement]} IS NULL THEN {t[score]} + %s ELSE {t[score]} END,
+    {t[previous_reached_at]} = CASE WHEN {t[placement]} IS NULL
+        THEN {t[reached_at]} ELSE {t[previous_reached_at]} END,
+    {t[reached_at]} = CASE WHEN {t[placement]} IS NULL
+        THEN COALESCE({reached}, {t[reached_at]}) ELSE {t[reached_at]} END
 WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s
-"""
-_SCORE_SQLITE = """
-UPDATE {t} SET {t[score]} = {t[score]} + %s, {t[reached_at]} = COALESCE(%s, {t[reached_at]})
-WHERE {t[league]} = %s AND {t[user]} = %s AND {t[week_start]} = %s AND %s > %s
-RETURNING {t[id]}, {t[cohort]}, {t[tier]}, {t[score]}, {t[reached_at]}
+RETURNING {t[id]}, {t[cohort]}, {t[tier]}, {t[score]}, {t[reached_at]},
+    {t[previous_reached_at]}, {t[placement]}
 """
 
 _SEAT = """
@@ -51,12 +39,15 @@ WHERE {t[league]} = %s AND {t[week_start]} = %s AND {t[tier]} = %s AND {t[open]}
 RETURNING {t[id]}, {t[public_id]}
 """
 
+# No conflict target: a joiner who opens a cohort at the same moment as another meets either
+# the one-open-cohort constraint or, when both took the same next number, the number's; in
+# both cases it inserts nothing and takes a seat in the other's cohort (or opens the next).
 _OPEN = """
 INSERT INTO {t} ({t[public_id]}, {t[league]}, {t[week_start]}, {t[week_end]}, {t[tier]},
     {t[number]}, {t[capacity]}, {t[members]}, {t[open]})
 SELECT %s, %s, %s, %s, %s, COALESCE(MAX({t[number]}), 0) + 1, %s, 1, TRUE FROM {t}
 WHERE {t[league]} = %s AND {t[week_start]} = %s AND {t[tier]} = %s
-ON CONFLICT ({t[league]}, {t[week_start]}, {t[tier]}) WHERE {t[open]} DO NOTHING
+ON CONFLICT DO NOTHING
 RETURNING {t[id]}, {t[public_id]}
 """
 
@@ -69,6 +60,7 @@ class Scored:
     score: Decimal
     reached_at: dt.datetime
     previous_reached_at: dt.datetime
+    finished: bool  # the week-end job had written the entry's result: nothing was added
 
 
 def entry_score(
@@ -76,32 +68,31 @@ def entry_score(
     league_pk: int,
     user_pk: int,
     week_start: dt.datetime,
-    week_end: dt.datetime,
     gain: Decimal,
     now: dt.datetime,
 ) -> Scored | None:
-    """Add `gain` to the user's entry of this week, or None when they have none yet (or the
-    week has ended meanwhile)."""
-    reached_now = now if gain else None
-    if connection.vendor == "postgresql":
-        params: list[object] = [league_pk, user_pk, week_start, gain, reached_now, week_end]
-        row = fetch_one(_score_template(), LeagueEntry, params)
-    else:
-        before = fetch_one(_PREVIOUS_SQLITE, LeagueEntry, [league_pk, user_pk, week_start])
-        # The event's moment stands for the clock: SQLite serialises its writers.
-        params = [gain, reached_now, league_pk, user_pk, week_start, week_end, now]
-        found = fetch_one(_SCORE_SQLITE, LeagueEntry, params) if before else None
-        row = (*found, before[0]) if found and before else None
+    """Add `gain` to the user's entry of this week (unless its week is finished: `finished`),
+    or None when they have none yet. One statement on both databases."""
+    params = [gain, now if gain else None, league_pk, user_pk, week_start]
+    row = fetch_one(_score_template(connection.vendor), LeagueEntry, params)
     if row is None:
         return None
     reached, previous = (_moment(v) for v in row[4:6])
-    return Scored(int(row[0]), int(row[1]), int(row[2]), Decimal(row[3]), reached, previous)
+    finished = row[6] is not None
+    return Scored(
+        int(row[0]), int(row[1]), int(row[2]), Decimal(row[3]), reached, previous, finished
+    )
 
 
 @functools.cache
-def _score_template() -> str:
-    """_SCORE with PostgreSQL's type (the tables and columns are filled in by fetch_one)."""
-    return _SCORE.replace("{reached_type}", Table(LeagueEntry).type("reached_at"))
+def _score_template(vendor: str) -> str:
+    """_SCORE with the new moment's parameter typed on PostgreSQL (None keeps the old one; a
+    bare NULL has no type there). Tables and columns are filled in by fetch_one."""
+    if vendor == "postgresql":
+        reached = f"CAST(%s AS {Table(LeagueEntry).type('reached_at')})"
+    else:
+        reached = "%s"
+    return _SCORE.replace("{reached}", reached)
 
 
 def _moment(value: object) -> dt.datetime:
@@ -128,7 +119,7 @@ def cohort_open(
     capacity: int,
 ) -> tuple[int, str] | None:
     """A new open cohort with the caller as its first member, or None when another joiner
-    opened one first (the caller then takes a seat in it)."""
+    opened one first (the caller then takes a seat in it, or opens the next)."""
     public_id = Table(LeagueCohort).prep("public_id", uuid.uuid4())
     params = [
         public_id,

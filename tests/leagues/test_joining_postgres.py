@@ -22,8 +22,9 @@ MONDAY = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)
 THREADS, USERS_EACH = 40, 5  # 200 users, 40 connections at once
 
 
+@pytest.mark.parametrize("size", [30, 5])  # 5: cohorts opened by racing joiners all along
 @pytest.mark.django_db(transaction=True)
-def test_200_users_racing_into_the_last_places_fill_cohorts_exactly() -> None:
+def test_200_users_racing_into_the_last_places_fill_cohorts_exactly(size: int) -> None:
     org = OrganizationWithKey("Race")
     metric = MetricFactory(tenant=org.tenant, key="words")
     league = league_create(
@@ -34,7 +35,7 @@ def test_200_users_racing_into_the_last_places_fill_cohorts_exactly() -> None:
             score_by=ScoreBy.METRIC,
             metric_id=str(metric.public_id),
             status=Status.ACTIVE,
-            cohort_size=30,
+            cohort_size=size,
         ),
     )
 
@@ -49,7 +50,7 @@ def test_200_users_racing_into_the_last_places_fill_cohorts_exactly() -> None:
 
     with time_machine.travel(MONDAY, tick=True):
         early = client()
-        for i in range(25):  # the first cohort has 5 places left
+        for i in range(25):  # with 30 a cohort, the first has 5 places left
             assert send(early, f"early-{i}") == 201
 
         def racer(thread: int) -> list[Any]:
@@ -64,7 +65,9 @@ def test_200_users_racing_into_the_last_places_fill_cohorts_exactly() -> None:
     entries = Counter(LeagueEntry.objects.filter(league=league).values_list("cohort", flat=True))
     assert sum(entries.values()) == 225
     assert LeagueEntry.objects.values("user").distinct().count() == 225
-    assert [c.number for c in cohorts] == list(range(1, 9))  # 225 = 7 x 30 + 15
-    assert all(c.members == entries[c.pk] <= 30 for c in cohorts)
-    assert [c.members for c in cohorts] == [30] * 7 + [15]
-    assert [c.open for c in cohorts] == [False] * 7 + [True]
+    full, rest = divmod(225, size)
+    count = full + (1 if rest else 0)
+    assert [c.number for c in cohorts] == list(range(1, count + 1))
+    assert all(c.members == entries[c.pk] for c in cohorts)
+    assert [c.members for c in cohorts] == [size] * full + ([rest] if rest else [])
+    assert [c.open for c in cohorts] == [False] * full + ([True] if rest else [])

@@ -8,34 +8,27 @@ import pytest
 import time_machine
 
 from apps.accounts.models import Tenant
-from apps.leagues.choices import ScoreBy, Status, Zone
-from apps.leagues.configuration import league_create
-from apps.leagues.domain import LeagueSettings
+from apps.leagues.choices import Zone
 from apps.leagues.models import League, LeagueCohort, LeagueEntry
 from apps.leagues.services import cohorts_finish
 from apps.metrics.models import Metric
+from tests.leagues.support import metric_league
 
 pytestmark = pytest.mark.django_db
 
 MONDAY = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)  # a week ending Sunday 24:00 UTC
 
 
+THREE_TIERS = [
+    {"name": "Bronze", "promote": 2, "demote": 0},
+    {"name": "Silver", "promote": 2, "demote": 2},
+    {"name": "Gold", "promote": 0, "demote": 2},
+]
+
+
 def league_of(tenant: Tenant, metric: Metric, **settings: Any) -> League:
-    values: dict[str, Any] = {
-        "name": "Weekly",
-        "key": "weekly",
-        "score_by": ScoreBy.METRIC,
-        "metric_id": str(metric.public_id),
-        "status": Status.ACTIVE,
-        "cohort_size": 5,
-        "tiers": [
-            {"name": "Bronze", "promote": 2, "demote": 0},
-            {"name": "Silver", "promote": 2, "demote": 2},
-            {"name": "Gold", "promote": 0, "demote": 2},
-        ],
-    }
-    values.update(settings)
-    return league_create(tenant, LeagueSettings(**values))
+    """An active league of cohorts of 5 in three tiers (2 up, 2 down), unless told otherwise."""
+    return metric_league(tenant, metric, **{"cohort_size": 5, "tiers": THREE_TIERS, **settings})
 
 
 def send(api_client: Any, metric: Metric, user: str, value: Any) -> None:
