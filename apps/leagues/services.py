@@ -1,6 +1,6 @@
 """League writes: what an event adds to a user's week (the pipeline's leagues step, which
 joins the user to a cohort with their first qualifying event of the week), and the week-end
-job's results. The rewards those results earn are paid by apps/pipeline/jobs.py, which knows
+job's results. The rewards those results earn are paid by apps/pipeline/leagues.py, which knows
 points and achievements as the other jobs do."""
 
 import datetime as dt
