@@ -1,15 +1,5 @@
-"""Fixtures of the analytics tests: a staff member's dashboard client."""
+"""Fixtures of the analytics tests: the dashboard tests' logged-in superuser."""
 
-from typing import Any
+from tests.dashboard.conftest import staff_client
 
-import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
-
-
-@pytest.fixture
-def staff_client(db: Any) -> Client:
-    user = get_user_model().objects.create_superuser(username="staff", password="unused-here")
-    client = Client()
-    client.force_login(user)
-    return client
+__all__ = ["staff_client"]
