@@ -11,8 +11,10 @@ RANGE = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.QUERY,
     enum=["7d", "30d", "90d", "all"],
-    description="The days ending today (the server's date): 7, 30 (the default) or 90 days, or "
-    f"all since the tenant's first day (at most the last {MAX_RANGE_DAYS} days). Not with start.",
+    description="The days ending today (the tenant's reporting-zone date, as on the dashboard): "
+    "7, 30 (the default) or 90 days, or all since the tenant's first day (at most the last "
+    f"{MAX_RANGE_DAYS} days). Days are users' local dates; achievement completions' are the "
+    "reporting zone's. Not with start.",
 )
 START = OpenApiParameter(
     "start",
@@ -24,7 +26,8 @@ END = OpenApiParameter(
     "end",
     OpenApiTypes.DATE,
     OpenApiParameter.QUERY,
-    description=f"Last local date of an explicit range, included (default today); needs start. "
+    description=f"Last local date of an explicit range, included (default today, the tenant's "
+    "reporting-zone date); needs start. "
     f"The range spans at most {MAX_RANGE_DAYS} days.",
 )
 RANGE_PARAMETERS = [RANGE, START, END]

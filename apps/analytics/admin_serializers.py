@@ -400,7 +400,9 @@ def analytics_points_render(systems: list[SystemPoints], period: DateRange) -> d
 
 
 class AnalyticsCompletionsDay(Shape):
-    date = serializers.DateField(help_text="The server's date (completions carry an instant).")
+    date = serializers.DateField(
+        help_text="The tenant's reporting-zone date (completions carry an instant)."
+    )
     completions = serializers.IntegerField()
     backdated = serializers.IntegerField(help_text="Of which completed by backdating.")
 
@@ -522,7 +524,7 @@ def analytics_leaderboards_render(
 
 
 class AnalyticsOverview(Shape):
-    """The tenant at a glance, as of today (the server's date)."""
+    """The tenant at a glance, as of today (the tenant's reporting-zone date)."""
 
     date = serializers.DateField()
     users = serializers.IntegerField()

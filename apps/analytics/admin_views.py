@@ -19,34 +19,25 @@ from apps.analytics.selectors import DateRange
 from apps.core.api.params import query_date_optional
 from apps.core.api.shapes import Shape
 from apps.core.api.views import AdminApi
-from apps.core.errors import ValidationError
 from apps.core.openapi import ADMIN_READ_ERRORS, errors
 
 Report = TypeVar("Report")
 
-_CHOICES = ", ".join([*selectors.RANGES, selectors.RANGE_ALL])
-
 
 def date_range_parse(params: QueryDict, tenant: Tenant, today: dt.date) -> DateRange:
     """`range` (default 30d), or `start` with an optional `end` (default today)."""
-    start = query_date_optional(params, "start")
-    end = query_date_optional(params, "end")
-    name = params.get("range") or None
-    if start is None and end is None:
-        name = name or selectors.DEFAULT_RANGE
-        if name not in selectors.RANGES and name != selectors.RANGE_ALL:
-            raise ValidationError(f"range must be one of {_CHOICES}")
-        return selectors.date_range_resolve(tenant, name, today)
-    if name is not None:
-        raise ValidationError("range cannot be combined with start and end")
-    if start is None:
-        raise ValidationError("start is required with end (YYYY-MM-DD)")
-    period = DateRange(start, end or today)
-    if period.start > period.end:
-        raise ValidationError("start must not be after end")
-    if period.length > selectors.MAX_RANGE_DAYS:
-        raise ValidationError(f"start to end may span at most {selectors.MAX_RANGE_DAYS} days")
-    return period
+    return selectors.date_range_choose(
+        tenant,
+        name=params.get("range") or None,
+        start=query_date_optional(params, "start"),
+        end=query_date_optional(params, "end"),
+        today=today,
+    )
+
+
+def _today(tenant: Tenant) -> dt.date:
+    """The tenant's reporting-zone date: the dashboard's "today" too (selectors.ranges)."""
+    return selectors.reporting_today(tenant, timezone.now())
 
 
 def _schema(operation: str, summary: str, response: Any, ranged: bool = True) -> Any:
@@ -79,7 +70,7 @@ def _ranged_api(
         @_schema(operation, summary, shape)
         def get(self, request: Request) -> Response:
             tenant = self.scope(request).tenant
-            period = date_range_parse(request.query_params, tenant, timezone.localdate())
+            period = date_range_parse(request.query_params, tenant, _today(tenant))
             return Response(render(read(tenant, period), period))
 
     RangedApi.__name__ = RangedApi.__qualname__ = name
@@ -92,7 +83,7 @@ def _streaks(tenant: Tenant, period: DateRange) -> shapes.StreakReport:
 
 
 def _participation(tenant: Tenant, period: DateRange) -> list[selectors.BoardParticipation]:
-    return selectors.leaderboard_participation(tenant, period, timezone.localdate())
+    return selectors.leaderboard_participation(tenant, period, _today(tenant))
 
 
 ActiveUsersApi = _ranged_api(
@@ -165,5 +156,5 @@ class OverviewApi(AdminApi):
     @_schema("overview", "The tenant at a glance", shapes.AnalyticsOverview, ranged=False)
     def get(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
-        report = selectors.overview(tenant, timezone.localdate())
+        report = selectors.overview(tenant, _today(tenant))
         return Response(shapes.analytics_overview_render(report))

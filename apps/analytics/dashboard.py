@@ -1,11 +1,19 @@
 """The dashboard's analytics page: the selected tenant's series over a chosen range, drawn with
 Chart.js (vendored under static/analytics/vendor/chartjs, no build step). The page reads the
-same selectors and renders the same JSON as the analytics admin API, passed via json_script."""
+same selectors and renders the same JSON as the analytics admin API, passed via json_script.
 
+The range is in the URL, as the admin API takes it: `?range=7d|30d|90d|all` or
+`?start=YYYY-MM-DD&end=YYYY-MM-DD`, ending on the tenant's reporting-zone today by default
+(selectors.ranges). Beside each total is the same total over the previous period of the same
+length; `&format=csv&chart=<name>` answers a chart's data as CSV (chart_csv.py)."""
+
+import datetime as dt
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
@@ -13,18 +21,29 @@ from apps.accounts.admin.base import selected_tenant
 from apps.accounts.models import Tenant
 from apps.analytics import admin_serializers as shapes
 from apps.analytics import selectors
+from apps.analytics.chart_csv import CHARTS, chart_csv
+from apps.analytics.selectors import Change, DateRange
+from apps.core.api.params import query_date_optional
+from apps.core.errors import ValidationError
+from apps.core.shown_time import date_shown
+from apps.metrics.selectors import metric_definitions
+from apps.points.selectors import points_config
 
 RANGE_LABELS = {"7d": "7 days", "30d": "30 days", "90d": "90 days", "all": "All"}
 # Cohorts shown in the retention table: the most recent ones (the chart averages them all).
 COHORT_ROWS = 12
+# Week and period starts before the range (a cohort's Sunday, a month's first day) are named
+# on the charts too.
+_LABELS_BEFORE = 31
 
 
-def charts_data(tenant: Tenant, range_name: str) -> dict[str, Any]:
-    today = timezone.localdate()
-    period = selectors.date_range_resolve(tenant, range_name, today)
+def charts_data(
+    tenant: Tenant, period: DateRange, range_name: str | None, now: dt.datetime
+) -> dict[str, Any]:
+    today = selectors.reporting_today(tenant, now)
     return {
         "range": {
-            "name": range_name,
+            "name": range_name or "custom",
             "start": period.start.isoformat(),
             "end": period.end.isoformat(),
             "days": period.length,
@@ -37,7 +56,7 @@ def charts_data(tenant: Tenant, range_name: str) -> dict[str, Any]:
         "retention": shapes.analytics_retention_render(selectors.retention(tenant, period), period),
         "streaks": shapes.analytics_streaks_render(
             shapes.StreakReport(
-                selectors.streak_lengths(tenant, timezone.now()),
+                selectors.streak_lengths(tenant, now),
                 selectors.streak_activity(tenant, period),
             ),
             period,
@@ -70,30 +89,142 @@ def cohort_rows(retention: dict[str, Any], group: str) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(frozen=True)
+class Chosen:
+    period: DateRange
+    name: str | None  # a named range, or None for start and end
+    error: str | None  # why the URL's range was not taken (the default is shown instead)
+
+
+def range_chosen(request: HttpRequest, tenant: Tenant, today: dt.date) -> Chosen:
+    """The URL's range, by the admin API's rules (selectors.date_range_choose); a refused one
+    falls back to the default range, with the reason."""
+    params = request.GET
+    try:
+        name = params.get("range") or None
+        start = query_date_optional(params, "start")
+        end = query_date_optional(params, "end")
+        period = selectors.date_range_choose(tenant, name=name, start=start, end=end, today=today)
+    except ValidationError as exc:
+        default = selectors.date_range_resolve(tenant, selectors.DEFAULT_RANGE, today)
+        return Chosen(default, selectors.DEFAULT_RANGE, exc.message)
+    named = name or (selectors.DEFAULT_RANGE if start is None and end is None else None)
+    return Chosen(period, named, None)
+
+
+def _query(chosen: Chosen, **extra: str) -> str:
+    """The query string of the chosen range (links keep it), with `extra`."""
+    if chosen.name is not None:
+        params = {"range": chosen.name}
+    else:
+        params = {"start": chosen.period.start.isoformat(), "end": chosen.period.end.isoformat()}
+    return "?" + urlencode({**params, **extra})
+
+
+def comparisons(tenant: Tenant, period: DateRange) -> dict[str, Any]:
+    """Each total of the range beside the same total over the previous period."""
+    now, before = (
+        selectors.range_totals(tenant, period),
+        selectors.range_totals(tenant, period.previous()),
+    )
+    return {
+        "previous": before.period,
+        "summary": [
+            ("events", "Events", Change(now.events, before.events)),
+            ("active-users", "Active users", Change(now.active_users, before.active_users)),
+            ("new-users", "New users", Change(now.new_users, before.new_users)),
+            ("points", "Points awarded", Change(now.points, before.points)),
+            ("completions", "Achievements completed", Change(now.completions, before.completions)),
+        ],
+        "events_by_metric": {
+            metric.key: Change(
+                now.events_by_metric.get(metric.pk, 0), before.events_by_metric.get(metric.pk, 0)
+            )
+            for metric in metric_definitions(tenant).values()
+        },
+        "points_by_system": {
+            system.key: Change(
+                now.points_by_system.get(system.pk, 0), before.points_by_system.get(system.pk, 0)
+            )
+            for system in points_config(tenant).values()
+        },
+        "new_users": Change(now.new_users, before.new_users),
+        "completions": Change(now.completions, before.completions),
+    }
+
+
+def _date_labels(period: DateRange) -> dict[str, str]:
+    """How the charts name each date: the page's one date format (apps/core/shown_time.py)."""
+    shown = DateRange(period.start - dt.timedelta(days=_LABELS_BEFORE), period.end)
+    return {day.isoformat(): date_shown(day) for day in shown.days()}
+
+
 def analytics(request: HttpRequest) -> HttpResponse:
-    """GET /dashboard/analytics/?range=7d|30d|90d|all (anything else: the default range)."""
-    range_name = request.GET.get("range", "")
-    if range_name not in RANGE_LABELS:
-        range_name = selectors.DEFAULT_RANGE
+    """GET /dashboard/analytics/?range=7d|30d|90d|all or ?start=YYYY-MM-DD&end=YYYY-MM-DD;
+    with format=csv&chart=<name>, that chart's data as CSV."""
     tenant = selected_tenant(request)
+    now = timezone.now()
     context: dict[str, Any] = {
         **admin.site.each_context(request),
         "title": "Analytics",
-        "ranges": [(name, label, name == range_name) for name, label in RANGE_LABELS.items()],
         "charts": None,
     }
-    if tenant is not None:
-        data = charts_data(tenant, range_name)
-        context["charts"] = data
-        retention = data["retention"]
-        context["cohort_weeks"] = range(retention["weeks"] + 1)
-        context["cohort_tables"] = [
-            ("Everyone else", cohort_rows(retention, "treatment")),
-            *(
-                [("Control group", cohort_rows(retention, "control"))]
-                if any(c["control"]["users"] for c in retention["cohorts"])
-                else []
-            ),
-        ]
-        context["rarity"] = _rarest_first(data["achievements"]["achievements"])
+    if tenant is None:
+        return TemplateResponse(request, "admin/analytics/index.html", context)
+    today = selectors.reporting_today(tenant, now)
+    chosen = range_chosen(request, tenant, today)
+    data = charts_data(tenant, chosen.period, chosen.name, now)
+    if request.GET.get("format") == "csv":
+        return _csv_response(data, request.GET.get("chart", ""), chosen.period)
+    retention = data["retention"]
+    context.update(
+        {
+            "ranges": [(name, label, name == chosen.name) for name, label in RANGE_LABELS.items()],
+            "charts": data,
+            "period": chosen.period,
+            "range_error": chosen.error,
+            "today": today,
+            "as_of": now,
+            "reporting_tz": tenant.reporting_tz,
+            "compare": comparisons(tenant, chosen.period),
+            # By the chart's name with "_" for "-", which templates can look up.
+            "csv": {
+                chart.replace("-", "_"): _query(chosen, format="csv", chart=chart)
+                for chart in CHARTS
+            },
+            "date_labels": _date_labels(chosen.period),
+            "cohort_weeks": range(retention["weeks"] + 1),
+            "cohort_tables": [
+                ("Everyone else", cohort_rows(retention, "treatment")),
+                *(
+                    [("Control group", cohort_rows(retention, "control"))]
+                    if any(c["control"]["users"] for c in retention["cohorts"])
+                    else []
+                ),
+            ],
+            "rarity": _rarest_first(data["achievements"]["achievements"]),
+        }
+    )
+    compare = context["compare"]
+    context.update(
+        {
+            "metric_rows": [
+                (metric, compare["events_by_metric"].get(metric["key"]))
+                for metric in data["events"]["metrics"]
+            ],
+            "point_systems": [
+                (system, compare["points_by_system"].get(system["key"]))
+                for system in data["points"]["systems"]
+            ],
+        }
+    )
     return TemplateResponse(request, "admin/analytics/index.html", context)
+
+
+def _csv_response(data: dict[str, Any], chart: str, period: DateRange) -> HttpResponse:
+    if chart not in CHARTS:
+        raise Http404(f"No chart named {chart!r}; the charts: {', '.join(CHARTS)}")
+    response = HttpResponse(chart_csv(data, chart), content_type="text/csv; charset=utf-8")
+    filename = f"{chart}-{period.start.isoformat()}-to-{period.end.isoformat()}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -8,7 +8,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.analytics.selectors import overview
+from apps.analytics.selectors import overview, reporting_today
 
 # (title, admin URL name, hint): the tasks a new staff member comes for, in the order of setup.
 TASKS = [
@@ -32,14 +32,18 @@ class DayBar:
 
 
 def home_context(tenant: Tenant) -> dict[str, Any]:
-    """The overview of the analytics page's definitions (selectors.overview), with bars."""
-    numbers = overview(tenant, timezone.localdate())
+    """The overview of the analytics page's definitions (selectors.overview), with bars, for
+    the tenant's reporting-zone today (the analytics page's and the admin API's too)."""
+    now = timezone.now()
+    numbers = overview(tenant, reporting_today(tenant, now))
     busiest = max((day.count for day in numbers.events), default=0) or 1
     bars = [DayBar(day.date, day.count, round(100 * day.count / busiest)) for day in numbers.events]
     return {
         "overview": numbers,
         "events_today": numbers.events[-1].count if numbers.events else 0,
         "event_bars": bars,
+        "as_of": now,
+        "reporting_tz": tenant.reporting_tz,
         "tasks": _tasks(),
     }
 

@@ -24,14 +24,6 @@ TODAY = dt.datetime(2024, 3, 10, 12, tzinfo=dt.UTC)
 URL = "/dashboard/analytics/"
 
 
-@pytest.fixture
-def staff_client(db: Any) -> Client:
-    user = get_user_model().objects.create_superuser(username="staff", password="unused-here")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def active(tenant: Tenant, metric: Metric, day: str, events: int = 1) -> None:
     MetricDailyChange.objects.create(
         tenant=tenant,

@@ -5,6 +5,16 @@ streak state and periods, completions, leaderboard entries), never from a scan o
 so a page costs a bounded number of aggregate queries whatever the tenant's event volume.
 
 Definitions (they are also the dashboard's and the admin API's documentation):
+- *Today* is the tenant's reporting-zone date (`Tenant.reporting_tz`, set on the tenant's
+  dashboard page; UTC by default), and named ranges end on it (selectors.ranges). The home
+  page, the analytics page and the admin analytics API read it the same way.
+- *Per user-local date*: the metric daily rollup, the points ledger and streak periods are
+  keyed by the user's own local date, so events, active users (DAU, MAU), new users,
+  retention, points per day and active streaks count a row on the date the user had when it
+  happened. At 23:40 UTC, a user in Pacific/Kiritimati is already on the next date: their
+  events since their midnight are on tomorrow's bar, not today's (the home page says how
+  many). Achievement completions carry only an instant: they are counted on the reporting
+  zone's dates. Live streaks, levels and leaderboard participation are counted now.
 - A user is *active* on a local date when they recorded at least one metric event that day: a
   row of the metric daily rollup exists for them (in the user's time zone, as the rollup is).
 - *MAU* of a day: distinct users active in the 30 days ending that day (inclusive).
@@ -43,7 +53,10 @@ from apps.analytics.selectors.ranges import (
     RANGE_ALL,
     RANGES,
     DateRange,
+    date_range_choose,
     date_range_resolve,
+    reporting_today,
+    reporting_zone,
     tenant_first_day,
 )
 from apps.analytics.selectors.streaks import (
@@ -55,6 +68,7 @@ from apps.analytics.selectors.streaks import (
     streak_activity,
     streak_lengths,
 )
+from apps.analytics.selectors.totals import Change, RangeTotals, range_totals
 from apps.analytics.selectors.users import (
     MAU_DAYS,
     OVERVIEW_DAYS,
@@ -85,6 +99,7 @@ __all__ = [
     "AchievementsSummary",
     "ActiveUsersDay",
     "BoardParticipation",
+    "Change",
     "Cohort",
     "CohortGroup",
     "CompletionDay",
@@ -96,6 +111,7 @@ __all__ = [
     "MetricSeries",
     "Overview",
     "PointsDay",
+    "RangeTotals",
     "Retention",
     "Run",
     "StreakActivity",
@@ -104,12 +120,16 @@ __all__ = [
     "SystemPoints",
     "achievements_summary",
     "active_users",
+    "date_range_choose",
     "date_range_resolve",
     "leaderboard_participation",
     "metric_series",
     "new_users",
     "overview",
     "points_summary",
+    "range_totals",
+    "reporting_today",
+    "reporting_zone",
     "retention",
     "streak_activity",
     "streak_lengths",

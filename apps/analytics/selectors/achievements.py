@@ -5,13 +5,12 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
-from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements.domain import rarity
 from apps.achievements.models import AchievementCompletion
 from apps.achievements.selectors import AchievementDef, achievement_definitions, achievement_stats
-from apps.analytics.selectors.ranges import DateRange
+from apps.analytics.selectors.ranges import DateRange, reporting_zone
 
 
 @dataclass(frozen=True)
@@ -38,17 +37,16 @@ class AchievementsSummary:
 
 def achievements_summary(tenant: Tenant, period: DateRange) -> AchievementsSummary:
     """Completions per day and per achievement, and each achievement's rarity. Completions
-    carry an instant, not a local date: days here are the server's (TIME_ZONE) dates. Three
-    aggregate queries and a user count."""
-    tz = timezone.get_current_timezone()
-    since = dt.datetime.combine(period.start, dt.time(), tz)
-    until = dt.datetime.combine(period.end + dt.timedelta(days=1), dt.time(), tz)
+    carry an instant, not a user's local date: days here are the tenant's reporting-zone
+    dates. Three aggregate queries and a user count."""
+    tz = reporting_zone(tenant)
+    since, until = period.zone_window(tz)
     completions = AchievementCompletion.objects.filter(
         tenant=tenant, completed_at__gte=since, completed_at__lt=until
     )
     per_day = {
         day: (n, backdated)
-        for day, n, backdated in completions.annotate(day=TruncDate("completed_at"))
+        for day, n, backdated in completions.annotate(day=TruncDate("completed_at", tzinfo=tz))
         .values("day")
         .annotate(n=Count("id"), backdated=Count("id", filter=Q(backdated=True)))
         .values_list("day", "n", "backdated")

@@ -175,11 +175,15 @@ class Overview:
     dau: int
     mau: int
     events: list[DayCount]  # the last OVERVIEW_DAYS days, ending `date`
+    # Events on users' dates after `date`: users east of the reporting zone, already on
+    # tomorrow; counted on that date once it is the tenant's today.
+    events_ahead: int = 0
 
 
 def overview(tenant: Tenant, today: dt.date) -> Overview:
-    """The home page's numbers, with the definitions of the series above: four indexed
-    queries (the rollup by tenant and date, the users count)."""
+    """The home page's numbers, with the definitions of the series above, for `today` (the
+    tenant's reporting-zone date): five indexed queries (the rollup by tenant and date, the
+    users count)."""
     rollups = MetricDailyChange.objects.filter(tenant=tenant)
     since = today - dt.timedelta(days=OVERVIEW_DAYS - 1)
     per_day = dict(
@@ -189,10 +193,15 @@ def overview(tenant: Tenant, today: dt.date) -> Overview:
         .values_list("date", "events")
     )
     month = rollups.filter(date__gte=today - dt.timedelta(days=MAU_DAYS - 1), date__lte=today)
+    # A user's date is at most two days past the reporting zone's (UTC+14 against UTC-12).
+    ahead = rollups.filter(date__gt=today, date__lte=today + dt.timedelta(days=2)).aggregate(
+        events=Sum("events")
+    )["events"]
     return Overview(
         date=today,
         users=EndUser.objects.filter(tenant=tenant).count(),
         dau=rollups.filter(date=today).values("user_id").distinct().count(),
         mau=month.values("user_id").distinct().count(),
         events=[DayCount(day, per_day.get(day, 0)) for day in DateRange(since, today).days()],
+        events_ahead=ahead or 0,
     )

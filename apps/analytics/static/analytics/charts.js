@@ -49,25 +49,29 @@
 
   function pick(items, key) { return items.map(function (item) { return item[key]; }); }
 
+  // Dates as the rest of the page writes them (#analytics-date-labels, apps/core/shown_time.py).
+  var DATE_LABELS = {};
+  function dates(items, key) { return pick(items, key).map(function (iso) { return DATE_LABELS[iso] || iso; }); }
+
   function byId(id) { return document.getElementById(id); }
 
   function usersAndEvents(data) {
     var active = data.activeUsers.days;
-    draw(byId("chart-active-users"), "line", pick(active, "date"), [
+    draw(byId("chart-active-users"), "line", dates(active, "date"), [
       line("DAU", pick(active, "dau"), 0),
       line("MAU", pick(active, "mau"), 1),
     ]);
     var added = data.newUsers.days;
-    draw(byId("chart-new-users"), "bar", pick(added, "date"), [bar("New users", pick(added, "newUsers"), 0)]);
+    draw(byId("chart-new-users"), "bar", dates(added, "date"), [bar("New users", pick(added, "newUsers"), 0)]);
 
     var events = data.events;
-    var dates = pick(events.days, "date");
+    var labels = dates(events.days, "date");
     var perMetric = events.metrics.map(function (metric, index) {
       return bar(metric.name, pick(metric.days, "events"), index);
     });
-    draw(byId("chart-events"), "bar", dates, perMetric.length ? perMetric : [bar("Events", pick(events.days, "events"), 0)], { stacked: true });
+    draw(byId("chart-events"), "bar", labels, perMetric.length ? perMetric : [bar("Events", pick(events.days, "events"), 0)], { stacked: true });
     // One metric at a time: metrics have their own units and scales.
-    var totals = draw(byId("chart-metric-totals"), "line", dates, [metricTotals(events.metrics[0], 0)]);
+    var totals = draw(byId("chart-metric-totals"), "line", labels, [metricTotals(events.metrics[0], 0)]);
     var select = byId("metric-totals-select");
     if (select && totals) {
       select.addEventListener("change", function () {
@@ -97,7 +101,7 @@
     var lengths = data.streaks.lengths;
     draw(byId("chart-streak-lengths"), "bar", pick(lengths, "bucket"), [bar("Users", pick(lengths, "users"), 0)]);
     var periods = data.streaks.periods;
-    draw(byId("chart-streak-activity"), "line", pick(periods, "periodStart"), [line("Active streaks", pick(periods, "activeStreaks"), 2)]);
+    draw(byId("chart-streak-activity"), "line", dates(periods, "periodStart"), [line("Active streaks", pick(periods, "activeStreaks"), 2)]);
   }
 
   function points(data) {
@@ -107,7 +111,7 @@
       var sets = system.triggerTypes.map(function (type, index) {
         return bar(type.replace("_", " "), system.days.map(function (day) { return day.byTriggerType[type] || 0; }), index);
       });
-      draw(canvas, "bar", pick(system.days, "date"), sets.length ? sets : [bar("Points", pick(system.days, "points"), 0)], { stacked: true });
+      draw(canvas, "bar", dates(system.days, "date"), sets.length ? sets : [bar("Points", pick(system.days, "points"), 0)], { stacked: true });
     });
     document.querySelectorAll("canvas.chart-levels").forEach(function (canvas) {
       var levels = systems[Number(canvas.dataset.index)].levels;
@@ -117,7 +121,7 @@
 
   function achievements(data) {
     var days = data.achievements.days;
-    draw(byId("chart-achievements"), "bar", pick(days, "date"), [
+    draw(byId("chart-achievements"), "bar", dates(days, "date"), [
       bar("Completed", days.map(function (day) { return day.completions - day.backdated; }), 0),
       bar("Backdated", pick(days, "backdated"), 3),
     ], { stacked: true });
@@ -134,6 +138,8 @@
     var source = byId("analytics-data");
     if (!source || typeof Chart === "undefined") { return; }
     var data = JSON.parse(source.textContent);
+    var labels = byId("analytics-date-labels");
+    if (labels) { DATE_LABELS = JSON.parse(labels.textContent); }
     Chart.defaults.color = css("--body-quiet-color", "#666");
     Chart.defaults.borderColor = css("--hairline-color", "#e8e8e8");
     Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
