@@ -22,3 +22,8 @@ class MessageNotWaitingError(ValidationError):
             "sent now",
             code="not_waiting",
         )
+
+
+class MessageNotFoundError(NotFoundError):
+    def __init__(self) -> None:
+        super().__init__("Message not found")

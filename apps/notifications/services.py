@@ -14,12 +14,12 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements.facts import AchievementCompleted
+from apps.core.errors import ValidationError
 from apps.core.facts import Fact, NotificationDue, UserActive
 from apps.core.outbox import outbox_enqueue
 from apps.notifications import domain
-from apps.core.errors import ValidationError
 from apps.notifications.choices import Channel, MessageStatus, NotificationType
-from apps.notifications.errors import MessageNotWaitingError
+from apps.notifications.errors import MessageNotFoundError, MessageNotWaitingError
 from apps.notifications.models import Message
 from apps.notifications.selectors import NotificationConfig, notification_config
 from apps.users.models import EndUser
@@ -174,10 +174,12 @@ def _waiting_update(tenant: Tenant, message: Message, **changes: Any) -> None:
     """Change a message that still waits, in one conditional update: a worker claiming it at
     the same moment either claimed it first (then this refuses, naming its new status) or
     finds it changed (its claim takes waiting messages only, delivery._claim)."""
-    waiting = Message.objects.filter(pk=message.pk, tenant=tenant, status__in=WAITING)
-    if not waiting.update(**changes):
-        current = Message.objects.filter(pk=message.pk).values_list("status", flat=True).first()
-        raise MessageNotWaitingError(current or message.status)
+    theirs = Message.objects.filter(pk=message.pk, tenant=tenant)
+    if not theirs.filter(status__in=WAITING).update(**changes):
+        current = theirs.values_list("status", flat=True).first()
+        if current is None:  # another tenant's message is not found, like a missing one
+            raise MessageNotFoundError()
+        raise MessageNotWaitingError(current)
     message.refresh_from_db()
 
 

@@ -311,8 +311,9 @@ def user_points_totals(user: EndUser) -> list[PointsTotal]:
 def points_totals_of(users: Sequence[EndUser], system_pks: Sequence[int]) -> list[PointsTotal]:
     """The totals of a page of users in these systems, with their levels: one query."""
     return list(
-        PointsTotal.objects.filter(user__in=list(users), system_id__in=list(system_pks))
-        .select_related("level")
+        PointsTotal.objects.filter(
+            user__in=list(users), system_id__in=list(system_pks)
+        ).select_related("level")
     )
 
 

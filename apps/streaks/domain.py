@@ -35,6 +35,7 @@ def unit_of(frequency: str) -> str:
     """The period of a streak frequency, as in "a streak of 4 days"."""
     return UNITS.get(frequency, "period")
 
+
 # A guard against unbounded walks: no streak question needs to look further than this many
 # periods (about ten years of days).
 MAX_WALK = 4000

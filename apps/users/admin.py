@@ -56,10 +56,10 @@ _CELLS, _LAST_ACTIVE = "list_cells", "list_last_active"
 
 
 def _column(column: EndUserColumn) -> Callable[[EndUser], str]:
+    @admin.display(description=column.title)
     def cell(obj: EndUser) -> str:
         return str(getattr(obj, _CELLS, {}).get(column.title, "-"))
 
-    cell.short_description = column.title  # type: ignore[attr-defined] - Django's column label
     cell.__name__ = f"column_{column.title.lower()}"
     return cell
 

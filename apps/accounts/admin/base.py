@@ -8,7 +8,7 @@ without breaking the layers of docs/architecture.md §2.
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, cast
 
 from django import forms
 from django.contrib import admin
@@ -220,8 +220,12 @@ class PageRowsChangeList(ChangeList):
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
         rows = list(self.result_list)
-        self.model_admin.page_rows_load(request, rows)
+        cast(_PageRowsAdmin, self.model_admin).page_rows_load(request, rows)
         self.result_list = rows
+
+
+class _PageRowsAdmin(Protocol):
+    def page_rows_load(self, request: HttpRequest, rows: list[Any]) -> None: ...
 
 
 class ReadOnlyAdmin(DashboardAdmin):

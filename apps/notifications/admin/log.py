@@ -12,10 +12,10 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
+from django.views.decorators.http import require_POST
 
 from apps.accounts.admin.base import (
     TENANT_RELATED,
@@ -111,7 +111,8 @@ class MessageAdmin(TenantColumnMixin, ReadOnlyAdmin):
                 name=f"notifications_message_{name}",
             )
 
-        return [route("cancel", self._cancel), route("send_now", self._send_now), *super().get_urls()]
+        actions = [route("cancel", self._cancel), route("send_now", self._send_now)]
+        return [*actions, *super().get_urls()]
 
     def _acting(self, act: Callable[..., str]) -> Callable[..., HttpResponse]:
         """A POST action on one message of the selected tenant (another tenant's is not found),

@@ -22,6 +22,7 @@ from apps.notifications.choices import MessageStatus, NotificationType, PushKind
 from apps.notifications.context import StreakStates, message_context, variables_used
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import ExpoTicket, Message, PushAttempt, PushChannel, PushTemplate
+from apps.notifications.previews import links_hidden
 from apps.notifications.push.providers.base import (
     PushNotification,
     PushProvider,
@@ -33,7 +34,6 @@ from apps.notifications.push.ratelimit import limit_for, rate_limit_take
 from apps.notifications.push.routing import route
 from apps.notifications.push.secrets import secrets_decrypt
 from apps.notifications.push.services import push_channel_flag
-from apps.notifications.previews import links_hidden
 from apps.notifications.rendering import RenderedPush, push_render
 from apps.notifications.selectors import (
     notification_config,

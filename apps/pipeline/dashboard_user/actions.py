@@ -27,7 +27,6 @@ from apps.achievements.choices import Trigger
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
-
 from apps.pipeline.services import achievement_complete
 from apps.points.choices import TriggerType
 from apps.points.selectors import points_config
