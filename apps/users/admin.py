@@ -70,7 +70,7 @@ def last_active_text(moment: Any) -> SafeString | str:
         return "never"
     local = timezone.localtime(moment)
     return format_html(
-        '{} <span class="user-quiet">({} ago)</span>',
+        '<span class="user-moment">{}</span> <span class="user-quiet">({} ago)</span>',
         f"{local:%a %d %b %Y, %H:%M %Z}",
         timesince(moment),
     )

@@ -42,7 +42,7 @@ def streaks(tenant: Tenant, users: Sequence[EndUser], now: dt.datetime) -> dict[
     if not streaks_configured(streak_config(tenant)):
         return {}
     return {
-        pk: counted(view.length, unit_of(view.config.frequency)) if view.length else "0"
+        pk: counted(view.length, unit_of(view.config.frequency))
         for pk, view in streak_views_of(tenant, users, now).items()
     }
 

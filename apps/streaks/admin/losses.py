@@ -49,6 +49,7 @@ def _row(obj: StreakLoss) -> _Row:
 @admin.register(StreakLoss)
 class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     list_display = ("user_link", "length_column", "lost_column", "now_column", "restore_column")
+
     list_display_links = None
     list_select_related = ("user",)
     list_filter = ("frequency",)
@@ -61,6 +62,9 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     actions = None
     fields = ("user", "frequency", "length", "missed_period", "lost_at", "restored_at")
     readonly_fields = fields
+
+    class Media:
+        css = {"all": ("streaks/losses.css",)}
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[PageRowsChangeList]:
         return PageRowsChangeList
@@ -93,28 +97,30 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     def length_column(self, obj: StreakLoss) -> str:
         return counted(obj.length, unit_of(obj.frequency))
 
-    @admin.display(description="Lost", ordering="lost_at")
+    @admin.display(description="When", ordering="lost_at")
     def lost_column(self, obj: StreakLoss) -> SafeString:
-        # The instant the period that nothing kept ended, in the user's own calendar.
+        # The instant the period that nothing kept ended; within the last 7 days, the year goes
+        # without saying.
         local = timezone.localtime(obj.lost_at)
         return format_html(
             '<span title="{} was the first {} nothing kept">{}</span>',
             f"{obj.missed_period:%a %d %b %Y}",
             unit_of(obj.frequency),
-            f"{local:%a %d %b %Y, %H:%M %Z}",
+            f"{local:%a %d %b, %H:%M %Z}",
         )
 
-    @admin.display(description="Streak now")
+    @admin.display(description="Now")
     def now_column(self, obj: StreakLoss) -> str:
         view = _row(obj).view
         if view is None:
             return "-"
         return counted(view.length, unit_of(view.config.frequency))
 
-    @admin.display(description="Restore")
+    @admin.display(description="")
     def restore_column(self, obj: StreakLoss) -> SafeString | str:
         if obj.restored_at is not None:
-            return f"restored {timezone.localtime(obj.restored_at):%a %d %b, %H:%M}"
+            when = timezone.localtime(obj.restored_at)
+            return format_html('<span title="{}">restored</span>', f"{when:%a %d %b, %H:%M %Z}")
         view = _row(obj).view
         if view is not None and view.length >= obj.length:
             return "back at its length"
