@@ -168,8 +168,12 @@ class StreakLoss(models.Model):
                 fields=["user", "frequency", "missed_period"], name="streak_loss_unique"
             ),
         ]
-        # The support list: a tenant's losses of the last days, newest first.
-        indexes = [models.Index(fields=["tenant", "lost_at"], name="streak_loss_recent_idx")]
+        indexes = [
+            # The support list: a tenant's losses of the last days, newest first.
+            models.Index(fields=["tenant", "lost_at"], name="streak_loss_recent_idx"),
+            # The purge of old ones (apps/streaks/jobs.py), across tenants.
+            models.Index(fields=["lost_at"], name="streak_loss_purge_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.length} lost {self.missed_period}"

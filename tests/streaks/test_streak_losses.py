@@ -11,6 +11,7 @@ from apps.accounts.models import Tenant
 from apps.metrics.models import Metric
 from apps.streaks.configuration import streak_settings_update
 from apps.streaks.domain import TenantStreakSettings
+from apps.streaks.jobs import streak_losses_purge
 from apps.streaks.models import StreakLoss
 from apps.streaks.services import streak_reset, streak_restore
 from apps.users.models import EndUser
@@ -64,4 +65,12 @@ def test_a_change_of_frequency_is_not_a_loss(
 ) -> None:
     streak_settings_update(tenant, TenantStreakSettings(frequency="daily", conditions=WORDS))
     write(api_client, MONDAY + 7 * DAY)
+    assert not StreakLoss.objects.exists()
+
+
+def test_losses_are_kept_ninety_days(tenant: Tenant, weekly_streak_lost: EndUser) -> None:
+    streak_reset(tenant, weekly_streak_lost, now=MONDAY + 7 * DAY)  # lost on 15 March
+    lost_at = StreakLoss.objects.get().lost_at
+    assert streak_losses_purge(lost_at + 90 * DAY) == 0
+    assert streak_losses_purge(lost_at + 90 * DAY + dt.timedelta(seconds=1)) == 1
     assert not StreakLoss.objects.exists()
