@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Sum
+from django.db.models import Max, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
@@ -58,6 +58,20 @@ def metrics_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Metric]:
 
 def metric_get(tenant: Tenant, public_id: str) -> Metric | None:
     return Metric.objects.filter(tenant=tenant, public_id=public_id).first()
+
+
+def latest_event_at(users: Sequence[EndUser]) -> dict[int, dt.datetime]:
+    """The moment of each user's latest event, for a page of users in one query. Every event
+    sets its metric total's `updated` to the event's moment (TOTAL_UPSERT, apps/metrics/sql.py),
+    so the latest of a user's few totals is their latest event, read through the totals'
+    (user, metric) index instead of the user's events."""
+    rows = (
+        MetricTotal.objects.filter(user__in=list(users))
+        .values("user_id")
+        .annotate(at=Max("updated"))
+        .values_list("user_id", "at")
+    )
+    return dict(rows)
 
 
 def user_metric_totals(user: EndUser) -> dict[int, Decimal]:

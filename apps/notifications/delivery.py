@@ -6,6 +6,7 @@ when its time came). Each transition is a conditional update, so two workers han
 message never both send it. No transaction is held open while talking to the mail server.
 """
 
+import copy
 import datetime as dt
 import logging
 import smtplib
@@ -29,9 +30,19 @@ from apps.notifications.choices import Channel, MessageStatus, NotificationType
 from apps.notifications.context import StreakStates, message_context, variables_used
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate, Message
-from apps.notifications.previews import template_preview
-from apps.notifications.push.delivery import PushBatch, payload_with_pending, push_message_send
-from apps.notifications.rendering import RenderedEmail, email_render, with_preferences_link
+from apps.notifications.previews import links_hidden, template_preview
+from apps.notifications.push.delivery import (
+    PushBatch,
+    payload_with_pending,
+    push_message_render,
+    push_message_send,
+)
+from apps.notifications.rendering import (
+    RenderedEmail,
+    RenderedPush,
+    email_render,
+    with_preferences_link,
+)
 from apps.notifications.selectors import notification_config, template_to_send
 from apps.notifications.services import email_refusal_for
 from apps.notifications.tokens import unsubscribe_url
@@ -151,9 +162,14 @@ def _template(message: Message) -> EmailTemplate | None:
 
 
 def message_render(
-    message: Message, now: dt.datetime, states: StreakStates | None = None
+    message: Message,
+    now: dt.datetime,
+    states: StreakStates | None = None,
+    *,
+    keep_links: bool = True,
 ) -> tuple[RenderedEmail | None, str]:
-    """Render the message for sending: (email, "") or (None, why it must not be sent)."""
+    """Render the message for sending: (email, "") or (None, why it must not be sent). Without
+    `keep_links` (a preview for staff) the user's preference links are replaced."""
     refusal = email_refusal_for(message.user, message.type)
     if refusal is not None:
         return None, refusal
@@ -170,6 +186,8 @@ def message_render(
         and context.get("achievement") is None
     ):
         return None, "the achievement no longer exists"
+    if not keep_links:
+        links_hidden(context)
     rendered = email_render(
         subject=template.subject,
         html=template.html,
@@ -177,7 +195,33 @@ def message_render(
         context=context,
         seed=str(message.public_id),
     )
+    if not keep_links:
+        return rendered, ""
     return with_preferences_link(rendered, context["preferencesUrl"]), ""
+
+
+@dataclass(frozen=True)
+class MessagePreview:
+    """A message as it would be sent now, for the delivery log: the email or the push, or why
+    it would not be sent."""
+
+    email: RenderedEmail | None = None
+    push: RenderedPush | None = None
+    refusal: str = ""
+
+
+def message_preview(message: Message, now: dt.datetime) -> MessagePreview:
+    """Render the message now from its payload, with the template delivery would pick, the
+    user's preference links replaced; nothing is written (the row is not changed)."""
+    probe = copy.copy(message)  # the renders note the template they picked on the message
+    try:
+        if message.channel == Channel.PUSH:
+            push, refusal = push_message_render(probe, now, keep_links=False)
+            return MessagePreview(push=push, refusal=refusal)
+        email, refusal = message_render(probe, now, keep_links=False)
+    except TemplateRenderError as exc:
+        return MessagePreview(refusal=f"the template fails: {exc.message}")
+    return MessagePreview(email=email, refusal=refusal)
 
 
 def _classify(exc: Exception, attempts: int, now: dt.datetime) -> Outcome:

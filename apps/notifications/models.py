@@ -174,7 +174,9 @@ class Message(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} to {self.user_id} ({self.status})"
+        # Titles and log entries name the end-user by their id in the customer's app (the
+        # delivery log loads the user with the message).
+        return f"{self.type} to {self.user.external_id} ({self.status})"
 
 
 class SlotRun(models.Model):

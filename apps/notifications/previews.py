@@ -2,6 +2,7 @@
 the dashboard preview and the dashboard's "send a test to me" show it. Nothing is recorded."""
 
 import datetime as dt
+from typing import Any
 
 from django.utils import timezone
 
@@ -20,6 +21,12 @@ from apps.users.models import EndUser
 # What a preview shown to staff puts in place of the end-user's own preference links: one
 # click by a staff member would otherwise change that user's preferences.
 NOT_A_LINK = "#preview"
+
+
+def links_hidden(context: dict[str, Any]) -> dict[str, Any]:
+    """A message's context for staff's eyes: the user's preference links replaced."""
+    context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
+    return context
 
 
 def template_preview(
@@ -41,7 +48,7 @@ def template_preview(
         payload = preview_payload(tenant, user, template.type, now)
         context = message_context(tenant, user, template.type, payload, now)
         if not keep_links:
-            context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
+            links_hidden(context)
         seed = f"preview:{template.public_id}:{user.pk}"
     rendered = email_render(
         subject=template.subject,
@@ -67,7 +74,7 @@ def push_template_preview(
         payload = preview_payload(template.tenant, user, template.type, now)
         context = message_context(template.tenant, user, template.type, payload, now)
         if not keep_links:
-            context["preferencesUrl"] = context["unsubscribeUrl"] = NOT_A_LINK
+            links_hidden(context)
         seed = f"preview:{template.public_id}:{user.pk}"
     return push_render(
         title=template.title,

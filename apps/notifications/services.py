@@ -14,10 +14,12 @@ from django.utils import timezone
 
 from apps.accounts.models import Tenant
 from apps.achievements.facts import AchievementCompleted
+from apps.core.errors import ValidationError
 from apps.core.facts import Fact, NotificationDue, UserActive
 from apps.core.outbox import outbox_enqueue
 from apps.notifications import domain
-from apps.notifications.choices import Channel, NotificationType
+from apps.notifications.choices import Channel, MessageStatus, NotificationType
+from apps.notifications.errors import MessageNotFoundError, MessageNotWaitingError
 from apps.notifications.models import Message
 from apps.notifications.selectors import NotificationConfig, notification_config
 from apps.users.models import EndUser
@@ -159,3 +161,55 @@ def notifications_record(
                 messages += messages_due(config, user, type, key, send_at, payload)
     messages_save(messages, now)
     return due
+
+
+# --- what staff do to one message (the delivery log) ----------------------------------------
+
+# The statuses of a message that still waits to be sent: the dispatcher hands these out.
+WAITING = (MessageStatus.QUEUED, MessageStatus.RETRYING)
+MAX_CANCEL_REASON = 500
+
+
+def _waiting_update(tenant: Tenant, message: Message, **changes: Any) -> None:
+    """Change a message that still waits, in one conditional update: a worker claiming it at
+    the same moment either claimed it first (then this refuses, naming its new status) or
+    finds it changed (its claim takes waiting messages only, delivery._claim)."""
+    theirs = Message.objects.filter(pk=message.pk, tenant=tenant)
+    if not theirs.filter(status__in=WAITING).update(**changes):
+        current = theirs.values_list("status", flat=True).first()
+        if current is None:  # another tenant's message is not found, like a missing one
+            raise MessageNotFoundError()
+        raise MessageNotWaitingError(current)
+    message.refresh_from_db()
+
+
+def message_cancel(
+    tenant: Tenant, message: Message, *, reason: str, now: dt.datetime | None = None
+) -> None:
+    """Skip a waiting message for good; `reason` is kept as its error, which the delivery log
+    shows (as it shows why delivery skipped one)."""
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError("{reason}: say why it is cancelled", fields="reason", code="blank")
+    if len(reason) > MAX_CANCEL_REASON:
+        raise ValidationError(
+            f"{{reason}}: at most {MAX_CANCEL_REASON} characters", fields="reason", code="too_long"
+        )
+    _waiting_update(
+        tenant,
+        message,
+        status=MessageStatus.SKIPPED,
+        error=reason,
+        enqueued_at=None,
+        updated=now or timezone.now(),
+    )
+
+
+def message_send_now(tenant: Tenant, message: Message, *, now: dt.datetime | None = None) -> None:
+    """Make a waiting message due now and have the dispatcher hand it to a worker after
+    commit, whatever its send window or retry time said."""
+    now = now or timezone.now()
+    _waiting_update(tenant, message, send_at=now, enqueued_at=None, updated=now)
+    from apps.notifications.tasks import messages_dispatch_task
+
+    outbox_enqueue(messages_dispatch_task)

@@ -72,7 +72,7 @@ from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, Poin
 from apps.points.selectors import points_config
 from apps.points.services import PointsLoaded, points_load_many
 from apps.streaks import domain as streaks_domain
-from apps.streaks.models import StreakPeriod, StreakState
+from apps.streaks.models import StreakLoss, StreakPeriod, StreakState
 from apps.streaks.selectors import current_period_of, streak_config, streaks_configured
 from apps.streaks.services import StreakLoaded, streak_event_compute, streaks_load_many
 from apps.users.domain import UserFields, local_date
@@ -156,6 +156,7 @@ class _Writes:
     settled: dict[tuple[int, str, dt.date], StreakPeriod] = field(default_factory=dict)
     extended: dict[tuple[int, str, dt.date], StreakPeriod] = field(default_factory=dict)
     states: dict[int, StreakState] = field(default_factory=dict)
+    losses: list[StreakLoss] = field(default_factory=list)
     completions: list[AchievementCompletion] = field(default_factory=list)
     awards: list[PointsAward] = field(default_factory=list)
     points_totals: dict[tuple[int, int], PointsTotal] = field(default_factory=dict)
@@ -455,6 +456,8 @@ def _streak(ctx: steps.EventContext, state: _User, writes: _Writes) -> StreakOut
         if changed.extended is not None:
             p = changed.extended
             writes.extended[state.user.pk, p.frequency, p.period_start] = p
+        if changed.lost is not None:  # a user's streak is lost once: the chunk's first event
+            writes.losses.append(changed.lost)
     return steps.streak_outcome(result)
 
 
@@ -581,6 +584,7 @@ def _write(tenant: Tenant, states: dict[str, _User], writes: _Writes, now: dt.da
         update=("length", "extended"),
     )
     insert_many(list(writes.states.values()), conflict=("user",), update=_STATE_FIELDS)
+    insert_many(writes.losses, conflict=("user", "frequency", "missed_period"))
     _all_new(writes.completions, ("achievement", "user"))
     _all_new(writes.awards, ("system", "user", "dedupe_key"))
     insert_many(

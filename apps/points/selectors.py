@@ -308,6 +308,15 @@ def user_points_totals(user: EndUser) -> list[PointsTotal]:
     )
 
 
+def points_totals_of(users: Sequence[EndUser], system_pks: Sequence[int]) -> list[PointsTotal]:
+    """The totals of a page of users in these systems, with their levels: one query."""
+    return list(
+        PointsTotal.objects.filter(
+            user__in=list(users), system_id__in=list(system_pks)
+        ).select_related("level")
+    )
+
+
 def user_awards_latest(user: EndUser, limit: int) -> list[PointsAward]:
     """The user's latest awards in every system, newest first: one query."""
     return list(

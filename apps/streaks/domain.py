@@ -28,6 +28,13 @@ DAILY = "daily"
 WEEKLY = "weekly"
 MONTHLY = "monthly"
 FREQUENCIES = (DAILY, WEEKLY, MONTHLY)
+UNITS: dict[str, str] = {DAILY: "day", WEEKLY: "week", MONTHLY: "month"}
+
+
+def unit_of(frequency: str) -> str:
+    """The period of a streak frequency, as in "a streak of 4 days"."""
+    return UNITS.get(frequency, "period")
+
 
 # A guard against unbounded walks: no streak question needs to look further than this many
 # periods (about ten years of days).
@@ -244,8 +251,13 @@ def freezes_auto_earn(
 def missed_at(settled_through: dt.date, frequency: str, zone: dt.tzinfo) -> dt.datetime:
     """The instant a whole period after `settled_through` has passed without activity: local
     midnight at the start of the second period after it."""
-    second = next_period(next_period(settled_through, frequency), frequency)
-    return dt.datetime.combine(second, dt.time(), tzinfo=zone)
+    return period_over_at(next_period(settled_through, frequency), frequency, zone)
+
+
+def period_over_at(start: dt.date, frequency: str, zone: dt.tzinfo) -> dt.datetime:
+    """The instant the period that starts on `start` is over: local midnight at the start of
+    the next one (when a streak that nothing kept in it was lost)."""
+    return dt.datetime.combine(next_period(start, frequency), dt.time(), tzinfo=zone)
 
 
 # --- configuration rules, for the admin API and the dashboard alike ---------------------------

@@ -1,6 +1,7 @@
 """Periodic streak jobs: settle streaks at the users' local midnight (consume freezes, lose
 streaks) and auto-earn freezes. Both are idempotent: settling a settled streak and earning
-freezes already earned change nothing. Reads and events never wait for them.
+freezes already earned change nothing. Reads and events never wait for them. The record of
+lost streaks is purged here too.
 
 The jobs are registered by apps.pipeline.jobs, which hands what they did to the apps that
 react (webhooks) through `react`, inside each user's transaction."""
@@ -11,7 +12,8 @@ from collections.abc import Callable
 
 from django.db.models import F, Q
 
-from apps.streaks.models import StreakSettings, StreakState
+from apps.core.periodic import periodic_job
+from apps.streaks.models import StreakLoss, StreakSettings, StreakState
 from apps.streaks.services import (
     StreakJobOutcome,
     streak_freezes_earn_locked,
@@ -85,3 +87,14 @@ def streaks_freezes_earn(now: dt.datetime, react: React | None = None) -> list[S
         user_pks = list(candidates.values_list("user_id", flat=True)[:MAX_PER_RUN])
         outcomes.extend(_for_each_locked(user_pks, now, streak_freezes_earn_locked, react))
     return outcomes
+
+
+# Lost streaks are kept as long as the longest restore window of a daily streak (the support
+# list shows a week of them): the table stays small whatever the number of users.
+LOSS_RETENTION = dt.timedelta(days=90)
+
+
+@periodic_job("streaks-losses-purge", every=dt.timedelta(hours=6))
+def streak_losses_purge(now: dt.datetime) -> int:
+    deleted, _ = StreakLoss.objects.filter(lost_at__lt=now - LOSS_RETENTION).delete()
+    return deleted

@@ -142,3 +142,38 @@ class StreakPause(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.start}..{self.end}"
+
+
+class StreakLoss(models.Model):
+    """A streak that was lost: its length and the moment the period that broke it ended, as
+    the settlement that found it wrote it (an event, the settle job, or an admin operation
+    settling first). Support lists the recent ones and restores them; a restore marks the
+    losses it made good."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="streak_losses")
+    frequency = models.CharField(max_length=8, choices=Frequency.choices)
+    length = models.PositiveIntegerField()
+    # The first period nothing kept (the user's calendar), and the instant it ended.
+    missed_period = models.DateField()
+    lost_at = models.DateTimeField()
+    restored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "streak lost"
+        verbose_name_plural = "streaks lost"
+        constraints = [
+            # A settled loss is settled once: a repeated settlement writes nothing new.
+            models.UniqueConstraint(
+                fields=["user", "frequency", "missed_period"], name="streak_loss_unique"
+            ),
+        ]
+        indexes = [
+            # The support list: a tenant's losses of the last days, newest first.
+            models.Index(fields=["tenant", "lost_at"], name="streak_loss_recent_idx"),
+            # The purge of old ones (apps/streaks/jobs.py), across tenants.
+            models.Index(fields=["lost_at"], name="streak_loss_purge_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.length} lost {self.missed_period}"

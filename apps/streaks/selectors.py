@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db.models import QuerySet
+
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.metrics.models import MetricDailyChange
@@ -15,6 +17,7 @@ from apps.streaks import domain
 from apps.streaks.choices import PauseStatus
 from apps.streaks.models import (
     StreakCondition,
+    StreakLoss,
     StreakPause,
     StreakPeriod,
     StreakSettings,
@@ -289,6 +292,29 @@ def pauses_for(users: Sequence[EndUser]) -> dict[int, list[domain.Pause]]:
     for pause in StreakPause.objects.filter(user__in=list(users), status=PauseStatus.ACTIVE):
         by_user[pause.user_id].append(domain.Pause(str(pause.public_id), pause.start, pause.end))
     return by_user
+
+
+def streak_views_of(
+    tenant: Tenant, users: Sequence[EndUser], now: dt.datetime
+) -> dict[int, StreakView]:
+    """Each user's streak as of `now` (streak_view), for a page of users in two queries: their
+    states and their active pauses."""
+    if not users:
+        return {}
+    states, pauses = streak_states_for(users), pauses_for(users)
+    return {
+        user.pk: streak_view(tenant, user, states.get(user.pk), now, pauses=pauses[user.pk])
+        for user in users
+    }
+
+
+def streak_losses_since(tenant: Tenant, since: dt.datetime) -> QuerySet[StreakLoss]:
+    """The tenant's streaks lost at `since` or later, newest first, with their users."""
+    return (
+        StreakLoss.objects.filter(tenant=tenant, lost_at__gte=since)
+        .select_related("user")
+        .order_by("-lost_at", "-pk")
+    )
 
 
 def pause_get(tenant: Tenant, public_id: str) -> StreakPause | None:

@@ -1,24 +1,39 @@
 """Dashboard pages for end-users (read-only, with actions contributed by higher apps) and custom
 attribute definitions."""
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.timesince import timesince
 
-from apps.accounts.admin.base import TENANT_RELATED, ReadOnlyAdmin, TenantColumnMixin, TenantFilter
+from apps.accounts.admin.base import (
+    TENANT_RELATED,
+    PageRowsChangeList,
+    ReadOnlyAdmin,
+    TenantColumnMixin,
+    TenantFilter,
+)
 from apps.accounts.admin.config_pages import ConfigAdmin, Section
 from apps.accounts.admin.declared import declared_form
 from apps.accounts.admin.forms import key_field
+from apps.accounts.staff import selected_tenant
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_create, attribute_delete, attribute_update
 from apps.users.domain import AttributeSettings
 from apps.users.end_user_page import (
     END_USER_CARDS,
+    END_USER_COLUMNS,
     END_USER_SECTIONS,
     END_USER_URLS,
     EndUserCard,
+    EndUserColumn,
+    last_active_of,
 )
 from apps.users.models import Attribute, EndUser
 
@@ -35,14 +50,50 @@ def section_cards(user: EndUser) -> list[EndUserCard]:
     return cards
 
 
+# What page_rows_load leaves on each row of the list: the cells of END_USER_COLUMNS by title,
+# and the latest event's moment.
+_CELLS, _LAST_ACTIVE = "list_cells", "list_last_active"
+
+
+def _column(column: EndUserColumn) -> Callable[[EndUser], str]:
+    @admin.display(description=column.title)
+    def cell(obj: EndUser) -> str:
+        return str(getattr(obj, _CELLS, {}).get(column.title, "-"))
+
+    cell.__name__ = f"column_{column.title.lower()}"
+    return cell
+
+
+def last_active_text(moment: Any) -> SafeString | str:
+    """When the user's latest event was, and how long ago."""
+    if moment is None:
+        return "never"
+    local = timezone.localtime(moment)
+    return format_html(
+        '<span class="user-moment">{}</span> <span class="user-quiet">({} ago)</span>',
+        f"{local:%a %d %b %Y, %H:%M %Z}",
+        timesince(moment),
+    )
+
+
 @admin.register(EndUser)
 class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
     """End-users are written by the API (identification is an upsert in the pipeline), so the
     dashboard only shows them: their page is a set of cards (END_USER_CARDS), whose actions
-    call the same services as the admin API, each after a confirmation page."""
+    call the same services as the admin API, each after a confirmation page. The list shows
+    each user's level and streak (END_USER_COLUMNS) and latest event, read for the whole page
+    at once."""
 
     change_form_template = "admin/users/enduser/change_form.html"
-    list_display = ("external_id", "name", "email", "tenant_column", "control", "created")
+    list_display = (
+        "external_id",
+        "name",
+        "email",
+        "tenant_column",
+        "last_active",
+        "control",
+        "created",
+    )
     list_select_related = (TENANT_RELATED,)
     list_filter = (("tenant", TenantFilter), "control")
     search_fields = ("external_id", "name", "email")
@@ -65,6 +116,26 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
     )
     readonly_fields = fields
 
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[PageRowsChangeList]:
+        return PageRowsChangeList
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        columns = list(super().get_list_display(request))
+        at = columns.index("last_active")
+        return [*columns[:at], *(_column(c) for c in END_USER_COLUMNS), *columns[at:]]
+
+    def page_rows_load(self, request: HttpRequest, rows: list[EndUser]) -> None:
+        tenant, now = selected_tenant(request), timezone.now()
+        loaded = [(c.title, c.load(tenant, rows, now)) for c in END_USER_COLUMNS if tenant]
+        latest = last_active_of(rows)
+        for row in rows:
+            setattr(row, _CELLS, {title: cells.get(row.pk, "-") for title, cells in loaded})
+            setattr(row, _LAST_ACTIVE, latest.get(row.pk))
+
+    @admin.display(description="Last active")
+    def last_active(self, obj: EndUser) -> SafeString | str:
+        return last_active_text(getattr(obj, _LAST_ACTIVE, None))
+
     @admin.display(description="device tokens")
     def device_token_count(self, obj: EndUser) -> int:
         # The tokens address the user's devices; their number is all staff need to see.
@@ -83,6 +154,7 @@ class EndUserAdmin(TenantColumnMixin, ReadOnlyAdmin):
         return {
             "cards": [card for provider in END_USER_CARDS for card in provider(request, obj)],
             "section_cards": section_cards(obj),
+            "last_active": last_active_text(last_active_of([obj])[obj.pk]),
             "attribute_items": sorted(obj.attributes.items()),
             "preference_items": sorted(obj.notification_preferences.items()),
         }

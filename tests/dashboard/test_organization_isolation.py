@@ -31,6 +31,7 @@ from apps.metrics.models import Metric
 from apps.notifications.choices import MessageStatus, NotificationType
 from apps.notifications.models import Message
 from apps.pipeline.models import QueuedEvent
+from apps.streaks.models import StreakLoss, StreakState
 from apps.users.models import EndUser
 from apps.webhooks.choices import DeliveryStatus, EventType
 from apps.webhooks.configuration import webhook_endpoint_create
@@ -174,6 +175,22 @@ def populate(org: OrganizationWithKey, marker: str) -> None:
     )
     QueuedEvent.objects.create(
         tenant=tenant, seq=0, payload={"metric": words, "user": {"id": user["id"]}}, accepted_at=now
+    )
+    StreakLoss.objects.create(
+        tenant=tenant,
+        user=end_user,
+        frequency="daily",
+        length=3,
+        missed_period=timezone.localdate() - dt.timedelta(days=1),
+        lost_at=now - dt.timedelta(hours=1),
+    )
+    Message.objects.create(
+        tenant=tenant,
+        user=end_user,
+        type=NotificationType.REACTIVATION,
+        dedupe_key=f"{marker}-reactivation",
+        send_at=now + dt.timedelta(days=1),
+        recipient=end_user.email,
     )
 
 
@@ -377,3 +394,22 @@ def _in_quokka(model: type[models.Model], quokka: OrganizationWithKey) -> dict[s
         ApiKey: {"environment__organization": quokka.organization},
         Metric: {"tenant__environment__organization": quokka.organization},
     }[model]
+
+
+def test_another_organizations_staff_cannot_act_on_its_users_or_messages(world: World) -> None:
+    """The support actions are POSTs outside the crawl: each one on Quokka's rows is not found,
+    and changes nothing."""
+    quokka = world.quokka.tenant
+    user = EndUser.objects.get(tenant=quokka)
+    waiting = Message.objects.get(tenant=quokka, status=MessageStatus.QUEUED)
+    streak = StreakState.objects.get(user=user)
+    posts = [
+        (reverse("admin:users_enduser_streak_restore", args=[user.pk]), {"next": "/dashboard/"}),
+        (reverse("admin:notifications_message_cancel", args=[waiting.pk]), {"reason": "z"}),
+        (reverse("admin:notifications_message_send_now", args=[waiting.pk]), {}),
+    ]
+    for url, data in posts:
+        assert world.client.post(url, data).status_code == 404, url
+    waiting.refresh_from_db()
+    assert (waiting.status, waiting.error) == (MessageStatus.QUEUED, "")
+    assert StreakState.objects.get(user=user).updated == streak.updated

@@ -34,7 +34,7 @@ from apps.points.models import (
     PointsTrigger,
     PointsTriggerMark,
 )
-from apps.streaks.models import StreakPeriod, StreakState
+from apps.streaks.models import StreakLoss, StreakPeriod, StreakState
 from apps.users.domain import UserFields
 from apps.users.models import EndUser
 
@@ -188,6 +188,7 @@ STATE: list[type[Model]] = [
     MetricDailyChange,
     StreakState,
     StreakPeriod,
+    StreakLoss,
     AchievementCompletion,
     PointsTotal,
     PointsAward,
@@ -287,6 +288,7 @@ def test_a_batch_applies_the_same_as_one_event_at_a_time(
         values = [r["value"] for r in rankings(api_client, key)]
         assert len(values) == len(set(values)) == places  # full, no ties
     assert {r["length"] for r in a["StreakState"]} >= {1, 3}
+    assert a["StreakLoss"]  # a streak was lost, and recorded alike
     assert {r["dedupe_key"].split(":")[0] for r in a["PointsAward"]} == {
         "metric",
         "streak",

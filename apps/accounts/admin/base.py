@@ -8,11 +8,12 @@ without breaking the layers of docs/architecture.md §2.
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, cast
 
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.utils import display_for_value
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
@@ -209,6 +210,22 @@ class DashboardAdmin(admin.ModelAdmin):
         """What the add or change page's template shows besides the form, whenever it renders
         the form (read-only detail pages: the end-user, a webhook delivery)."""
         return {}
+
+
+class PageRowsChangeList(ChangeList):
+    """A list whose columns show what other tables hold about each row: once the page's rows
+    are known, the admin's `page_rows_load(request, rows)` reads it for all of them at once, so
+    that a page costs the same queries whatever its length (a column reading per row would not)."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        rows = list(self.result_list)
+        cast(_PageRowsAdmin, self.model_admin).page_rows_load(request, rows)
+        self.result_list = rows
+
+
+class _PageRowsAdmin(Protocol):
+    def page_rows_load(self, request: HttpRequest, rows: list[Any]) -> None: ...
 
 
 class ReadOnlyAdmin(DashboardAdmin):

@@ -22,6 +22,7 @@ from apps.notifications.choices import MessageStatus, NotificationType, PushKind
 from apps.notifications.context import StreakStates, message_context, variables_used
 from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import ExpoTicket, Message, PushAttempt, PushChannel, PushTemplate
+from apps.notifications.previews import links_hidden
 from apps.notifications.push.providers.base import (
     PushNotification,
     PushProvider,
@@ -33,7 +34,7 @@ from apps.notifications.push.ratelimit import limit_for, rate_limit_take
 from apps.notifications.push.routing import route
 from apps.notifications.push.secrets import secrets_decrypt
 from apps.notifications.push.services import push_channel_flag
-from apps.notifications.rendering import push_render
+from apps.notifications.rendering import RenderedPush, push_render
 from apps.notifications.selectors import (
     notification_config,
     push_channels_active,
@@ -238,16 +239,22 @@ def _outcome(
     return PushOutcome(MessageStatus.FAILED, summary or "not delivered")
 
 
-def push_message_send(
-    message: Message, now: dt.datetime, states: StreakStates, batch: PushBatch
-) -> PushOutcome:
-    """Check, render and send one push message (the push half of delivery.messages_send)."""
+def push_message_render(
+    message: Message,
+    now: dt.datetime,
+    states: StreakStates | None = None,
+    *,
+    keep_links: bool = True,
+) -> tuple[RenderedPush | None, str]:
+    """Render a push message: (push, "") or (None, why it must not be sent). Without
+    `keep_links` (a preview for staff) the user's preference links are replaced. Raises
+    TemplateRenderError."""
     refusal = push_refusal_for(message.user, message.type)
     if refusal is not None:
-        return PushOutcome(MessageStatus.SKIPPED, refusal)
+        return None, refusal
     template = _template(message)
     if template is None:
-        return PushOutcome(MessageStatus.SKIPPED, "no active push template matches the user")
+        return None, "no active push template matches the user"
     message.push_template = template
     used = variables_used(template.title, template.body, template.url, *template.data.values())
     context = message_context(
@@ -257,18 +264,30 @@ def push_message_send(
         message.type == NotificationType.ACHIEVEMENT_COMPLETED
         and context.get("achievement") is None
     ):
-        return PushOutcome(MessageStatus.SKIPPED, "the achievement no longer exists")
+        return None, "the achievement no longer exists"
+    if not keep_links:
+        links_hidden(context)
+    rendered = push_render(
+        title=template.title,
+        body=template.body,
+        url=template.url,
+        data=template.data,
+        context=context,
+        seed=str(message.public_id),
+    )
+    return rendered, ""
+
+
+def push_message_send(
+    message: Message, now: dt.datetime, states: StreakStates, batch: PushBatch
+) -> PushOutcome:
+    """Check, render and send one push message (the push half of delivery.messages_send)."""
     try:
-        rendered = push_render(
-            title=template.title,
-            body=template.body,
-            url=template.url,
-            data=template.data,
-            context=context,
-            seed=str(message.public_id),
-        )
+        rendered, refusal = push_message_render(message, now, states)
     except TemplateRenderError as exc:
         return PushOutcome(MessageStatus.FAILED, f"template: {exc.message}")
+    if rendered is None:
+        return PushOutcome(MessageStatus.SKIPPED, refusal)
     message.subject = rendered.title
     notification = PushNotification(
         rendered.title, rendered.body, rendered.url or None, rendered.data

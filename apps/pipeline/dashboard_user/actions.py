@@ -17,6 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from apps.accounts.admin.forms import refusal_text
 from apps.accounts.models import Tenant
@@ -26,7 +27,6 @@ from apps.achievements.choices import Trigger
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
 from apps.core.errors import ApplicationError
 from apps.core.wording import counted
-from apps.pipeline.dashboard_user.streak import unit_of
 from apps.pipeline.services import achievement_complete
 from apps.points.choices import TriggerType
 from apps.points.selectors import points_config
@@ -94,7 +94,7 @@ class StreakAction(UserAction):
 
     def streak(self, view: StreakView | None = None) -> str:
         view = view or self.view
-        return counted(view.length, unit_of(view.config.frequency))
+        return counted(view.length, streak_domain.unit_of(view.config.frequency))
 
     def fresh_view(self) -> StreakView:
         return streak_view(self.tenant, self.user, streak_state_get(self.user), self.now)
@@ -348,6 +348,13 @@ def _run(
         raise Http404("No such end-user")
     action = action_class(tenant, user, timezone.now(), **params)
     back = reverse("admin:users_enduser_change", args=[user.pk])
+    # A page listing many users posts an action in one click and gets the list back
+    # (the streaks lost lately, apps/streaks/admin/losses.py).
+    after = request.POST.get("next", "")
+    if after and url_has_allowed_host_and_scheme(
+        after, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = after
     form_class = action.form_class
     form = form_class(request.POST or None, initial=action.initial()) if form_class else None
     if request.method == "POST" and (form is None or form.is_valid()):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from apps.accounts.models import Tenant
 from apps.streaks.choices import Frequency
-from apps.streaks.domain import Pause
+from apps.streaks.domain import Pause, unit_of
 from apps.streaks.selectors import (
     CALENDAR_PENDING,
     CalendarPeriod,
@@ -25,16 +25,6 @@ CALENDAR_WEEKS = 8
 # ... weekly and monthly ones this many periods.
 CALENDAR_PERIODS = 8
 WEEKDAYS = ("S", "M", "T", "W", "T", "F", "S")
-UNITS: dict[str, str] = {
-    Frequency.DAILY: "day",
-    Frequency.WEEKLY: "week",
-    Frequency.MONTHLY: "month",
-}
-
-
-def unit_of(frequency: str) -> str:
-    """The period of a streak frequency, as in "a streak of 4 days"."""
-    return UNITS.get(frequency, "period")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from apps.accounts.models import Tenant
 from apps.streaks import domain
 from apps.streaks.choices import PauseStatus
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
-from apps.streaks.models import StreakPause, StreakPeriod
+from apps.streaks.models import StreakLoss, StreakPause, StreakPeriod
 from apps.streaks.selectors import streak_config
 from apps.streaks.services.state import _locked_state, _period_upsert, _save
 from apps.users.domain import local_date
@@ -93,6 +93,10 @@ def streak_restore(tenant: Tenant, user: EndUser, now: dt.datetime | None = None
     row.started = domain.shift_periods(through, frequency, -(length - 1))
     row.extended_at = now
     _save(row, user)
+    # The losses this length makes good stop showing as open on the support list.
+    StreakLoss.objects.filter(
+        user=user, frequency=frequency, restored_at__isnull=True, length__lte=length
+    ).update(restored_at=now)
     return True
 
 

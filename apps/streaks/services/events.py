@@ -12,7 +12,7 @@ from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
 from apps.streaks import domain
 from apps.streaks.choices import PauseStatus
-from apps.streaks.models import StreakPause, StreakPeriod, StreakState
+from apps.streaks.models import StreakLoss, StreakPause, StreakPeriod, StreakState
 from apps.streaks.selectors import (
     StreakView,
     period_changes,
@@ -23,6 +23,8 @@ from apps.streaks.selectors import (
 )
 from apps.streaks.services.state import (
     _due_at_set,
+    _loss_row,
+    _loss_write,
     _period_row,
     _period_write,
     _settle,
@@ -110,6 +112,8 @@ def streak_apply_event(
         StreakPeriod.objects.bulk_create(list(writes.settled), ignore_conflicts=True)
         if writes.extended is not None:
             _period_write(writes.extended)
+        if writes.lost is not None:
+            _loss_write(writes.lost)
         writes.state.save()
     return result
 
@@ -123,6 +127,7 @@ class StreakWrites:
     state: StreakState  # the state row to save (created when missing), its due_at set
     settled: tuple[StreakPeriod, ...]  # periods kept by freezes or pauses (inserted if new)
     extended: StreakPeriod | None  # the period the event extended (length and extended upserted)
+    lost: StreakLoss | None = None  # the loss the settlement found (inserted if new)
 
 
 def streak_event_compute(
@@ -177,4 +182,5 @@ def streak_event_compute(
     result = StreakEventResult(
         after, extended, started, view.settlement.lost, len(view.settlement.frozen)
     )
-    return result, StreakWrites(row, tuple(settled_periods), period)
+    loss = _loss_row(tenant, user, view)
+    return result, StreakWrites(row, tuple(settled_periods), period, loss)

@@ -1,13 +1,14 @@
 """How the services write a user's streak state: the row created when missing, the
-settlement of missed periods written, the due instant recomputed on save, a period's outcome
-recorded in one upsert, and the row lock taken before an admin operation."""
+settlement of missed periods written (with the loss it found, if any), the due instant
+recomputed on save, a period's outcome recorded in one upsert, and the row lock taken before an
+admin operation."""
 
 import datetime as dt
 from typing import Any
 
 from apps.accounts.models import Tenant
 from apps.streaks import domain
-from apps.streaks.models import StreakPeriod, StreakState
+from apps.streaks.models import StreakLoss, StreakPeriod, StreakState
 from apps.streaks.selectors import StreakConfig, StreakView, streak_state_get, streak_view
 from apps.users.domain import local_date, zone
 from apps.users.models import EndUser
@@ -46,8 +47,35 @@ def _period_row(
 
 
 def _persist_settlement(tenant: Tenant, user: EndUser, row: StreakState, view: StreakView) -> None:
-    """Write the periods that settling accounted for (freezes consumed, pauses used)."""
+    """Write the periods that settling accounted for (freezes consumed, pauses used) and the
+    loss it found."""
     StreakPeriod.objects.bulk_create(_settle(tenant, user, row, view), ignore_conflicts=True)
+    loss = _loss_row(tenant, user, view)
+    if loss is not None:
+        _loss_write(loss)
+
+
+def _loss_row(tenant: Tenant, user: EndUser, view: StreakView) -> StreakLoss | None:
+    """The loss the settlement found (None: the streak survived or was already 0): its length,
+    and when the first period that nothing kept ended, in the user's zone."""
+    settlement = view.settlement
+    missed = settlement.state.settled_through  # a lost settlement stops at the missed period
+    if not settlement.lost or missed is None:
+        return None
+    frequency = view.config.frequency
+    return StreakLoss(
+        tenant_id=tenant.pk,
+        user_id=user.pk,
+        frequency=frequency,
+        length=settlement.lost,
+        missed_period=missed,
+        lost_at=domain.period_over_at(missed, frequency, zone(user.tz)),
+    )
+
+
+def _loss_write(loss: StreakLoss) -> None:
+    # Settled under the user's lock, so found once; the constraint keeps a replay harmless.
+    StreakLoss.objects.bulk_create([loss], ignore_conflicts=True)
 
 
 def _settle(
