@@ -47,7 +47,7 @@ def board_of(
     if system is not None:
         item.update(rankBy="points", pointsSystemId=str(system.public_id))
     else:
-        assert metric is not None  # noqa: S101 - a board ranks by one of them
+        assert metric is not None
         item.update(rankBy="metric", metricId=str(metric.public_id))
     return Leaderboard.objects.get(
         public_id=created(client.post("/admin/v1/leaderboards", [item]))["id"]

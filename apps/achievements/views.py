@@ -188,9 +188,7 @@ class AchievementCollection(Collection):
     def delete(self, scope: Scope, parent: Any, obj: Achievement) -> None:
         self.delete_asked(scope, parent, obj, DeleteAsked())
 
-    def delete_asked(
-        self, scope: Scope, parent: Any, obj: Achievement, asked: DeleteAsked
-    ) -> None:
+    def delete_asked(self, scope: Scope, parent: Any, obj: Achievement, asked: DeleteAsked) -> None:
         confirm = asked.confirmation(obj.key or obj.name, str(obj.public_id))
         configuration.achievement_delete(scope.tenant, obj, confirm=confirm)
 

@@ -95,8 +95,7 @@ class Impact:
             then = ""
             if resolutions:
                 then = (
-                    f"; asked to deactivate its dependants in the same step, "
-                    f"{listed(resolutions)}"
+                    f"; asked to deactivate its dependants in the same step, {listed(resolutions)}"
                 )
             raise ValidationError(
                 f"The {self.noun} {self.key} cannot be {verb}d: {reasons}{then}", code="in_use"

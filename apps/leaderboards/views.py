@@ -172,9 +172,7 @@ class LeaderboardCollection(Collection):
     def delete(self, scope: Scope, parent: Any, obj: Leaderboard) -> None:
         self.delete_asked(scope, parent, obj, DeleteAsked())
 
-    def delete_asked(
-        self, scope: Scope, parent: Any, obj: Leaderboard, asked: DeleteAsked
-    ) -> None:
+    def delete_asked(self, scope: Scope, parent: Any, obj: Leaderboard, asked: DeleteAsked) -> None:
         confirm = asked.confirmation(obj.key, str(obj.public_id))
         configuration.leaderboard_delete(scope.tenant, obj, confirm=confirm)
 

@@ -10,9 +10,9 @@ from django.db.models import QuerySet, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
+from apps.core.db import CompiledSelect
 from apps.core.guards import ARCHIVE, Consequence, Impact, registered_consequences
 from apps.core.wording import counted
-from apps.core.db import CompiledSelect
 from apps.points import domain, sql
 from apps.points.choices import SystemStatus, TriggerStatus
 from apps.points.models import (

@@ -624,7 +624,9 @@ def test_the_delete_confirmation_counts_what_goes_with_it(
     assert staff_client.post(url, {"post": "yes"}).status_code == 200
     assert version_of(tenant) == version
 
-    response = staff_client.post(url, {"post": "yes", f"confirm-{achievement.pk}": achievement.name})
+    response = staff_client.post(
+        url, {"post": "yes", f"confirm-{achievement.pk}": achievement.name}
+    )
 
     assert response.status_code == 302
     assert version_of(tenant) > version

@@ -40,7 +40,9 @@ def with_data(api_client: Any, tenant: Tenant) -> dict[str, Any]:
     warrior = achievement_of(api_client, words, "Week warrior")
     weekly = board_of(api_client, words, "Weekly words", "weekly-words")
     for user, value in (("u1", 1), ("u2", 2), ("u1", 3)):
-        assert api_client.post("/v1/metrics/words/event", event_body(user, value)).status_code == 201
+        assert (
+            api_client.post("/v1/metrics/words/event", event_body(user, value)).status_code == 201
+        )
     return {"metric": words, "achievement": warrior, "board": weekly}
 
 
@@ -102,8 +104,9 @@ def test_deleting_an_achievement_users_completed_asks_for_its_name_and_offers_lo
 
     assert "2 users lose the achievement Week warrior" in page
     assert "type its name <code>Week warrior</code>" in page
-    assert f'<a href="{admin_url(Achievement, "change", achievement.pk)}#id_status">lock it</a>' in (
-        page
+    assert (
+        f'<a href="{admin_url(Achievement, "change", achievement.pk)}#id_status">lock it</a>'
+        in (page)
     )
     assert staff_client.post(url, {"post": "yes"}).status_code == 200
     assert AchievementCompletion.objects.count() == 2
@@ -166,7 +169,9 @@ def test_archiving_a_points_system_users_have_points_in_asks_for_its_key(
     assert staff_client.post(url, {"post": "yes"}).status_code == 200
     assert PointsSystem.objects.get().status == SystemStatus.ACTIVE
 
-    assert staff_client.post(url, {"post": "yes", f"confirm-{system.pk}": "coins"}).status_code == 302
+    assert (
+        staff_client.post(url, {"post": "yes", f"confirm-{system.pk}": "coins"}).status_code == 302
+    )
     assert PointsSystem.objects.get().status == SystemStatus.ARCHIVED
 
 
@@ -204,8 +209,7 @@ def test_the_last_streak_condition_cannot_be_removed_while_users_have_a_streak(
 
     assert response.status_code == 200
     assert response.context["form"].errors["conditions"] == [
-        "1 user has a streak that nobody could extend without a condition; keep at least one "
-        "metric"
+        "1 user has a streak that nobody could extend without a condition; keep at least one metric"
     ]
     assert StreakCondition.objects.count() == 1
 

@@ -26,7 +26,9 @@ def words(api_client: Any, tenant: Tenant) -> Metric:
     achievement_of(api_client, words, "Week warrior")
     board_of(api_client, words, "Weekly words", "weekly-words")
     for user, value in (("u1", 1), ("u2", 2), ("u1", 3)):
-        assert api_client.post("/v1/metrics/words/event", event_body(user, value)).status_code == 201
+        assert (
+            api_client.post("/v1/metrics/words/event", event_body(user, value)).status_code == 201
+        )
     return words
 
 

@@ -435,7 +435,7 @@ class TestAdminSystems:
         admin.metric_trigger(xp, metric, 10)
         event(api_client, value=2)
         assert balance() == 20
-        # u1 has points in it: archiving is confirmed with its key (tests/points/test_guard_rails.py).
+        # u1 has points in it: archiving is confirmed (tests/points/test_guard_rails.py).
         refused = admin.delete([xp["id"]]).json()
         assert refused["deleted"] == []
         assert [i["id"] for i in refused["issues"]] == [xp["id"]]

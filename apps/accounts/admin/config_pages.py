@@ -532,9 +532,7 @@ class ConfigAdmin(DashboardAdmin):
                 key_error = "A key you typed does not match: nothing was deleted."
                 objs = list(queryset.all())  # as stored: the rolled back deletes cleared pks
             else:
-                items = (
-                    self.opts.verbose_name if len(objs) == 1 else self.opts.verbose_name_plural
-                )
+                items = self.opts.verbose_name if len(objs) == 1 else self.opts.verbose_name_plural
                 self.message_user(request, f"Successfully deleted {len(objs)} {items}.")
                 return None
         deleted, counts = self._deletion(objs)

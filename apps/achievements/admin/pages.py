@@ -183,7 +183,7 @@ class AchievementAdmin(ConfigAdmin):
 
     def deletion_alternative(self, obj: Achievement) -> str:
         return format_html(
-            "Instead, <a href=\"{}#id_status\">lock it</a>: users who completed it keep it and "
+            'Instead, <a href="{}#id_status">lock it</a>: users who completed it keep it and '
             "still see it; nobody new completes it.",
             self.url("change", obj),
         )

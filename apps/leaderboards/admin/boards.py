@@ -90,7 +90,7 @@ class LeaderboardAdmin(ConfigAdmin):
         if obj.status == Status.INACTIVE:
             return ""
         return format_html(
-            "Instead, <a href=\"{}#id_status\">deactivate it</a> (status Inactive): it leaves "
+            'Instead, <a href="{}#id_status">deactivate it</a> (status Inactive): it leaves '
             "the application API and keeps its rankings, and may go live again.",
             self.url("change", obj),
         )
