@@ -70,12 +70,6 @@ class Impact:
         return [c for c in self.consequences if c.blocks]
 
     @property
-    def users(self) -> int:
-        """Users who lose something, counted once per consequence (the largest: the same users
-        often lose several things)."""
-        return max((c.users for c in self.losses), default=0)
-
-    @property
     def user_data(self) -> bool:
         """Whether the change takes anything from users: then it needs the key."""
         return any(c.users for c in self.consequences)
