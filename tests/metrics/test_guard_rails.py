@@ -123,3 +123,27 @@ def test_a_metric_a_league_scores_by_is_refused_in_words(api_client: Any, tenant
             id=str(steps.public_id),
         )
     ]
+
+
+def test_a_metric_whose_achievement_another_requires_is_refused_in_words(
+    api_client: Any, tenant: Tenant
+) -> None:
+    words = metric_of(api_client, "words", "Words")
+    warrior = achievement_of(api_client, words, "Week warrior")
+    composite = {
+        "name": "All-rounder",
+        "trigger": "achievement",
+        "achievementIds": [str(warrior.public_id)],
+    }
+    assert api_client.post("/admin/v1/achievements", [composite]).status_code == 201
+
+    body = api_client.delete(f"{URL}?ids={words.public_id}").json()
+
+    assert body["issues"] == [
+        admin_issue(
+            "The metric words cannot be deleted: the achievement All-rounder requires an "
+            "achievement it triggers",
+            id=str(words.public_id),
+        )
+    ]
+    assert Metric.objects.exists()
