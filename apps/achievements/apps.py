@@ -6,4 +6,7 @@ class AchievementsConfig(AppConfig):
     label = "achievements"
 
     def ready(self) -> None:
-        from apps.achievements import jobs  # noqa: F401 - registers periodic jobs
+        from apps.achievements import (  # noqa: F401 - registers periodic jobs and guard rails
+            guards,
+            jobs,
+        )

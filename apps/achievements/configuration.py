@@ -9,6 +9,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import REQUIRED_FIELDS, TRIGGER_FIELDS, AchievementSettings
 from apps.achievements.errors import AchievementInvalidError
 from apps.achievements.models import Achievement, AchievementPrerequisite
+from apps.achievements.selectors import achievement_deletion_impact
 from apps.core.arguments import kind_problem
 from apps.core.declarations import given_values, required_check
 from apps.core.outbox import outbox_enqueue
@@ -168,13 +169,16 @@ def _save(
     return target
 
 
-def achievement_delete(tenant: Tenant, achievement: Achievement) -> None:
-    """Deletes the achievement and its completions."""
+def achievement_delete(tenant: Tenant, achievement: Achievement, *, confirm: str = "") -> None:
+    """Deletes the achievement and its completions. One that users completed needs its key (or
+    its name, without a key) as `confirm` (achievement_deletion_impact); locking it instead
+    keeps what they earned."""
     if achievement.required_by.exists():
         raise AchievementInvalidError(
             "Other achievements require this one; remove it from their {achievement_ids} first",
             fields="achievement_ids",
             code="in_use",
         )
+    achievement_deletion_impact(tenant, achievement).check(confirm=confirm)
     achievement.delete()
     tenant_config_changed(tenant)

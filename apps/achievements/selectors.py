@@ -13,6 +13,8 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import anniversary_date
 from apps.achievements.models import Achievement, AchievementCompletion
 from apps.core.config_cache import tenant_cached
+from apps.core.guards import Consequence, Impact, registered_consequences
+from apps.core.wording import counted
 from apps.metrics.models import MetricEvent, MetricTotal
 from apps.streaks.models import StreakPeriod
 from apps.streaks.selectors import streak_config
@@ -297,3 +299,31 @@ def achievement_backdate_progress(
 def user_completion_rows(user: EndUser) -> list[AchievementCompletion]:
     """The user's completions, oldest first, with how each came (backdated or not)."""
     return list(AchievementCompletion.objects.filter(user=user).order_by("completed_at", "pk"))
+
+
+def achievement_loss(achievement: Achievement, completions: int) -> Consequence:
+    """What users lose with an achievement that goes: "60 users lose the achievement Week
+    warrior" (with none, only the configuration goes)."""
+    if not completions:
+        return Consequence(f"the achievement {achievement.name} is deleted")
+    return Consequence(
+        f"{counted(completions, 'user')} lose the achievement {achievement.name}",
+        users=completions,
+    )
+
+
+def achievement_deletion_impact(tenant: Tenant, achievement: Achievement) -> Impact:
+    """What deleting the achievement does: its completions go (users lose it), and what the
+    apps above tell (the points triggers that name it: apps/core/guards.py)."""
+    completions = AchievementCompletion.objects.filter(
+        tenant=tenant, achievement=achievement
+    ).count()
+    own = [achievement_loss(achievement, completions)] if completions else []
+    return Impact(
+        noun="achievement",
+        name=achievement.name,
+        key=achievement.key or achievement.name,
+        public_id=str(achievement.public_id),
+        key_label="key" if achievement.key else "name",
+        consequences=(*own, *registered_consequences("achievement", achievement)),
+    )

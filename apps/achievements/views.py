@@ -15,8 +15,8 @@ from apps.achievements.domain import AchievementSettings
 from apps.achievements.models import Achievement
 from apps.core.api.params import parse_attribute_filter, query_bool
 from apps.core.api.views import AppApi
-from apps.core.bulk import Collection
-from apps.core.openapi import read_errors
+from apps.core.bulk import Collection, DeleteAsked
+from apps.core.openapi import CONFIRM, read_errors
 from apps.core.scope import Scope
 from apps.metrics.selectors import (
     MetricDef,
@@ -183,8 +183,14 @@ class AchievementCollection(Collection):
         kwargs = serializers.AchievementUpdateSerializer.service_kwargs(data)
         return configuration.achievement_update(scope.tenant, obj, AchievementSettings(**kwargs))
 
+    delete_parameters = (CONFIRM,)
+
     def delete(self, scope: Scope, parent: Any, obj: Achievement) -> None:
-        configuration.achievement_delete(scope.tenant, obj)
+        self.delete_asked(scope, parent, obj, DeleteAsked())
+
+    def delete_asked(self, scope: Scope, parent: Any, obj: Achievement, asked: DeleteAsked) -> None:
+        confirm = asked.confirmation(obj.key or obj.name, str(obj.public_id))
+        configuration.achievement_delete(scope.tenant, obj, confirm=confirm)
 
     def render(self, obj: Achievement) -> dict[str, Any]:
         return serializers.admin_render(obj)

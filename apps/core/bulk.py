@@ -9,6 +9,10 @@ service calls; `CollectionApi` and `CollectionItemApi` turn that into
     DELETE /<coll>?ids=a&ids=b       {"deleted": [{"id"}], "issues": [...]}
     GET    /<coll>/{id}              object or 404
 
+A guarded collection's DELETE (metrics, achievements, leaderboards, points systems) also reads
+`confirm` (the keys or ids of objects whose users lose data: apps/core/guards.py) and
+`deactivateDependants` (the points systems' live leaderboards and leagues): `DeleteAsked`.
+
 Per-item problems become issues, never HTTP errors. Each item runs in its own savepoint, so a
 failed item leaves nothing half-written and does not undo the items before it.
 """
@@ -28,7 +32,7 @@ from rest_framework.response import Response
 from apps.core.api.errors import validation_message
 from apps.core.api.fields import StrictSerializer
 from apps.core.api.naming import wire_namer
-from apps.core.api.params import is_uuid, query_ids, query_limit_skip
+from apps.core.api.params import is_uuid, query_bool, query_ids, query_limit_skip, query_list
 from apps.core.api.views import AdminApi
 from apps.core.errors import ApplicationError, NotFoundError, ValidationError
 from apps.core.openapi import collection_schema
@@ -108,6 +112,19 @@ def validated(serializer_class: type[serializers.Serializer], item: Any, **conte
     return serializer.validated_data
 
 
+@dataclass(frozen=True)
+class DeleteAsked:
+    """What a DELETE request asks beyond its ids (guarded collections, apps/core/guards.py):
+    the keys or ids it confirms, and whether dependants may be deactivated in the same step."""
+
+    confirm: frozenset[str] = frozenset()
+    deactivate_dependants: bool = False
+
+    def confirmation(self, *names: str) -> str:
+        """The one of `names` (an object's key, its id) the request confirms, or ""."""
+        return next((name for name in names if name in self.confirm), "")
+
+
 class Collection(ABC):
     """One admin collection. Subclasses set the serializers and implement the calls they need;
     create and update are routed only when the matching serializer is set."""
@@ -140,6 +157,14 @@ class Collection(ABC):
 
     @abstractmethod
     def delete(self, scope: Scope, parent: Any, obj: Any) -> None: ...
+
+    # The DELETE's query parameters beyond `ids` (documentation: OpenApiParameters), for a
+    # collection that overrides delete_asked.
+    delete_parameters: ClassVar[Sequence[Any]] = ()
+
+    def delete_asked(self, scope: Scope, parent: Any, obj: Any, asked: DeleteAsked) -> None:
+        """Delete with what the request asked (DeleteAsked); by default the plain delete."""
+        self.delete(scope, parent, obj)
 
     @abstractmethod
     def render(self, obj: Any) -> dict[str, Any]: ...
@@ -232,6 +257,10 @@ class CollectionApi(AdminApi):
         scope = self.scope(request)
         parent = coll.parent(scope, kwargs)
         ids = query_ids(request.query_params)
+        asked = DeleteAsked(
+            confirm=frozenset(query_list(request.query_params, "confirm")),
+            deactivate_dependants=query_bool(request.query_params, "deactivateDependants"),
+        )
 
         def units() -> Iterator[tuple[dict[str, Any], Callable[[], Any]]]:
             for object_id in ids:
@@ -240,7 +269,8 @@ class CollectionApi(AdminApi):
                     continue
 
                 def work(object_id: str = object_id) -> dict[str, str]:
-                    coll.delete(scope, parent, coll.get_or_404(scope, parent, object_id))
+                    obj = coll.get_or_404(scope, parent, object_id)
+                    coll.delete_asked(scope, parent, obj, asked)
                     return {"id": object_id}
 
                 yield {"id": object_id}, work

@@ -144,6 +144,29 @@ def ids_parameter(description: str) -> OpenApiParameter:
     )
 
 
+CONFIRM = OpenApiParameter(
+    "confirm",
+    {"type": "array", "items": {"type": "string"}},
+    OpenApiParameter.QUERY,
+    style="form",
+    explode=True,
+    description=(
+        "Keys (or ids) of the objects whose deletion takes data from users, confirming it "
+        "(an extension of gamify's, like the dashboard's typed key). Without it such an "
+        "object is not deleted: its issue says what users would lose. Repeated keys "
+        "(?confirm=a&confirm=b) or comma-separated."
+    ),
+)
+DEACTIVATE_DEPENDANTS = OpenApiParameter(
+    "deactivateDependants",
+    OpenApiTypes.BOOL,
+    OpenApiParameter.QUERY,
+    description=(
+        "true: deactivate, in the same step, the live leaderboards that rank by an archived "
+        "system and archive the leagues that score by it (an extension of gamify's). Without "
+        "it, a system they depend on is not archived: its issue names them."
+    ),
+)
 IDS = ids_parameter("1 to 100 ids, as repeated keys (?ids=a&ids=b) or comma-separated (?ids=a,b).")
 OBJECT_ID = OpenApiParameter(
     "object_id",
@@ -243,8 +266,14 @@ def collection_schema(
             description=(
                 "Deletes each id. An unknown or malformed id is reported in `issues`, "
                 "never as an HTTP error."
+                + (
+                    " An object whose deletion would take data from users or leave a feature "
+                    "unusable is not deleted either: its issue says why (see the parameters)."
+                    if collection.delete_parameters
+                    else ""
+                )
             ),
-            parameters=[IDS],
+            parameters=[IDS, *collection.delete_parameters],
             responses={
                 200: envelope("Delete", "deleted", AdminDeletedItem(many=True)),
                 **ADMIN_READ_ERRORS,

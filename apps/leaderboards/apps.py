@@ -6,4 +6,7 @@ class LeaderboardsConfig(AppConfig):
     label = "leaderboards"
 
     def ready(self) -> None:
-        from apps.leaderboards import jobs  # noqa: F401 - registers periodic jobs
+        from apps.leaderboards import (  # noqa: F401 - registers periodic jobs and guard rails
+            guards,
+            jobs,
+        )

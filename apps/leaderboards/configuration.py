@@ -14,7 +14,7 @@ from apps.leaderboards import domain, ranks
 from apps.leaderboards.choices import RankBy, Status
 from apps.leaderboards.domain import FROZEN_ONCE_LIVE, LeaderboardSettings
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry
-from apps.leaderboards.selectors import ordered
+from apps.leaderboards.selectors import leaderboard_deletion_impact, ordered
 from apps.metrics.models import Metric
 from apps.points.selectors import points_system_get
 from apps.users.choices import AttributeType
@@ -180,7 +180,11 @@ def _transition(board: Leaderboard, wanted: str) -> None:
         board.status = Status.INACTIVE  # back to editing; entries are kept
 
 
-def leaderboard_delete(tenant: Tenant, board: Leaderboard) -> None:
+def leaderboard_delete(tenant: Tenant, board: Leaderboard, *, confirm: str = "") -> None:
+    """Deletes the leaderboard with its rankings and history. One that ranks users needs its key
+    as `confirm` (leaderboard_deletion_impact); deactivating it instead (status inactive) keeps
+    its rankings out of the API."""
+    leaderboard_deletion_impact(tenant, board).check(confirm=confirm)
     pk = board.pk
     board.delete()
     ranks.forget_board(pk)

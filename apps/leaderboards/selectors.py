@@ -4,11 +4,13 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.core.errors import NotFoundError, ValidationError
+from apps.core.guards import Consequence, Impact
+from apps.core.wording import counted
 from apps.leaderboards import domain, ranks, sql, wire
 from apps.leaderboards.choices import Status
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
@@ -269,3 +271,39 @@ def history_days(
         (snapshot, snapshots[i + 1] if i + 1 < len(snapshots) else None)
         for i, snapshot in enumerate(snapshots[:days])
     ]
+
+
+LIVE = (Status.ACTIVE, Status.SCHEDULED)
+
+
+def board_loss(board: Leaderboard, users: int) -> Consequence:
+    """What goes with a leaderboard: "the live leaderboard Weekly words is deleted, with the
+    rankings of 50 users"."""
+    live = "live " if board.status in LIVE else ""
+    text = f"the {live}leaderboard {board.name} is deleted"
+    if users:
+        text += f", with the rankings of {counted(users, 'user')}"
+    return Consequence(text, users=users)
+
+
+def board_users(boards: QuerySet[Leaderboard]) -> dict[int, int]:
+    """Board pk -> how many users it ranks or ranked (entries of any run), one query."""
+    rows = (
+        LeaderboardEntry.objects.filter(leaderboard__in=boards)
+        .values("leaderboard_id")
+        .annotate(users=Count("user_id", distinct=True))
+    )
+    return {row["leaderboard_id"]: row["users"] for row in rows}
+
+
+def leaderboard_deletion_impact(tenant: Tenant, board: Leaderboard) -> Impact:
+    """What deleting the leaderboard does: its rankings, runs and daily history go."""
+    users = board_users(Leaderboard.objects.filter(tenant=tenant, pk=board.pk)).get(board.pk, 0)
+    own = [board_loss(board, users)] if users else []
+    return Impact(
+        noun="leaderboard",
+        name=board.name,
+        key=board.key,
+        public_id=str(board.public_id),
+        consequences=tuple(own),
+    )

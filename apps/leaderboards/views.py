@@ -17,9 +17,9 @@ from apps.core.api.params import (
     query_int,
 )
 from apps.core.api.views import AppApi
-from apps.core.bulk import Collection
+from apps.core.bulk import Collection, DeleteAsked
 from apps.core.errors import ValidationError
-from apps.core.openapi import read_errors
+from apps.core.openapi import CONFIRM, read_errors
 from apps.core.scope import Scope
 from apps.leaderboards import configuration, openapi, selectors, serializers
 from apps.leaderboards.domain import LeaderboardSettings
@@ -167,8 +167,14 @@ class LeaderboardCollection(Collection):
         kwargs = serializers.LeaderboardUpdateSerializer.service_kwargs(data)
         return configuration.leaderboard_update(scope.tenant, obj, LeaderboardSettings(**kwargs))
 
+    delete_parameters = (CONFIRM,)
+
     def delete(self, scope: Scope, parent: Any, obj: Leaderboard) -> None:
-        configuration.leaderboard_delete(scope.tenant, obj)
+        self.delete_asked(scope, parent, obj, DeleteAsked())
+
+    def delete_asked(self, scope: Scope, parent: Any, obj: Leaderboard, asked: DeleteAsked) -> None:
+        confirm = asked.confirmation(obj.key, str(obj.public_id))
+        configuration.leaderboard_delete(scope.tenant, obj, confirm=confirm)
 
     def render(self, b: Leaderboard) -> dict[str, Any]:
         return serializers.admin_leaderboard_render(b)

@@ -24,10 +24,12 @@ from apps.accounts.admin.config_pages import ConfigAdmin, Section
 from apps.accounts.admin.declared import declared_form
 from apps.accounts.admin.dependents import dependents
 from apps.accounts.admin.forms import key_field
+from apps.core.guards import Impact
 from apps.metrics.choices import UnitType
 from apps.metrics.configuration import metric_create, metric_delete, metric_update
 from apps.metrics.domain import MetricSettings
 from apps.metrics.models import Metric, MetricEvent
+from apps.metrics.selectors import metric_deletion_impact
 from apps.users.end_user_page import end_user_section
 from apps.users.models import EndUser
 
@@ -97,7 +99,10 @@ class MetricAdmin(TenantColumnMixin, ConfigAdmin):
         metric_update(obj.tenant, obj, form.declared_settings())
 
     def remove(self, request: HttpRequest, obj: Metric) -> None:
-        metric_delete(obj.tenant, obj)
+        metric_delete(obj.tenant, obj, confirm=self.typed_key(request, obj))
+
+    def deletion_impact(self, obj: Metric) -> Impact:
+        return metric_deletion_impact(obj.tenant, obj)
 
     @admin.display(description="Used by")
     def used_by(self, obj: Metric) -> SafeString:

@@ -8,6 +8,7 @@ from apps.core.errors import ValidationError
 from apps.metrics.choices import UnitType
 from apps.metrics.domain import MetricSettings
 from apps.metrics.models import Metric
+from apps.metrics.selectors import metric_deletion_impact
 
 
 def _units_check(unit_type: str, units: str) -> None:
@@ -48,7 +49,11 @@ def metric_update(tenant: Tenant, metric: Metric, changes: MetricSettings) -> Me
     return metric
 
 
-def metric_delete(tenant: Tenant, metric: Metric) -> None:
-    """Deletes the metric with its events, totals and rollups."""
+def metric_delete(tenant: Tenant, metric: Metric, *, confirm: str = "") -> None:
+    """Deletes the metric with its events, totals and rollups, and the configuration that counts
+    it. Refused while something would be left unusable (the streak's only condition, a league
+    that scores by it); a metric users have data in needs its key as `confirm`
+    (metric_deletion_impact)."""
+    metric_deletion_impact(tenant, metric).check(confirm=confirm)
     metric.delete()
     tenant_config_changed(tenant)

@@ -9,6 +9,8 @@ from django.db.models import Max, Sum
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
+from apps.core.guards import Consequence, Impact, registered_consequences
+from apps.core.wording import counted
 from apps.metrics.domain import SummaryBucket, summary_buckets, summary_range_check
 from apps.metrics.errors import MetricNotFoundError
 from apps.metrics.models import Metric, MetricDailyChange, MetricEvent, MetricTotal
@@ -72,6 +74,25 @@ def latest_event_at(users: Sequence[EndUser]) -> dict[int, dt.datetime]:
         .values_list("user_id", "at")
     )
     return dict(rows)
+
+
+def metric_deletion_impact(tenant: Tenant, metric: Metric) -> Impact:
+    """What deleting the metric does: its events go (with the totals and rollups they make), and
+    what the apps above tell (achievements, leaderboards, points triggers, the streak, leagues:
+    apps/core/guards.py)."""
+    events = MetricEvent.objects.filter(tenant=tenant, metric=metric).count()
+    users = MetricTotal.objects.filter(tenant=tenant, metric=metric).count()
+    own = []
+    if events or users:
+        text = f"{counted(events, 'event')} of {counted(users, 'user')} are deleted"
+        own.append(Consequence(text, users=max(users, 1)))
+    return Impact(
+        noun="metric",
+        name=metric.name,
+        key=metric.key,
+        public_id=str(metric.public_id),
+        consequences=(*own, *registered_consequences("metric", metric)),
+    )
 
 
 def user_metric_totals(user: EndUser) -> dict[int, Decimal]:

@@ -8,8 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api.views import AppApi
-from apps.core.bulk import Collection
-from apps.core.openapi import read_errors
+from apps.core.bulk import Collection, DeleteAsked
+from apps.core.openapi import CONFIRM, read_errors
 from apps.core.scope import Scope
 from apps.metrics import configuration, selectors, serializers, wire
 from apps.metrics.domain import MetricSettings
@@ -67,8 +67,14 @@ class MetricCollection(Collection):
         kwargs = serializers.MetricUpdateSerializer.service_kwargs(data)
         return configuration.metric_update(scope.tenant, obj, MetricSettings(**kwargs))
 
+    delete_parameters = (CONFIRM,)
+
     def delete(self, scope: Scope, parent: Any, obj: Metric) -> None:
-        configuration.metric_delete(scope.tenant, obj)
+        self.delete_asked(scope, parent, obj, DeleteAsked())
+
+    def delete_asked(self, scope: Scope, parent: Any, obj: Metric, asked: DeleteAsked) -> None:
+        confirm = asked.confirmation(obj.key, str(obj.public_id))
+        configuration.metric_delete(scope.tenant, obj, confirm=confirm)
 
     def render(self, obj: Metric) -> dict[str, Any]:
         return serializers.created_metric_render(obj)

@@ -11,6 +11,8 @@ from django.db.models import QuerySet, Sum
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.core.db import CompiledSelect
+from apps.core.guards import ARCHIVE, Consequence, Impact, registered_consequences
+from apps.core.wording import counted
 from apps.points import domain, sql
 from apps.points.choices import SystemStatus, TriggerStatus
 from apps.points.models import (
@@ -323,4 +325,26 @@ def user_awards_latest(user: EndUser, limit: int) -> list[PointsAward]:
         PointsAward.objects.filter(user=user)
         .select_related("system")
         .order_by("-created", "-id")[:limit]
+    )
+
+
+def points_system_archive_impact(tenant: Tenant, system: PointsSystem) -> Impact:
+    """What archiving the system (its "delete") does: the ledger is kept, but the users' points
+    leave the APIs for good, and what the apps above tell (leaderboards and leagues that rank by
+    it: apps/core/guards.py)."""
+    users = PointsTotal.objects.filter(tenant=tenant, system=system).count()
+    own = []
+    if users:
+        text = (
+            f"the {system.name} points of {counted(users, 'user')} leave the APIs for good "
+            "(the ledger is kept)"
+        )
+        own.append(Consequence(text, users=users))
+    return Impact(
+        noun="points system",
+        name=system.name,
+        key=system.key,
+        public_id=str(system.public_id),
+        consequences=(*own, *registered_consequences("points system", system)),
+        verb=ARCHIVE,
     )

@@ -6,4 +6,7 @@ class StreaksConfig(AppConfig):
     label = "streaks"
 
     def ready(self) -> None:
-        from apps.streaks import jobs  # noqa: F401 - registers periodic jobs
+        from apps.streaks import (  # noqa: F401 - registers periodic jobs and guard rails
+            guards,
+            jobs,
+        )

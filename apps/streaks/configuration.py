@@ -11,6 +11,7 @@ from apps.streaks import domain
 from apps.streaks.domain import TenantStreakSettings
 from apps.streaks.errors import StreakSettingsInvalidError
 from apps.streaks.models import StreakCondition, StreakSettings
+from apps.streaks.selectors import streaking_users
 
 
 def streak_settings_update(tenant: Tenant, changes: TenantStreakSettings) -> None:
@@ -33,6 +34,14 @@ def streak_settings_update(tenant: Tenant, changes: TenantStreakSettings) -> Non
                 code="not_allowed_for_kind",
             )
         new_days_off = []  # switching away from daily clears days off (reference §4.3)
+    if "conditions" in values:
+        customizable = values.get("customization_enabled", settings.customization_enabled)
+        had = StreakCondition.objects.filter(tenant=tenant).exists()
+        problem = had and domain.conditionless_problem(
+            len(values["conditions"]), customizable, streaking_users(tenant)
+        )
+        if problem:
+            raise problem
     settings.frequency = new_frequency
     settings.days_off = sorted(set(new_days_off))
     if "evaluation_mode" in values:

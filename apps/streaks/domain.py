@@ -21,6 +21,7 @@ from decimal import Decimal
 
 from apps.core import declarations as declare
 from apps.core.arguments import Unset
+from apps.core.wording import agreeing, counted
 from apps.streaks.choices import EvaluationMode, Frequency, Weekday
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
 
@@ -340,6 +341,22 @@ def conditions_problem(metric_keys: Iterable[str]) -> StreakSettingsInvalidError
         return None
     return StreakSettingsInvalidError(
         "metric keys must be unique", fields="conditions", code="unique"
+    )
+
+
+def conditionless_problem(
+    conditions: int, customization_enabled: bool, streaking: int
+) -> StreakSettingsInvalidError | None:
+    """A streak nobody can extend: no condition left, users may not set their own, and users
+    hold a streak that would only wait to be lost (issue 27's guard rail). Without streaking
+    users there is nothing to lose: no conditions is how a tenant goes without streaks."""
+    if conditions or customization_enabled or not streaking:
+        return None
+    return StreakSettingsInvalidError(
+        f"{{conditions}}: {counted(streaking, 'user')} {agreeing(streaking, 'has', 'have')} a "
+        "streak that nobody could extend without a condition; keep at least one metric",
+        fields="conditions",
+        code="unusable",
     )
 
 

@@ -50,6 +50,12 @@ def streaks_configured(config: StreakConfig) -> bool:
     return bool(config.thresholds) or config.customization_enabled
 
 
+def streaking_users(tenant: Tenant) -> int:
+    """Users who hold a streak (length above zero as last written): what a streak nobody could
+    extend would take from (domain.conditionless_problem)."""
+    return StreakState.objects.filter(tenant=tenant, length__gt=0).count()
+
+
 def streak_config(tenant: Tenant) -> StreakConfig:
     def load() -> StreakConfig:
         settings = StreakSettings.objects.filter(tenant=tenant).first()

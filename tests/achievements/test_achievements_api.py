@@ -70,9 +70,9 @@ class Admin:
         assert len(body["issues"]) == 1, body
         return body["issues"][0]
 
-    def delete(self, *ids: str) -> dict[str, Any]:
+    def delete(self, *ids: str, query: str = "") -> dict[str, Any]:
         with self.capture(execute=True):
-            response = self.client.delete(f"{ADMIN}?ids={','.join(ids)}")
+            response = self.client.delete(f"{ADMIN}?ids={','.join(ids)}{query}")
         assert response.status_code == 200, response.content
         return response.json()
 
@@ -1327,7 +1327,10 @@ class TestAdminShapes:
     def test_delete(self, api_client, admin, metric):
         created = admin.metric(metric, 1)
         event(api_client, value=1)
-        body = admin.delete(created["id"])
+        # u1 completed it: the delete is confirmed (tests/achievements/test_guard_rails.py).
+        assert admin.delete(created["id"])["deleted"] == []
+        assert AchievementCompletion.objects.exists()
+        body = admin.delete(created["id"], query=f"&confirm={created['id']}")
         assert body == {"deleted": [{"id": created["id"]}], "issues": []}
         assert not Achievement.objects.exists()
         assert not AchievementCompletion.objects.exists()

@@ -494,9 +494,14 @@ def test_delete_removes_achievements_and_their_completions_and_reports_unknown_i
     kept = api_achievement(client, "kept")
     client.achievements.complete("gone", user={"id": "ada"})
     unknown = str(uuid.uuid4())
+    # ada completed it: nothing goes until its key confirms it (issue 27's guard rails).
+    refused = client.admin.achievements.delete(ids=[gone.id])
+    assert refused.deleted == []
+    assert [(i.id, i.severity) for i in refused.issues] == [(gone.id, "error")]
 
     response = client.admin.achievements.with_raw_response.delete(
-        ids=[gone.id, unknown, "not-a-uuid"]
+        ids=[gone.id, unknown, "not-a-uuid"],
+        request_options={"additional_query_parameters": {"confirm": "gone"}},
     )
 
     assert response.status_code == 200

@@ -184,8 +184,15 @@ def test_delete_removes_metrics_and_reports_unknown_ids(
     lessons = create_metric(client, "lessons")
     client.metrics.event("words", user={"id": "user-1"}, value=1)
     unknown = str(uuid.uuid4())
+    # user-1 has events: an issue says so and nothing goes until the key confirms it (a gamify
+    # extension the SDK passes as an additional query parameter; issue 27's guard rails).
+    refused = client.admin.metrics.delete(ids=[words.id])
+    assert refused.deleted == []
+    assert [(issue.id, issue.severity) for issue in refused.issues] == [(words.id, "error")]
+    assert refused.issues[0].message.startswith("Deleting the metric words takes data from users")
+    confirm = {"additional_query_parameters": {"confirm": "words"}}
 
-    response = client.admin.metrics.delete(ids=[words.id, unknown, "nope"])
+    response = client.admin.metrics.delete(ids=[words.id, unknown, "nope"], request_options=confirm)
 
     assert response.deleted == [DeletedResource(id=words.id)]
     assert [(issue.id, issue.severity) for issue in response.issues] == [

@@ -514,9 +514,14 @@ def test_delete_removes_a_board_from_every_read(client: TrophyApi, words: Create
     other = metric_board(client, words, "other")
     event(client, "ada", 5)
     unknown = str(uuid.uuid4())
+    # ada is ranked: nothing goes until its key confirms it (issue 27's guard rails).
+    refused = client.admin.leaderboards.delete(ids=[board.id])
+    assert refused.deleted == []
+    assert [(i.id, i.severity) for i in refused.issues] == [(board.id, "error")]
 
     response = client.admin.leaderboards.with_raw_response.delete(
-        ids=[board.id, unknown, "not-a-uuid"]
+        ids=[board.id, unknown, "not-a-uuid"],
+        request_options={"additional_query_parameters": {"confirm": board.key}},
     )
 
     assert response.status_code == 200

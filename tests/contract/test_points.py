@@ -391,9 +391,14 @@ def test_delete_archives_a_system_it_stops_awarding_and_disappears_from_every_re
     metric_trigger(client, xp, words, 5, 1)
     event(client, "ada", 1)
     unknown = str(uuid.uuid4())
+    # ada has xp: nothing is archived until its key confirms it (issue 27's guard rails).
+    refused = client.admin.points.systems.delete(ids=[xp.id])
+    assert refused.deleted == []
+    assert [(i.id, i.severity) for i in refused.issues] == [(xp.id, "error")]
 
     response = client.admin.points.systems.with_raw_response.delete(
-        ids=[xp.id, unknown, "not-a-uuid"]
+        ids=[xp.id, unknown, "not-a-uuid"],
+        request_options={"additional_query_parameters": {"confirm": "xp"}},
     )
 
     assert response.status_code == 200

@@ -337,8 +337,11 @@ def test_deleting_a_board_goes_through_the_service(
     confirm = staff_client.get(url)
     assert confirm.status_code == 200
     version = version_of(tenant)
+    # alice is ranked: the key is typed, or nothing goes.
+    assert staff_client.post(url, {"post": "yes"}).status_code == 200
+    assert version_of(tenant) == version
 
-    response = staff_client.post(url, {"post": "yes"})
+    response = staff_client.post(url, {"post": "yes", f"confirm-{board.pk}": board.key})
 
     assert response.status_code == 302
     assert version_of(tenant) > version

@@ -671,7 +671,11 @@ def test_archiving_a_system_is_confirmed_with_counts(
     assert version_of(tenant) == version
     assert PointsSystem.objects.get().status == SystemStatus.ACTIVE
 
-    response = staff_client.post(url, {"post": "yes"}, follow=True)
+    # alice has points: the key is typed, or nothing is archived.
+    assert staff_client.post(url, {"post": "yes"}).status_code == 200
+    assert PointsSystem.objects.get().status == SystemStatus.ACTIVE
+
+    response = staff_client.post(url, {"post": "yes", f"confirm-{system.pk}": "xp"}, follow=True)
 
     assert message_texts(response) == ["The points system “xp” was archived: its ledger is kept."]
     assert version_of(tenant) > version
@@ -700,7 +704,13 @@ def test_archiving_selected_systems_is_confirmed_with_counts(
     actions = staff_client.get(admin_url(PointsSystem)).context["action_form"].fields["action"]
     assert [name for name, _ in actions.choices if name] == ["archive_selected"]
 
-    response = staff_client.post(admin_url(PointsSystem), {**selection, "post": "yes"}, follow=True)
+    # alice has xp points: its key is typed, or nothing is archived (coins has no user data).
+    response = staff_client.post(admin_url(PointsSystem), {**selection, "post": "yes"})
+    assert response.status_code == 200
+    assert set(PointsSystem.objects.values_list("status", flat=True)) == {SystemStatus.ACTIVE}
+    confirmed = {**selection, "post": "yes", f"confirm-{system.pk}": "xp"}
+
+    response = staff_client.post(admin_url(PointsSystem), confirmed, follow=True)
 
     assert message_texts(response) == ["Archived 2 points systems."]
     assert set(PointsSystem.objects.values_list("status", flat=True)) == {SystemStatus.ARCHIVED}

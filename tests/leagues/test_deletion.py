@@ -19,7 +19,10 @@ def test_a_metric_a_league_scores_cannot_be_deleted(
     response = api_client.delete(f"/admin/v1/metrics?ids={metric.public_id}")
     assert response.status_code == 200, response.content
     [issue] = response.json()["issues"]
-    assert issue["message"] == "Still in use by other configuration: weekly"
+    assert issue["message"] == (
+        "The metric words cannot be deleted: the league Weekly scores by it (delete the league "
+        "first)"
+    )
     assert Metric.objects.filter(pk=metric.pk).exists()
 
 

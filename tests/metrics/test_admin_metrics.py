@@ -393,8 +393,12 @@ def test_admin_metric_invalid_update_values_are_issues(api_client, metric, field
 
 def test_admin_metric_delete_removes_it_with_its_events_and_totals(api_client, tenant, metric):
     assert api_client.post("/v1/metrics/words/event", event_body("u1", 5)).status_code == 201
+    # u1 has events: the delete is confirmed with the key (tests/metrics/test_guard_rails.py).
+    refused = api_client.delete(f"{URL}?ids={metric.public_id}").json()
+    assert refused["deleted"] == []
+    assert MetricEvent.objects.exists()
 
-    response = api_client.delete(f"{URL}?ids={metric.public_id}")
+    response = api_client.delete(f"{URL}?ids={metric.public_id}&confirm=words")
 
     assert response.status_code == 200
     assert response.json() == {"deleted": [{"id": str(metric.public_id)}], "issues": []}

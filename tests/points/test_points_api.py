@@ -55,8 +55,10 @@ class Admin:
     def patch(self, items: Any, system: Any = None, kind: str | None = None) -> Any:
         return self.client.patch(self._path(system, kind), items)
 
-    def delete(self, ids: list[str], system: Any = None, kind: str | None = None) -> Any:
-        return self.client.delete(f"{self._path(system, kind)}?ids={','.join(ids)}")
+    def delete(
+        self, ids: list[str], system: Any = None, kind: str | None = None, query: str = ""
+    ) -> Any:
+        return self.client.delete(f"{self._path(system, kind)}?ids={','.join(ids)}{query}")
 
     def get(self, path: str = "", system: Any = None, kind: str | None = None, **params) -> Any:
         return self.client.get(self._path(system, kind) + path, params)
@@ -433,7 +435,12 @@ class TestAdminSystems:
         admin.metric_trigger(xp, metric, 10)
         event(api_client, value=2)
         assert balance() == 20
-        response = admin.delete([xp["id"], NO_SUCH_ID])
+        # u1 has points in it: archiving is confirmed (tests/points/test_guard_rails.py).
+        refused = admin.delete([xp["id"]]).json()
+        assert refused["deleted"] == []
+        assert [i["id"] for i in refused["issues"]] == [xp["id"]]
+        assert PointsSystem.objects.get().status == "active"
+        response = admin.delete([xp["id"], NO_SUCH_ID], query="&confirm=xp")
         assert response.status_code == 200
         body = response.json()
         assert body["deleted"] == [{"id": xp["id"]}]

@@ -41,6 +41,7 @@ from apps.accounts.staff import selected_tenant
 from apps.core.api.fields import control_characters_error
 from apps.core.declarations import settings_of
 from apps.core.errors import ApplicationError
+from apps.core.guards import Impact
 
 View = Callable[..., HttpResponse]
 # A section of a form page: its heading (None: none) and its rows, each the name of a form field
@@ -251,6 +252,39 @@ class ConfigAdmin(DashboardAdmin):
         in place of its button."""
         return []
 
+    def deletion_impact(self, obj: Any) -> Impact | None:
+        """What deleting `obj` takes from users and what forbids it, from the app's selector
+        (apps/core/guards.py), or None for a resource without guard rails. The confirmation
+        says the losses, asks for the key when users lose data and lists the blockers in place
+        of its button; the page's `remove` hands the typed key (`typed_key`) to the service,
+        which decides."""
+        return None
+
+    def deletion_alternative(self, obj: Any) -> str:
+        """What staff may do instead of deleting `obj` (HTML), shown with its losses."""
+        return ""
+
+    def typed_key(self, request: HttpRequest, obj: Any) -> str:
+        """The key staff typed on the confirmation to delete `obj` ("" if none)."""
+        return request.POST.get(f"confirm-{obj.pk}", "").strip()
+
+    def _guards(self, objs: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """The confirmation's guard rails: per object whose deletion has consequences, its
+        impact and alternative; and the blockers' reasons (the `protected` list)."""
+        guarded, blocked = [], []
+        for obj in objs:
+            impact = self.deletion_impact(obj)
+            if impact is None:
+                continue
+            blocked += [
+                f"{capfirst(impact.noun)} {impact.key}: {c.text}"
+                for c in impact.stuck(resolve=False)
+            ]
+            if impact.losses:
+                alternative = self.deletion_alternative(obj) if impact.user_data else ""
+                guarded.append({"object": obj, "impact": impact, "alternative": alternative})
+        return guarded, blocked
+
     # --- routes --------------------------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
@@ -419,18 +453,24 @@ class ConfigAdmin(DashboardAdmin):
         obj = self.object_or_404(request, object_id, change=False)
         if not self.has_delete_permission(request, obj):
             raise PermissionDenied
+        key_error = ""
         if request.method == "POST":
             try:
                 self._remove_all(request, [obj])
             except ApplicationError as exc:
-                self.message_user(request, exc.message, messages.ERROR)
-                return HttpResponseRedirect(self.url("change", obj))
-            name = self.opts.verbose_name
-            message = format_html("The {} “{}” was deleted successfully.", name, obj)
-            self.message_user(request, message, messages.SUCCESS)
-            return HttpResponseRedirect(self.url("changelist"))
+                if exc.code != "unconfirmed":
+                    self.message_user(request, exc.message, messages.ERROR)
+                    return HttpResponseRedirect(self.url("change", obj))
+                key_error = "The key you typed does not match: nothing was deleted."
+                obj = self.object_or_404(request, object_id, change=False)  # as stored
+            else:
+                name = self.opts.verbose_name
+                message = format_html("The {} “{}” was deleted successfully.", name, obj)
+                self.message_user(request, message, messages.SUCCESS)
+                return HttpResponseRedirect(self.url("changelist"))
         deleted, counts = self._deletion([obj])
-        protected = self.deletion_protected([obj])
+        guarded, blocked = self._guards([obj])
+        protected = [*self.deletion_protected([obj]), *blocked]
         context = {
             **self.admin_site.each_context(request),
             "title": f"Cannot delete {self.opts.verbose_name}" if protected else "Delete",
@@ -440,6 +480,8 @@ class ConfigAdmin(DashboardAdmin):
             "deleted_objects": deleted,
             "model_count": counts.items(),
             "protected": protected,
+            "guarded": guarded,
+            "key_error": key_error,
             "opts": self.opts,
         }
         return TemplateResponse(request, self._admin_templates("delete_confirmation"), context)
@@ -465,11 +507,13 @@ class ConfigAdmin(DashboardAdmin):
         return listed, counts
 
     def _admin_templates(self, name: str) -> list[str]:
-        """The resource's own template of that name, else Django's (as Django's admin looks)."""
+        """The resource's own template of that name, else the configuration pages' (which say
+        the guard rails, apps/core/guards.py), else Django's (as Django's admin looks)."""
         app, model = self.opts.app_label, self.opts.model_name
         return [
             f"admin/{app}/{model}/{name}.html",
             f"admin/{app}/{name}.html",
+            f"admin/config/{name}.html",
             f"admin/{name}.html",
         ]
 
@@ -477,17 +521,23 @@ class ConfigAdmin(DashboardAdmin):
     def delete_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         """The list's bulk delete, with the same confirmation and services as the delete page."""
         objs = list(queryset)
+        key_error = ""
         if request.POST.get("post"):
             try:
                 self._remove_all(request, objs)
             except ApplicationError as exc:
-                self.message_user(request, exc.message, messages.ERROR)
+                if exc.code != "unconfirmed":
+                    self.message_user(request, exc.message, messages.ERROR)
+                    return None
+                key_error = "A key you typed does not match: nothing was deleted."
+                objs = list(queryset.all())  # as stored: the rolled back deletes cleared pks
+            else:
+                items = self.opts.verbose_name if len(objs) == 1 else self.opts.verbose_name_plural
+                self.message_user(request, f"Successfully deleted {len(objs)} {items}.")
                 return None
-            items = self.opts.verbose_name if len(objs) == 1 else self.opts.verbose_name_plural
-            self.message_user(request, f"Successfully deleted {len(objs)} {items}.")
-            return None
         deleted, counts = self._deletion(objs)
-        protected = self.deletion_protected(objs)
+        guarded, blocked = self._guards(objs)
+        protected = [*self.deletion_protected(objs), *blocked]
         plural = self.opts.verbose_name_plural
         context = {
             **self.admin_site.each_context(request),
@@ -497,6 +547,8 @@ class ConfigAdmin(DashboardAdmin):
             "deletable_objects": [deleted],
             "model_count": counts.items(),
             "protected": protected,
+            "guarded": guarded,
+            "key_error": key_error,
             "queryset": objs,
             "opts": self.opts,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,

@@ -27,6 +27,7 @@ from apps.achievements.choices import Status, Trigger
 from apps.achievements.domain import TRIGGER_FIELDS, AchievementSettings, rarity
 from apps.achievements.models import Achievement, AchievementCompletion, AchievementPrerequisite
 from apps.core.declarations import settings_of
+from apps.core.guards import Impact
 from apps.core.wording import counted
 from apps.streaks.selectors import streak_config
 from apps.users.end_user_rows import EndUserRowsMixin, end_user_link
@@ -175,7 +176,17 @@ class AchievementAdmin(ConfigAdmin):
         configuration.achievement_update(obj.tenant, obj, form.valid_settings)
 
     def remove(self, request: HttpRequest, obj: Achievement) -> None:
-        configuration.achievement_delete(obj.tenant, obj)
+        configuration.achievement_delete(obj.tenant, obj, confirm=self.typed_key(request, obj))
+
+    def deletion_impact(self, obj: Achievement) -> Impact:
+        return selectors.achievement_deletion_impact(obj.tenant, obj)
+
+    def deletion_alternative(self, obj: Achievement) -> str:
+        return format_html(
+            'Instead, <a href="{}#id_status">lock it</a>: users who completed it keep it and '
+            "still see it; nobody new completes it.",
+            self.url("change", obj),
+        )
 
     @admin.action(permissions=["delete"], description="Delete selected %(verbose_name_plural)s")
     def delete_selected(self, request: HttpRequest, queryset: Any) -> HttpResponse | None:

@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from apps.accounts.admin.config_pages import ConfigAdmin, Section, View
+from apps.core.guards import Impact
 from apps.core.wording import counted
 from apps.leaderboards import configuration, dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
@@ -80,7 +81,19 @@ class LeaderboardAdmin(ConfigAdmin):
         configuration.leaderboard_update(obj.tenant, obj, form.valid_settings)
 
     def remove(self, request: HttpRequest, obj: Leaderboard) -> None:
-        configuration.leaderboard_delete(obj.tenant, obj)
+        configuration.leaderboard_delete(obj.tenant, obj, confirm=self.typed_key(request, obj))
+
+    def deletion_impact(self, obj: Leaderboard) -> Impact:
+        return selectors.leaderboard_deletion_impact(obj.tenant, obj)
+
+    def deletion_alternative(self, obj: Leaderboard) -> str:
+        if obj.status == Status.INACTIVE:
+            return ""
+        return format_html(
+            'Instead, <a href="{}#id_status">deactivate it</a> (status Inactive): it leaves '
+            "the application API and keeps its rankings, and may go live again.",
+            self.url("change", obj),
+        )
 
     def deletion_counts(self, objs: list[Any]) -> dict[str, int]:
         counts = dashboard_reads.board_record_counts(objs)

@@ -19,8 +19,9 @@ from apps.accounts.admin.base import html_table
 from apps.accounts.admin.config_pages import ConfigAdmin, Heading, Section
 from apps.accounts.admin.declared import declared_form, own_input
 from apps.core.errors import ApplicationError
+from apps.core.guards import Impact
 from apps.core.wording import counted
-from apps.points import configuration
+from apps.points import configuration, selectors
 from apps.points.admin.forms import badge_rule
 from apps.points.admin.part_forms import PartChoices
 from apps.points.admin.parts import ROWS, PartRows, RowRefused, boost_audience, trigger_condition
@@ -110,6 +111,12 @@ def archive_counts(systems: list[PointsSystem]) -> dict[str, int]:
     }
 
 
+def _active(queryset: QuerySet[PointsSystem]) -> list[PointsSystem]:
+    return list(
+        queryset.all().filter(status=SystemStatus.ACTIVE).select_related("tenant").order_by("key")
+    )
+
+
 @admin.register(PointsSystem)
 class PointsSystemAdmin(ConfigAdmin):
     config_form = SystemForm
@@ -169,7 +176,28 @@ class PointsSystemAdmin(ConfigAdmin):
         configuration.points_system_update(obj.tenant, obj, form.settings)
 
     def remove(self, request: HttpRequest, obj: PointsSystem) -> None:
-        configuration.points_system_archive(obj.tenant, obj)
+        configuration.points_system_archive(
+            obj.tenant,
+            obj,
+            confirm=self.typed_key(request, obj),
+            deactivate_dependants=request.POST.get("deactivate_dependants") == "yes",
+        )
+
+    def deletion_impact(self, obj: PointsSystem) -> Impact:
+        return selectors.points_system_archive_impact(obj.tenant, obj)
+
+    def _archive_context(self, systems: list[PointsSystem]) -> dict[str, Any]:
+        """The guard rails of the archive confirmation: what users lose, the key to type, and
+        the live leaderboards and leagues that rank by the systems, which the same step may
+        deactivate when staff tick it (the service refuses otherwise)."""
+        impacts = [self.deletion_impact(system) for system in systems]
+        guarded = [
+            {"object": system, "impact": impact, "alternative": ""}
+            for system, impact in zip(systems, impacts, strict=True)
+            if impact.losses
+        ]
+        dependants = [c for impact in impacts for c in impact.stuck(resolve=False)]
+        return {"guarded": guarded, "dependants": dependants}
 
     def _save(self, request: HttpRequest, form: Any, obj: Any) -> Any:
         """The settings if they changed, then each added, changed or deleted row through its
@@ -202,16 +230,23 @@ class PointsSystemAdmin(ConfigAdmin):
         system = self.object_or_404(request, object_id, change=False)
         if not self.has_delete_permission(request, system):
             raise PermissionDenied
+        key_error = ""
         if request.method == "POST":
             try:
                 self._remove_all(request, [system])
             except ApplicationError as exc:
-                self.message_user(request, exc.message, messages.ERROR)
-                return HttpResponseRedirect(self.url("change", system))
-            message = f"The points system “{system}” was archived: its ledger is kept."
-            self.message_user(request, message, messages.SUCCESS)
-            return HttpResponseRedirect(self.url("changelist"))
+                if exc.code != "unconfirmed":
+                    self.message_user(request, exc.message, messages.ERROR)
+                    return HttpResponseRedirect(self.url("delete", system))
+                key_error = "The key you typed does not match: nothing was archived."
+                system = self.object_or_404(request, object_id, change=False)  # as stored
+            else:
+                message = f"The points system “{system}” was archived: its ledger is kept."
+                self.message_user(request, message, messages.SUCCESS)
+                return HttpResponseRedirect(self.url("changelist"))
         context = {
+            **self._archive_context([system]),
+            "key_error": key_error,
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": "Archive the points system?",
@@ -227,21 +262,29 @@ class PointsSystemAdmin(ConfigAdmin):
         self, request: HttpRequest, queryset: QuerySet[PointsSystem]
     ) -> HttpResponse | None:
         """A confirmation with counts, then each system archived by the configuration function."""
-        systems = list(
-            queryset.filter(status=SystemStatus.ACTIVE).select_related("tenant").order_by("key")
-        )
+        systems = _active(queryset)
         if not systems:
             self.message_user(request, "The selected systems are archived already.")
             return None
+        key_error = ""
         if request.POST.get("post"):
-            with transaction.atomic():
-                for system in systems:
-                    configuration.points_system_archive(system.tenant, system)
-            self.message_user(
-                request, f"Archived {counted(len(systems), 'points system')}.", messages.SUCCESS
-            )
-            return None
+            try:
+                with transaction.atomic():
+                    for system in systems:
+                        self.remove(request, system)
+            except ApplicationError as exc:
+                if exc.code != "unconfirmed":
+                    self.message_user(request, exc.message, messages.ERROR)
+                    return None
+                key_error = "A key you typed does not match: nothing was archived."
+                systems = _active(queryset)  # as stored: the rolled back archives changed them
+            else:
+                archived = counted(len(systems), "points system")
+                self.message_user(request, f"Archived {archived}.", messages.SUCCESS)
+                return None
         context = {
+            **self._archive_context(systems),
+            "key_error": key_error,
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": "Archive points systems?",

@@ -8,6 +8,7 @@ from apps.accounts.services import tenant_config_changed
 from apps.points.choices import SystemStatus
 from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem
+from apps.points.selectors import points_system_archive_impact
 
 
 def system_writable(system: PointsSystem) -> None:
@@ -16,12 +17,19 @@ def system_writable(system: PointsSystem) -> None:
         raise PointsConfigInvalidError(f"Points system {system.key} is archived")
 
 
-def points_system_archive(tenant: Tenant, system: PointsSystem) -> None:
+def points_system_archive(
+    tenant: Tenant, system: PointsSystem, *, confirm: str = "", deactivate_dependants: bool = False
+) -> None:
     """Deleting a system archives it: its ledger is kept (points are often currency) but it
     no longer awards and the application API no longer shows it. Archiving it again changes
-    nothing."""
+    nothing. Users' points leaving the APIs need the system's key as `confirm`; a live
+    leaderboard or a league that ranks by it refuses it, unless `deactivate_dependants`
+    deactivates them in the same step (points_system_archive_impact)."""
     if system.status == SystemStatus.ARCHIVED:
         return
+    points_system_archive_impact(tenant, system).check(
+        confirm=confirm, resolve=deactivate_dependants
+    )
     system.status = SystemStatus.ARCHIVED
     system.save(update_fields=["status", "updated"])
     tenant_config_changed(tenant)

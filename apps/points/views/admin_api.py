@@ -6,8 +6,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from apps.core.api.params import is_uuid
-from apps.core.bulk import Collection
+from apps.core.bulk import Collection, DeleteAsked
 from apps.core.errors import NotFoundError
+from apps.core.openapi import CONFIRM, DEACTIVATE_DEPENDANTS
 from apps.core.scope import Scope
 from apps.points import configuration, selectors, serializers
 from apps.points.domain import (
@@ -49,8 +50,20 @@ class SystemCollection(Collection):
         kwargs = serializers.SystemUpdateSerializer.service_kwargs(data)
         return configuration.points_system_update(scope.tenant, obj, PointsSystemSettings(**kwargs))
 
+    delete_parameters = (CONFIRM, DEACTIVATE_DEPENDANTS)
+
     def delete(self, scope: Scope, parent: Any, obj: PointsSystem) -> None:
-        configuration.points_system_archive(scope.tenant, obj)
+        self.delete_asked(scope, parent, obj, DeleteAsked())
+
+    def delete_asked(
+        self, scope: Scope, parent: Any, obj: PointsSystem, asked: DeleteAsked
+    ) -> None:
+        configuration.points_system_archive(
+            scope.tenant,
+            obj,
+            confirm=asked.confirmation(obj.key, str(obj.public_id)),
+            deactivate_dependants=asked.deactivate_dependants,
+        )
 
     def render(self, obj: Any) -> dict[str, Any]:
         if isinstance(obj, tuple):  # created, with the nested items that were supplied
