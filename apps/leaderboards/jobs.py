@@ -74,7 +74,7 @@ def ranks_rebuild_run(board_pk: int, run: dt.date) -> int:
         .values_list("group", flat=True)
         .distinct()
     )
-    return sum(ranks.rebuild(ranks.RunKey(board_pk, run, group)) for group in groups)
+    return sum(ranks.rebuild(ranks.RunKey(board_pk, run, group), force=True) for group in groups)
 
 
 def ranks_rebuild_active(today: dt.date) -> int:

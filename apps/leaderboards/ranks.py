@@ -28,6 +28,15 @@ reach Redis in order). A transaction that rolls back after its change, or a proc
 between the change and the commit, leaves that one user's member ahead of PostgreSQL until the
 user's next event, which resets it from PostgreSQL (the member the caller read under the lock is
 the truth), or until the set is rebuilt (the snapshot job rebuilds every active board's daily).
+
+A rebuild reads PostgreSQL's committed rows, so it must not miss a change made in Redis by a
+transaction still in flight. While a set is not ready, every change is recorded for the rebuild
+(`:p`), so a missing or stale set is rebuilt as soon as it is found, and only then: the claim
+checks readiness and takes the build lock at once. A ready set is rebuilt on purpose (daily,
+`leaderboard_ranks_rebuild`) only after the transactions writing when it began have ended. One
+window is left: a set that stops being ready (the epoch moves, a board's sets are dropped) just
+as a transaction that changed it commits may miss that change until the user's next event or the
+next daily rebuild.
 """
 
 import datetime as dt
@@ -128,6 +137,9 @@ REBUILD_CHUNK = 10_000
 # After a Redis error, PostgreSQL answers for this long before Redis is tried again.
 RETRY_AFTER = 5.0
 BUILD_LOCK_SECONDS = 600
+# A forced rebuild waits at most this long for the transactions writing when it began (an
+# event's transaction lasts milliseconds; a longer one is some other job's).
+WRITERS_WAIT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -163,6 +175,7 @@ class _Redis:
         self.set = self.client.register_script(ranks_lua.SET)
         self.page = self.client.register_script(ranks_lua.PAGE)
         self.finish = self.client.register_script(ranks_lua.FINISH)
+        self.claim = self.client.register_script(ranks_lua.CLAIM)
         self.failed_at: float | None = None
 
 
@@ -299,9 +312,15 @@ def _entries(run: RunKey) -> Any:
     ).order_by()
 
 
-def rebuild(run: RunKey) -> bool:
-    """Fill the set again from PostgreSQL; False if Redis is out of reach or another process
-    is rebuilding it. Changes made meanwhile are recorded and replayed at the end."""
+def rebuild(run: RunKey, *, force: bool = False) -> bool:
+    """Fill a missing or stale set again from PostgreSQL; whether the set is ready after it
+    (False: Redis is out of reach, or another process is rebuilding it). Changes made
+    meanwhile are recorded and replayed at the end.
+
+    `force`: rebuild a ready set too (the daily job, `leaderboard_ranks_rebuild`), and return
+    whether this call did. A ready set takes changes without recording them, so the changes of
+    transactions in flight when the rebuild begins would be missing from PostgreSQL's rows:
+    the rebuild waits for those transactions to end first."""
     conn = _redis()
     if conn is None:
         return False
@@ -311,13 +330,16 @@ def rebuild(run: RunKey) -> bool:
     # place.
     fresh_set, fresh_hash = f"{zset}:{token}", f"{hash_}:{token}"
     try:
-        if not conn.client.set(lock, token, nx=True, ex=BUILD_LOCK_SECONDS):
-            return False
+        claimed = conn.claim(keys=keys, args=[token, "1" if force else "0", BUILD_LOCK_SECONDS])
     except conn.error as exc:
         _failed(conn, exc)
         return False
+    if claimed != 1:
+        return claimed == 2
     finished = False
     try:
+        if force and not sql.await_writers(WRITERS_WAIT_SECONDS):
+            logger.warning("Rebuilding %s while transactions still write: see ranks.py", run)
         rows = _entries(run).values_list("user_id", "value", "reached_at")
         batch: dict[Any, Any] = {}
         for user_pk, value, reached_at in rows.iterator(chunk_size=REBUILD_CHUNK):

@@ -83,6 +83,20 @@ return page
 """
 )
 
+# ARGV: the build lock's token, '1' to rebuild a ready set too, the lock's seconds -> 2 when the
+# set is ready (and not to be rebuilt), 1 when the lock is taken, 0 when another process has it.
+# Checked and taken at once: a process that found the set missing and rebuilt it after another
+# had (its set ready and taking changes without recording them) lost the changes of
+# transactions in flight, which its read of PostgreSQL did not see yet.
+CLAIM = (
+    READY
+    + """
+if ARGV[2] ~= '1' and ready() then return 2 end
+if redis.call('SET', KEYS[4], ARGV[1], 'NX', 'EX', ARGV[3]) then return 1 end
+return 0
+"""
+)
+
 # KEYS 6 and 7: the new set and hash, filled from PostgreSQL. ARGV: the build lock's token.
 # Replays the changes recorded since the build began, then puts the new set in place.
 FINISH = (

@@ -5,6 +5,7 @@ the page of rankings that GET /leaderboards/{key} reads."""
 import datetime as dt
 import functools
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -203,6 +204,29 @@ def snapshot_run(board_pk: int, run_start: dt.date, day: dt.date) -> int:
     with connection.cursor() as cursor:
         cursor.execute(_statements(connection.vendor)["snapshot"], params)
         return int(cursor.rowcount)
+
+
+def await_writers(timeout: float) -> bool:
+    """Wait until the transactions writing at this moment (those holding a transaction id:
+    each holds the lock of its own) have ended, at most `timeout` seconds; whether they all
+    did. SQLite has one writer at a time: ours, when there is one."""
+    if connection.vendor != "postgresql":
+        return True
+    writing = (
+        "SELECT transactionid::text FROM pg_locks WHERE locktype = 'transactionid'"
+        " AND mode = 'ExclusiveLock' AND pid <> pg_backend_pid()"
+    )
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        cursor.execute(writing)
+        writers = [row[0] for row in cursor.fetchall()]
+        while writers:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+            cursor.execute(f"{writing} AND transactionid::text = ANY(%s)", [writers])
+            writers = [row[0] for row in cursor.fetchall()]
+    return True
 
 
 def lock_run(board_pk: int, run_start: dt.date, group: str) -> None:

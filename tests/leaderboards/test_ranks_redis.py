@@ -4,6 +4,8 @@ deep page all end with the ranks PostgreSQL gives."""
 
 import datetime as dt
 import random
+import threading
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -11,10 +13,12 @@ from typing import Any
 import pytest
 import redis
 import time_machine
+from django.db import connection, connections, transaction
 
 from apps.leaderboards import ranks, selectors
+from apps.leaderboards.models import LeaderboardEntry
 from tests.conftest import RANKS_REDIS, Client, redis_answers
-from tests.factories import MetricFactory, OrganizationWithKey, bump
+from tests.factories import EndUserFactory, MetricFactory, OrganizationWithKey, bump
 
 pytestmark = [
     pytest.mark.django_db,
@@ -200,13 +204,67 @@ def test_changes_made_while_a_set_is_rebuilt_are_kept(settings, in_redis, monkey
             raced.append(send(client, "late", 1000))
 
     monkeypatch.setattr(ranks, "_load", load_then_an_event)
-    assert ranks.rebuild(run)
+    assert ranks.rebuild(run, force=True)
     monkeypatch.undo()
     assert raced
     assert raced[0]["all"]["rank"] == 1
     with time_machine.travel(START + dt.timedelta(hours=1), tick=False):
         assert client.get("/v1/users/late/leaderboards/all").json()["rank"] == 1
         _compare_with_counting(client, settings)
+
+
+def test_a_set_found_missing_is_rebuilt_once(settings, in_redis):
+    """Two processes find the set missing; the second asks to rebuild it after the first has:
+    the set is ready, and taking changes without recording them, so rebuilding it again from
+    PostgreSQL would drop the change of a transaction still in flight (seen as a board
+    overfilled by newcomers racing onto it)."""
+    client = tenant_client("Once")
+    play(client, script(9)[:30])
+    board = selectors.board_definitions(client.tenant)["all"]
+    run = ranks.RunKey(board.pk, board.start, "")
+    ranks.reset()
+    assert ranks.rebuild(run)  # the first process
+    # A change made in Redis by a transaction that has not committed yet.
+    in_flight = ranks.member(Decimal(1000), START, 10**9)
+    ranks.change(run, [(10**9, (Decimal(1000), START))])
+    assert ranks.rebuild(run)  # the second process: the set is ready
+    assert held_members(board.pk)[0] == in_flight
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_a_daily_rebuild_waits_for_the_changes_in_flight(settings, in_redis):
+    client = tenant_client("InFlight")
+    play(client, script(10)[:30])
+    board = selectors.board_definitions(client.tenant)["all"]
+    run = ranks.RunKey(board.pk, board.start, "")
+    user = EndUserFactory(tenant=client.tenant, external_id="late")
+    written = threading.Event()
+
+    def event_in_flight() -> None:
+        try:
+            with transaction.atomic():
+                LeaderboardEntry.objects.create(
+                    leaderboard_id=board.pk,
+                    run_start=board.start,
+                    group="",
+                    user=user,
+                    value=Decimal(1000),
+                    reached_at=START,
+                )
+                ranks.change(run, [(user.pk, (Decimal(1000), START))])
+                written.set()
+                time.sleep(0.5)  # the rebuild begins meanwhile
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=event_in_flight)
+    thread.start()
+    assert written.wait(10)
+    assert ranks.rebuild(run, force=True)
+    thread.join()
+    assert held_members(board.pk)[0] == ranks.member(Decimal(1000), START, user.pk)
 
 
 def test_deep_pages_come_from_redis_with_the_same_rows(settings, in_redis, monkeypatch):
