@@ -5,4 +5,5 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("apps.leagues.urls")),
+    path("", include("apps.streams.urls")),
 ]

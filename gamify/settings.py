@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "apps.leagues",
     "apps.notifications",
     "apps.webhooks",
+    "apps.streams",
     "apps.pipeline",
     "apps.analytics",
 ]
@@ -177,6 +178,15 @@ LEADERBOARD_RANKS_REDIS_URL = env_str("LEADERBOARD_RANKS_REDIS_URL", REDIS_URL)
 LEADERBOARD_RANKS_PREFIX = env_str(
     "LEADERBOARD_RANKS_PREFIX", f"gamify:{DATABASES['default'].get('NAME') or 'default'}:"
 )
+# Live streams (README, "Live streams"): Redis streams and pub/sub; off without a Redis URL.
+STREAMS_REDIS_URL = env_str("STREAMS_REDIS_URL", REDIS_URL)
+STREAMS_PREFIX = env_str(
+    "STREAMS_PREFIX", f"gamify:{DATABASES['default'].get('NAME') or 'default'}:"
+)
+# How long a stream keeps its messages for clients that reconnect (Last-Event-ID), and how
+# long a topic stays watched after its last client left.
+STREAMS_RETENTION_SECONDS = max(10, env_int("STREAMS_RETENTION_SECONDS", 600))
+STREAMS_HEARTBEAT_SECONDS = max(1, env_int("STREAMS_HEARTBEAT_SECONDS", 15))
 # The most participants a board may take (maxParticipants' upper bound). Trophy's, and the
 # default, is 1,000; an operator may raise it (tested up to 1,000,000).
 LEADERBOARD_MAX_PARTICIPANTS = env_int("LEADERBOARD_MAX_PARTICIPANTS", 1000)

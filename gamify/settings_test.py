@@ -30,3 +30,4 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 # at its end); each test starts with every set stale (tests/conftest.py), as test databases
 # reuse primary keys.
 LEADERBOARD_RANKS_PREFIX = f"gamify-test-{os.getpid()}:"
+STREAMS_PREFIX = LEADERBOARD_RANKS_PREFIX

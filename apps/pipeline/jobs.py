@@ -20,7 +20,7 @@ from apps.notifications.scheduling import (
 )
 from apps.pipeline.batches import queued_events_purge_processed
 from apps.pipeline.leagues import leagues_week_end
-from apps.pipeline.services import facts_tell, points_paid_outside_event
+from apps.pipeline.services import facts_publish, facts_tell, points_paid_outside_event
 from apps.pipeline.steps import completion_facts
 from apps.points.jobs import points_time_triggers
 from apps.points.ledger import SystemChange
@@ -32,7 +32,6 @@ from apps.users.models import EndUser
 from apps.webhooks.choices import EventType
 from apps.webhooks.leaderboards import webhooks_leaderboard_status
 from apps.webhooks.selectors import tenants_listening
-from apps.webhooks.services import webhooks_record
 
 
 @periodic_job("queued-events-purge", every=dt.timedelta(hours=6))
@@ -88,7 +87,7 @@ def _streak_facts(user: EndUser, outcomes: list[StreakJobOutcome]) -> list[Fact]
 
 def _streak_reaction(now: dt.datetime) -> Callable[[EndUser, list[StreakJobOutcome]], None]:
     def react(user: EndUser, outcomes: list[StreakJobOutcome]) -> None:
-        webhooks_record(user.tenant, user, _streak_facts(user, outcomes), now)
+        facts_publish(user.tenant, user, _streak_facts(user, outcomes), now)
 
     return react
 
@@ -136,7 +135,7 @@ def _due_hooks(now: dt.datetime) -> HookFactory:
         def react(user: EndUser, fact: NotificationDue) -> None:
             if user.tenant_id not in tenants:
                 tenants[user.tenant_id] = Tenant.objects.get(pk=user.tenant_id)
-            webhooks_record(tenants[user.tenant_id], user, [fact], now)
+            facts_publish(tenants[user.tenant_id], user, [fact], now)
 
         return Hooks(tenants=frozenset(tenants_listening(_DUE_EVENTS[type])), react=react)
 

@@ -15,13 +15,18 @@ from apps.leagues.services import Finished, cohorts_finish, rewards_due, rewards
 from apps.notifications.choices import NotificationType
 from apps.notifications.leagues import league_results_record
 from apps.notifications.selectors import notification_config
-from apps.pipeline.services import achievement_complete, facts_tell, points_paid_outside_event
+from apps.pipeline.services import (
+    achievement_complete,
+    facts_publish,
+    facts_tell,
+    points_paid_outside_event,
+)
 from apps.points.ledger import Ledger
 from apps.points.selectors import points_config
+from apps.streams.services import enabled as streams_enabled
 from apps.users.models import EndUser
 from apps.users.services import user_job_lock
 from apps.webhooks.selectors import endpoints_active
-from apps.webhooks.services import webhooks_record
 
 REWARDS_CHUNK = 500
 
@@ -58,7 +63,7 @@ def _results_tell(now: dt.datetime) -> Finished:
     def react(
         tenant: Tenant, league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]
     ) -> None:
-        hooks = bool(endpoints_active(tenant))
+        hooks = bool(endpoints_active(tenant)) or streams_enabled()
         notify = notification_config(tenant).enabled(NotificationType.LEAGUE_RESULT)
         if not entries or not (hooks or notify):
             return
@@ -68,7 +73,7 @@ def _results_tell(now: dt.datetime) -> Finished:
         if hooks:
             for entry in entries:
                 fact = LeagueFinished(entry.user_id, league, entry)
-                webhooks_record(tenant, users[entry.user_id], [fact], now)
+                facts_publish(tenant, users[entry.user_id], [fact], now)
 
     return react
 

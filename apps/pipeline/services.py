@@ -30,6 +30,7 @@ from apps.pipeline.wire import EventAnswer
 from apps.points.ledger import SystemChange
 from apps.points.services import points_for_achievements
 from apps.points.wire import points_render
+from apps.streams.services import streams_record
 from apps.users.domain import UserFields
 from apps.users.models import EndUser
 from apps.users.services import (
@@ -145,7 +146,7 @@ def event_apply(
     facts = steps.event_facts(ctx, streak, achievements, points, leaderboards, leagues)
     # Notifications tell which of them became due: webhooks hear of those too.
     facts += notifications_record(tenant, user, facts, now)
-    webhooks_record(tenant, user, facts, now)
+    facts_publish(tenant, user, facts, now)
     answer = EventAnswer(
         str(recorded.event.public_id),
         config.metric,
@@ -263,4 +264,11 @@ def facts_tell(tenant: Tenant, user: EndUser, facts: Sequence[Fact], now: dt.dat
     notifications first (what they schedule is told too), then webhooks."""
     if facts:
         told = [*facts, *notifications_record(tenant, user, list(facts), now)]
-        webhooks_record(tenant, user, told, now)
+        facts_publish(tenant, user, told, now)
+
+
+def facts_publish(tenant: Tenant, user: EndUser, facts: Sequence[Fact], now: dt.datetime) -> None:
+    """What a change did, to the webhooks (outbox events in the caller's transaction) and to
+    the live streams (published once it commits)."""
+    webhooks_record(tenant, user, facts, now)
+    streams_record(tenant, user, facts)

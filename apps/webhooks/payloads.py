@@ -111,12 +111,17 @@ def leaderboard_with_rankings(
     return board_with_rankings(board, status, now) if board is not None else None
 
 
-def board_with_rankings(board: BoardDef, status: str, now: dt.datetime) -> dict[str, Any]:
-    """LeaderboardResponseWithRankings for the run that holds `now` (UTC date); boards with
-    breakdown groups carry no single ranking, so their rankings are empty."""
+def board_with_rankings(
+    board: BoardDef, status: str, now: dt.datetime, *, top: int = RANKINGS, group: str | None = None
+) -> dict[str, Any]:
+    """LeaderboardResponseWithRankings for the run that holds `now` (UTC date), with its top
+    `top`; boards with breakdown groups carry no single ranking, so their rankings are empty
+    unless a `group` is named (a board's live stream)."""
     day = min(now.date(), board.end) if board.end else now.date()
     run = board.run_for(day) or board.start
-    rankings = rankings_page(board, run, "", 0, RANKINGS) if not board.breakdown_keys else []
+    if group is None:
+        group = "" if not board.breakdown_keys else None
+    rankings = rankings_page(board, run, group, 0, top) if group is not None else []
     return {"leaderboard": {**board_render(board, run), "status": status, "rankings": rankings}}
 
 

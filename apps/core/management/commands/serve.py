@@ -1,4 +1,5 @@
-"""The local development server: Django's server plus an in-process periodic-job scheduler
+"""The local development server: the ASGI application under uvicorn (so the live streams,
+async views, work as in production) plus an in-process periodic-job scheduler
 (docs/architecture.md §1: without a broker, periodic jobs run from the server process)."""
 
 import threading
@@ -6,7 +7,6 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
@@ -39,6 +39,14 @@ class Command(BaseCommand):
                 target=_scheduler, args=(stop,), daemon=True, name="periodic-jobs"
             ).start()
         try:
-            call_command("runserver", f"{options['host']}:{options['port']}", use_reloader=False)
+            import uvicorn
+
+            uvicorn.run(
+                "gamify.asgi:application",
+                host=options["host"],
+                port=int(options["port"]),
+                log_level="info",
+                lifespan="off",
+            )
         finally:
             stop.set()
