@@ -6,7 +6,8 @@ class LeaderboardsConfig(AppConfig):
     label = "leaderboards"
 
     def ready(self) -> None:
-        from apps.leaderboards import (  # noqa: F401 - registers periodic jobs and guard rails
-            guards,
+        from apps.leaderboards import (  # noqa: F401 - registers periodic jobs, guard rails
+            guards,  # and the streak boards' followers of streaks (services)
             jobs,
+            services,
         )

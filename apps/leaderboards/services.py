@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Count, Sum
 
 from apps.accounts.models import Tenant
@@ -23,6 +24,7 @@ from apps.leaderboards.selectors import (
 from apps.leaderboards.sql import Standing, displace_lowest, entries_move, lock_run
 from apps.metrics.models import MetricDailyChange
 from apps.points.models import PointsDailyChange
+from apps.streaks.followers import length_follower, restart_follower
 from apps.users.domain import attributes_match, zone
 from apps.users.models import EndUser
 
@@ -64,11 +66,12 @@ def event_contribution(
 
 
 def event_places(
-    tenant: Tenant, user: EndUser, now: dt.datetime
+    tenant: Tenant, user: EndUser, now: dt.datetime, *, window: bool = True
 ) -> list[tuple[BoardDef, dt.date, str]]:
     """The active boards open to this user right now, with the run and group an event would
     count in: only activity inside a board's run and daily time window (in the user's local
-    time) counts."""
+    time) counts. Without `window`, the boards whatever their daily window (a streak set by
+    staff is not activity of the day)."""
     local = now.astimezone(zone(user.tz))
     places = []
     for board in board_definitions(tenant).values():
@@ -80,7 +83,7 @@ def event_places(
         group = group_of(board, user.attributes)
         if run_start is None or group is None:
             continue
-        if not domain.in_window(local.time(), board.start_time, board.end_time):
+        if window and not domain.in_window(local.time(), board.start_time, board.end_time):
             continue
         places.append((board, run_start, group))
     return places
@@ -364,3 +367,57 @@ def _enter(
         # The displaced entry was the lowest: the threshold is now the next one up.
         place = ranks.standing(run, user.pk, (value, now), (value, now))
     return place
+
+
+# --- streak boards following streaks set outside an event (apps/streaks/followers.py) -------
+
+
+def _streak_boards(tenant: Tenant) -> list[BoardDef]:
+    """The boards that show current streak lengths: the active streak boards (as the
+    `leaderboards-streaks` job; a finished board keeps its final standings)."""
+    return [
+        board
+        for board in board_definitions(tenant).values()
+        if board.rank_by == RankBy.STREAK and board.status == Status.ACTIVE
+    ]
+
+
+@length_follower
+def streak_boards_follow_user(tenant: Tenant, user: EndUser, length: int, now: dt.datetime) -> None:
+    """Staff set the user's streak (restore, reset; the caller holds the user's lock): each
+    active streak board shows the new length in the same transaction, Redis's rank set moved
+    with it. A user the board does not hold enters with a restored streak as an extended one
+    would (onto a full board only by beating the lowest entry). One query per board moved, none
+    on a tenant without streak boards."""
+    boards = {board.pk: board for board in _streak_boards(tenant)}
+    if not boards:
+        return
+    value = Decimal(length)
+    held: set[int] = set()
+    for pk, board_pk, run_start, group, old in LeaderboardEntry.objects.filter(
+        leaderboard_id__in=list(boards), user=user
+    ).values_list("pk", "leaderboard_id", "run_start", "group", "value"):
+        held.add(board_pk)
+        if old != value and entries_move([(pk, value, now)]):
+            ranks.change(ranks.RunKey(board_pk, run_start, group), [(user.pk, (value, now))])
+    if length <= 0:
+        return
+    for board, run_start, group in event_places(tenant, user, now, window=False):
+        if board.pk in boards and board.pk not in held:
+            _apply(board, user, run_start, group, None, value, True, now)
+
+
+@restart_follower
+def streak_boards_restart(tenant: Tenant, now: dt.datetime) -> None:
+    """Every streak of the tenant restarted (a change of frequency): each active streak board's
+    entries drop to 0 in the change's transaction, one statement per board whatever its size
+    (rows locked in the boards' order, as events lock them). Redis's rank sets of those boards
+    are dropped once it commits, so that the next read rebuilds them from these rows (a set
+    rebuilt before the commit would hold the old lengths)."""
+    boards = [board.pk for board in _streak_boards(tenant)]  # the order events lock them in
+    for board_pk in boards:
+        LeaderboardEntry.objects.filter(leaderboard_id=board_pk).exclude(value=0).update(
+            value=Decimal(0), reached_at=now
+        )
+    for board_pk in boards:
+        transaction.on_commit(functools.partial(ranks.forget_board, board_pk))

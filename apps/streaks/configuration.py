@@ -3,6 +3,8 @@ settings page). Every change bumps the tenant's configuration version."""
 
 from typing import Any
 
+from django.utils import timezone
+
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values
@@ -10,6 +12,7 @@ from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
 from apps.streaks.domain import TenantStreakSettings
 from apps.streaks.errors import StreakSettingsInvalidError
+from apps.streaks.followers import streaks_restarted
 from apps.streaks.models import StreakCondition, StreakSettings
 from apps.streaks.selectors import streaking_users
 
@@ -17,11 +20,14 @@ from apps.streaks.selectors import streaking_users
 def streak_settings_update(tenant: Tenant, changes: TenantStreakSettings) -> None:
     """PATCH /streaks/settings and the settings page: the given settings change, the others
     are kept (the first update makes the tenant's settings, with the model's defaults).
-    Switching away from daily clears the days off."""
+    Switching away from daily clears the days off. A change of frequency restarts every streak
+    (selectors.state_of): the apps that show streak lengths (streak leaderboards) follow in this
+    transaction (apps/streaks/followers.py)."""
     values = given_values(changes)
     definitions = metric_definitions(tenant)
     conditions_check(values.get("conditions", []), definitions)  # before anything is written
     settings, _ = StreakSettings.objects.get_or_create(tenant=tenant)
+    old_frequency = settings.frequency
     new_frequency = values.get("frequency", settings.frequency)
     new_days_off = values.get(
         "days_off", settings.days_off if new_frequency == domain.DAILY else []
@@ -74,6 +80,8 @@ def streak_settings_update(tenant: Tenant, changes: TenantStreakSettings) -> Non
             ]
         )
     tenant_config_changed(tenant)
+    if new_frequency != old_frequency:
+        streaks_restarted(tenant, timezone.now())
 
 
 def conditions_check(conditions: list[tuple[str, Any]], definitions: dict[str, Any]) -> None:

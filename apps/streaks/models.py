@@ -105,6 +105,10 @@ class StreakPeriod(models.Model):
     used_freeze = models.BooleanField(default=False)
     used_pause = models.BooleanField(default=False)
     reset_at = models.DateTimeField(null=True, blank=True)
+    # A restore carried the streak through this period (services.streak_restore): its length
+    # is the restored one, and a reset before the restore no longer stands (a reset after it
+    # clears this).
+    restored_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -121,6 +125,11 @@ class StreakPeriod(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}@{self.period_start}: {self.length}"
+
+    @property
+    def reset_stands(self) -> bool:
+        """Reset, and not restored since: the period ended at 0."""
+        return self.reset_at is not None and self.restored_at is None
 
 
 class StreakPause(models.Model):

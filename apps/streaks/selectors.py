@@ -261,7 +261,7 @@ def streak_history(user: EndUser, view: StreakView, periods: int) -> list[Histor
         if row is not None:
             # A reset period shows the 0 it was left at.
             length, used_freeze, used_pause, reset_at = (
-                0 if row.reset_at is not None else row.length,
+                0 if row.reset_stands else row.length,
                 row.used_freeze,
                 row.used_pause or paused,
                 row.reset_at,
@@ -344,6 +344,7 @@ CALENDAR_FROZEN = "frozen"  # missed, kept by a freeze
 CALENDAR_PAUSED = "paused"  # kept by a pause
 CALENDAR_DAY_OFF = "day off"  # a day off of a daily streak
 CALENDAR_RESET = "reset"  # reset by staff or the admin API
+CALENDAR_RESTORED = "restored"  # carried by a restore (missed or reset before it)
 CALENDAR_MISSED = "missed"  # missed: the streak was lost here
 CALENDAR_INACTIVE = "inactive"  # nothing done, and no streak to lose
 CALENDAR_PENDING = "pending"  # the current period, not extended yet
@@ -358,10 +359,12 @@ class CalendarPeriod:
 
 
 def _stored_status(row: StreakPeriod) -> tuple[str, int]:
-    if row.reset_at is not None:
+    if row.reset_stands:
         return CALENDAR_RESET, 0
     if row.extended:
         return CALENDAR_EXTENDED, row.length
+    if row.restored_at is not None:
+        return CALENDAR_RESTORED, row.length
     if row.used_freeze:
         return CALENDAR_FROZEN, row.length
     if row.used_pause:

@@ -134,6 +134,15 @@ def test_support_finds_lost_streaks_and_restores_one(staff: Staff) -> None:
     for width in WIDTHS:
         shot_at(staff, "streak-restored", width)
 
+    # Her page's calendar carries the streak through the days she missed, as its header says.
+    staff.go(f"/dashboard/users/enduser/{alice.pk}/change/")
+    assert staff.text("#user-streak .user-big") == "4"
+    restored = staff.all("#user-streak .user-cal-grid .user-cal-restored")
+    assert restored, staff.text("#user-streak")
+    assert all(cell.get_attribute("title").endswith("streak 4") for cell in restored)
+    assert not staff.all("#user-streak .user-cal-grid .user-cal-missed")
+    shot_at(staff, "user-page-restored-calendar", 1280)
+
 
 def test_the_user_list_shows_level_streak_and_last_active(staff: Staff) -> None:
     world()

@@ -640,3 +640,128 @@ def test_page_queries_do_not_grow_with_the_users_history(
     # About half of them are the folded sections' (apps.users.admin.END_USER_SECTIONS_SUPERSEDED).
     with django_assert_max_num_queries(34):
         staff_client.get(url)
+
+
+# --- consistency after staff's changes (issue 27 item 4) --------------------------------------
+# A restored streak's calendar says what its header says, through the API's history too, and
+# a points system archived under a user below its top level does not call their level the top
+# one.
+
+
+def calendar(content: str) -> tuple[int, dict[str, tuple[str, str]]]:
+    """The streak card's header length, and its calendar by day: (status, hover title)."""
+    streak = squash(card(content, "streak"))
+    header = re.search(r'<div class="user-big">(\d+)</div>', streak)
+    assert header, streak
+    cells = re.findall(r'<span class="user-cal (user-cal-[a-z-]+)[^"]*" title="([^"]*)"', streak)
+    return int(header.group(1)), {title.split(":")[0]: (status, title) for status, title in cells}
+
+
+def test_a_streak_restored_the_day_it_was_reset_shows_in_the_calendar(
+    staff_client: Client, alice: EndUser
+) -> None:
+    post(staff_client, action_url("streak_reset", alice))
+    _, days = calendar(page(staff_client, alice))
+    assert days["Thu 12 Mar 2026"][0] == "user-cal-reset"
+
+    _, texts = post(staff_client, action_url("streak_restore", alice))
+    assert texts == ["Restored alice's streak to 4 days."]
+
+    length, days = calendar(page(staff_client, alice))
+    assert length == 4
+    # Today reached 4 before the reset; the restore brought it back: no longer a reset at 0.
+    status, title = days["Thu 12 Mar 2026"]
+    assert status == "user-cal-extended"
+    assert title.endswith("streak 4")
+
+
+def test_a_restored_streak_is_carried_through_the_periods_it_missed(
+    staff_client: Client, api_client: Any, clock: Any, tenant: Tenant, setup: dict[str, Any]
+) -> None:
+    # Carol wrote from Monday 2 to Friday 6 March (5 days), then nothing: lost on the 7th.
+    for days_ago in range(10, 5, -1):
+        send(api_client, clock, "carol", TODAY - days_ago * DAY)
+    carol = EndUser.objects.get(tenant=tenant, external_id="carol")
+    length, days = calendar(page(staff_client, carol))
+    assert length == 0
+    assert days["Sat 07 Mar 2026"][0] == "user-cal-missed"
+
+    _, texts = post(staff_client, action_url("streak_restore", carol))
+    assert texts == ["Restored carol's streak to 5 days."]
+
+    length, days = calendar(page(staff_client, carol))
+    assert length == 5
+    assert days["Fri 06 Mar 2026"] == ("user-cal-extended", "Fri 06 Mar 2026: extended, streak 5")
+    for day in ("Sat 07", "Sun 08", "Mon 09", "Tue 10", "Wed 11"):
+        assert days[f"{day} Mar 2026"] == (
+            "user-cal-restored",
+            f"{day} Mar 2026: restored, streak 5",
+        )
+    # Today is still to be extended, from the restored length, as the header says.
+    assert days["Thu 12 Mar 2026"] == ("user-cal-pending", "Thu 12 Mar 2026: in progress, streak 5")
+    assert "restored" in squash(card(page(staff_client, carol), "streak"))  # in the legend
+
+    # The application API's history tells the same story, in the same shape.
+    response = api_client.get("/v1/users/carol/streak", {"historyPeriods": 7})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["length"] == 5
+    assert [p["length"] for p in body["streakHistory"]] == [5] * 7
+
+    # Carol writes today: the streak and the calendar go on from 5.
+    send(api_client, clock, "carol", TODAY)
+    length, days = calendar(page(staff_client, carol))
+    assert length == 6
+    assert days["Thu 12 Mar 2026"] == ("user-cal-extended", "Thu 12 Mar 2026: extended, streak 6")
+
+
+def test_a_reset_after_a_restore_stands(
+    staff_client: Client, api_client: Any, alice: EndUser
+) -> None:
+    post(staff_client, action_url("streak_reset", alice))
+    post(staff_client, action_url("streak_restore", alice))
+    post(staff_client, action_url("streak_reset", alice))
+
+    length, days = calendar(page(staff_client, alice))
+    assert length == 0
+    assert days["Thu 12 Mar 2026"] == ("user-cal-reset", "Thu 12 Mar 2026: reset, streak 0")
+    history = api_client.get("/v1/users/alice/streak", {"historyPeriods": 1}).json()
+    assert history["streakHistory"][-1]["length"] == 0
+    assert "resetAt" in history["streakHistory"][-1]
+
+
+def points_row(content: str, system: str = "XP") -> str:
+    points = squash(card(content, "points"))
+    row = re.search(rf"<tr><td><a [^>]*>{system}</a>.*?</tr>", points)
+    assert row, points
+    return row.group(0)
+
+
+def test_an_archived_system_does_not_call_a_lower_level_the_top_one(
+    staff_client: Client, tenant: Tenant, alice: EndUser, setup: dict[str, Any]
+) -> None:
+    # 60 XP: Bronze (from 10), on the way to Silver (at 100).
+    row = points_row(page(staff_client, alice))
+    assert "<td>Bronze</td>" in row
+    assert "Silver at 100" in row
+
+    configuration.points_system_archive(tenant, setup["system"], confirm="xp")
+
+    row = points_row(page(staff_client, alice))
+    assert "archived" in row
+    assert "<td>Bronze</td>" in row  # the level she reached, kept with the ledger
+    assert "top level" not in row
+    assert "no more levels: the system is archived" in row
+
+
+def test_the_top_level_is_still_called_so(
+    staff_client: Client, api_client: Any, clock: Any, tenant: Tenant, setup: dict[str, Any]
+) -> None:
+    # Twenty events of 5 XP each: 100, Silver, the top level.
+    for minutes in range(20):
+        send(api_client, clock, "tess", TODAY - dt.timedelta(minutes=minutes))
+    tess = EndUser.objects.get(tenant=tenant, external_id="tess")
+
+    row = points_row(page(staff_client, tess))
+    assert "<td>Silver</td>" in row
+    assert "top level" in row

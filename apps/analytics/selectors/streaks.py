@@ -121,8 +121,9 @@ def streak_activity(tenant: Tenant, period: DateRange) -> StreakActivity:
             period_start__lte=period.end,
             period_end__gte=period.start,
             length__gt=0,
-            reset_at__isnull=True,
         )
+        # A reset period counts again once a restore carried the streak through it.
+        .filter(Q(reset_at__isnull=True) | Q(restored_at__isnull=False))
         .values("period_start")
         .annotate(n=Count("id"))
         .values_list("period_start", "n")

@@ -36,6 +36,7 @@ from apps.streaks.selectors import (
     CALENDAR_PAUSED,
     CALENDAR_PENDING,
     CALENDAR_RESET,
+    CALENDAR_RESTORED,
 )
 from apps.users.domain import local_date
 from apps.users.end_user_page import EndUserCard
@@ -49,6 +50,7 @@ LEGEND = (
     (CALENDAR_DAY_OFF, "day off"),
     (CALENDAR_MISSED, "missed: streak lost"),
     (CALENDAR_RESET, "reset"),
+    (CALENDAR_RESTORED, "restored"),
     (CALENDAR_INACTIVE, "no activity"),
     (CALENDAR_PENDING, "in progress"),
 )

@@ -40,20 +40,14 @@ class SystemRow:
     next_level: str | None
     next_points: int | None
     percent: int | None  # of the way from the current level to the next
-
-
-@dataclass(frozen=True)
-class AwardRow:
-    created: dt.datetime
-    system: str
-    awarded: int
-    total_after: int
-    trigger: str
-    boosts: str
+    top: bool = False  # the user holds the highest level of an active system
 
 
 def _system_row(total: Any, levels: tuple[Any, ...]) -> SystemRow:
-    """`levels`: the system's levels by threshold (none for an archived system)."""
+    """`levels`: the system's levels by threshold (points_config: none for an archived system,
+    which awards no more points, so it has no next level, and no "top level" either for a user
+    below its highest one)."""
+    archived = total.system.status == SystemStatus.ARCHIVED
     above = [level for level in levels if level.points > total.total]
     below = [level for level in levels if level.points <= total.total]
     following = above[0] if above else None
@@ -66,12 +60,23 @@ def _system_row(total: Any, levels: tuple[Any, ...]) -> SystemRow:
         key=total.system.key,
         name=total.system.name,
         total=total.total,
-        archived=total.system.status == SystemStatus.ARCHIVED,
+        archived=archived,
         level=total.level.name if total.level is not None else None,
         next_level=following.name if following else None,
         next_points=following.points if following else None,
         percent=percent,
+        top=not archived and bool(below) and following is None,
     )
+
+
+@dataclass(frozen=True)
+class AwardRow:
+    created: dt.datetime
+    system: str
+    awarded: int
+    total_after: int
+    trigger: str
+    boosts: str
 
 
 def _award_row(award: PointsAward) -> AwardRow:

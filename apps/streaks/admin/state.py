@@ -176,6 +176,7 @@ _PERIOD_FACTS = (
     "used_freeze",
     "used_pause",
     "reset_at",
+    "restored_at",
 )
 
 

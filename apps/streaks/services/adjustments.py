@@ -9,9 +9,10 @@ from apps.accounts.models import Tenant
 from apps.streaks import domain
 from apps.streaks.choices import PauseStatus
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
+from apps.streaks.followers import streak_length_set
 from apps.streaks.models import StreakLoss, StreakPause, StreakPeriod
-from apps.streaks.selectors import streak_config
-from apps.streaks.services.state import _locked_state, _period_upsert, _save
+from apps.streaks.selectors import StreakView, streak_config
+from apps.streaks.services.state import _locked_state, _period_row, _period_upsert, _save
 from apps.users.domain import local_date
 from apps.users.models import EndUser
 
@@ -80,6 +81,8 @@ def streak_restore(tenant: Tenant, user: EndUser, now: dt.datetime | None = None
     )
     if best is None or best[0] <= view.settlement.state.length:
         _save(row, user)  # keeps what settling wrote
+        # Settling may have found the streak lost: the boards show what the streak is now.
+        streak_length_set(tenant, user, view.settlement.state.length, now)
         return False
     length, reached_in = best
     through = (
@@ -93,11 +96,49 @@ def streak_restore(tenant: Tenant, user: EndUser, now: dt.datetime | None = None
     row.started = domain.shift_periods(through, frequency, -(length - 1))
     row.extended_at = now
     _save(row, user)
+    _restored_periods_write(tenant, user, view, length, reached_in, through, now)
     # The losses this length makes good stop showing as open on the support list.
     StreakLoss.objects.filter(
         user=user, frequency=frequency, restored_at__isnull=True, length__lte=length
     ).update(restored_at=now)
+    streak_length_set(tenant, user, length, now)
     return True
+
+
+def _restored_periods_write(
+    tenant: Tenant,
+    user: EndUser,
+    view: StreakView,
+    length: int,
+    reached_in: dt.date,
+    through: dt.date,
+    now: dt.datetime,
+) -> None:
+    """Make the history say what the restore did, so that the calendar and the API's history
+    agree with the streak (issue 27 item 4): the periods after the one that reached `length`,
+    through the last one the restore settled, were missed or reset and are now carried at
+    `length`; a reset of the period that reached it no longer stands; and a row of the current
+    period that the restore did not settle (reset, or extended by a streak that restarted) is
+    pending again at `length`. At most a restore window of rows (90 days, a year of weeks, two
+    years of months)."""
+    frequency = view.config.frequency
+    gap = []
+    period = domain.next_period(reached_in, frequency)
+    while period <= through:
+        gap.append(_period_row(tenant, user, frequency, period, length=length, restored_at=now))
+        period = domain.next_period(period, frequency)
+    StreakPeriod.objects.bulk_create(
+        gap,
+        update_conflicts=True,
+        unique_fields=["user", "frequency", "period_start"],
+        update_fields=["length", "restored_at"],
+    )
+    periods = StreakPeriod.objects.filter(user=user, frequency=frequency)
+    periods.filter(period_start=reached_in, reset_at__isnull=False).update(restored_at=now)
+    if through < view.current:
+        periods.filter(period_start=view.current).update(
+            length=length, extended=False, restored_at=now
+        )
 
 
 def streak_reset(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) -> None:
@@ -108,3 +149,4 @@ def streak_reset(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) 
     row.length, row.started, row.settled_through, row.extended_at = 0, None, None, None
     _save(row, user)
     _period_upsert(tenant, user, frequency, view.current, length=0, extended=False, reset_at=now)
+    streak_length_set(tenant, user, 0, now)

@@ -125,8 +125,9 @@ def _period_upsert(
 
 
 def _period_write(row: StreakPeriod) -> None:
-    # A reset only marks the period: the length it reached stays recorded, for restore.
-    fields = ["reset_at"] if row.reset_at else ["length", "extended"]
+    # A reset only marks the period: the length it reached stays recorded, for restore; a
+    # restore of the period before it no longer stands.
+    fields = ["reset_at", "restored_at"] if row.reset_at else ["length", "extended"]
     StreakPeriod.objects.bulk_create(
         [row],
         update_conflicts=True,
