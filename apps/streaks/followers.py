@@ -4,7 +4,7 @@ tenant's frequency, which restarts every streak.
 
 An event's streak reaches the leaderboards through the pipeline's steps; these changes come from
 the streaks app's own services, which cannot import the apps above them. Those apps register a
-follower here instead (the leaderboards' streak boards, apps/leaderboards/streak_boards.py,
+follower here instead (XX
 imported by its AppConfig), and the services call it in their own transaction, under the same
 locks: the board shows the new length when the change commits, never minutes later when the
 periodic `leaderboards-streaks` job comes by.
