@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks bench-leagues bench-leagues-week-end fuzz mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks bench-leagues bench-leagues-week-end bench-streams fuzz mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,6 +63,13 @@ bench-leagues: $(STAMP)
 # (bench/leagues_week_end.py; a database of its own, about 5 minutes).
 bench-leagues-week-end: $(STAMP)
 	$(BIN)/python bench/leagues_week_end.py
+
+# The live streams: 5,000 idle streams held by one uvicorn process (memory per connection,
+# all still open after heartbeats), then 1,000 watched users' events with the streams on
+# against the same events with them off, and the time from each event to its message at the
+# client (bench/streams.py; a database of its own, about 2 minutes).
+bench-streams: $(STAMP)
+	$(BIN)/python bench/streams.py
 
 # The harness's own tests: percentiles, the open loop's accounting, the statement count (a few
 # seconds; SQLite, a server on 127.0.0.1 in a thread).

@@ -17,6 +17,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.utils import timezone
@@ -45,6 +46,28 @@ class _Refused(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+# Where the views' database work runs. A request's own thread (Django's default for sync code
+# under ASGI) would pin a database connection for as long as its stream stays open, since the
+# request finishes only when the stream ends: thousands of streams, thousands of connections.
+# The shared executor's few threads keep a connection each instead. The test suite runs it in
+# its own thread, where its test transaction lives (tests/streams/).
+IN_REQUEST_THREAD = False
+
+
+async def _db(function: Callable[..., Any], *args: Any) -> Any:
+    """Run `function(*args)` (which reads the database) off the event loop."""
+    if IN_REQUEST_THREAD:
+        return await sync_to_async(function)(*args)
+    return await sync_to_async(_with_fresh_connection, thread_sensitive=False)(function, *args)
+
+
+def _with_fresh_connection(function: Callable[..., Any], *args: Any) -> Any:
+    # These threads never see request_started/finished: drop a connection that is too old
+    # or broken before using it, as Django does between requests.
+    close_old_connections()
+    return function(*args)
 
 
 def _error(status: int, message: str) -> HttpResponse:
@@ -123,7 +146,7 @@ async def _open(
     if not services.enabled():
         return _error(503, "Live streams need Redis: set STREAMS_REDIS_URL (or REDIS_URL)")
     try:
-        return await sync_to_async(_authorize)(request, topic_of, admin_only)
+        return await _db(_authorize, request, topic_of, admin_only)
     except _Refused as exc:
         return _error(exc.status, exc.message)
     except ApplicationError as exc:
@@ -212,9 +235,7 @@ async def board_stream(request: HttpRequest, key: str) -> HttpResponseBase:
     if isinstance(topic, HttpResponseBase):
         return topic
     try:
-        reader = await sync_to_async(_board_reader)(
-            topic, key, request.GET.get("userAttributes"), int(top)
-        )
+        reader = await _db(_board_reader, topic, key, request.GET.get("userAttributes"), int(top))
     except ApplicationError as exc:
         return _error(exc.status_code, str(exc))
     hub = _hub()
@@ -258,7 +279,7 @@ async def _board_messages(
         sent: str | None = None
         sequence = 0
         while True:
-            body = json_dumps(await sync_to_async(read)()).decode()
+            body = json_dumps(await _db(read)).decode()
             if body != sent:
                 sent, sequence = body, sequence + 1
                 yield domain.frame(f"{int(time.time() * 1000)}-{sequence}", domain.BOARD_TOP, body)

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.test import AsyncClient, TestCase
 from django.utils import timezone
 
+from apps.streams import views
 from tests.conftest import RANKS_REDIS, Client, redis_answers
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 
@@ -26,10 +27,12 @@ pytestmark = [
 
 
 @pytest.fixture(autouse=True)
-def streams_on(settings: Any) -> None:
+def streams_on(settings: Any, monkeypatch: Any) -> None:
     settings.STREAMS_REDIS_URL = RANKS_REDIS
     settings.STREAMS_PREFIX = f"gamify-test-streams-{uuid.uuid4().hex[:8]}:"
     settings.STREAMS_HEARTBEAT_SECONDS = 1
+    # The views' reads in this thread, where the test transaction lives.
+    monkeypatch.setattr(views, "IN_REQUEST_THREAD", True)
 
 
 @pytest.fixture
