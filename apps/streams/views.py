@@ -143,6 +143,10 @@ async def _open(
 ) -> domain.Topic | HttpResponseBase:
     if request.method != "GET":
         return _error(405, f'Method "{request.method}" not allowed.')
+    if not hasattr(request, "scope"):
+        # Under WSGI (gunicorn) Django would read the endless stream to its end before sending
+        # a byte, holding a worker thread forever.
+        return _error(503, "Live streams are served by the ASGI server (uvicorn gamify.asgi)")
     if not services.enabled():
         return _error(503, "Live streams need Redis: set STREAMS_REDIS_URL (or REDIS_URL)")
     try:

@@ -414,3 +414,9 @@ def test_streams_cost_an_event_no_statement(org, settings, django_assert_num_que
         return count
 
     assert off == unwatched == run(watched)
+
+
+def test_under_wsgi_a_stream_is_refused_at_once_not_held_forever(org):
+    response = admin(org).get("/ext/v1/users/ann/stream")
+    assert response.status_code == 503
+    assert "ASGI" in response.json()["error"]
