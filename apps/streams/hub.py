@@ -36,7 +36,7 @@ class Hub:
         # Bounded: a Redis that hangs must fail a stream's opening, not queue every opening
         # behind it (the pub/sub reads wait with their own timeout).
         self.client = redis.asyncio.Redis.from_url(
-            url, decode_responses=True, socket_connect_timeout=2, socket_timeout=5
+            url, decode_responses=True, socket_connect_timeout=2
         )
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
         self.retention = retention_seconds

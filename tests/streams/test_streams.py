@@ -6,7 +6,6 @@ import contextlib
 import datetime as dt
 import json
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -84,17 +83,26 @@ def parse(chunk: bytes) -> dict[str, Any]:
 
 
 class Reader:
-    """An open stream: its messages one by one (heartbeats skipped unless asked for)."""
+    """An open stream, read as a client reads it: a task takes its chunks as they come;
+    `next` gives its messages one by one (heartbeats skipped unless asked for); `close`
+    disconnects, which the server sees as ASGI servers show it, a cancellation."""
 
     def __init__(self, response: Any) -> None:
         self.response = response
-        self.chunks: AsyncIterator[bytes] = response.streaming_content.__aiter__()
+        self.chunks: asyncio.Queue[bytes] = asyncio.Queue()
+        self.pump = asyncio.get_running_loop().create_task(self._pump())
+
+    async def _pump(self) -> None:
+        async for chunk in self.response.streaming_content:
+            await self.chunks.put(chunk)
+
+    async def chunk(self, timeout: float) -> bytes:
+        return await asyncio.wait_for(self.chunks.get(), max(timeout, 0.001))
 
     async def next(self, timeout: float = 5, heartbeats: bool = False) -> dict[str, Any]:
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            left = deadline - asyncio.get_running_loop().time()
-            chunk = await asyncio.wait_for(self.chunks.__anext__(), max(left, 0.001))
+            chunk = await self.chunk(deadline - asyncio.get_running_loop().time())
             if chunk.startswith(b"retry:"):
                 continue
             if chunk.startswith(b":") and not heartbeats:
@@ -102,7 +110,9 @@ class Reader:
             return parse(chunk) if not chunk.startswith(b":") else {"comment": chunk.decode()}
 
     async def close(self) -> None:
-        await self.chunks.aclose()  # type: ignore[attr-defined]
+        self.pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.pump
 
 
 async def open_stream(path: str, **headers: str) -> Reader:
@@ -111,7 +121,7 @@ async def open_stream(path: str, **headers: str) -> Reader:
     assert response["Content-Type"] == "text/event-stream"
     reader = Reader(response)
     # The first chunk (retry:) comes once the stream listens.
-    first = await asyncio.wait_for(reader.chunks.__anext__(), 5)
+    first = await reader.chunk(5)
     assert first.startswith(b"retry:")
     return reader
 
