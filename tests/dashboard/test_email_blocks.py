@@ -77,7 +77,8 @@ def test_a_new_email_starts_from_its_types_blocks(staff_client: Client, tenant: 
     data = editor_data(page)
     assert [b["type"] for b in data["draft"]["blocks"]] == ["heading", "streak", "button"]
     paths = [v["path"] for v in data["variables"]]
-    assert "streak.length" in paths and "achievement.name" not in paths  # the type's own
+    assert "streak.length" in paths
+    assert "achievement.name" not in paths
     assert b"block-editor.js" in page.content
 
 
@@ -95,7 +96,8 @@ def test_writing_a_new_email_with_blocks(staff_client: Client, tenant: Tenant) -
 
     template = EmailTemplate.objects.get(name="Badge email")
     assert template.tenant == tenant
-    assert template.mode == TemplateMode.BLOCKS and template.blocks == BLOCKS
+    assert template.mode == TemplateMode.BLOCKS
+    assert template.blocks == BLOCKS
     assert "{{ achievement.name }}" in template.html
     assert message_texts(response) == ["The email template “Badge email” was added."]
     assert response.redirect_chain[-1][0] == admin_url(EmailTemplate, "blocks", template.pk)
@@ -151,7 +153,8 @@ def test_switching_back_to_advanced_keeps_the_generated_html(
 
     html = template.html
     template.refresh_from_db()
-    assert template.mode == TemplateMode.ADVANCED and template.blocks is None
+    assert template.mode == TemplateMode.ADVANCED
+    assert template.blocks is None
     assert template.html == html
     assert response.redirect_chain[-1][0] == admin_url(EmailTemplate, "change", template.pk)
 
@@ -168,7 +171,8 @@ def test_the_live_preview_renders_unsaved_blocks_in_the_tenants_brand(
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["subject"] == "Hi Jamie"
-    assert "Wordsmith" in body["html"] and "Acme Fitness" not in body["html"]
+    assert "Wordsmith" in body["html"]
+    assert "Acme Fitness" not in body["html"]
     assert 'src="https://cdn.wordsmith.test/logo.png"' in body["html"]
     assert "#0F766E" in body["html"]
     # The sample badge: gamify's own static file, under the dashboard's address.
@@ -274,7 +278,8 @@ def test_viewers_may_preview_but_neither_save_nor_send(
     client.force_login(viewer)
 
     page = client.get(admin_url(EmailTemplate, "blocks", advanced.pk))
-    assert page.status_code == 200 and page.context["can_change"] is False
+    assert page.status_code == 200
+    assert page.context["can_change"] is False
     assert b"Send test" not in page.content
     body = {"template": advanced.pk, "subject": "s", "blocks": BLOCKS}
     assert post_json(client, "preview_draft", body).status_code == 200

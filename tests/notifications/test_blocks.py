@@ -103,7 +103,9 @@ def test_the_text_part_comes_from_the_same_blocks() -> None:
         "Manage email preferences: https://gamify.example.com/notifications/preferences/sample",
     ):
         assert shown in text, shown
-    assert "<" not in text and "{{" not in text and "{%" not in text
+    assert "<" not in text
+    assert "{{" not in text
+    assert "{%" not in text
     assert "\n\n\n" not in text
 
 
@@ -202,7 +204,9 @@ def test_what_staff_type_is_text_never_markup_nor_template_code() -> None:
     )
     body = body_of(email.html)
 
-    assert "<script>" not in body and "<b>" not in body and "<i>" not in body
+    assert "<script>" not in body
+    assert "<b>" not in body
+    assert "<i>" not in body
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
     assert "&lt;i&gt;Jamie&lt;/i&gt;" in body
     assert "{% for x in range(10) %}loop{% endfor %}" in body  # shown as typed, not run
@@ -230,7 +234,8 @@ def test_a_conditional_value_stays_a_value() -> None:
     }
     email = render([block])
 
-    assert "Hidden" not in email.html and "49" not in email.text
+    assert "Hidden" not in email.html
+    assert "49" not in email.text
 
 
 def test_the_same_variable_references_as_the_advanced_mode() -> None:
@@ -247,7 +252,9 @@ def test_the_same_variable_references_as_the_advanced_mode() -> None:
 
     email = render([{"type": "text", "text": text}], metrics=metrics)
 
-    assert "1200.5" in email.text and "Ten workouts" in email.text and "pro" in email.text
+    assert "1200.5" in email.text
+    assert "Ten workouts" in email.text
+    assert "pro" in email.text
 
 
 def test_each_types_starter_blocks_render_against_the_sample() -> None:
