@@ -18,7 +18,12 @@ from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, TemplateMode,
 from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, NotificationSettings
 from apps.notifications.rendering import default_email_template, template_check
-from apps.notifications.rendering.blocks import blocks_check, blocks_compile, starter_blocks
+from apps.notifications.rendering.blocks import (
+    STARTER_SUBJECTS,
+    blocks_check,
+    blocks_compile,
+    starter_blocks,
+)
 from apps.users.configuration import attribute_refs_check
 
 
@@ -106,7 +111,7 @@ def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> Em
         blocks = blocks_check(values.get("blocks") or starter_blocks(type))
         compiled = blocks_compile(blocks)
         values["html"], values["text"] = compiled.html, compiled.text
-        values.setdefault("subject", default.subject)
+        values.setdefault("subject", STARTER_SUBJECTS.get(type, default.subject))
     elif "blocks" in values:
         raise _blocks_only_problem()
     subject, html, text = (values.get(part) for part in ("subject", "html", "text"))

@@ -35,6 +35,7 @@ from apps.notifications.rendering import default_email_template
 from apps.notifications.rendering.blocks import (
     BLOCK_TYPES,
     IMAGE_WIDTHS,
+    STARTER_SUBJECTS,
     Operator,
     starter_blocks,
     variables_for,
@@ -137,7 +138,7 @@ class BlockEditorMixin:
         draft = {
             "name": default.name,
             "type": type,
-            "subject": default.subject,
+            "subject": STARTER_SUBJECTS.get(type, default.subject),
             "blocks": starter_blocks(type),
         }
         return self._editor(request, tenant, None, draft)

@@ -656,6 +656,16 @@ def variables_for(
     return found
 
 
+STARTER_SUBJECTS = {
+    "achievement_completed": "You unlocked {{ achievement.name }}!",
+    "streak_reminder": "Keep your streak going, {{ user.name }}",
+    "recap": "Your recap from {{ app.name }}",
+    "reactivation": "We miss you, {{ user.name }}",
+    "league_result": "Your week in {{ league.name }}",
+    "league_at_risk": "Your place in {{ league.name }} is at risk",
+}
+
+
 def starter_blocks(type: str) -> list[dict[str, Any]]:
     """What a new blocks template of `type` starts with."""
     button = {"type": "button", "label": "Open {{ app.name }}", "url": "{{ app.url }}"}
