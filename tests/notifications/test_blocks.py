@@ -6,6 +6,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from apps.core.errors import ValidationError
 from apps.notifications.rendering import email_render, sample_context, template_check
@@ -272,6 +274,22 @@ def test_each_types_starter_blocks_render_against_the_sample() -> None:
         ("text", "blocks must be a list of blocks"),
         ([{"text": "x"}], "block 1: type must be one of"),
         ([{"type": "video"}], "block 1: type must be one of"),
+        ([{"type": ["heading"]}], "block 1: type must be one of"),
+        ([{"type": "heading", "text": {"a": 1}}], "block 1 (heading): text must be a string"),
+        ([{"type": "image", "url": "https://a.test/x.png", "width": True}], "width must be"),
+        ([{"type": "conditional", "variable": 5, "operator": "isSet"}], "variable must be"),
+        ([{"type": "conditional", "variable": "streak.length", "operator": []}], "operator"),
+        (
+            [
+                {
+                    "type": "conditional",
+                    "variable": "streak.length",
+                    "operator": "isSet",
+                    "blocks": {},
+                }
+            ],
+            "blocks must be a list of blocks",
+        ),
         ([{"type": "heading"}], "block 1 (heading): text is required"),
         ([{"type": "heading", "text": "a", "colour": "red"}], "unknown field colour"),
         ([{"type": "heading", "text": "one\ntwo"}], "text must be one line"),
@@ -361,3 +379,29 @@ def test_conditionals_nest_at_most_three_deep() -> None:
         }
     with pytest.raises(ValidationError, match="nest at most 3 deep"):
         blocks_check([block])
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                ["type", "text", "url", "label", "blocks", "operator", "variable", "x"]
+            ),
+            children,
+            max_size=5,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_any_json_is_either_checked_blocks_or_a_validation_error(value: Any) -> None:
+    try:
+        checked = blocks_check(value)
+    except ValidationError:
+        return
+    compiled = blocks_compile(checked)  # what is accepted compiles and renders
+    template_check(subject="s", html=compiled.html, text=compiled.text)

@@ -326,3 +326,26 @@ def test_the_openapi_document_describes_the_block_form(api_client):
     create = next(s for name, s in schemas.items() if name.startswith("EmailTemplateCreate"))
     assert {"mode", "blocks"} <= set(create["properties"])
     assert "conditional" in create["properties"]["blocks"]["description"]
+
+
+def test_the_leaderboard_rank_block_shows_the_users_place(api_client, metric):
+    board = {
+        "name": "Top writers",
+        "key": "top-writers",
+        "rankBy": "metric",
+        "metricId": str(metric.public_id),
+        "status": "active",
+    }
+    assert api_client.post("/admin/v1/leaderboards", [board]).status_code == 201
+    for user, value in (("ada", 5), ("bob", 9), ("cy", 1)):
+        body = {"user": {"id": user, "name": user.title()}, "value": value}
+        assert api_client.post("/v1/metrics/words/event", body).status_code == 201
+    blocks = [{"type": "leaderboard", "leaderboard": "top-writers"}]
+    created = api_client.post(
+        ADMIN, [{"type": "recap", "name": "Rank", "subject": "s", "blocks": blocks}]
+    ).json()["created"][0]
+
+    preview = api_client.post(f"{ADMIN}/{created['id']}/preview", {"userId": "ada"}).json()
+
+    assert "#2 on Top writers" in preview["text"]
+    assert "Top writers" in preview["html"]

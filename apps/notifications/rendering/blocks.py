@@ -198,7 +198,7 @@ def blocks_check(blocks: Any) -> list[dict[str, Any]]:
             if not isinstance(block, dict):
                 raise _problem(where, "must be an object with a type")
             kind = block.get("type")
-            if kind not in _FIELDS:
+            if not isinstance(kind, str) or kind not in _FIELDS:
                 raise _problem(where, "type must be one of " + ", ".join(BLOCK_TYPES))
             where = f"{where} ({kind})"
             fields = _FIELDS[kind]
