@@ -224,4 +224,13 @@ def test_staff_write_an_achievement_email_with_blocks_preview_it_and_send_a_test
     assert "you are on a roll!" in text_part
     shot(staff, "test-sent", width)
 
+    # The template's preview page shows the same, in the tenant's brand, with a test form.
+    staff.go(f"/dashboard/notifications/emailtemplate/{template.pk}/preview/")
+    frame = staff.find("iframe").get_attribute("srcdoc") or ""
+    assert "Wordsmith" in frame and f'src="{badge}"' in frame
+    assert staff.find("#id_to").get_attribute("value") == "admin@example.com"
+    if width == 390:
+        assert staff.no_horizontal_scroll()
+    shot(staff, "preview-page", width)
+
     driver.set_window_size(WIDTH, HEIGHT)
