@@ -405,3 +405,12 @@ def test_any_json_is_either_checked_blocks_or_a_validation_error(value: Any) -> 
         return
     compiled = blocks_compile(checked)  # what is accepted compiles and renders
     template_check(subject="s", html=compiled.html, text=compiled.text)
+
+
+def test_a_layout_mjml_cannot_build_is_a_validation_error(monkeypatch: Any) -> None:
+    def broken(source: str) -> str:
+        raise ValueError("unexpected element")
+
+    monkeypatch.setattr("apps.notifications.rendering.blocks.mjml2html", broken)
+    with pytest.raises(ValidationError, match="layout could not be built: unexpected element"):
+        blocks_compile(blocks_check([{"type": "divider"}]))

@@ -288,7 +288,14 @@ class _Writer:
         return f"<mj-raw>{self.token(jinja)}</mj-raw>"
 
     def html(self, mjml: str) -> str:
-        rendered = mjml2html(mjml)
+        try:
+            rendered = mjml2html(mjml)
+        except Exception as exc:  # written by this module: not expected, never a 500
+            raise ValidationError(
+                "{blocks}: the email's layout could not be built: " + str(exc)[:200],
+                fields="blocks",
+                code="invalid",
+            ) from exc
         literal = rendered.replace("{", '{{ "{" }}')  # the CSS's braces, never a construct
         return re.sub(r"gmfyjinja(\d+)x", lambda m: self.snippets[int(m.group(1))], literal)
 
@@ -598,12 +605,14 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("app.name", "App: name"),
     Variable("app.url", "App: URL"),
     Variable("achievement.name", "Achievement: name", _ACHIEVEMENT),
+    Variable("achievement.key", "Achievement: key", _ACHIEVEMENT),
     Variable("achievement.description", "Achievement: description", _ACHIEVEMENT),
     Variable("achievement.rarity", "Achievement: % of users who have it", _ACHIEVEMENT),
     Variable("achievement.completions", "Achievement: times completed", _ACHIEVEMENT),
     Variable("achievement.badgeUrl", "Achievement: badge URL", _ACHIEVEMENT),
     Variable("streak.length", "Streak: length"),
     Variable("streak.frequency", "Streak: frequency"),
+    Variable("streak.extended", "Streak: extended this period"),
     Variable("streak.expires|date", "Streak: expires on"),
     Variable("recap.periodStart|date", "Recap: period start", ("recap",)),
     Variable("recap.periodEnd|date", "Recap: period end", ("recap",)),
@@ -611,6 +620,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("league.name", "League: name", _LEAGUE),
     Variable("league.tier", "League: tier", _LEAGUE),
     Variable("league.rank", "League: rank", _LEAGUE),
+    Variable("league.zone", "League: zone", _LEAGUE),
     Variable("preferencesUrl", "Preferences page URL"),
     Variable("unsubscribeUrl", "Unsubscribe URL"),
 )
