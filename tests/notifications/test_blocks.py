@@ -414,3 +414,11 @@ def test_a_layout_mjml_cannot_build_is_a_validation_error(monkeypatch: Any) -> N
     monkeypatch.setattr("apps.notifications.rendering.blocks.mjml2html", broken)
     with pytest.raises(ValidationError, match="layout could not be built: unexpected element"):
         blocks_compile(blocks_check([{"type": "divider"}]))
+
+
+def test_text_that_looks_like_a_placeholder_stays_text() -> None:
+    email = render([{"type": "text", "text": "gmfyjinja0x and gmfyjinja1x"}])
+
+    # Shown as typed (not replaced by the snippets the placeholders stand for).
+    assert "gmfyjinja0x and gmfyjinja1x" in body_of(email.html)
+    assert "gmfyjinja0x and gmfyjinja1x" in email.text

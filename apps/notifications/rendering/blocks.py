@@ -147,7 +147,7 @@ def _link_problem(url: str) -> str | None:
     return f"must start with https://, http://, mailto: or one of {variables}"
 
 
-def _field_problem(kind: str, value: Any, depth: int) -> str | None:
+def _field_problem(kind: str, value: Any) -> str | None:
     if kind in ("line", "multiline", "link", "value"):
         if not isinstance(value, str):
             return "must be a string"
@@ -212,7 +212,7 @@ def blocks_check(blocks: Any) -> list[dict[str, Any]]:
                     if required and name != "value":
                         raise _problem(where, f"{name} is required")
                     continue
-                problem = _field_problem(field_kind, value, depth)
+                problem = _field_problem(field_kind, value)
                 if problem is not None:
                     raise _problem(where, f"{name} {problem}")
                 if field_kind == "blocks":
@@ -256,6 +256,9 @@ def _string_literal(value: str) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
+_TOKEN = "gmfyjinja"  # a placeholder's start (letters only: MJML keeps it as it is)
+
+
 class _Writer:
     """Builds an MJML document in which every template construct is a placeholder token, so
     that MJML never sees (nor mangles) template syntax; `html` renders the MJML and puts the
@@ -266,7 +269,7 @@ class _Writer:
 
     def token(self, jinja: str) -> str:
         self.snippets.append(jinja)
-        return f"gmfyjinja{len(self.snippets) - 1}x"
+        return f"{_TOKEN}{len(self.snippets) - 1}x"
 
     def text(self, value: str, *, lines: bool = False) -> str:
         """Staff's text as HTML: escaped, its variable references as expressions."""
@@ -280,7 +283,8 @@ class _Writer:
 
     @staticmethod
     def _literal(value: str, lines: bool) -> str:
-        escaped = html.escape(value, quote=True)
+        # Typed text that looks like a placeholder stays text: its "a" as a character reference.
+        escaped = html.escape(value, quote=True).replace(_TOKEN, _TOKEN[:-1] + "&#97;")
         return escaped.replace("\n", "<br>") if lines else escaped
 
     def raw(self, jinja: str) -> str:
@@ -297,7 +301,7 @@ class _Writer:
                 code="invalid",
             ) from exc
         literal = rendered.replace("{", '{{ "{" }}')  # the CSS's braces, never a construct
-        return re.sub(r"gmfyjinja(\d+)x", lambda m: self.snippets[int(m.group(1))], literal)
+        return re.sub(_TOKEN + r"(\d+)x", lambda m: self.snippets[int(m.group(1))], literal)
 
 
 def _reference(match: re.Match[str]) -> str:
