@@ -256,7 +256,7 @@ def _string_literal(value: str) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
-_TOKEN = "gmfyjinja"  # a placeholder's start (letters only: MJML keeps it as it is)
+_PLACEHOLDER = "gmfyjinja"  # a placeholder's start (letters only: MJML keeps it as it is)
 
 
 class _Writer:
@@ -269,7 +269,7 @@ class _Writer:
 
     def token(self, jinja: str) -> str:
         self.snippets.append(jinja)
-        return f"{_TOKEN}{len(self.snippets) - 1}x"
+        return f"{_PLACEHOLDER}{len(self.snippets) - 1}x"
 
     def text(self, value: str, *, lines: bool = False) -> str:
         """Staff's text as HTML: escaped, its variable references as expressions."""
@@ -284,7 +284,7 @@ class _Writer:
     @staticmethod
     def _literal(value: str, lines: bool) -> str:
         # Typed text that looks like a placeholder stays text: its "a" as a character reference.
-        escaped = html.escape(value, quote=True).replace(_TOKEN, _TOKEN[:-1] + "&#97;")
+        escaped = html.escape(value, quote=True).replace(_PLACEHOLDER, _PLACEHOLDER[:-1] + "&#97;")
         return escaped.replace("\n", "<br>") if lines else escaped
 
     def raw(self, jinja: str) -> str:
@@ -301,7 +301,7 @@ class _Writer:
                 code="invalid",
             ) from exc
         literal = rendered.replace("{", '{{ "{" }}')  # the CSS's braces, never a construct
-        return re.sub(_TOKEN + r"(\d+)x", lambda m: self.snippets[int(m.group(1))], literal)
+        return re.sub(_PLACEHOLDER + r"(\d+)x", lambda m: self.snippets[int(m.group(1))], literal)
 
 
 def _reference(match: re.Match[str]) -> str:
