@@ -26,6 +26,14 @@ class Channel(models.TextChoices):
     PUSH = "push", "Push"
 
 
+class TemplateMode(models.TextChoices):
+    """How an email template is written: typed blocks (its HTML and text are generated from
+    them) or raw Jinja2 (the advanced mode every template had before blocks)."""
+
+    ADVANCED = "advanced", "Advanced (Jinja2)"
+    BLOCKS = "blocks", "Blocks"
+
+
 class TemplateStatus(models.TextChoices):
     INACTIVE = "inactive", "Inactive"
     ACTIVE = "active", "Active"

@@ -11,12 +11,19 @@ from django.utils import timezone
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
+from apps.core.errors import ValidationError
 from apps.leagues.selectors import leagues_config
 from apps.notifications import domain
-from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, TemplateStatus
+from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, TemplateMode, TemplateStatus
 from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, NotificationSettings
 from apps.notifications.rendering import default_email_template, template_check
+from apps.notifications.rendering.blocks import (
+    STARTER_SUBJECTS,
+    blocks_check,
+    blocks_compile,
+    starter_blocks,
+)
 from apps.users.configuration import attribute_refs_check
 
 
@@ -69,13 +76,44 @@ def _check_parts(subject: str, html: str, text: str) -> None:
     template_check(subject=subject, html=html, text=text or None)
 
 
+def _generated_problem(given: dict[str, object]) -> None:
+    """In blocks mode the HTML and the text are generated: giving either is refused."""
+    parts = [part for part in ("html", "text") if part in given]
+    if parts:
+        names = " and ".join("{" + part + "}" for part in parts)
+        raise ValidationError(
+            f"{names} {'is' if len(parts) == 1 else 'are'} generated from the blocks in blocks "
+            "mode: leave them out, or set mode to advanced",
+            fields=parts,
+            code="generated",
+        )
+
+
+def _blocks_only_problem() -> ValidationError:
+    return ValidationError(
+        "{blocks} are only taken in blocks mode", fields="blocks", code="advanced_mode"
+    )
+
+
 def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> EmailTemplate:
     """A new template; subject and html default to the built-in template of the type (and the
-    text too when neither is given)."""
+    text too when neither is given). In blocks mode (given blocks, or mode blocks), the HTML
+    and the text are generated from the blocks (the type's starter blocks when none are
+    given)."""
     required_check(settings)
     values = given_values(settings)
     type = values["type"]
     default = default_email_template(type)
+    mode = values.get("mode", TemplateMode.BLOCKS if "blocks" in values else TemplateMode.ADVANCED)
+    blocks = None
+    if mode == TemplateMode.BLOCKS:
+        _generated_problem(values)
+        blocks = blocks_check(values.get("blocks") or starter_blocks(type))
+        compiled = blocks_compile(blocks)
+        values["html"], values["text"] = compiled.html, compiled.text
+        values.setdefault("subject", STARTER_SUBJECTS.get(type, default.subject))
+    elif "blocks" in values:
+        raise _blocks_only_problem()
     subject, html, text = (values.get(part) for part in ("subject", "html", "text"))
     if subject is None and html is None:
         text = default.text if text is None else text
@@ -90,6 +128,8 @@ def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> Em
         subject=subject,
         html=html,
         text=text,
+        mode=mode,
+        blocks=blocks,
         status=values.get("status", TemplateStatus.INACTIVE),
         user_attributes=attribute_refs_check(tenant, values.get("user_attributes"), "user"),
         priority=values.get("priority", 0),
@@ -103,12 +143,32 @@ def email_template_update(
 ) -> EmailTemplate:
     """Change the given settings; the type cannot change. A template that no longer renders is
     refused. An empty or None text is derived from the HTML; None user attributes keep
-    theirs."""
+    theirs. Given blocks, the template is in blocks mode and its HTML and text are generated
+    from them; switched to advanced mode, it keeps the generated HTML and text, to edit."""
     values = given_values(changes)
     # A template is written for its type's variables: another type is another template.
     if values.pop("type", template.type) != template.type:
         raise domain.set_for_good_problem("type")
     user_attributes = values.pop("user_attributes", None)
+    blocks = values.pop("blocks", None)
+    mode = values.pop("mode", TemplateMode.BLOCKS if blocks is not None else template.mode)
+    if mode == TemplateMode.BLOCKS:
+        _generated_problem(values)
+        if blocks is None and template.mode != TemplateMode.BLOCKS:
+            raise ValidationError(
+                "{blocks} are required to switch a template to blocks mode",
+                fields="blocks",
+                code="required",
+            )
+        if blocks is not None:
+            template.blocks = blocks_check(blocks)
+            compiled = blocks_compile(template.blocks)
+            values["html"], values["text"] = compiled.html, compiled.text
+    elif blocks is not None:
+        raise _blocks_only_problem()
+    else:
+        template.blocks = None
+    template.mode = mode
     for field, value in values.items():
         setattr(template, field, "" if field == "text" and value is None else value)
     if user_attributes is not None:

@@ -22,6 +22,8 @@ from apps.achievements.selectors import (
     achievement_stats,
     user_completions,
 )
+from apps.leaderboards.choices import Status as BoardStatus
+from apps.leaderboards.selectors import boards_listed, run_current, user_standing
 from apps.metrics.models import MetricDailyChange
 from apps.metrics.selectors import metric_definitions, user_metric_totals
 from apps.notifications import domain
@@ -181,6 +183,24 @@ def achievement_context(tenant: Tenant, achievement_pk: int) -> dict[str, Any] |
     }
 
 
+def leaderboards_context(tenant: Tenant, user: EndUser, now: dt.datetime) -> dict[str, Any]:
+    """The user's place on each active board, by key: its name, the user's rank in the current
+    run (None when not ranked, or below the places the board shows) and value."""
+    today = now.astimezone(dt.UTC).date()  # runs are read by UTC date, as the API does
+    result = {}
+    for board in boards_listed(tenant, include_finished=False):
+        if board.status != BoardStatus.ACTIVE:
+            continue
+        standing = user_standing(board, run_current(board, today), user)
+        entry = standing.entry
+        result[board.key] = {
+            "name": board.name,
+            "rank": standing.rank,
+            "value": entry.value.normalize() if entry is not None else None,
+        }
+    return result
+
+
 def app_context(tenant: Tenant) -> dict[str, Any]:
     branding = tenant.branding or {}
     logo = branding.get("logo") or {}
@@ -207,7 +227,7 @@ def variables_used(*sources: str) -> frozenset[str]:
 
 
 # The parts that cost queries, built only when a template reads them.
-_COSTLY = ("achievement", "metrics", "points", "streak")
+_COSTLY = ("achievement", "leaderboards", "metrics", "points", "streak")
 
 
 def message_context(
@@ -265,6 +285,8 @@ def message_context(
         context["points"] = points_context(tenant, user, period)
     if wanted("streak"):
         context["streak"] = streak_context(tenant, user, now, states)
+    if wanted("leaderboards"):
+        context["leaderboards"] = leaderboards_context(tenant, user, now)
     return context
 
 

@@ -334,12 +334,15 @@ def _send_one(
     return Outcome(MessageStatus.SENT)
 
 
-def email_test_send(template: EmailTemplate, user: EndUser, to: str) -> RenderedEmail:
-    """Render `template` for `user` and send it to `to` (a staff member), now, outside the
-    delivery log: the dashboard's "send a test to me". The user's preference links are
+def email_test_send(
+    template: EmailTemplate, user: EndUser | None, to: str, *, base_url: str | None = None
+) -> RenderedEmail:
+    """Render `template` for `user` (or with sample data in the tenant's brand, images under
+    `base_url`, default PUBLIC_URL) and send it to `to` (any address staff give), now, outside
+    the delivery log: the dashboard's "send a test to". The user's preference links are
     replaced and no unsubscribe header is set: a click in a staff inbox must not change the
     end-user's preferences. Raises TemplateRenderError, or the backend's error."""
-    rendered = template_preview(template, user)
+    rendered = template_preview(template, user, base_url=base_url)
     probe = Message(tenant=template.tenant, user=EndUser(), type=template.type, recipient=to)
     email = email_build(probe, rendered)
     email.subject = f"[Test] {rendered.subject}"

@@ -20,6 +20,7 @@ from apps.notifications.choices import (
     NotificationType,
     PushChannelStatus,
     PushKind,
+    TemplateMode,
     TemplateStatus,
 )
 
@@ -109,6 +110,16 @@ class EmailTemplateSettings(_TemplateSettings):
     # {"attributeId", "attributeValue"} references; on an update, None keeps them.
     user_attributes: list[dict[str, str]] | Unset | None = declare.structure(
         "User attributes", nullable=True, help=_AUDIENCE_HELP
+    )
+    mode: str | Unset = declare.choice(
+        "Mode",
+        TemplateMode,
+        help="Blocks: written with typed blocks, from which the HTML and the text are generated. "
+        "Advanced: raw Jinja2 HTML and text. Given blocks, blocks.",
+    )
+    # Typed blocks (apps/notifications/rendering/blocks.py), checked by blocks_check.
+    blocks: list[dict[str, Any]] | Unset = declare.structure(
+        "Blocks", help="The blocks of a template in blocks mode, in order."
     )
 
 

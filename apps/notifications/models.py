@@ -11,6 +11,7 @@ from apps.notifications.choices import (
     NotificationType,
     PushChannelStatus,
     PushKind,
+    TemplateMode,
     TemplateStatus,
 )
 from apps.users.models import EndUser
@@ -51,6 +52,12 @@ class EmailTemplate(TimestampedModel):
     html = models.TextField()
     # Empty: the text part is derived from the rendered HTML.
     text = models.TextField(blank=True, default="")
+    # Blocks mode: `blocks` (apps/notifications/rendering/blocks.py) are what staff write, and
+    # `html` and `text` the templates generated from them; advanced mode: raw Jinja2.
+    mode = models.CharField(
+        max_length=16, choices=TemplateMode.choices, default=TemplateMode.ADVANCED
+    )
+    blocks = models.JSONField(null=True, blank=True)
     # [{"attributeId": uuid, "attributeValue": str}]: all must match the user's attributes.
     user_attributes = models.JSONField(default=list, blank=True)
     priority = models.IntegerField(default=0)

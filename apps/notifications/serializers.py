@@ -16,10 +16,12 @@ from apps.notifications.choices import (
     NotificationType,
     PushChannelStatus,
     PushKind,
+    TemplateMode,
     TemplateStatus,
 )
 from apps.notifications.models import EmailTemplate, PushChannel, PushTemplate
 from apps.notifications.rendering import RenderedEmail, RenderedPush
+from apps.notifications.rendering.blocks import BLOCK_TYPES, MAX_BLOCKS
 from apps.streaks.wire import StreakPreferences, StreakPreferencesSerializer
 from apps.users.models import EndUser
 from apps.users.wire import AttributeRef, AttributeRefSerializer
@@ -70,11 +72,34 @@ class _TemplateFields(StrictSerializer):
     priority = serializers.IntegerField(min_value=-_PRIORITY, max_value=_PRIORITY, required=False)
 
 
-class EmailTemplateCreateSerializer(_TemplateFields):
+_BLOCKS_HELP = (
+    "The template's blocks, in order (blocks mode): each an object with a `type` ("
+    + ", ".join(BLOCK_TYPES)
+    + ") and that type's fields; `conditional` holds `blocks` of its own. Text may hold "
+    "variable references such as {{ user.name }}; everything else in it is text."
+)
+
+
+class _EmailTemplateFields(_TemplateFields):
+    mode = serializers.ChoiceField(
+        choices=TemplateMode.choices,
+        required=False,
+        help_text="blocks: html and text are generated from `blocks`; advanced: raw Jinja2. "
+        "Absent: blocks when `blocks` is given, else unchanged (advanced on creation).",
+    )
+    blocks = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        max_length=MAX_BLOCKS,
+        help_text=_BLOCKS_HELP,
+    )
+
+
+class EmailTemplateCreateSerializer(_EmailTemplateFields):
     type = serializers.ChoiceField(choices=NotificationType.choices)
 
 
-class EmailTemplateUpdateSerializer(_TemplateFields):
+class EmailTemplateUpdateSerializer(_EmailTemplateFields):
     id = serializers.UUIDField()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -208,6 +233,13 @@ class EmailTemplateSerializer(Shape):
     priority = serializers.IntegerField(
         help_text="With several active templates of a type, the highest matching one wins."
     )
+    mode = serializers.ChoiceField(
+        choices=TemplateMode.choices,
+        help_text="blocks: html and text are generated from `blocks`; advanced: raw Jinja2.",
+    )
+    blocks = serializers.ListField(
+        child=serializers.DictField(), allow_null=True, help_text=_BLOCKS_HELP + " null: advanced."
+    )
     created = serializers.DateTimeField()
     updated = serializers.DateTimeField()
 
@@ -224,6 +256,8 @@ def email_template_render(template: EmailTemplate) -> dict[str, Any]:
         "text": template.text or None,
         "userAttributes": list(template.user_attributes),
         "priority": template.priority,
+        "mode": template.mode,
+        "blocks": template.blocks if template.mode == TemplateMode.BLOCKS else None,
         "created": template.created,
         "updated": template.updated,
     }

@@ -285,15 +285,38 @@ def test_the_preview_shows_the_users_data_escaped_in_a_sandbox(
     assert not mail.outbox
 
 
-def test_the_preview_without_a_user_uses_sample_data(
-    staff_client: Any, template: EmailTemplate
+def test_the_preview_without_a_user_uses_sample_data_in_the_tenants_brand(
+    staff_client: Any, template: EmailTemplate, tenant: Tenant
 ) -> None:
+    tenant.branding = {"appName": "Wordsmith", "brandColor": "#0F766E"}
+    tenant.save()
+
     response = staff_client.get(preview_url(template))
 
     assert response.status_code == 200
     assert response.context["rendered"].subject == "Your week, Jamie"
-    assert "Acme Fitness" in response.context["rendered"].html
-    assert b"Send a test to me" not in response.content  # a test needs a real end-user
+    assert "Wordsmith" in response.context["rendered"].html
+    assert "Acme Fitness" not in response.context["rendered"].html  # never the sample's brand
+    assert b"Send a test" in response.content  # with sample data too
+
+
+def test_the_sample_preview_shows_gamifys_own_images(staff_client: Any, tenant: Tenant) -> None:
+    template = email_template_create(
+        tenant,
+        EmailTemplateSettings(
+            type=NotificationType.ACHIEVEMENT_COMPLETED,
+            name="Badge",
+            subject="{{ achievement.name }}",
+            html='<img src="{{ achievement.badgeUrl }}">',
+        ),
+    )
+
+    response = staff_client.get(preview_url(template))
+
+    # Under the dashboard's own address, and served there.
+    badge = "http://testserver/static/notifications/sample/badge.png"
+    assert f'src="{badge}"' in response.context["rendered"].html
+    assert staff_client.get(badge.removeprefix("http://testserver")).status_code == 200
 
 
 def test_a_user_of_another_tenant_is_not_previewed(
@@ -323,8 +346,12 @@ def test_a_broken_template_is_a_message_on_the_preview_not_a_500(
 
 def test_send_a_test_to_me(staff_client: Any, template: EmailTemplate, alice: EndUser) -> None:
     set_staff_email("staff@example.com")
+    page = staff_client.get(preview_url(template), {"user": "alice"})
+    assert b'value="staff@example.com"' in page.content  # the address field's default
 
-    response = staff_client.post(send_test_url(template), {"user": "alice"}, follow=True)
+    response = staff_client.post(
+        send_test_url(template), {"user": "alice", "to": "staff@example.com"}, follow=True
+    )
 
     assert response.status_code == 200
     assert message_texts(response) == ["Sent a test email to staff@example.com."]
@@ -335,27 +362,45 @@ def test_send_a_test_to_me(staff_client: Any, template: EmailTemplate, alice: En
     assert not Message.objects.exists()  # outside the delivery log
 
 
-def test_a_staff_member_without_email_is_told_and_nothing_is_sent(
-    staff_client: Any, template: EmailTemplate, alice: EndUser
+def test_a_staff_member_without_email_sends_a_test_to_the_address_they_give(
+    staff_client: Any, template: EmailTemplate
 ) -> None:
-    page = staff_client.get(preview_url(template), {"user": "alice"})
-    assert b"Your staff account has no email address" in page.content
+    page = staff_client.get(preview_url(template))
+    assert b'name="to"' in page.content
 
-    response = staff_client.post(send_test_url(template), {"user": "alice"}, follow=True)
+    response = staff_client.post(send_test_url(template), {"to": "qa@example.org"}, follow=True)
 
-    assert message_texts(response) == [
-        "Your staff account has no email address: add one to receive test emails."
-    ]
+    assert message_texts(response) == ["Sent a test email to qa@example.org."]
+    [sent] = mail.outbox
+    assert sent.to[0].endswith("qa@example.org")
+    assert sent.subject == "[Test] Your week, Jamie"  # sample data: no end-user chosen
+
+
+@pytest.mark.parametrize(
+    ("to", "said"),
+    [
+        ("", "Give the address to send the test to."),
+        ("not-an-address", "“not-an-address” is not an email address."),
+        ("a@b.c\nBcc: x@y.z", "“a@b.c\nBcc: x@y.z” is not an email address."),
+    ],
+)
+def test_a_test_to_no_valid_address_is_refused(
+    staff_client: Any, template: EmailTemplate, to: str, said: str
+) -> None:
+    response = staff_client.post(send_test_url(template), {"to": to}, follow=True)
+
+    assert message_texts(response) == [said]
     assert not mail.outbox
 
 
 def test_a_test_of_a_broken_template_is_a_message(
     staff_client: Any, template: EmailTemplate, alice: EndUser
 ) -> None:
-    set_staff_email("staff@example.com")
     EmailTemplate.objects.filter(pk=template.pk).update(subject="{{ nope() }}")
 
-    response = staff_client.post(send_test_url(template), {"user": "alice"}, follow=True)
+    response = staff_client.post(
+        send_test_url(template), {"user": "alice", "to": "staff@example.com"}, follow=True
+    )
 
     # Then the preview it returns to shows why.
     sent, shown = message_texts(response)
@@ -510,6 +555,6 @@ def test_viewers_may_preview_but_not_send_tests(
     page = client.get(preview_url(template), {"user": "alice"})
 
     assert page.status_code == 200
-    assert b"Send a test to me" not in page.content
-    assert client.post(send_test_url(template), {"user": "alice"}).status_code == 403
+    assert b"Send a test" not in page.content
+    assert client.post(send_test_url(template), {"to": "x@example.com"}).status_code == 403
     assert not mail.outbox

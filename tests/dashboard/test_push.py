@@ -609,14 +609,18 @@ def test_the_preview_renders_for_a_user_escaped(
     assert '<td class="value">alice</td>' in content  # a key named "items" is still data
 
 
-def test_the_preview_without_a_user_uses_sample_data(
+def test_the_preview_without_a_user_uses_sample_data_in_the_tenants_brand(
     staff_client: Any, push_template: PushTemplate
 ) -> None:
+    tenant = push_template.tenant
+    tenant.branding = {"appName": "Wordsmith"}
+    tenant.save()
+
     response = staff_client.get(preview_url(push_template))
 
     assert response.status_code == 200
     assert response.context["rendered"].title == "Your week, Jamie"
-    assert response.context["rendered"].body == "Acme Fitness: see your week"
+    assert response.context["rendered"].body == "Wordsmith: see your week"
     assert "With sample data" in response.content.decode()
 
 

@@ -549,7 +549,8 @@ def test_achievement_email_shows_the_achievement_and_its_rarity() -> None:
     assert "Ten workouts" in email.subject
     assert "Finish ten workouts." in email.text
     assert "Only 12.5% of users have this." in email.text
-    assert 'src="https://app.example.com/badges/ten-workouts.png"' in email.html
+    # gamify's own sample badge, a static file under PUBLIC_URL (never another site's).
+    assert 'src="http://testserver/static/notifications/sample/badge.png"' in email.html
 
 
 @pytest.mark.parametrize(

@@ -177,3 +177,175 @@ def test_a_new_template_needs_its_type_and_name(tenant):
     with pytest.raises(ValidationError) as refused:
         email_template_create(tenant, EmailTemplateSettings(subject="Hi"))
     assert refused.value.message == "type and name are required"
+
+
+# Blocks: the block form of a template, beside the fields every template has.
+
+ACHIEVEMENT_BLOCKS = [
+    {"type": "heading", "text": "You did it, {{ user.name }}!"},
+    {"type": "achievement"},
+    {"type": "button", "label": "See your badges", "url": "{{ app.url }}/badges"},
+]
+
+
+def test_a_template_written_with_blocks(api_client):
+    response = api_client.post(
+        ADMIN,
+        [
+            {
+                "type": "achievement_completed",
+                "name": "Blocks",
+                "subject": "New badge: {{ achievement.name }}",
+                "blocks": ACHIEVEMENT_BLOCKS,
+            }
+        ],
+    )
+    assert response.status_code == 201, response.content
+    created = response.json()["created"][0]
+    assert created["mode"] == "blocks"  # given blocks, blocks
+    assert created["blocks"] == ACHIEVEMENT_BLOCKS
+    # The current fields hold the templates generated from the blocks.
+    assert "{{ achievement.name }}" in created["html"]
+    assert created["text"].startswith("{{ app.name }}")
+
+    read = api_client.get(f"{ADMIN}/{created['id']}").json()
+    assert read["blocks"] == ACHIEVEMENT_BLOCKS
+    assert read["mode"] == "blocks"
+
+
+def test_existing_templates_are_advanced_without_blocks(api_client):
+    templates = api_client.get(ADMIN, {"limit": 100}).json()
+    assert {(t["mode"], t["blocks"]) for t in templates} == {("advanced", None)}
+
+
+def test_the_preview_of_a_blocks_template(api_client):
+    created = api_client.post(
+        ADMIN,
+        [
+            {
+                "type": "recap",
+                "name": "B",
+                "subject": "Hi",
+                "blocks": [{"type": "text", "text": "Hi {{ user.name }}"}],
+            }
+        ],
+    ).json()["created"][0]
+    api_client.post("/v1/users", {"id": "ada", "name": "Ada"})
+
+    preview = api_client.post(f"{ADMIN}/{created['id']}/preview", {"userId": "ada"})
+
+    assert preview.status_code == 200, preview.content
+    assert "Hi Ada" in preview.json()["html"]
+    assert "Hi Ada" in preview.json()["text"]
+
+
+def test_mode_blocks_without_blocks_starts_from_the_types_blocks(api_client):
+    response = api_client.post(ADMIN, [{"type": "streak_reminder", "name": "S", "mode": "blocks"}])
+    created = response.json()["created"][0]
+    assert created["mode"] == "blocks"
+    assert [b["type"] for b in created["blocks"]] == ["heading", "streak", "button"]
+    assert created["subject"]  # the built-in subject of the type
+
+
+def test_switching_modes_keeps_what_was_generated(api_client):
+    created = api_client.post(
+        ADMIN, [{"type": "recap", "name": "B", "blocks": [{"type": "divider"}]}]
+    ).json()["created"][0]
+
+    advanced = api_client.patch(ADMIN, [{"id": created["id"], "mode": "advanced"}]).json()
+    [updated] = advanced["updated"]
+    assert updated["mode"] == "advanced"
+    assert updated["blocks"] is None
+    assert updated["html"] == created["html"]  # now raw Jinja2 to edit
+    edited = api_client.patch(ADMIN, [{"id": created["id"], "html": "<p>Mine</p>"}]).json()
+    assert edited["updated"][0]["html"] == "<p>Mine</p>"
+
+    back = api_client.patch(
+        ADMIN, [{"id": created["id"], "blocks": [{"type": "heading", "text": "Again"}]}]
+    ).json()["updated"][0]
+    assert back["mode"] == "blocks"
+    assert "Again" in back["html"]
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        (
+            {"blocks": [{"type": "divider"}], "html": "<p>x</p>"},
+            "html is generated from the blocks in blocks mode",
+        ),
+        (
+            {"blocks": [{"type": "divider"}], "mode": "advanced"},
+            "blocks are only taken in blocks mode",
+        ),
+        (
+            {"blocks": [{"type": "button", "label": "Go", "url": "javascript:x"}]},
+            "blocks: block 1 (button): url must start with https://",
+        ),
+        ({"blocks": [{"type": "nope"}]}, "blocks: block 1: type must be one of"),
+        ({"blocks": "text"}, "blocks"),
+        ({"mode": "fancy"}, "mode"),
+    ],
+)
+def test_blocks_that_are_refused_are_issues(api_client, item, message):
+    response = api_client.post(ADMIN, [{"type": "recap", "name": "B", **item}])
+
+    assert response.status_code in (200, 422), response.content
+    body = response.json()
+    text = body["issues"][0]["message"] if "issues" in body else body["error"]
+    assert message in text
+    assert not EmailTemplate.objects.filter(name="B").exists()
+
+
+def test_an_advanced_template_switched_to_blocks_needs_blocks(api_client):
+    advanced = api_client.get(ADMIN, {"limit": 1}).json()[0]
+
+    response = api_client.patch(ADMIN, [{"id": advanced["id"], "mode": "blocks"}])
+
+    [issue] = response.json()["issues"]
+    assert "blocks are required to switch a template to blocks mode" in issue["message"]
+
+
+def test_a_blocks_templates_html_is_not_written_directly(api_client):
+    created = api_client.post(
+        ADMIN, [{"type": "recap", "name": "B", "blocks": [{"type": "divider"}]}]
+    ).json()["created"][0]
+
+    response = api_client.patch(ADMIN, [{"id": created["id"], "text": "Mine"}])
+
+    [issue] = response.json()["issues"]
+    assert "text is generated from the blocks" in issue["message"]
+    assert api_client.get(f"{ADMIN}/{created['id']}").json()["text"] == created["text"]
+
+
+def test_the_openapi_document_describes_the_block_form(api_client):
+    document = api_client.get("/admin/v1/openapi").json()
+    schemas = document["components"]["schemas"]
+    template = schemas["EmailTemplate"]["properties"]
+    assert {"mode", "blocks"} <= set(template)
+    create = next(s for name, s in schemas.items() if name.startswith("EmailTemplateCreate"))
+    assert {"mode", "blocks"} <= set(create["properties"])
+    assert "conditional" in create["properties"]["blocks"]["description"]
+
+
+def test_the_leaderboard_rank_block_shows_the_users_place(api_client, metric):
+    board = {
+        "name": "Top writers",
+        "key": "top-writers",
+        "rankBy": "metric",
+        "metricId": str(metric.public_id),
+        "status": "active",
+    }
+    assert api_client.post("/admin/v1/leaderboards", [board]).status_code == 201
+    for user, value in (("ada", 5), ("bob", 9), ("cy", 1)):
+        body = {"user": {"id": user, "name": user.title()}, "value": value}
+        assert api_client.post("/v1/metrics/words/event", body).status_code == 201
+    blocks = [{"type": "leaderboard", "leaderboard": "top-writers"}]
+    created = api_client.post(
+        ADMIN, [{"type": "recap", "name": "Rank", "subject": "s", "blocks": blocks}]
+    ).json()["created"][0]
+
+    preview = api_client.post(f"{ADMIN}/{created['id']}/preview", {"userId": "ada"}).json()
+
+    assert "#2 on Top writers" in preview["text"]
+    assert "Top writers" in preview["html"]

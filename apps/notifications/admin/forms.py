@@ -39,14 +39,19 @@ def source_input(declaration: type[Declaration], name: str, rows: int) -> Any:
 
 
 def template_form(
-    declaration: type[Declaration], model: Any, content: dict[str, int], **kwargs: Any
+    declaration: type[Declaration],
+    model: Any,
+    content: dict[str, int],
+    skip: tuple[str, ...] = (),
+    **kwargs: Any,
 ) -> Any:
     """The base of a template kind's form: its declared inputs, its `content` as code inputs
-    (part -> rows, see source_input) and its audience. `kwargs`: declared_form's."""
+    (part -> rows, see source_input) and its audience; `skip`: settings written by a page of
+    their own (an email's blocks, in the block editor). `kwargs`: declared_form's."""
     declared = declared_form(
         declaration,
         model=model,
-        skip=tuple(content),
+        skip=(*content, *skip),
         choices={"status": TemplateStatus.choices},
         **kwargs,
     )

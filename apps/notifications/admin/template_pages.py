@@ -34,7 +34,14 @@ class TemplateAdminBase(TenantColumnMixin, ConfigAdmin):
     preview; the pages around them are the same."""
 
     config_form: type[TemplateFormBase]
-    list_display = ("name", "type", "status", "priority", "tenant_column", "preview")
+    list_display: tuple[str, ...] = (
+        "name",
+        "type",
+        "status",
+        "priority",
+        "tenant_column",
+        "preview",
+    )
     list_select_related = (TENANT_RELATED,)
     list_filter = ("type", "status", ("tenant", TenantFilter))
     ordering = ("tenant_id", "type", "-priority", "name")
@@ -124,7 +131,7 @@ class TemplateAdminBase(TenantColumnMixin, ConfigAdmin):
         end_user = self._end_user(request, template.tenant, user_id)
         rendered = None
         try:
-            rendered = type(self).render_preview(template, end_user)
+            rendered = self.rendered_for(request, template, end_user)
         except TemplateRenderError as exc:
             self.message_user(
                 request, f"The template does not render: {exc.message}", messages.ERROR
@@ -141,6 +148,10 @@ class TemplateAdminBase(TenantColumnMixin, ConfigAdmin):
         }
         page = f"admin/{self.opts.app_label}/{self.opts.model_name}/preview.html"
         return TemplateResponse(request, page, context)
+
+    def rendered_for(self, request: HttpRequest, template: Any, user: EndUser | None) -> Any:
+        """The template rendered for the preview page (`user` None: sample data)."""
+        return type(self).render_preview(template, user)
 
     def preview_context(self, request: HttpRequest, template: Any, rendered: Any) -> dict[str, Any]:
         """What the kind's preview page shows besides the rendered template (None when it does

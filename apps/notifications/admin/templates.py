@@ -1,5 +1,6 @@
-"""Dashboard pages for email templates: written by the template services, with a preview and a
-test send."""
+"""Dashboard pages for email templates: written by the template services, with a preview, a
+test send to any address and, for templates written with blocks, the block editor
+(block_editor.py)."""
 
 import logging
 from typing import Any
@@ -10,11 +11,15 @@ from django.urls import URLPattern, path
 from django.views.decorators.http import require_POST
 
 from apps.notifications import configuration
+from apps.notifications.admin.block_editor import (
+    BlockEditorMixin,
+    test_address_problem,
+    test_send,
+)
 from apps.notifications.admin.forms import template_form
 from apps.notifications.admin.template_pages import TemplateAdminBase
-from apps.notifications.delivery import email_test_send
+from apps.notifications.choices import TemplateMode
 from apps.notifications.domain import EmailTemplateSettings
-from apps.notifications.errors import TemplateRenderError
 from apps.notifications.models import EmailTemplate
 from apps.notifications.previews import template_preview
 
@@ -27,18 +32,34 @@ VARIABLES_HELP = "admin/notifications/emailtemplate/variables.html"
 
 
 _Base: Any = template_form(
-    EmailTemplateSettings, EmailTemplate, {"subject": 0, "html": 24, "text": 10}
+    EmailTemplateSettings,
+    EmailTemplate,
+    {"subject": 0, "html": 24, "text": 10},
+    skip=("mode", "blocks"),  # written in the block editor
 )
 
 
 class EmailTemplateForm(_Base):
     required_on_edit = ("subject", "html")
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance is not None and self.instance.mode == TemplateMode.BLOCKS:
+            # Generated from the blocks: shown, and changed only in the block editor.
+            for name in ("html", "text"):
+                self.fields[name].disabled = True
+                self.fields[name].required = False
+                self.fields[name].help_text = (
+                    "Generated from the blocks: edit them in the block editor, or switch the "
+                    "template to advanced mode there."
+                )
+
 
 @admin.register(EmailTemplate)
-class EmailTemplateAdmin(TemplateAdminBase):
+class EmailTemplateAdmin(BlockEditorMixin, TemplateAdminBase):
     config_form = EmailTemplateForm
     search_fields = ("name", "subject")
+    list_display = ("name", "type", "mode", "status", "priority", "tenant_column", "preview")
     content_fields = _PARTS
     variables_help = VARIABLES_HELP
     seeded_marker = "defaults_seeded_at"
@@ -48,13 +69,21 @@ class EmailTemplateAdmin(TemplateAdminBase):
     template_delete = staticmethod(configuration.email_template_delete)
     render_preview = staticmethod(template_preview)
 
+    def rendered_for(self, request: HttpRequest, template: Any, user: Any) -> Any:
+        # Sample images from this very dashboard, whatever PUBLIC_URL says.
+        return template_preview(template, user, base_url=request.build_absolute_uri("/"))
+
     # --- the preview's test send --------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
         view = self._wrap(require_POST(self.test_send_view))
         # Before the preview's own: its "<object_id>/" catch-all would swallow it.
         name = f"{self.opts.app_label}_{self.opts.model_name}_test_send"
-        return [path("<path:object_id>/preview/send-test/", view, name=name), *super().get_urls()]
+        return [
+            path("<path:object_id>/preview/send-test/", view, name=name),
+            *self.editor_urls(),
+            *super().get_urls(),
+        ]
 
     def preview_context(
         self, request: HttpRequest, template: EmailTemplate, rendered: Any
@@ -68,30 +97,14 @@ class EmailTemplateAdmin(TemplateAdminBase):
         template = self.object_or_404(request, object_id, change=True)
         user_id = request.POST.get("user", "").strip()
         back = HttpResponseRedirect(self.preview_url(template, user_id))
-        to = getattr(request.user, "email", "")
-        if not to:
-            self.message_user(
-                request,
-                "Your staff account has no email address: add one to receive test emails.",
-                messages.WARNING,
-            )
+        to = request.POST.get("to", "").strip()
+        problem = test_address_problem(to)
+        if problem is not None:
+            self.message_user(request, problem, messages.ERROR)
             return back
         end_user = self._end_user(request, template.tenant, user_id)
-        if end_user is None:
-            if not user_id:
-                self.message_user(request, "Choose an end-user to send a test.", messages.ERROR)
-            return back
-        try:
-            email_test_send(template, end_user, to)
-        except TemplateRenderError as exc:
-            self.message_user(
-                request, f"The test email was not sent: {exc.message}", messages.ERROR
-            )
-        except Exception as exc:  # whatever the configured mail backend raises: shown, not retried
-            logger.warning("test email of template=%s failed: %s", template.public_id, exc)
-            self.message_user(
-                request, f"The test email was not sent: {type(exc).__name__}: {exc}", messages.ERROR
-            )
-        else:
-            self.message_user(request, f"Sent a test email to {to}.", messages.SUCCESS)
+        if end_user is None and user_id:
+            return back  # told why by _end_user
+        sent, said = test_send(template, end_user, to)
+        self.message_user(request, said, messages.SUCCESS if sent else messages.ERROR)
         return back

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.templatetags.static import static
 
 from apps.notifications.choices import NotificationType
 
@@ -78,9 +79,28 @@ LEAGUE_SAMPLE: dict[str, Any] = {
 }
 
 
-def sample_context() -> dict[str, Any]:
+# Sample images that gamify serves itself (static files), so that previews never show a
+# broken image nor reach out to another site.
+SAMPLE_IMAGES = {
+    "logo": "notifications/sample/logo.png",
+    "badge": "notifications/sample/badge.png",
+}
+
+
+def sample_image_url(name: str, base_url: str | None = None) -> str:
+    """The absolute address of a sample image: under `base_url` (the dashboard's own address,
+    for a preview), else PUBLIC_URL (what an email, a test one included, can reach)."""
+    base = (base_url or settings.PUBLIC_URL).rstrip("/")
+    return base + static(SAMPLE_IMAGES[name])
+
+
+def sample_context(
+    *, app: dict[str, Any] | None = None, base_url: str | None = None
+) -> dict[str, Any]:
     """Every template variable with plausible values: what template_check renders against
-    and what the dashboard preview shows when it has no real user."""
+    and what the dashboard preview shows when it has no real user. `app` (a tenant's brand,
+    context.app_context) replaces the sample app; images are gamify's own sample images,
+    under `base_url` (see sample_image_url)."""
     site = "https://app.example.com"
     return {
         "user": {
@@ -89,17 +109,18 @@ def sample_context() -> dict[str, Any]:
             "email": "jamie@example.com",
             "attributes": {"plan": "pro", "city": "Lisbon"},
         },
-        "app": {
+        "app": app
+        or {
             "name": "Acme Fitness",
             "url": site,
-            "logoUrl": f"{site}/logo.png",
+            "logoUrl": sample_image_url("logo", base_url),
             "brandColor": "#4F46E5",
         },
         "achievement": {
             "key": "ten-workouts",
             "name": "Ten workouts",
             "description": "Finish ten workouts.",
-            "badgeUrl": f"{site}/badges/ten-workouts.png",
+            "badgeUrl": sample_image_url("badge", base_url),
             "completions": 1284,
             "rarity": 12.5,
         },
@@ -137,6 +158,9 @@ def sample_context() -> dict[str, Any]:
         },
         "recap": {"periodStart": "2026-05-25", "periodEnd": "2026-05-31"},
         "reactivation": {"messageNumber": 1, "daysSinceLastActive": 3},
+        "leaderboards": {
+            "weekly-words": {"name": "Weekly words", "rank": 4, "value": Decimal("1250")},
+        },
         "league": LEAGUE_SAMPLE,
         "preferencesUrl": "https://gamify.example.com/notifications/preferences/sample",
         "unsubscribeUrl": "https://gamify.example.com/notifications/unsubscribe/sample",
