@@ -6,7 +6,7 @@ accounts is the lowest app with dashboard pages, so every other app's admin may 
 without breaking the layers of docs/architecture.md §2.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any, Protocol, cast
 
@@ -22,6 +22,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
+from unfold.admin import ModelAdmin as ThemedModelAdmin
 
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Organization, Tenant
@@ -31,6 +32,7 @@ from apps.accounts.staff import (
     visible_organizations,
     visible_tenants,
 )
+from apps.core.shown_time import moment_shown
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
 TENANT_RELATED = "tenant__environment__organization"
@@ -129,9 +131,25 @@ def _tenant_lookup(model: type[models.Model]) -> str | None:
     return "tenant" if "tenant" in names else None
 
 
-class DashboardAdmin(admin.ModelAdmin):
+def moment_column(name: str, description: str) -> Callable[[Any], str]:
+    """A list column or read-only field showing the moment `name` as every dashboard page
+    writes moments: in the page's zone (the selected tenant's reporting zone), with the zone
+    named, in the staff member's formats (apps/core/shown_time.py); Django's own would show it
+    in UTC, without its zone."""
+
+    @admin.display(description=description, ordering=name)
+    def column(obj: Any) -> str:
+        moment = getattr(obj, name)
+        return "-" if moment is None else moment_shown(moment)
+
+    column.__name__ = name
+    return column
+
+
+class DashboardAdmin(ThemedModelAdmin):
     """Every page shows the tenant selected in the header only (scope.py); forms offer that
-    tenant's objects and fill in the tenant itself, so no add form asks for it."""
+    tenant's objects and fill in the tenant itself, so no add form asks for it. Moments in its
+    lists and read-only fields carry their zone (`moment_column`)."""
 
     # The path from this page's model to its tenant; pages of models without a `tenant` field
     # name theirs ("system__tenant") or scope their queryset themselves (organizations, keys).
@@ -151,9 +169,39 @@ class DashboardAdmin(admin.ModelAdmin):
     def get_list_display(self, request: HttpRequest) -> Any:
         # One tenant is shown at a time: a tenant column would repeat it on every row.
         columns = super().get_list_display(request)
-        if self.tenant_column_shown:
-            return columns
-        return [name for name in columns if name != "tenant_column"]
+        if not self.tenant_column_shown:
+            columns = [name for name in columns if name != "tenant_column"]
+        return self._moments_shown(columns)
+
+    def get_list_display_links(self, request: HttpRequest, list_display: Any) -> Any:
+        links = super().get_list_display_links(request, list_display)
+        return self._moments_shown(links) if links else links
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self._moments_shown(super().get_fields(request, obj))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self._moments_shown(super().get_readonly_fields(request, obj))
+
+    def _moments_shown(self, names: Any) -> list[Any]:
+        """`names` with each of the model's moments (DateTimeField) replaced by its
+        `moment_column`, one function per name (a read-only field is found by identity)."""
+        columns: dict[str, Any] = self.__dict__.setdefault("_moment_columns", {})
+        shown = []
+        for name in names:
+            field = self._model_field(name) if isinstance(name, str) else None
+            if isinstance(field, models.DateTimeField):
+                if name not in columns:
+                    columns[name] = moment_column(name, str(field.verbose_name))
+                name = columns[name]
+            shown.append(name)
+        return shown
+
+    def _model_field(self, name: str) -> Any:
+        try:
+            return self.model._meta.get_field(name)
+        except FieldDoesNotExist:
+            return None
 
     def get_list_filter(self, request: HttpRequest) -> Any:
         # A filter by a related object offers what the staff member may see of it only.
