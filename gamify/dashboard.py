@@ -36,7 +36,7 @@ APP_ORDER = [
     "auth",
 ]
 # Framework and pipeline internals: the login lockouts (django-axes), permission groups, the
-# streak and points state the pipeline keeps, the event queue its workers claim. Superusers
+# streak and points state the pipeline keeps. Superusers
 # find them under "System", apart from the features staff work with (README, "The dashboard").
 SYSTEM_MODELS = {
     "axes.accessattempt",
@@ -45,7 +45,6 @@ SYSTEM_MODELS = {
     "auth.group",
     "streaks.streakstate",
     "points.pointstotal",
-    "pipeline.queuedevent",
 }
 # Material Symbols names of each section's icon in the sidebar.
 ICONS = {
@@ -66,6 +65,7 @@ ICONS = {
 # Tables the pipeline keeps for itself; reachable from the pages that explain them (a user's
 # streak calendar, a leaderboard's rankings), not worth a place in the navigation.
 HIDDEN_MODELS = {
+    "pipeline.queuedevent",
     "streaks.streakperiod",
     "leaderboards.leaderboardentry",
     "leaderboards.leaderboardsnapshot",
@@ -122,7 +122,11 @@ class DashboardSite(UnfoldAdminSite):
 
     def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict]:
         """The features' sections in APP_ORDER, analytics first, and the internals in a last
-        "System" section, for superusers only (each page keeps its own permissions)."""
+        "System" section, for superusers only (each page keeps its own permissions). Read
+        once a request: the page's context and the sidebar both show it."""
+        if app_label is None and hasattr(request, "_dashboard_apps"):
+            cached: list[dict] = request._dashboard_apps
+            return cached
         apps = super().get_app_list(request, app_label)
         system: list[dict] = []
         for app in apps:
@@ -143,6 +147,8 @@ class DashboardSite(UnfoldAdminSite):
             ordered.insert(0, _analytics_entry())
         if app_label is None and system and getattr(request.user, "is_superuser", False):
             ordered.append(_system_entry(system))
+        if app_label is None:
+            request._dashboard_apps = ordered  # type: ignore[attr-defined]
         return ordered
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
