@@ -115,7 +115,7 @@ def test_support_finds_lost_streaks_and_restores_one(staff: Staff) -> None:
     assert StreakLoss.objects.filter(user__external_id__in=["alice", "chloe"]).count() == 2
 
     staff.go("/dashboard/streaks/streakloss/")
-    assert "Streaks lost in the last 7 days" in staff.text("#content")
+    assert "Streaks lost in the last 7 days" in staff.text("#page-title")
     rows = [row.text for row in staff.all("#result_list tbody tr")]
     assert len(rows) == 2, rows
     assert rows[0].startswith("alice 4 days"), rows

@@ -680,7 +680,9 @@ def test_an_active_board_without_events_says_so(
 ) -> None:
     board = live(tenant, metric)
     EndUserFactory(tenant=tenant)
-    assert "No “Words” events since this run started on March 10, 2026" in reasons(staff_client, board)
+    assert "No “Words” events since this run started on March 10, 2026" in reasons(
+        staff_client, board
+    )
 
 
 def test_events_before_activation_do_not_count(

@@ -23,7 +23,7 @@ from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, Message
 from apps.users.choices import AttributeType
 from apps.users.models import EndUser
-from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant, page_main
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, page_main, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, OrganizationWithKey
 from tests.notifications.conftest import COSTLY_HTML, TOO_MUCH_WORK
 

@@ -12,7 +12,7 @@ from apps.metrics.models import Metric, MetricDailyChange, MetricEvent
 from apps.pipeline.models import QueuedEvent
 from apps.users.choices import AttributeType
 from apps.users.models import Attribute, EndUser
-from tests.dashboard.conftest import admin_url, record_events, page_main
+from tests.dashboard.conftest import admin_url, page_main, record_events
 from tests.factories import AttributeFactory, EndUserFactory, OrganizationWithKey
 
 OUR_APPS = {"accounts", "users", "metrics", "pipeline"}

@@ -2,8 +2,8 @@
 each row through the configuration function the admin API uses; archiving is confirmed with
 counts; the award ledger and totals are shown, never written."""
 
-import re
 import datetime as dt
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -38,7 +38,7 @@ from apps.points.models import (
 )
 from apps.users.choices import AttributeType
 from apps.users.models import Attribute, EndUser
-from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant, page_main
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, page_main, switch_tenant
 from tests.factories import AttributeFactory, EndUserFactory, MetricFactory, bump
 
 CONFIG_MODELS = [PointsSystem, PointsLevel, PointsBoost, PointsTrigger]
@@ -678,7 +678,9 @@ def test_archiving_a_system_is_confirmed_with_counts(
 
     response = staff_client.post(url, {"post": "yes", f"confirm-{system.pk}": "xp"}, follow=True)
 
-    assert message_texts(response) == ["The points system “XP (xp)” was archived: its ledger is kept."]
+    assert message_texts(response) == [
+        "The points system “XP (xp)” was archived: its ledger is kept."
+    ]
     assert version_of(tenant) > version
     system.refresh_from_db()
     assert system.status == SystemStatus.ARCHIVED

@@ -31,7 +31,7 @@ from apps.streaks.models import (
 from apps.streaks.selectors import streak_config
 from apps.streaks.services import streak_pause_create
 from apps.users.models import EndUser
-from tests.dashboard.conftest import admin_url, message_texts, switch_tenant, page_main
+from tests.dashboard.conftest import admin_url, message_texts, page_main, switch_tenant
 from tests.factories import EndUserFactory, MetricFactory
 
 # Dashboard requests run at this instant too: the staff session, made on the real clock,

@@ -308,7 +308,11 @@ def test_the_user_list_shows_level_streak_and_the_latest_event(
             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", response.content.decode(), re.S)[1:]
         )
     }
-    assert rows["alice"][3:6] == ["Bronze", "2 days", "March 12, 2026, 11:30 a.m. UTC (30 minutes ago)"]
+    assert rows["alice"][3:6] == [
+        "Bronze",
+        "2 days",
+        "March 12, 2026, 11:30 a.m. UTC (30 minutes ago)",
+    ]
     assert rows["bob"][3:6] == ["Bronze", "0 days", "March 9, 2026, noon UTC (3 days ago)"]
     # The user page says the same.
     alice = EndUser.objects.get(external_id="alice")

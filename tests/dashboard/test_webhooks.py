@@ -4,8 +4,8 @@ once, on a page of its own; the delivery log is only shown, and sent again on re
 Nothing is delivered here: the views enqueue the dispatch after commit, and pytest-django's
 transaction never commits (tests that care capture the callbacks without running them)."""
 
-import re
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
@@ -24,7 +24,7 @@ from apps.webhooks.configuration import webhook_endpoint_create
 from apps.webhooks.domain import WebhookEndpointSettings
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from apps.webhooks.services import endpoint_secrets
-from tests.dashboard.conftest import admin_url, message_texts, org_staff, switch_tenant, page_main
+from tests.dashboard.conftest import admin_url, message_texts, org_staff, page_main, switch_tenant
 from tests.factories import OrganizationWithKey
 
 URL = "http://127.0.0.1:9/hook"

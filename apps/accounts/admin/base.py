@@ -6,6 +6,7 @@ accounts is the lowest app with dashboard pages, so every other app's admin may 
 without breaking the layers of docs/architecture.md §2.
 """
 
+import datetime as dt
 from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any, Protocol, cast
@@ -32,7 +33,7 @@ from apps.accounts.staff import (
     visible_organizations,
     visible_tenants,
 )
-from apps.core.shown_time import moment_shown
+from apps.core.shown_time import date_shown, moment_shown
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
 TENANT_RELATED = "tenant__environment__organization"
@@ -293,6 +294,10 @@ def _cell(value: Any) -> str:
     if isinstance(value, Decimal):
         # Amounts are stored with 6 decimal places; 12.5 reads better than 12.500000.
         return format(value.normalize(), "f")
+    if isinstance(value, dt.datetime):
+        return moment_shown(value)
+    if isinstance(value, dt.date):
+        return date_shown(value)
     return str(display_for_value(value, "-"))
 
 

@@ -52,6 +52,7 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     list_display = ("user_link", "length_column", "lost_column", "now_column", "restore_column")
 
     list_display_links = None
+    list_title = True  # the page says its window (changelist_view): base_site.html shows it
     list_select_related = ("user",)
     list_filter = ("frequency",)
     ordering = ("-lost_at", "-pk")
