@@ -46,6 +46,8 @@ SYSTEM_MODELS = {
     "streaks.streakstate",
     "points.pointstotal",
 }
+# Sections named for what staff find there rather than for the framework's app.
+SECTION_NAMES = {"auth": "Staff", "axes": "Login records"}
 # Material Symbols names of each section's icon in the sidebar.
 ICONS = {
     "analytics": "monitoring",
@@ -130,6 +132,7 @@ class DashboardSite(UnfoldAdminSite):
         apps = super().get_app_list(request, app_label)
         system: list[dict] = []
         for app in apps:
+            app["name"] = SECTION_NAMES.get(app["app_label"], app["name"])
             models = []
             for model in app["models"]:
                 name = f"{app['app_label']}.{model['object_name'].lower()}"

@@ -144,6 +144,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# After logging in without a page to go back to, the dashboard's home page (the theme's login form
+# does not carry the admin's own "next" to it).
+LOGIN_REDIRECT_URL = "admin:index"
+
 LANGUAGE_CODE = "en-us"
 # The dashboard (django-unfold's theme): the sidebar's sections come from the site itself
 # (gamify/dashboard.py: the features first, then a "System" section for superusers only).
