@@ -142,7 +142,7 @@ class Staff:
         self.find("body")
 
     def messages(self) -> list[str]:
-        return [element.text for element in self.all("#messages li")]
+        return [element.text for element in self.all("ul.messagelist li")]
 
     def errors(self) -> list[str]:
         return [element.text for element in self.all(".errorlist li, .errornote")]

@@ -370,7 +370,7 @@ def test_a_disabled_endpoint_shows_why_and_can_be_re_enabled(
         status=EndpointStatus.DISABLED, disabled_reason=reason, failing_since=timezone.now()
     )
     listed = page_text(staff_client, admin_url(WebhookEndpoint))
-    assert '<span class="webhook-badge webhook-badge-bad">disabled</span>' in listed
+    assert '<span class="dash-pill dash-pill-bad">disabled</span>' in listed
     assert f'<div class="webhook-reason">{reason}</div>' in listed
     change = page_text(staff_client, admin_url(WebhookEndpoint, "change", endpoint.pk))
     url = admin_url(WebhookEndpoint, "enable", endpoint.pk)
@@ -444,7 +444,7 @@ def test_the_endpoint_page_lists_its_latest_deliveries(
     assert admin_url(WebhookDelivery, "change", deliveries[0].pk) in content
     assert admin_url(WebhookDelivery, "change", deliveries[50].pk) not in content
     assert f"{admin_url(WebhookDelivery)}?endpoint__id__exact={endpoint.pk}" in content
-    assert '<span class="webhook-badge webhook-badge-bad">failed</span>' in content
+    assert '<span class="dash-pill dash-pill-bad">failed</span>' in content
 
 
 def test_the_delivery_page_shows_every_attempt_and_the_escaped_body(

@@ -235,7 +235,7 @@ class DashboardAdmin(ThemedModelAdmin):
             kwargs["queryset"] = dashboard_choices(related, request)
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and related is Tenant:
-            field.label_from_instance = tenant_label  # type: ignore[assignment]
+            field.label_from_instance = tenant_label
         return field
 
     def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:

@@ -495,7 +495,7 @@ class ConfigAdmin(DashboardAdmin):
     def _remove_all(self, request: HttpRequest, objs: list[Any]) -> None:
         """Every object through the service, in one transaction: all go, or none."""
         with transaction.atomic():
-            self.log_deletions(request, objs)  # type: ignore[arg-type]
+            self.log_deletions(request, objs)
             for obj in objs:
                 self.remove(request, obj)
 

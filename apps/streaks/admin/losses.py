@@ -65,9 +65,6 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     fields = ("user", "frequency", "length", "missed_period", "lost_at", "restored_at")
     readonly_fields = fields
 
-    class Media:
-        css = {"all": ("streaks/losses.css",)}
-
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[PageRowsChangeList]:
         return PageRowsChangeList
 
