@@ -938,7 +938,7 @@ def test_another_tenants_systems_are_out_of_reach(
     # A trigger on this tenant's system offers this tenant's metrics only.
     page = SystemPage(staff_client, system)
     metrics = page.formsets["triggers"].empty_form.fields["metric_id"].choices
-    assert [label for _, label in metrics] == ["---------", "words"]
+    assert [label for _, label in metrics] == ["---------", "Words (words)"]
     add = staff_client.get(admin_url(PointsTrigger, "add"))
     assert list(add.context["form"].fields["system"].queryset) == [system]
 

@@ -133,15 +133,17 @@ def _tenant_lookup(model: type[models.Model]) -> str | None:
 
 
 def moment_column(name: str, description: str) -> Callable[[Any], str]:
-    """A list column or read-only field showing the moment `name` as every dashboard page
-    writes moments: in the page's zone (the selected tenant's reporting zone), with the zone
-    named, in the staff member's formats (apps/core/shown_time.py); Django's own would show it
-    in UTC, without its zone."""
+    """A list column or read-only field showing the moment (or date) `name` as every dashboard
+    page writes them: in the page's zone (the selected tenant's reporting zone), with the zone
+    named, in the staff member's formats (apps/core/shown_time.py); Django's own would show a
+    moment in UTC, without its zone, and both in the server's formats."""
 
     @admin.display(description=description, ordering=name)
     def column(obj: Any) -> str:
-        moment = getattr(obj, name)
-        return "-" if moment is None else moment_shown(moment)
+        value = getattr(obj, name)
+        if value is None:
+            return "-"
+        return moment_shown(value) if isinstance(value, dt.datetime) else date_shown(value)
 
     column.__name__ = name
     return column
@@ -179,19 +181,23 @@ class DashboardAdmin(ThemedModelAdmin):
         return self._moments_shown(links) if links else links
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self._moments_shown(super().get_fields(request, obj))
+        # Only the read-only ones: an input stays an input.
+        readonly = set(super().get_readonly_fields(request, obj))
+        return self._moments_shown(super().get_fields(request, obj), only=readonly)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return self._moments_shown(super().get_readonly_fields(request, obj))
 
-    def _moments_shown(self, names: Any) -> list[Any]:
-        """`names` with each of the model's moments (DateTimeField) replaced by its
-        `moment_column`, one function per name (a read-only field is found by identity)."""
+    def _moments_shown(self, names: Any, only: set[Any] | None = None) -> list[Any]:
+        """`names` with each of the model's moments and dates replaced by its `moment_column`
+        (the dashboard's one format), one function per name (a read-only field is found by
+        identity)."""
         columns: dict[str, Any] = self.__dict__.setdefault("_moment_columns", {})
         shown = []
         for name in names:
-            field = self._model_field(name) if isinstance(name, str) else None
-            if isinstance(field, models.DateTimeField):
+            shown_as_text = isinstance(name, str) and (only is None or name in only)
+            field = self._model_field(name) if shown_as_text else None
+            if isinstance(field, models.DateField):  # and DateTimeField, its subclass
                 if name not in columns:
                     columns[name] = moment_column(name, str(field.verbose_name))
                 name = columns[name]
