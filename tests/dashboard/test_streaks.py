@@ -206,8 +206,9 @@ def test_the_settings_page_shows_conditions_as_rows_and_days_off_as_checkboxes(
     assert (initial["conditions"], initial["days_off"]) == ([("words", "1")], [0, 3])
     content = page.content.decode()
     assert '<select name="conditions-metric" aria-label="Metric">' in content
-    assert '<option value="words" selected>words</option>' in content
-    assert '<option value="pages">pages</option>' in content
+    # Metrics named by name, then key.
+    assert '<option value="words" selected>Words (words)</option>' in content
+    assert '<option value="pages">Pages (pages)</option>' in content
     assert 'name="conditions-threshold" value="1"' in content
     assert "Add a condition" in content
     assert "streaks/settings.js" in content
