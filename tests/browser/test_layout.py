@@ -77,6 +77,14 @@ def test_pages_fit_a_phone_and_their_tables_become_cards(staff: Staff) -> None:
         "return getComputedStyle(document.querySelector('#content-main table')).display"
     )
     assert shown == "table"
+    # A table swapped in later (the live rankings' refresh) becomes a card too.
+    staff.driver.execute_script(
+        "document.getElementById('content').insertAdjacentHTML('beforeend',"
+        ' \'<table id="swapped"><thead><tr><th>Rank</th></tr></thead>'
+        "<tbody><tr><td>1</td></tr></tbody></table>')"
+    )
+    cell = staff.find("#swapped.dash-cards-table td[data-label='Rank']")
+    assert cell.text == "1"
     # Every moment on it carries its zone.
     profile = staff.text("#user-profile")
     assert "UTC" in profile, profile
