@@ -158,6 +158,8 @@ UNFOLD = {
     "SITE_URL": None,
     "SHOW_VIEW_ON_SITE": False,
     "BORDER_RADIUS": "6px",
+    # The pages' own styles (dashboard.css) are drawn for the light theme only.
+    "THEME": "light",
     "SIDEBAR": {"show_search": False, "navigation": "gamify.dashboard.sidebar_navigation"},
 }
 TIME_ZONE = "UTC"
