@@ -4,6 +4,8 @@ Pages themselves live in each app's admin module; this module only assembles the
 the project package because it shows numbers from analytics, the top layer.
 """
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
@@ -13,8 +15,10 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, URLResolver, include, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
+from unfold.sites import UnfoldAdminSite
 
 from apps.accounts.staff import select_tenant, selected_tenant, tenant_label, visible_tenants
+from apps.core.shown_time import shown_zone
 
 # The order of sections in the navigation: what staff come for first.
 APP_ORDER = [
@@ -31,6 +35,35 @@ APP_ORDER = [
     "accounts",
     "auth",
 ]
+# Framework and pipeline internals: the login lockouts (django-axes), permission groups, the
+# streak and points state the pipeline keeps. Superusers
+# find them under "System", apart from the features staff work with (README, "The dashboard").
+SYSTEM_MODELS = {
+    "axes.accessattempt",
+    "axes.accesslog",
+    "axes.accessfailurelog",
+    "auth.group",
+    "streaks.streakstate",
+    "points.pointstotal",
+}
+# Sections named for what staff find there rather than for the framework's app.
+SECTION_NAMES = {"auth": "Staff", "axes": "Login records"}
+# Material Symbols names of each section's icon in the sidebar.
+ICONS = {
+    "analytics": "monitoring",
+    "users": "group",
+    "metrics": "speed",
+    "streaks": "local_fire_department",
+    "points": "stars",
+    "achievements": "military_tech",
+    "leaderboards": "leaderboard",
+    "leagues": "trophy",
+    "notifications": "mail",
+    "webhooks": "webhook",
+    "accounts": "apartment",
+    "auth": "badge",
+    "system": "settings",
+}
 # Tables the pipeline keeps for itself; reachable from the pages that explain them (a user's
 # streak calendar, a leaderboard's rankings), not worth a place in the navigation.
 HIDDEN_MODELS = {
@@ -45,7 +78,7 @@ HIDDEN_MODELS = {
 }
 
 
-class DashboardSite(admin.AdminSite):
+class DashboardSite(UnfoldAdminSite):
     site_header = "gamify dashboard"
     site_title = "gamify"
     index_title = "Home"
@@ -57,6 +90,26 @@ class DashboardSite(admin.AdminSite):
             path("analytics/", include("apps.analytics.dashboard_urls")),
         ]
         return own + super().get_urls()
+
+    def admin_view(self, view: Callable, cacheable: bool = False) -> Callable:
+        """Every dashboard page writes its moments in the selected tenant's reporting zone
+        (apps/core/shown_time.py) unless it names another."""
+        checked = super().admin_view(view, cacheable)
+
+        @wraps(checked)
+        def in_reporting_zone(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            tenant = selected_tenant(request) if request.user.is_authenticated else None
+            token = shown_zone.set(tenant.reporting_tz if tenant is not None else None)
+            try:
+                response = checked(request, *args, **kwargs)
+                # A template response renders after the view returns: render it in the zone.
+                if isinstance(response, TemplateResponse) and not response.is_rendered:
+                    response.render()
+                return response
+            finally:
+                shown_zone.reset(token)
+
+        return in_reporting_zone
 
     def each_context(self, request: HttpRequest) -> dict[str, Any]:
         context = super().each_context(request)
@@ -70,13 +123,24 @@ class DashboardSite(admin.AdminSite):
         return context
 
     def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict]:
+        """The features' sections in APP_ORDER, analytics first, and the internals in a last
+        "System" section, for superusers only (each page keeps its own permissions). Read
+        once a request: the page's context and the sidebar both show it."""
+        if app_label is None and hasattr(request, "_dashboard_apps"):
+            cached: list[dict] = request._dashboard_apps
+            return cached
         apps = super().get_app_list(request, app_label)
+        system: list[dict] = []
         for app in apps:
-            app["models"] = [
-                model
-                for model in app["models"]
-                if f"{app['app_label']}.{model['object_name'].lower()}" not in HIDDEN_MODELS
-            ]
+            app["name"] = SECTION_NAMES.get(app["app_label"], app["name"])
+            models = []
+            for model in app["models"]:
+                name = f"{app['app_label']}.{model['object_name'].lower()}"
+                if name in SYSTEM_MODELS:
+                    system.append({**model, "name": f"{model['name']} ({app['name']})"})
+                elif name not in HIDDEN_MODELS:
+                    models.append(model)
+            app["models"] = models
         position = {label: index for index, label in enumerate(APP_ORDER)}
         ordered = sorted(
             (app for app in apps if app["models"]),
@@ -84,6 +148,10 @@ class DashboardSite(admin.AdminSite):
         )
         if app_label is None and ordered:
             ordered.insert(0, _analytics_entry())
+        if app_label is None and system and getattr(request.user, "is_superuser", False):
+            ordered.append(_system_entry(system))
+        if app_label is None:
+            request._dashboard_apps = ordered  # type: ignore[attr-defined]
         return ordered
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
@@ -112,6 +180,42 @@ def _analytics_entry() -> dict[str, Any]:
         "has_module_perms": True,
         "models": [page],
     }
+
+
+def _system_entry(models: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "name": "System",
+        "app_label": "system",
+        "app_url": models[0]["admin_url"],
+        "has_module_perms": True,
+        "models": models,
+    }
+
+
+def sidebar_navigation(request: HttpRequest) -> list[dict[str, Any]]:
+    """The sidebar (UNFOLD["SIDEBAR"], gamify/settings.py): the home page, then each section
+    of the site's app list with its pages, the "System" section last and for superusers only
+    (get_app_list leaves it out for anyone else)."""
+    site: DashboardSite = admin.site  # type: ignore[assignment]
+    home = {"title": "Home", "icon": "home", "link": reverse("admin:index")}
+    groups: list[dict[str, Any]] = [{"items": [home]}]
+    for app in site.get_app_list(request):
+        icon = ICONS.get(app["app_label"], "folder")
+        items = [
+            {"title": model["name"], "icon": icon, "link": model["admin_url"]}
+            for model in app["models"]
+            if model.get("admin_url")
+        ]
+        system = app["app_label"] == "system"
+        groups.append(
+            {
+                "title": str(app["name"]),
+                "separator": system,
+                "collapsible": system,
+                "items": items,
+            }
+        )
+    return groups
 
 
 @require_POST

@@ -23,6 +23,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
+    # The dashboard's theme (django-unfold): its templates and static files come before the
+    # admin's, which it restyles (README, "The dashboard").
+    "unfold.apps.BasicAppConfig",  # the templates and static files; the site is ours
     "gamify.admin_config.DashboardAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -66,6 +69,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.core.middleware.DashboardAuthenticationMiddleware",
     "apps.core.middleware.DashboardMessageMiddleware",
+    # The dashboard writes dates and times in the formats of the staff member's browser locale
+    # (Accept-Language), its words staying English (apps/core/shown_time.py).
+    "apps.core.middleware.DashboardLocaleMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",
@@ -139,7 +145,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# After logging in without a page to go back to, the dashboard's home page (the theme's login form
+# does not carry the admin's own "next" to it).
+LOGIN_REDIRECT_URL = "admin:index"
+
 LANGUAGE_CODE = "en-us"
+# The dashboard (django-unfold's theme): the sidebar's sections come from the site itself
+# (gamify/dashboard.py: the features first, then a "System" section for superusers only).
+UNFOLD = {
+    "SITE_TITLE": "gamify",
+    "SITE_HEADER": "gamify dashboard",
+    "SITE_SYMBOL": "emoji_events",
+    "SITE_URL": None,
+    "SHOW_VIEW_ON_SITE": False,
+    "BORDER_RADIUS": "6px",
+    # The pages' own styles (dashboard.css) are drawn for the light theme only.
+    "THEME": "light",
+    "SIDEBAR": {"show_search": False, "navigation": "gamify.dashboard.sidebar_navigation"},
+}
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -97,7 +97,8 @@ class Tenant(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return self.customer_id or f"{self.environment} (default)"
+        # Names first, keys second: how the dashboard names it in titles and pickers.
+        return f"{self.name} ({self.customer_id or 'default tenant'})"
 
 
 class ApiKey(TimestampedModel):

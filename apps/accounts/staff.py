@@ -17,8 +17,9 @@ _REQUEST_ATTR = "_dashboard_tenant"
 
 
 def tenant_label(tenant: Tenant) -> str:
-    """Customer ids are unique only within one environment, so the dashboard names the path."""
-    return f"{tenant.environment} / {tenant.customer_id or 'default tenant'}"
+    """The tenant's name first, then where it is: customer ids are unique only within one
+    environment, so the dashboard names the path ("Acme EU · Acme / Production / acme-eu")."""
+    return f"{tenant.name} · {tenant.environment} / {tenant.customer_id or 'default tenant'}"
 
 
 def visible_organizations(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Organization]:

@@ -47,7 +47,8 @@ class Achievement(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return self.name
+        # Names first, keys second (an achievement's key is optional).
+        return f"{self.name} ({self.key})" if self.key else self.name
 
 
 class AchievementPrerequisite(models.Model):

@@ -12,9 +12,12 @@ from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.deprecation import MiddlewareMixin
 
 from apps.core.api.errors import error_body_render
+from apps.core.shown_time import shown_locale_set
 
 logger = logging.getLogger("gamify.request")
 
@@ -110,3 +113,18 @@ class DashboardAuthenticationMiddleware(_DashboardOnly, AuthenticationMiddleware
 
 class DashboardMessageMiddleware(_DashboardOnly, MessageMiddleware):
     pass
+
+
+class DashboardLocaleMiddleware(_DashboardOnly):
+    """The staff member's locale, from the browser's Accept-Language (or Django's language
+    cookie), for the formats of the dates and times the dashboard writes
+    (apps/core/shown_time.py). Only the formats: the dashboard's words stay English, which a
+    translated half of the admin would not."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        shown_locale_set(translation.get_language_from_request(request))
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        shown_locale_set(None)
+        patch_vary_headers(response, ("Accept-Language",))
+        return response

@@ -46,7 +46,8 @@ class Leaderboard(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return self.key
+        # Names first, keys second: how the dashboard names it in titles and pickers.
+        return f"{self.name} ({self.key})"
 
 
 class LeaderboardEntry(models.Model):

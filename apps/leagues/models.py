@@ -57,7 +57,8 @@ class League(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return self.key
+        # Names first, keys second: how the dashboard names it in titles and pickers.
+        return f"{self.name} ({self.key})"
 
 
 class LeagueCohort(models.Model):

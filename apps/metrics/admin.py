@@ -166,7 +166,7 @@ def end_user_recent_events(user: EndUser) -> SafeString:
     )
     table = html_table(
         ("occurred at", "metric", "value", "total after", "local date"),
-        [(e.occurred_at, e.metric.key, e.value, e.total_after, e.local_date) for e in events],
+        [(e.occurred_at, e.metric, e.value, e.total_after, e.local_date) for e in events],
     )
     url = reverse("admin:metrics_metricevent_changelist") + "?" + urlencode({"user": user.pk})
     return format_html('{}<p><a href="{}">All events of this user</a></p>', table, url)

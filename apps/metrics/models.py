@@ -30,7 +30,8 @@ class Metric(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return self.key
+        # Names first, keys second: how the dashboard names it in titles and pickers.
+        return f"{self.name} ({self.key})"
 
 
 class MetricEvent(models.Model):

@@ -29,7 +29,8 @@ class PointsSystem(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return self.key
+        # Names first, keys second: how the dashboard names it in titles and pickers.
+        return f"{self.name} ({self.key})"
 
 
 class PointsLevel(models.Model):
@@ -47,7 +48,7 @@ class PointsLevel(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.key} ({self.points})"
+        return f"{self.name} ({self.key}, {self.points})"
 
 
 class PointsBoost(TimestampedModel):

@@ -23,6 +23,7 @@ from apps.accounts.admin.config_pages import ConfigAdmin, Section
 from apps.accounts.admin.declared import declared_form
 from apps.accounts.admin.forms import key_field
 from apps.accounts.staff import selected_tenant
+from apps.core.shown_time import moment_shown
 from apps.users.choices import AttributeType
 from apps.users.configuration import attribute_create, attribute_delete, attribute_update
 from apps.users.domain import AttributeSettings
@@ -68,10 +69,9 @@ def last_active_text(moment: Any) -> SafeString | str:
     """When the user's latest event was, and how long ago."""
     if moment is None:
         return "never"
-    local = timezone.localtime(moment)
     return format_html(
         '<span class="user-moment">{}</span> <span class="user-quiet">({} ago)</span>',
-        f"{local:%a %d %b %Y, %H:%M %Z}",
+        moment_shown(moment),
         timesince(moment),
     )
 

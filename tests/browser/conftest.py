@@ -203,7 +203,7 @@ def staff(
     browser.go("/dashboard/login/")
     browser.fill("username", "admin")
     browser.fill("password", PASSWORD)
-    browser.submit('input[type="submit"]')
+    browser.submit('#login-form [type="submit"]')
     assert "/dashboard/" in chromium.current_url
     yield browser
     chromium.delete_all_cookies()

@@ -17,18 +17,19 @@ def test_home_page_and_tenant_switcher(staff: Staff) -> None:
     )
 
     staff.go("/dashboard/")
-    assert "Acme / Production / default tenant" in staff.text("#header")
+    assert "Acme / Production / default tenant" in staff.text("#tenant-switcher")
     assert "Add a metric" in staff.text("#content")
     assert "users" in staff.text("#home-numbers")
     assert staff.no_horizontal_scroll()
     staff.shot("home")
 
     # Picking a tenant in the header scopes every page to it.
+    # Named by name first, then where it is.
     Select(staff.find("#tenant-switcher-select")).select_by_visible_text(
-        "Acme / Production / school-42"
+        "School 42 · Acme / Production / school-42"
     )
     staff.find("#home-numbers")
     staff.go("/dashboard/metrics/metric/")
     assert "lessons" in staff.text("#result_list")
-    assert "school-42" in staff.text("#header")
+    assert "School 42 · Acme / Production / school-42" in staff.text("#tenant-switcher")
     staff.shot("metrics-of-another-tenant")

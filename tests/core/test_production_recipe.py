@@ -106,9 +106,10 @@ def test_the_dashboard_assets_are_served_by_the_application(plain_http: str) -> 
         login = http.get("/dashboard/login/")
         assert login.status_code == 200
         named = assets(login.text)
-        # Django's admin styles and the dashboard's own, under their hashed names.
-        assert any(path.startswith("/static/admin/css/base.") for path in named), named
-        assert any(path.startswith("/static/dashboard/dashboard.") for path in named), named
+        # The theme's styles and scripts (django-unfold), under their hashed names; the
+        # dashboard's own stylesheet comes with the pages behind the login.
+        assert any(path.startswith("/static/unfold/css/styles.") for path in named), named
+        assert any(path.startswith("/static/unfold/js/app.") for path in named), named
 
         for path in named:
             served = http.get(path)

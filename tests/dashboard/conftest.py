@@ -71,3 +71,13 @@ def record_events(
         tenant=tenant, user=user, metric=metric, date=start.date(), defaults={"change": count}
     )
     return events
+
+
+def page_main(content: Any) -> Any:
+    """The page's own content (bytes or text): from its #content-main to the end of the
+    theme's layout, before the command palette every page carries (whose search form has a
+    submit button of its own)."""
+    marker, palette = ('id="content-main"', 'x-data="searchCommand()"')
+    if isinstance(content, bytes):
+        return content.split(marker.encode())[1].split(palette.encode())[0]
+    return content.split(marker)[1].split(palette)[0]

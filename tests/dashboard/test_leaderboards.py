@@ -200,7 +200,7 @@ def test_change_page_reads_like_the_board(
     assert 'name="user_attributes-value" value="pro"' in page
     assert re.search(r'type="checkbox" name="breakdown_attributes" value="plan"[^>]*checked', page)
     # The summary above the settings.
-    for text in ("Total of Words", "Restarts every 7 days", "From 5 Jan 2026", "from 08:00"):
+    for text in ("Total of Words", "Restarts every 7 days", "From Jan. 5, 2026", "from 08:00"):
         assert text in page, text
     assert "End-users with plan = pro" in page
 
@@ -542,7 +542,7 @@ def test_rankings_show_the_api_ranks_and_ties_with_values_in_units(
     erin = EndUser.objects.get(external_id="erin")
     assert f'<a href="{admin_url(EndUser, "change", erin.pk)}">erin</a>' in page
     # A perpetual board has a single run, with no end.
-    assert [c.label for c in response.context["run_choices"]] == ["From 10 Mar 2026 (current)"]
+    assert [c.label for c in response.context["run_choices"]] == ["From March 10, 2026 (current)"]
     assert "data-lb-refresh" in page  # a live board's current run refreshes itself
 
 
@@ -603,8 +603,8 @@ def test_a_past_run_is_chosen_from_the_runs_of_the_board(
     assert api_ranks(api_client, board, run="2026-03-09") == [(1, "alice")]
     choices = [(c.value, c.label, c.selected) for c in past.context["run_choices"]]
     assert choices == [
-        ("2026-03-10", f"10 Mar 2026 {DASH} 10 Mar 2026 (current)", False),
-        ("2026-03-09", f"9 Mar 2026 {DASH} 9 Mar 2026", True),
+        ("2026-03-10", f"March 10, 2026 {DASH} March 10, 2026 (current)", False),
+        ("2026-03-09", f"March 9, 2026 {DASH} March 9, 2026", True),
     ]
     # A past run does not refresh itself.
     assert "data-lb-refresh" not in past.content.decode()
@@ -672,7 +672,7 @@ def test_a_scheduled_board_says_when_it_starts(
 ) -> None:
     board = live(tenant, metric, start=dt.date(2026, 3, 15))
     assert board.status == Status.SCHEDULED
-    assert "it goes live on 15 Mar 2026" in reasons(staff_client, board)
+    assert "it goes live on March 15, 2026" in reasons(staff_client, board)
 
 
 def test_an_active_board_without_events_says_so(
@@ -680,7 +680,9 @@ def test_an_active_board_without_events_says_so(
 ) -> None:
     board = live(tenant, metric)
     EndUserFactory(tenant=tenant)
-    assert "No “Words” events since this run started on 10 Mar 2026" in reasons(staff_client, board)
+    assert "No “Words” events since this run started on March 10, 2026" in reasons(
+        staff_client, board
+    )
 
 
 def test_events_before_activation_do_not_count(
@@ -693,7 +695,7 @@ def test_events_before_activation_do_not_count(
 
     text = reasons(staff_client, board)
 
-    assert "No “Words” events since the leaderboard became active on 10 Mar 2026" in text
+    assert "No “Words” events since the leaderboard became active on March 10, 2026" in text
     assert "boards count activity from activation" in text
 
     send(api_client, "alice", 1)  # her next event brings her total for the run
@@ -757,7 +759,7 @@ def test_a_finished_board_says_when_it_ended(
     clock.move_to(at("2026-03-07"))
     leaderboards_lifecycle(timezone.now())
 
-    assert "The leaderboard finished on 5 Mar 2026" in reasons(staff_client, board)
+    assert "The leaderboard finished on March 5, 2026" in reasons(staff_client, board)
 
 
 def test_a_streak_board_without_streaks_says_so(

@@ -31,7 +31,7 @@ from apps.streaks.models import (
 from apps.streaks.selectors import streak_config
 from apps.streaks.services import streak_pause_create
 from apps.users.models import EndUser
-from tests.dashboard.conftest import admin_url, message_texts, switch_tenant
+from tests.dashboard.conftest import admin_url, message_texts, page_main, switch_tenant
 from tests.factories import EndUserFactory, MetricFactory
 
 # Dashboard requests run at this instant too: the staff session, made on the real clock,
@@ -124,7 +124,7 @@ def test_recorded_streaks_are_read_only(
     assert staff_client.post(admin_url(model, "change", obj.pk), {}).status_code == 403
     assert staff_client.get(admin_url(model, "delete", obj.pk)).status_code == 403
     page = staff_client.get(admin_url(model, "change", obj.pk))
-    assert b'type="submit"' not in page.content.split(b'id="content-main"')[1]
+    assert b'type="submit"' not in page_main(page.content)
     assert b'name="start"' not in page.content  # shown, not an input
 
 
@@ -206,8 +206,9 @@ def test_the_settings_page_shows_conditions_as_rows_and_days_off_as_checkboxes(
     assert (initial["conditions"], initial["days_off"]) == ([("words", "1")], [0, 3])
     content = page.content.decode()
     assert '<select name="conditions-metric" aria-label="Metric">' in content
-    assert '<option value="words" selected>words</option>' in content
-    assert '<option value="pages">pages</option>' in content
+    # Metrics named by name, then key.
+    assert '<option value="words" selected>Words (words)</option>' in content
+    assert '<option value="pages">Pages (pages)</option>' in content
     assert 'name="conditions-threshold" value="1"' in content
     assert "Add a condition" in content
     assert "streaks/settings.js" in content

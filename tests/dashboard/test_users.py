@@ -72,7 +72,7 @@ def test_end_user_page_shows_totals_and_only_the_latest_events(
     assert f'<td class="user-num user-strong">{total}</td>' in shown
     # ... and the latest events on theirs. Cells: value, then total after.
     events_card = shown.split('id="user-end-user-recent-events"')[1]
-    assert events_card.count("<td>words</td>") == RECENT_EVENTS
+    assert events_card.count("<td>Words (words)</td>") == RECENT_EVENTS
     assert len(events) == total
     assert f"<td>1</td><td>{total}</td>" in events_card
     assert "<td>1</td><td>11</td>" in events_card

@@ -3,6 +3,6 @@
 Django's autodiscovery imports this package; importing the page modules registers them.
 """
 
-from apps.accounts.admin import api_keys, organizations, tenants
+from apps.accounts.admin import api_keys, framework, organizations, tenants
 
-__all__ = ["api_keys", "organizations", "tenants"]
+__all__ = ["api_keys", "framework", "organizations", "tenants"]

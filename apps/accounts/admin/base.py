@@ -6,7 +6,8 @@ accounts is the lowest app with dashboard pages, so every other app's admin may 
 without breaking the layers of docs/architecture.md §2.
 """
 
-from collections.abc import Iterable
+import datetime as dt
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any, Protocol, cast
 
@@ -22,6 +23,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
+from unfold.admin import ModelAdmin as ThemedModelAdmin
 
 from apps.accounts.choices import TenantStatus
 from apps.accounts.models import Environment, Organization, Tenant
@@ -31,6 +33,7 @@ from apps.accounts.staff import (
     visible_organizations,
     visible_tenants,
 )
+from apps.core.shown_time import date_shown, moment_shown
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
 TENANT_RELATED = "tenant__environment__organization"
@@ -129,9 +132,27 @@ def _tenant_lookup(model: type[models.Model]) -> str | None:
     return "tenant" if "tenant" in names else None
 
 
-class DashboardAdmin(admin.ModelAdmin):
+def moment_column(name: str, description: str) -> Callable[[Any], str]:
+    """A list column or read-only field showing the moment (or date) `name` as every dashboard
+    page writes them: in the page's zone (the selected tenant's reporting zone), with the zone
+    named, in the staff member's formats (apps/core/shown_time.py); Django's own would show a
+    moment in UTC, without its zone, and both in the server's formats."""
+
+    @admin.display(description=description, ordering=name)
+    def column(obj: Any) -> str:
+        value = getattr(obj, name)
+        if value is None:
+            return "-"
+        return moment_shown(value) if isinstance(value, dt.datetime) else date_shown(value)
+
+    column.__name__ = name
+    return column
+
+
+class DashboardAdmin(ThemedModelAdmin):
     """Every page shows the tenant selected in the header only (scope.py); forms offer that
-    tenant's objects and fill in the tenant itself, so no add form asks for it."""
+    tenant's objects and fill in the tenant itself, so no add form asks for it. Moments in its
+    lists and read-only fields carry their zone (`moment_column`)."""
 
     # The path from this page's model to its tenant; pages of models without a `tenant` field
     # name theirs ("system__tenant") or scope their queryset themselves (organizations, keys).
@@ -151,9 +172,43 @@ class DashboardAdmin(admin.ModelAdmin):
     def get_list_display(self, request: HttpRequest) -> Any:
         # One tenant is shown at a time: a tenant column would repeat it on every row.
         columns = super().get_list_display(request)
-        if self.tenant_column_shown:
-            return columns
-        return [name for name in columns if name != "tenant_column"]
+        if not self.tenant_column_shown:
+            columns = [name for name in columns if name != "tenant_column"]
+        return self._moments_shown(columns)
+
+    def get_list_display_links(self, request: HttpRequest, list_display: Any) -> Any:
+        links = super().get_list_display_links(request, list_display)
+        return self._moments_shown(links) if links else links
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # Only the read-only ones: an input stays an input.
+        readonly = set(super().get_readonly_fields(request, obj))
+        return self._moments_shown(super().get_fields(request, obj), only=readonly)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self._moments_shown(super().get_readonly_fields(request, obj))
+
+    def _moments_shown(self, names: Any, only: set[Any] | None = None) -> list[Any]:
+        """`names` with each of the model's moments and dates replaced by its `moment_column`
+        (the dashboard's one format), one function per name (a read-only field is found by
+        identity)."""
+        columns: dict[str, Any] = self.__dict__.setdefault("_moment_columns", {})
+        shown = []
+        for name in names:
+            shown_as_text = isinstance(name, str) and (only is None or name in only)
+            field = self._model_field(name) if shown_as_text else None
+            if isinstance(field, models.DateField):  # and DateTimeField, its subclass
+                if name not in columns:
+                    columns[name] = moment_column(name, str(field.verbose_name))
+                name = columns[name]
+            shown.append(name)
+        return shown
+
+    def _model_field(self, name: str) -> Any:
+        try:
+            return self.model._meta.get_field(name)
+        except FieldDoesNotExist:
+            return None
 
     def get_list_filter(self, request: HttpRequest) -> Any:
         # A filter by a related object offers what the staff member may see of it only.
@@ -186,7 +241,7 @@ class DashboardAdmin(admin.ModelAdmin):
             kwargs["queryset"] = dashboard_choices(related, request)
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and related is Tenant:
-            field.label_from_instance = tenant_label  # type: ignore[assignment]
+            field.label_from_instance = tenant_label
         return field
 
     def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
@@ -245,6 +300,10 @@ def _cell(value: Any) -> str:
     if isinstance(value, Decimal):
         # Amounts are stored with 6 decimal places; 12.5 reads better than 12.500000.
         return format(value.normalize(), "f")
+    if isinstance(value, dt.datetime):
+        return moment_shown(value)
+    if isinstance(value, dt.date):
+        return date_shown(value)
     return str(display_for_value(value, "-"))
 
 

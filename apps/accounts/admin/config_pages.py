@@ -42,6 +42,7 @@ from apps.core.api.fields import control_characters_error
 from apps.core.declarations import settings_of
 from apps.core.errors import ApplicationError
 from apps.core.guards import Impact
+from apps.core.shown_time import moment_shown
 
 View = Callable[..., HttpResponse]
 # A section of a form page: its heading (None: none) and its rows, each the name of a form field
@@ -407,7 +408,12 @@ class ConfigAdmin(DashboardAdmin):
             return form[name]
         label = capfirst(str(label_for_field(name, self.model, self, return_attr=False)))
         field, _attr, value = lookup_field(name, obj, self)
-        shown = display_for_field(value, field, "-") if field else display_for_value(value, "-")
+        if isinstance(field, models.DateTimeField) and value is not None:
+            shown = moment_shown(value)  # with its zone, as every moment the dashboard shows
+        elif field:
+            shown = display_for_field(value, field, "-")
+        else:
+            shown = display_for_value(value, "-")
         return ReadOnlyRow(name, label, shown)
 
     def render_page(
@@ -489,7 +495,7 @@ class ConfigAdmin(DashboardAdmin):
     def _remove_all(self, request: HttpRequest, objs: list[Any]) -> None:
         """Every object through the service, in one transaction: all go, or none."""
         with transaction.atomic():
-            self.log_deletions(request, objs)  # type: ignore[arg-type]
+            self.log_deletions(request, objs)
             for obj in objs:
                 self.remove(request, obj)
 

@@ -28,6 +28,9 @@ class RowsWidget(forms.Widget):
     def __init__(self, attrs: dict[str, Any] | None = None) -> None:
         super().__init__(attrs)
         self.keys: list[str] = []
+        # How a key is named in the select, when the form knows better than the key itself:
+        # names first, keys second ("Words (words)").
+        self.labels: dict[str, str] = {}
         self.key_label = self.choice_label
 
     def empty_text(self) -> str:
@@ -50,7 +53,7 @@ class RowsWidget(forms.Widget):
         return f"{name}-{self.choice_name}" not in data
 
     def _select(self, name: str, chosen: str, disabled: str) -> SafeString:
-        options = [("", "---------"), *((key, key) for key in self.keys)]
+        options = [("", "---------"), *((key, self.labels.get(key, key)) for key in self.keys)]
         if chosen and chosen not in self.keys:
             options.append((chosen, f"{chosen} {self.unknown}"))
         return format_html(

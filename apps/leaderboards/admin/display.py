@@ -4,8 +4,7 @@ breakdown groups as labels, what it ranks and when it repeats in one line."""
 import datetime as dt
 from decimal import Decimal
 
-from django.utils.formats import date_format
-
+from apps.core.shown_time import date_shown
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import Leaderboard
 from apps.leaderboards.selectors import BoardDef
@@ -47,7 +46,7 @@ def value_text(board: Leaderboard, value: Decimal, streak_frequency: str) -> str
 
 
 def day(value: dt.date) -> str:
-    return date_format(value, "j M Y")
+    return date_shown(value)
 
 
 def ranked_on(board: Leaderboard) -> str:

@@ -5,6 +5,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
+from apps.core.shown_time import date_shown
 from apps.leagues import domain
 from apps.leagues.choices import ScoreBy, ZoneUnit
 from apps.leagues.models import League
@@ -52,21 +53,22 @@ def week_of(league: League, moment: dt.datetime) -> domain.Week:
 
 
 def _moment(moment: dt.datetime, tz: dt.tzinfo, *, end: bool) -> str:
+    """The date in the dashboard's one format (apps/core/shown_time.py), then the time as the
+    league states its boundary (HH:MM, so that a week can end at 24:00)."""
     local = moment.astimezone(tz)
     if end and local.hour == 0 and local.minute == 0:
         # A week that ends at midnight ends at 24:00 of the day before, as the league says.
-        return f"{local - dt.timedelta(days=1):%a %-d %b} 24:00"
-    return f"{local:%a %-d %b} {local:%H:%M}"
+        return f"{date_shown((local - dt.timedelta(days=1)).date())}, 24:00"
+    return f"{date_shown(local.date())}, {local:%H:%M}"
 
 
 def week_text(league: League, start: dt.datetime, end: dt.datetime) -> str:
-    """ "Mon 23 Nov 00:00 - Sun 29 Nov 24:00 2026 (UTC)" (an en dash), in the tenant's
+    """ "Nov. 23, 2026, 00:00 - Nov. 29, 2026, 24:00 (UTC)" (an en dash), in the tenant's
     reporting zone."""
     tz_name = league.tenant.reporting_tz
     tz = zone(tz_name)
     first, last = _moment(start, tz, end=False), _moment(end, tz, end=True)
-    year = (end - dt.timedelta(microseconds=1)).astimezone(tz).year
-    return f"{first} {DASH} {last} {year} ({tz_name})"
+    return f"{first} {DASH} {last} ({tz_name})"
 
 
 def tier_name(league: League, tier: int) -> str:

@@ -26,6 +26,7 @@ from apps.achievements.choices import Status as AchievementStatus
 from apps.achievements.choices import Trigger
 from apps.achievements.selectors import AchievementDef, achievement_definitions, user_completions
 from apps.core.errors import ApplicationError
+from apps.core.shown_time import date_shown, moment_shown
 from apps.core.wording import counted
 from apps.pipeline.services import achievement_complete
 from apps.points.choices import TriggerType
@@ -53,7 +54,7 @@ def may_act(request: HttpRequest) -> bool:
 
 
 def _day(day: dt.date) -> str:
-    return f"{day:%a %d %b %Y}"
+    return date_shown(day)
 
 
 class UserAction(abc.ABC):
@@ -283,7 +284,7 @@ class AchievementComplete(UserAction):
 
     def blocked(self) -> str | None:
         if self.completed_at is not None:
-            return f"{self.user} completed it on {self.completed_at:%d %b %Y %H:%M}."
+            return f"{self.user} completed it on {moment_shown(self.completed_at)}."
         if self.definition.status == AchievementStatus.LOCKED:
             return "This achievement is locked: it takes no new completions."
         if not self.definition.open_to(self.user.attributes):
@@ -299,7 +300,7 @@ class AchievementComplete(UserAction):
                 raise UserNotFoundError(self.user.external_id)
             result = achievement_complete(self.tenant, user, d, self.now)
         if not result.completion.created:
-            when = f"{result.completion.completed_at:%d %b %Y %H:%M}"
+            when = moment_shown(result.completion.completed_at)
             return messages.WARNING, f"{self.user} had already completed “{d.name}” ({when})."
         paid = ", ".join(
             f"+{system['added']} {system['name']}"

@@ -26,11 +26,11 @@ class LedgerColumnsMixin(EndUserRowsMixin):
         related = cast(tuple[str, ...], self.list_select_related)
         return super().get_queryset(request).select_related(*related)
 
-    @admin.display(description="Points system", ordering="system__key")
+    @admin.display(description="Points system", ordering="system__name")
     def system_key(self, obj: Any) -> str:
         if obj.system.status == SystemStatus.ARCHIVED:
-            return f"{obj.system.key} (archived)"
-        return str(obj.system.key)
+            return f"{obj.system} (archived)"
+        return str(obj.system)
 
 
 def _trigger_type(award: PointsAward) -> str:

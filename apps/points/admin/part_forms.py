@@ -49,13 +49,17 @@ class PartChoices:
             return cls([], [], [], [])
         definitions = attribute_definitions(tenant)
         return cls(
+            # Names first, keys second (README, "The dashboard").
             metrics=sorted(
-                ((m.public_id, m.key) for m in metric_definitions(tenant).values()),
-                key=lambda choice: choice[1],
+                ((m.public_id, f"{m.name} ({m.key})") for m in metric_definitions(tenant).values()),
+                key=lambda choice: choice[1].casefold(),
             ),
             achievements=sorted(
-                ((a.public_id, a.key or a.name) for a in achievement_definitions(tenant).values()),
-                key=lambda choice: choice[1],
+                (
+                    (a.public_id, f"{a.name} ({a.key})" if a.key else a.name)
+                    for a in achievement_definitions(tenant).values()
+                ),
+                key=lambda choice: choice[1].casefold(),
             ),
             user_keys=sorted(definitions.user_keys),
             event_keys=sorted(definitions.event_keys),

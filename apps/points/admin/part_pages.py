@@ -71,9 +71,9 @@ class SystemPartAdmin(ConfigAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
-    @admin.display(description="Points system", ordering="system__key")
+    @admin.display(description="Points system", ordering="system__name")
     def system_link(self, obj: Any) -> SafeString:
-        return format_html('<a href="{}">{}</a>', _system_url(obj.system_id), obj.system.key)
+        return format_html('<a href="{}">{}</a>', _system_url(obj.system_id), str(obj.system))
 
     # --- back to the system's page, where the part is one row among the others ----------------
 

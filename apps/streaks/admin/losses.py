@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString
 
 from apps.accounts.admin.base import PageRowsChangeList, ReadOnlyAdmin
 from apps.accounts.staff import selected_tenant
+from apps.core.shown_time import date_shown, moment_shown
 from apps.core.wording import counted
 from apps.streaks.domain import unit_of
 from apps.streaks.models import StreakLoss
@@ -51,6 +52,7 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     list_display = ("user_link", "length_column", "lost_column", "now_column", "restore_column")
 
     list_display_links = None
+    list_title = True  # the page says its window (changelist_view): base_site.html shows it
     list_select_related = ("user",)
     list_filter = ("frequency",)
     ordering = ("-lost_at", "-pk")
@@ -62,9 +64,6 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     actions = None
     fields = ("user", "frequency", "length", "missed_period", "lost_at", "restored_at")
     readonly_fields = fields
-
-    class Media:
-        css = {"all": ("streaks/losses.css",)}
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[PageRowsChangeList]:
         return PageRowsChangeList
@@ -101,12 +100,11 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     def lost_column(self, obj: StreakLoss) -> SafeString:
         # The instant the period that nothing kept ended; within the last 7 days, the year goes
         # without saying.
-        local = timezone.localtime(obj.lost_at)
         return format_html(
             '<span title="{} was the first {} nothing kept">{}</span>',
-            f"{obj.missed_period:%a %d %b %Y}",
+            date_shown(obj.missed_period),
             unit_of(obj.frequency),
-            f"{local:%a %d %b, %H:%M %Z}",
+            moment_shown(obj.lost_at),
         )
 
     @admin.display(description="Now")
@@ -119,8 +117,7 @@ class StreakLossAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     @admin.display(description="")
     def restore_column(self, obj: StreakLoss) -> SafeString | str:
         if obj.restored_at is not None:
-            when = timezone.localtime(obj.restored_at)
-            return format_html('<span title="{}">restored</span>', f"{when:%a %d %b, %H:%M %Z}")
+            return format_html('<span title="{}">restored</span>', moment_shown(obj.restored_at))
         view = _row(obj).view
         if view is not None and view.length >= obj.length:
             return "back at its length"

@@ -144,7 +144,9 @@ class StreakSettingsForm(_Declared):
             self.fields[name].required = True
         self.settings: TenantStreakSettings | None = None
         widget: Any = self.fields["conditions"].widget
-        widget.keys = sorted(metric_definitions(tenant)) if tenant is not None else []
+        metrics = metric_definitions(tenant) if tenant is not None else {}
+        widget.labels = {key: f"{m.name} ({key})" for key, m in metrics.items()}
+        widget.keys = sorted(metrics, key=lambda key: widget.labels[key].casefold())
 
     def initial_from(self, obj: StreakSettings) -> dict[str, Any]:
         """The declared settings, with the conditions as the pipeline reads them (the

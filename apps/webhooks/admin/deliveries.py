@@ -12,8 +12,6 @@ from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
@@ -28,6 +26,7 @@ from apps.accounts.admin.base import (
 )
 from apps.core.api.params import is_uuid
 from apps.core.errors import ApplicationError
+from apps.core.shown_time import moment_shown
 from apps.webhooks.admin.display import short_error, status_badge, url_label
 from apps.webhooks.choices import DeliveryStatus, EventType
 from apps.webhooks.delivery import delivery_redeliver
@@ -158,8 +157,7 @@ class WebhookDeliveryAdmin(TenantColumnMixin, ReadOnlyAdmin):
 
     @admin.display(description="time", ordering="created")
     def time_column(self, obj: WebhookDelivery) -> SafeString:
-        when = date_format(timezone.localtime(obj.created), "Y-m-d H:i:s")
-        return format_html('<span class="webhook-nowrap">{}</span>', when)
+        return format_html('<span class="webhook-nowrap">{}</span>', moment_shown(obj.created))
 
     @admin.display(description="error")
     def error_column(self, obj: WebhookDelivery) -> SafeString | str:

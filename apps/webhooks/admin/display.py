@@ -36,7 +36,7 @@ _BADGES: dict[str, str] = {
 
 def status_badge(status: str) -> SafeString:
     return format_html(
-        '<span class="webhook-badge webhook-badge-{}">{}</span>',
+        '<span class="dash-pill dash-pill-{}">{}</span>',
         _BADGES.get(status, "wait"),
         status,
     )

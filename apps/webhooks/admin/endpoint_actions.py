@@ -10,11 +10,11 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
-from django.utils.formats import date_format
 
 from apps.accounts.admin.config_pages import ConfigAdmin, View
 from apps.core.errors import ApplicationError
 from apps.core.show_once import once_keep, once_take
+from apps.core.shown_time import moment_shown
 from apps.core.wording import agreeing, counted
 from apps.webhooks import configuration, services
 from apps.webhooks.choices import DeliveryStatus, EndpointStatus
@@ -123,7 +123,7 @@ class EndpointActions(ConfigAdmin):
             self.message_user(request, refused.message, messages.ERROR)
             return HttpResponseRedirect(self.url("change", endpoint))
         history = f"Redelivered {counted(count, 'failed delivery', 'failed deliveries')}."
-        when = date_format(timezone.localtime(since), "DATETIME_FORMAT")
+        when = moment_shown(since)
         if not count:
             message = f"No failed deliveries since {when}."
             return self.done(request, endpoint, history, message, messages.INFO)

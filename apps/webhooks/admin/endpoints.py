@@ -12,7 +12,6 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
@@ -21,6 +20,7 @@ from django.utils.timesince import timesince
 from apps.accounts.admin.base import TENANT_RELATED, TenantColumnMixin, TenantFilter
 from apps.accounts.admin.config_pages import Section
 from apps.accounts.admin.declared import declared_form, own_input
+from apps.core.shown_time import moment_shown
 from apps.webhooks import configuration
 from apps.webhooks.admin.display import (
     EVENT_TYPE_GROUPS,
@@ -168,7 +168,7 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions):
     def failing_column(self, obj: WebhookEndpoint) -> SafeString | str:
         if obj.failing_since is None:
             return "-"
-        since = date_format(timezone.localtime(obj.failing_since), "DATETIME_FORMAT")
+        since = moment_shown(obj.failing_since)
         return format_html('<span title="{}">{} ago</span>', since, timesince(obj.failing_since))
 
     @admin.display(description="events")
@@ -185,9 +185,7 @@ class WebhookEndpointAdmin(TenantColumnMixin, EndpointActions):
         expires = obj.previous_secret_expires_at
         overlap = ""
         if obj.previous_secret and expires is not None and expires > timezone.now():
-            overlap = "Until {} the previous secret signs deliveries too.".format(
-                date_format(timezone.localtime(expires), "DATETIME_FORMAT")
-            )
+            overlap = f"Until {moment_shown(expires)} the previous secret signs deliveries too."
         return format_html(
             "Shown only once, after the endpoint was created or the secret rotated: if it was "
             "lost, rotate it. {}",
