@@ -354,12 +354,12 @@ def test_the_trophy_documents_are_unchanged_by_the_extensions(anon_client: Any):
     extension = json.loads(anon_client.get("/ext/v1/openapi").content)
     assert extension["servers"] == [{"url": "/ext/v1"}]
     assert extension["info"]["title"] == "gamify extensions: application API"
-    assert set(extension["paths"]) == {
+    assert {
         "/leagues",
         "/leagues/{key}/cohorts/{cohort_id}",
         "/users/{user_id}/leagues/{key}",
         "/users/{user_id}/leagues/{key}/history",
-    }
+    } <= set(extension["paths"])  # beside the other extensions' routes
     assert anon_client.get("/ext/v1/docs").status_code == 200
 
 

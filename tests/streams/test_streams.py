@@ -394,6 +394,9 @@ def test_the_extension_documents_describe_the_streams(anon_client):
     assert {p["name"] for p in board["parameters"]} >= {"key", "top", "userAttributes"}
     admin_doc = json.loads(anon_client.get("/admin/ext/v1/openapi").content)
     assert admin_doc["paths"]["/stream"]["get"]["operationId"] == "ext_admin_stream"
+    for trophy in ("/v1/openapi", "/admin/v1/openapi"):
+        document = json.loads(anon_client.get(trophy).content)
+        assert not [path for path in document["paths"] if "stream" in path]
     mint_op = admin_doc["paths"]["/streams/tokens"]["post"]
     assert set(mint_op["responses"]) >= {"201", "401", "403", "422"}
 
