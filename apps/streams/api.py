@@ -14,8 +14,9 @@ from rest_framework.views import APIView
 from apps.core.api.views import AdminApi
 from apps.core.bulk import validated
 from apps.core.openapi import ADMIN_WRITE_ERRORS, errors
+from apps.core.stream_tokens import stream_token_mint
 from apps.leaderboards.selectors import board_visible
-from apps.streams import openapi, serializers, services
+from apps.streams import openapi, serializers
 from apps.users.wire import USER_ID
 
 
@@ -45,9 +46,7 @@ class StreamTokenApi(AdminApi):
             path = f"/ext/v1/users/{quote(name, safe='')}/stream"
         else:
             kind, name, path = "tenant", None, "/admin/ext/v1/stream"
-        token, expires = services.stream_token_mint(
-            tenant, kind, name, data["expiresIn"], timezone.now()
-        )
+        token, expires = stream_token_mint(tenant.pk, kind, name, data["expiresIn"], timezone.now())
         body = serializers.stream_token_render(token, expires, f"{path}?token={token}")
         return Response(body, status=201)
 

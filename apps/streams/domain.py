@@ -52,21 +52,6 @@ def _safe(name: str) -> str:
     return json.dumps(name)
 
 
-@dataclass(frozen=True)
-class Claims:
-    """What a stream token allows: one topic of one tenant, until `expires` (epoch seconds)."""
-
-    tenant_pk: int
-    kind: str  # user, board or tenant
-    name: str | None  # the user's id or the board's key
-    expires: int
-
-    def allows(self, topic: Topic) -> bool:
-        if topic.tenant_pk != self.tenant_pk or topic.kind != self.kind:
-            return False
-        return self.kind == "tenant" or self.name == (topic.user or topic.board)
-
-
 def frame(message_id: str | None, event: str, data: Any) -> bytes:
     """One Server-Sent Events message: its id (for Last-Event-ID), its type and its JSON data
     (one line: JSON has no raw newlines)."""

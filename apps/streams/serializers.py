@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer
 from apps.core.api.shapes import Shape, renders
-from apps.streams import services
+from apps.core.stream_tokens import TOKEN_DEFAULT_SECONDS, TOKEN_MAX_SECONDS
 
 STREAMS = [
     ("user", "A user's stream"),
@@ -32,8 +32,8 @@ class StreamTokenRequest(StrictSerializer):
     expiresIn = serializers.IntegerField(
         required=False,
         min_value=60,
-        max_value=services.TOKEN_MAX_SECONDS,
-        default=services.TOKEN_DEFAULT_SECONDS,
+        max_value=TOKEN_MAX_SECONDS,
+        default=TOKEN_DEFAULT_SECONDS,
         help_text="Seconds until the token expires: 60 to 86400 (default 3600). A stream "
         "opened with it stays open after that; reconnecting needs a new token.",
     )

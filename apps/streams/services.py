@@ -8,7 +8,6 @@ client's connection keeps a watch key alive, and for the retention window after 
 event costs one Redis call (apps/streams/lua.py), or two when a watched user's event carries a
 message that reads the database to build (a league's cohort, a due email's subject)."""
 
-import datetime as dt
 import logging
 import threading
 import time
@@ -16,27 +15,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
-from django.core import signing
 from django.db import transaction
 
 from apps.accounts.models import Tenant
 from apps.core.api.renderers import json_dumps
 from apps.core.facts import Fact
+from apps.core.stream_tokens import streams_enabled
 from apps.streams import lua
-from apps.streams.domain import Claims, Topic
+from apps.streams.domain import Topic
 from apps.streams.messages import Message, boards_moved, fact_messages
 from apps.users.models import EndUser
 
 logger = logging.getLogger("gamify.streams")
 
-# The signing salt of stream tokens (a namespace, not a secret: SECRET_KEY signs them).
-TOKEN_SALT = "gamify.streams.token"  # noqa: S105
-TOKEN_DEFAULT_SECONDS = 3600
-TOKEN_MAX_SECONDS = 86400
-
 
 def enabled() -> bool:
-    return bool(settings.STREAMS_REDIS_URL)
+    return streams_enabled()
 
 
 def prefix() -> str:
@@ -138,28 +132,3 @@ def _send(
             logger.warning("Redis failed (%s): live streams miss messages for now", exc)
         _failed_at = time.monotonic()
         return None
-
-
-# --- tokens ----------------------------------------------------------------------------------
-
-
-def stream_token_mint(
-    tenant: Tenant, kind: str, name: str | None, seconds: int, now: dt.datetime
-) -> tuple[str, dt.datetime]:
-    """A signed token that opens one stream of the tenant until it expires: what a browser's
-    EventSource (which cannot send headers) puts in the URL instead of an API key."""
-    expires = now + dt.timedelta(seconds=seconds)
-    claims = {"t": tenant.pk, "k": kind, "n": name, "e": int(expires.timestamp())}
-    return signing.dumps(claims, salt=TOKEN_SALT, compress=True), expires
-
-
-def stream_token_read(token: str, now: dt.datetime) -> Claims | None:
-    """The claims of a valid, unexpired token; None otherwise."""
-    try:
-        raw = signing.loads(token, salt=TOKEN_SALT)
-        claims = Claims(int(raw["t"]), str(raw["k"]), raw["n"], int(raw["e"]))
-    except (signing.BadSignature, KeyError, TypeError, ValueError):
-        return None
-    if claims.expires <= now.timestamp() or claims.kind not in ("user", "board", "tenant"):
-        return None
-    return claims

@@ -30,6 +30,7 @@ from apps.core.api.fields import user_id_error
 from apps.core.api.params import parse_attribute_filter
 from apps.core.api.renderers import json_dumps
 from apps.core.errors import ApplicationError, BadRequestError
+from apps.core.stream_tokens import stream_token_read
 from apps.leaderboards import selectors as boards
 from apps.streams import domain, services
 from apps.streams.hub import CLOSED, Hub, hub_for_loop
@@ -83,14 +84,14 @@ def _authorize(
         raise _Refused(400, "API keys are never accepted in a URL; use a stream token (token=)")
     token = request.GET.get("token")
     if token is not None:
-        claims = services.stream_token_read(token, timezone.now())
+        claims = stream_token_read(token, timezone.now())
         if claims is None:
             raise _Refused(401, "Invalid or expired stream token")
         tenant = Tenant.objects.filter(pk=claims.tenant_pk, status=TenantStatus.ACTIVE).first()
         if tenant is None:
             raise _Refused(401, "Invalid or expired stream token")
         topic = topic_of(tenant)
-        if not claims.allows(topic):
+        if not claims.allows(topic.tenant_pk, topic.kind, topic.user or topic.board):
             raise _Refused(403, "This stream token does not open this stream")
         return topic
     try:

@@ -901,3 +901,53 @@ def test_changelist_queries_do_not_grow_with_rows(
     assert len(many) == len(few), [q["sql"][:200] for q in many.captured_queries]
     with django_assert_max_num_queries(12):
         staff_client.get(url + "?q=user-1")
+
+
+# Live rankings follow their board's stream
+
+
+def stream_of(page: str) -> str | None:
+    found = re.search(r'data-lb-stream="([^"]+)"', page)
+    return found.group(1).replace("&amp;", "&") if found else None
+
+
+def test_live_rankings_follow_the_boards_stream_with_a_token_for_that_board(
+    staff_client: Any, board: Leaderboard, alice: EndUser, settings: Any
+) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    from apps.core.stream_tokens import stream_token_read
+
+    settings.STREAMS_REDIS_URL = "redis://127.0.0.1:6379/0"
+    page = staff_client.get(rankings_url(board)).content.decode()
+    assert "Update live" in page
+    url = stream_of(page)
+    assert url is not None
+    parts = urlsplit(url)
+    assert parts.path == "/ext/v1/leaderboards/words-board/stream"
+    query = parse_qs(parts.query)
+    assert query["top"] == ["100"]
+    claims = stream_token_read(query["token"][0], timezone.now())
+    assert claims is not None
+    assert claims.allows(board.tenant_id, "board", "words-board")
+    assert not claims.allows(board.tenant_id, "board", "other")
+
+
+def test_without_streams_live_rankings_refresh_every_15_seconds(
+    staff_client: Any, board: Leaderboard, alice: EndUser, settings: Any
+) -> None:
+    settings.STREAMS_REDIS_URL = ""
+    page = staff_client.get(rankings_url(board)).content.decode()
+    assert stream_of(page) is None
+    assert "Refresh every 15 seconds" in page
+
+
+def test_a_breakdown_groups_stream_names_the_group_as_the_api_does() -> None:
+    from apps.leaderboards.admin.rankings import group_values
+
+    keys = ("plan", "region")
+    assert group_values(keys, "plan=pro|region=eu") == {"plan": "pro", "region": "eu"}
+    # Values may hold the separators; each is read up to the next key's prefix.
+    assert group_values(keys, "plan=a|b=c|region=x=y") == {"plan": "a|b=c", "region": "x=y"}
+    assert group_values(keys, "region=eu|plan=pro") is None
+    assert group_values(("plan",), "plan=") == {"plan": ""}

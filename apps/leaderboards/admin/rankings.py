@@ -11,13 +11,14 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.http import HttpRequest, QueryDict
 from django.urls import reverse
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
+from apps.core.stream_tokens import stream_token_mint, streams_enabled
 from apps.leaderboards import dashboard_reads, selectors
 from apps.leaderboards.admin.display import (
     day,
@@ -279,6 +280,49 @@ def _reasons(board: Leaderboard, definition: BoardDef, chosen: Selection) -> lis
     return empty_reasons(board.tenant, board, definition, chosen.run, chosen.current)
 
 
+# The dashboard's live rankings follow their board's stream (README, "Live streams") with a token
+# of this lifetime; a page kept open longer falls back to refreshing every 15 seconds.
+STREAM_TOKEN_SECONDS = 12 * 3600
+# The stream tells of changes in the top 100 (its most); a deeper page refreshes every 15 s.
+STREAM_TOP = 100
+
+
+def stream_url(board: Leaderboard, definition: BoardDef, group: str, now: Any) -> str | None:
+    """The board stream that tells this page when its ranking changes (a token in the URL: the
+    page's staff user has no API key), or None: streams off, or a group the stream cannot name
+    (a breakdown value holding a comma, which userAttributes cannot spell)."""
+    if not streams_enabled():
+        return None
+    query: dict[str, str] = {"top": str(STREAM_TOP)}
+    if definition.breakdown_keys:
+        values = group_values(definition.breakdown_keys, group)
+        if values is None or any("," in v for v in values.values()):
+            return None
+        query["userAttributes"] = ",".join(f"{k}:{v}" for k, v in values.items())
+    token, _ = stream_token_mint(board.tenant_id, "board", board.key, STREAM_TOKEN_SECONDS, now)
+    query["token"] = token
+    return f"/ext/v1/leaderboards/{quote(board.key, safe='')}/stream?{urlencode(query)}"
+
+
+def group_values(keys: tuple[str, ...], group: str) -> dict[str, str] | None:
+    """The attribute values of a breakdown group (selectors.group_of writes `k=v|k2=v2` in the
+    keys' order; a value may hold `|` or `=`, so each is read up to the next key's prefix)."""
+    values: dict[str, str] = {}
+    rest = group
+    for index, key in enumerate(keys):
+        if not rest.startswith(f"{key}="):
+            return None
+        rest = rest[len(key) + 1 :]
+        if index + 1 < len(keys):
+            cut = rest.find(f"|{keys[index + 1]}=")
+            if cut < 0:
+                return None
+            values[key], rest = rest[:cut], rest[cut + 1 :]
+        else:
+            values[key] = rest
+    return values
+
+
 def rankings_context(request: HttpRequest, board: Leaderboard, definition: BoardDef) -> dict:
     """The rankings page's data for the run, group and page in the query string."""
     chosen = _select(request.GET, definition)
@@ -313,4 +357,7 @@ def rankings_context(request: HttpRequest, board: Leaderboard, definition: Board
         "page_urls": [(n, chosen.url(p=n)) for n in range(1, pages + 1)] if 1 < pages <= 20 else [],
         "reasons": _reasons(board, definition, chosen),
         "full": chosen.total >= definition.max_participants,
+        "stream_url": stream_url(board, definition, chosen.group, timezone.now())
+        if run == current and board.status == Status.ACTIVE and page * PAGE_SIZE <= STREAM_TOP
+        else None,
     }

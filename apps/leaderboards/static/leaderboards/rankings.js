@@ -1,10 +1,15 @@
-// Live rankings: choosing a run or group reloads the page; while "Refresh every 15 seconds" is
-// ticked (remembered in this browser), the ranking is fetched again and swapped in place, with
-// the run and group choices above it (a group's participant count, a new group or run).
+// Live rankings: choosing a run or group reloads the page; while the box is ticked (remembered
+// in this browser), the ranking is fetched again and swapped in place, with the run and group
+// choices above it (a group's participant count, a new group or run): each time the board's
+// live stream (data-lb-stream: Server-Sent Events, README "Live streams") says its ranking
+// changed, at most once a second (and every minute besides: the stream tells of the top 100,
+// not of every participant count), or every 15 seconds when there is no stream or it has
+// stopped for good (its token expired: the page's next load brings a new one).
 "use strict";
 (function () {
   var KEY = "gamify.leaderboards.refresh";
   var PERIOD = 15000;
+  var STREAMING_PERIOD = 60000;
   var timer = null;
 
   function refresh() {
@@ -31,9 +36,36 @@
     });
   }
 
-  function setRefresh(on) {
+  var stream = null;
+
+  function poll() {
+    timer = window.setInterval(refresh, PERIOD);
+  }
+
+  function follow(url) {
+    timer = window.setInterval(refresh, STREAMING_PERIOD);
+    stream = new EventSource(url);
+    var first = true;
+    stream.addEventListener("leaderboard.top", function () {
+      // The first message is the ranking as it is now: the page already shows it.
+      if (first) { first = false; return; }
+      refresh();
+    });
+    stream.addEventListener("error", function () {
+      // EventSource reconnects by itself; CLOSED means it gave up (the server refused it).
+      if (stream && stream.readyState === EventSource.CLOSED) {
+        stream = null;
+        window.clearInterval(timer);
+        poll();
+      }
+    });
+  }
+
+  function setRefresh(on, url) {
     window.clearInterval(timer);
-    timer = on ? window.setInterval(refresh, PERIOD) : null;
+    timer = null;
+    if (stream) { stream.close(); stream = null; }
+    if (on && url && window.EventSource) { follow(url); } else if (on) { poll(); }
     try { window.localStorage.setItem(KEY, on ? "1" : "0"); } catch (e) { /* private mode */ }
   }
 
@@ -50,7 +82,8 @@
     var stored = null;
     try { stored = window.localStorage.getItem(KEY); } catch (e) { /* private mode */ }
     box.checked = stored !== "0";
-    setRefresh(box.checked);
-    box.addEventListener("change", function () { setRefresh(box.checked); });
+    var url = box.getAttribute("data-lb-stream");
+    setRefresh(box.checked, url);
+    box.addEventListener("change", function () { setRefresh(box.checked, url); });
   });
 })();
