@@ -95,10 +95,13 @@ class AttributePairsField(ParsedField):
         kwargs.setdefault("required", False)
         super().__init__(**kwargs)
 
-    def set_keys(self, keys: list[str], label: str) -> None:
+    def set_keys(self, keys: list[str], label: str, labels: dict[str, str] | None = None) -> None:
+        """The attributes offered (keys) and how each is named (users.selectors.attribute_labels:
+        names first, keys second)."""
         widget: Any = self.widget
         widget.keys = keys
         widget.key_label = label
+        widget.labels = labels or {}
 
     def to_python(self, value: Any) -> list[tuple[str, str]]:
         if isinstance(value, str):  # initial data written as text

@@ -19,6 +19,14 @@ class AttributeDefinitions:
     ids_by_type_key: dict[tuple[str, str], str]
 
 
+def attribute_labels(tenant: Tenant, kind: str) -> dict[str, str]:
+    """The dashboard's names of the tenant's attributes of one type, by key: names first, keys
+    second ("Plan (plan)"), the key alone when the name is the key. One query (the cached
+    definitions carry no names)."""
+    rows = Attribute.objects.filter(tenant=tenant, type=kind).values_list("key", "name")
+    return {key: key if name in ("", key) else f"{name} ({key})" for key, name in rows}
+
+
 def attribute_definitions(tenant: Tenant) -> AttributeDefinitions:
     def load() -> AttributeDefinitions:
         rows = list(Attribute.objects.filter(tenant=tenant).values_list("type", "key", "public_id"))

@@ -33,7 +33,7 @@ from apps.metrics.models import Metric
 from apps.streaks.choices import Frequency
 from apps.streaks.selectors import streak_config
 from apps.users.choices import AttributeType
-from apps.users.selectors import attribute_definitions
+from apps.users.selectors import attribute_definitions, attribute_labels
 
 KIND_CHOICES = [
     (Trigger.METRIC, "Metric: a user's total of a metric reaches a threshold"),
@@ -155,8 +155,11 @@ class AchievementForm(_Declared):
             ("user_attributes", AttributeType.USER),
             ("event_attributes", AttributeType.EVENT),
         ):
-            choices = [(pid, key) for (t, key), pid in definitions.items() if t == kind]
-            fields[name].set_attributes(sorted(choices, key=_by_key))
+            labels = attribute_labels(tenant, kind)  # names first, keys second
+            choices = sorted(
+                [(pid, key) for (t, key), pid in definitions.items() if t == kind], key=_by_key
+            )
+            fields[name].set_attributes([(pid, labels.get(key, key)) for pid, key in choices])
 
     def initial_from(self, obj: Achievement) -> dict[str, Any]:
         return {

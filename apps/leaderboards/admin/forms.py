@@ -23,7 +23,7 @@ from apps.users.forms import (
     attribute_values_rule,
     filter_pairs,
 )
-from apps.users.selectors import attribute_definitions
+from apps.users.selectors import attribute_definitions, attribute_labels
 
 RANK_BY_CHOICES = [
     (RankBy.METRIC, "Total of a metric"),
@@ -107,10 +107,12 @@ class LeaderboardForm(_Declared):
         user_keys = sorted(attribute_definitions(tenant).user_keys) if tenant is not None else []
         stored = list(self.initial.get("breakdown_attributes") or [])
         # A deleted attribute stays checked under its id until staff uncheck it.
+        labels = attribute_labels(tenant, AttributeType.USER) if tenant is not None else {}
         fields["breakdown_attributes"].choices = [
-            (key, key) for key in [*user_keys, *(k for k in stored if k not in user_keys)]
+            (key, labels.get(key, key))
+            for key in [*user_keys, *(k for k in stored if k not in user_keys)]
         ]
-        fields["user_attributes"].set_keys(user_keys, "User attribute")
+        fields["user_attributes"].set_keys(user_keys, "User attribute", labels)
 
     def initial_from(self, obj: Leaderboard) -> dict[str, Any]:
         keys = {

@@ -4,6 +4,7 @@ and a boost's inputs are derived from their declarations), used both as a row of
 page and on the part's own page."""
 
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -28,7 +29,7 @@ from apps.users.forms import (
     attribute_values_rule,
     filter_pairs,
 )
-from apps.users.selectors import attribute_definitions
+from apps.users.selectors import attribute_definitions, attribute_labels
 
 EMPTY = ("", "---------")
 
@@ -42,6 +43,9 @@ class PartChoices:
     achievements: list[tuple[str, str]]  # (public id, key or name)
     user_keys: list[str]
     event_keys: list[str]
+    # Attribute keys -> "Name (key)" (one query per page, as the rest is read once per page).
+    user_labels: dict[str, str] = dataclass_field(default_factory=dict)
+    event_labels: dict[str, str] = dataclass_field(default_factory=dict)
 
     @classmethod
     def of(cls, tenant: Tenant | None) -> "PartChoices":
@@ -63,6 +67,8 @@ class PartChoices:
             ),
             user_keys=sorted(definitions.user_keys),
             event_keys=sorted(definitions.event_keys),
+            user_labels=attribute_labels(tenant, AttributeType.USER),
+            event_labels=attribute_labels(tenant, AttributeType.EVENT),
         )
 
 
@@ -192,7 +198,7 @@ class BoostForm(PartForm, _BoostInputs):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field: Any = self.fields["user_attributes"]
-        field.set_keys(self.choices.user_keys, "User attribute")
+        field.set_keys(self.choices.user_keys, "User attribute", self.choices.user_labels)
 
     def initial_from(self, obj: PointsBoost) -> dict[str, Any]:
         return {

@@ -92,8 +92,11 @@ class TriggerForm(PartForm, _Declared):
         fields["status"].required = True  # its select always has one (a new trigger: inactive)
         fields["metric_id"].choices = [EMPTY, *self.choices.metrics]
         fields["achievement_id"].choices = [EMPTY, *self.choices.achievements]
-        fields["user_attributes"].set_keys(self.choices.user_keys, "User attribute")
-        fields["event_attributes"].set_keys(self.choices.event_keys, "Event attribute")
+        choices = self.choices
+        fields["user_attributes"].set_keys(choices.user_keys, "User attribute", choices.user_labels)
+        fields["event_attributes"].set_keys(
+            choices.event_keys, "Event attribute", choices.event_labels
+        )
         # The rules of an input of some trigger types only are checked when the trigger's type
         # has it (an input of another type is hidden and not given): by `values`.
         self.type_rules: dict[str, list[Any]] = {}
