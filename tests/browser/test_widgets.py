@@ -132,8 +132,9 @@ class Widgets:
     """The demo page in Chromium: each widget's text and attributes, read inside its shadow
     root."""
 
-    def __init__(self, driver: webdriver.Chrome) -> None:
+    def __init__(self, driver: webdriver.Chrome, name: str) -> None:
         self.driver = driver
+        self.name = name
         self.shots = 0
 
     def text(self, tag: str) -> str:
@@ -195,7 +196,7 @@ class Widgets:
         )
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.shots += 1
-        path = SCREENSHOTS / f"widgets-{self.shots:02d}-{name}-{width}.png"
+        path = SCREENSHOTS / f"{self.name}-{self.shots:02d}-{name}-{width}.png"
         self.driver.save_screenshot(str(path))
         self.viewport(width)
         return path
@@ -224,7 +225,7 @@ def test_the_widgets_show_a_user_and_follow_the_streams(
         "system": "xp",
         "metric": "lessons",
     }
-    page = Widgets(chromium)
+    page = Widgets(chromium, "widgets")
     page.viewport(1280)
     chromium.get(f"{page_server}/demo/index.html?{urlencode(params)}")
     try:
@@ -299,3 +300,46 @@ def achieved_today(driver: webdriver.Chrome) -> str:
             " {day: 'numeric', month: 'short', year: 'numeric'}).format(new Date());"
         )
     )
+
+
+def test_a_refused_stream_is_reopened_with_a_new_token_from_the_token_url(
+    chromium: webdriver.Chrome, gamify: str, page_server: str
+) -> None:
+    org = OrganizationWithKey("Course")
+    configure(org)
+    _Page.tokens = {}  # the backend has no token to give yet: the stream cannot open
+    params = {
+        "server": gamify,
+        "user": "ada",
+        "apiKey": org.application_key("ada"),
+        "userTokenUrl": f"{page_server}/token/ada",
+        "boardToken": "not-a-token",  # refused by gamify: 401
+    }
+    page = Widgets(chromium, "widgets-stream-reopened")
+    page.viewport(1280)
+    chromium.get(f"{page_server}/demo/index.html?{urlencode(params)}")
+    try:
+        # The first read needs no stream; the streams say they are not live.
+        page.until("gamify-streak", "0 days", "Not live")
+        page.until("gamify-points", "10 to Novice", "Not live")
+        # The board reads the API while its stream is refused.
+        page.until("gamify-leaderboard", "Grace", "Bob", "Not live")
+        page.shot("not-live", 1280)
+
+        # The backend can mint again: the next retry takes its token and goes live.
+        _Page.tokens = {"ada": token(org, stream="user", userId="ada", expiresIn=600)}
+        page.until("gamify-streak", "Live")
+        with httpx.Client(timeout=10) as http:
+            response = http.post(
+                f"{gamify}/v1/metrics/lessons/event",
+                json={"user": {"id": "ada"}, "value": 1},
+                headers={"X-API-KEY": org.admin_key},
+            )
+        assert response.status_code == 201, response.text
+        page.until("gamify-streak", "1 day", "Live")
+        page.until("gamify-points", "Level: Novice")
+        assert "Not live" in page.text("gamify-leaderboard")
+    finally:
+        chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        chromium.execute_script("document.getElementById('widgets').remove()")
+        chromium.get("about:blank")
