@@ -175,15 +175,16 @@ class Widgets:
             )
         )
 
-    def viewport(self, width: int) -> None:
+    def viewport(self, width: int, height: int = 900) -> None:
         # The page's own width (a window's includes the browser's frame).
         self.driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600},
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
         )
 
     def shot(self, name: str, width: int) -> Path:
-        self.viewport(width)
+        """The whole page, no taller than its content."""
+        self.viewport(width, height=100)
         height = self.driver.execute_script("return document.documentElement.scrollHeight")
         self.driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
