@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
@@ -41,10 +41,14 @@ class _Page(http.server.SimpleHTTPRequestHandler):
     that hands the page a stream token (minted with the admin key it keeps)."""
 
     tokens: dict[str, str] = {}
+    asked: list[dict[str, list[str]]] = []
 
     def do_GET(self) -> None:
-        if self.path.startswith("/token/"):
-            token = self.tokens.get(self.path.removeprefix("/token/"))
+        url = urlsplit(self.path)
+        if url.path.startswith("/token/"):
+            # The widget says which stream it needs, as the token route's body names it.
+            self.asked.append(parse_qs(url.query))
+            token = self.tokens.get(url.path.removeprefix("/token/"))
             body = json.dumps({"token": token}).encode()
             self.send_response(200 if token else 404)
             self.send_header("Content-Type", "application/json")
@@ -309,6 +313,7 @@ def test_a_refused_stream_is_reopened_with_a_new_token_from_the_token_url(
     org = OrganizationWithKey("Course")
     configure(org)
     _Page.tokens = {}  # the backend has no token to give yet: the stream cannot open
+    _Page.asked = []
     params = {
         "server": gamify,
         "user": "ada",
@@ -340,6 +345,7 @@ def test_a_refused_stream_is_reopened_with_a_new_token_from_the_token_url(
         page.until("gamify-streak", "1 day", "Live")
         page.until("gamify-points", "Level: Novice")
         assert "Not live" in page.text("gamify-leaderboard")
+        assert {"stream": ["user"], "userId": ["ada"]} in _Page.asked
     finally:
         chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         chromium.execute_script("document.getElementById('widgets').remove()")

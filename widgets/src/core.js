@@ -149,8 +149,11 @@ class Stream {
 
 const streams = new Map();
 
-/** Listen to the stream at `path` of the element's server: {message(type, data), status(s)}. */
-export function listen(element, path, listener) {
+/** Listen to the stream at `path` of the element's server: {message(type, data), status(s)}.
+ * `claims` say which stream it is, in the words of the token route's body ({stream: "user",
+ * userId} or {stream: "leaderboard", leaderboardKey}): `token-url` gets them as its query, so
+ * that one route of the customer's backend can mint the token of every widget. */
+export function listen(element, path, claims, listener) {
   const tokenUrl = element.getAttribute("token-url");
   const token = element.getAttribute("stream-token");
   if (!tokenUrl && !token) return null;
@@ -158,7 +161,7 @@ export function listen(element, path, listener) {
   const key = `${url}\n${tokenUrl || token}`;
   let stream = streams.get(key);
   if (!stream) {
-    stream = new Stream(url, tokenUrl ? () => fetchToken(tokenUrl) : async () => token);
+    stream = new Stream(url, tokenUrl ? () => fetchToken(tokenUrl, claims) : async () => token);
     stream.key = key;
     streams.set(key, stream);
   }
@@ -168,8 +171,10 @@ export function listen(element, path, listener) {
 
 /** A fresh stream token from the customer's backend: JSON with `token` (the body of
  * POST /admin/ext/v1/streams/tokens passes through as it is). */
-async function fetchToken(tokenUrl) {
-  const response = await fetch(tokenUrl, {
+async function fetchToken(tokenUrl, claims) {
+  const url = new URL(tokenUrl, document.baseURI);
+  for (const [name, value] of Object.entries(claims)) url.searchParams.set(name, value);
+  const response = await fetch(url, {
     headers: { Accept: "application/json" },
     credentials: "same-origin",
   });
@@ -314,7 +319,7 @@ export class GamifyElement extends HTMLElement {
     this.refetch(generation);
     const path = this.streamPath();
     if (path) {
-      this.unlisten = listen(this, path, {
+      this.unlisten = listen(this, path, this.streamClaims(), {
         message: (type, data) => {
           if (generation !== this.generation) return;
           if (type === "stream.reset") {
@@ -335,6 +340,11 @@ export class GamifyElement extends HTMLElement {
         },
       });
     }
+  }
+
+  /** Which stream the widget follows, as the token route names it (a user's, by default). */
+  streamClaims() {
+    return { stream: "user", userId: this.userId };
   }
 
   /** A message that says why the widget cannot work with its attributes, or null. */

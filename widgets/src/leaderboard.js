@@ -38,6 +38,10 @@ export class GamifyLeaderboard extends GamifyElement {
     return attributes ? `&userAttributes=${encodeURIComponent(attributes)}` : "";
   }
 
+  streamClaims() {
+    return { stream: "leaderboard", leaderboardKey: this.key };
+  }
+
   streamPath() {
     return `/ext/v1/leaderboards/${encodeURIComponent(this.key)}/stream?top=${this.top}${this.query()}`;
   }
