@@ -164,7 +164,7 @@ class Widgets:
     def until(self, tag: str, *texts: str) -> str:
         """Waits until the widget shows every text; fails with what it shows."""
         try:
-            WebDriverWait(self.driver, 10).until(
+            WebDriverWait(self.driver, 20).until(
                 lambda _: all(text in self.text(tag) for text in texts)
             )
         except Exception as exc:
@@ -172,12 +172,14 @@ class Widgets:
         return self.text(tag)
 
     def live(self) -> None:
-        WebDriverWait(self.driver, 10).until(
-            lambda _: all(
-                self.query(tag, ".status", "data-status") == ["live"]
-                for tag in ("gamify-streak", "gamify-leaderboard")
+        tags = ("gamify-streak", "gamify-leaderboard")
+        try:
+            WebDriverWait(self.driver, 20).until(
+                lambda _: all(self.query(tag, ".status", "data-status") == ["live"] for tag in tags)
             )
-        )
+        except Exception as exc:
+            statuses = {tag: self.query(tag, ".status", "data-status") for tag in tags}
+            raise AssertionError(f"the streams are not live: {statuses}") from exc
 
     def viewport(self, width: int, height: int = 900) -> None:
         # The page's own width (a window's includes the browser's frame).
