@@ -45,6 +45,24 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_origins(name: str) -> list[str]:
+    """A comma-separated list of web origins (`https://app.example.com`, `http://localhost:3000`),
+    or `*` alone for every origin. An origin is a scheme, a host and maybe a port: a path, even
+    a trailing slash, would never match what a browser sends in its Origin header."""
+    origins = env_list(name, [])
+    if origins == ["*"]:
+        return origins
+    for origin in origins:
+        scheme, _, rest = origin.partition("://")
+        host = rest.rsplit(":", 1)[0] if rest.rsplit(":", 1)[-1].isdigit() else rest
+        if scheme not in ("http", "https") or not host or any(c in rest for c in "/?#*@ "):
+            raise ImproperlyConfigured(
+                f"{name}: {origin!r} is not an origin such as https://app.example.com "
+                "(a scheme and a host, maybe a port; no path), or * alone"
+            )
+    return origins
+
+
 def env_required(name: str) -> str:
     value = os.environ.get(name, "")
     if not value:

@@ -4,10 +4,11 @@ import datetime as dt
 from pathlib import Path
 
 import dj_database_url
+from corsheaders.defaults import default_headers as corsheaders_default_headers
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from gamify.env import env_bool, env_int, env_list, env_required, env_str
+from gamify.env import env_bool, env_int, env_list, env_origins, env_required, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,6 +23,24 @@ else:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# Cross-origin requests (README, "Widgets"): pages of these origins may call the application
+# APIs (/v1/, /api/, /ext/v1/: reads with an application key, streams with a stream token)
+# from the browser. Never the admin APIs, whose keys stay on servers, nor the dashboard. No
+# cookies are involved (keys travel in headers, tokens in stream URLs), so no credentials mode.
+CORS_ALLOWED_ORIGINS = env_origins("CORS_ALLOWED_ORIGINS")
+CORS_ALLOW_ALL_ORIGINS = CORS_ALLOWED_ORIGINS == ["*"]
+if CORS_ALLOW_ALL_ORIGINS:
+    CORS_ALLOWED_ORIGINS = []
+CORS_URLS_REGEX = r"^/(?:v1|api|ext/v1)/"
+CORS_ALLOW_HEADERS = (
+    *corsheaders_default_headers,
+    "x-api-key",
+    "tenant-id",
+    "idempotency-key",
+    "last-event-id",
+)
+CORS_ALLOW_CREDENTIALS = False
+
 INSTALLED_APPS = [
     # The dashboard's theme (django-unfold): its templates and static files come before the
     # admin's, which it restyles (README, "The dashboard").
@@ -33,6 +52,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -55,6 +75,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "apps.core.middleware.RequestLogMiddleware",
     "apps.core.middleware.NulByteMiddleware",
+    # Cross-origin reads of the application APIs by the origins CORS_ALLOWED_ORIGINS names (the
+    # widgets, README "Widgets"); before anything that may answer, as django-cors-headers asks,
+    # so that a refusal (401, 429) carries the headers that let the page read it.
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the dashboard's and /v1/docs' assets) come from the application itself, so
     # they work behind any proxy or none; right after SecurityMiddleware, as WhiteNoise asks, so
@@ -168,6 +192,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The widgets (widgets/, README "Widgets"): their ES modules served as they are in the
+# repository, at /static/gamify-widgets/. WhiteNoise lets every origin load them
+# (WHITENOISE_ALLOW_ALL_ORIGINS), as a page elsewhere must to import a module script.
+STATICFILES_DIRS = [("gamify-widgets", BASE_DIR / "widgets" / "src")]
 # `manage.py collectstatic` gathers the assets here, compressed (gzip) and with a hash of their
 # content in their names; WhiteNoise serves them with a far-future cache lifetime, which the
 # hash makes safe. Without collectstatic, a page that names an asset fails (DEBUG off).

@@ -120,6 +120,41 @@ def test_the_dashboard_assets_are_served_by_the_application(plain_http: str) -> 
             assert FOREVER in served.headers["Cache-Control"], path
 
 
+def test_the_widgets_are_collected_and_served_to_every_origin(plain_http: str) -> None:
+    """The widgets' modules import one another by their plain names (widgets/src), which
+    collectstatic keeps beside the hashed ones: served with WhiteNoise's short lifetime, to any
+    origin, as a customer's page imports them (README, "Widgets")."""
+    modules = sorted(path.name for path in (REPO / "widgets" / "src").glob("*.js"))
+    assert "gamify-widgets.js" in modules
+    with httpx.Client(base_url=plain_http, timeout=10) as http:
+        for name in modules:
+            served = http.get(
+                f"/static/gamify-widgets/{name}", headers={"Origin": "https://shop.example.com"}
+            )
+            assert served.status_code == 200, name
+            assert served.headers["Content-Type"].startswith("text/javascript"), name
+            assert served.headers["Access-Control-Allow-Origin"] == "*", name
+            assert FOREVER not in served.headers["Cache-Control"], name
+            assert served.text == (REPO / "widgets" / "src" / name).read_text(), name
+
+
+def test_the_application_api_answers_the_origins_it_is_told(deployment: Deployment) -> None:
+    url = deployment.start(
+        SECURE_SSL_REDIRECT="false", CORS_ALLOWED_ORIGINS="https://shop.example.com"
+    )
+    preflight = {
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "x-api-key",
+    }
+    with httpx.Client(base_url=url, timeout=10) as http:
+        for origin, allowed in (("https://shop.example.com", True), ("https://x.example", False)):
+            answer = http.options("/v1/users/ada/streak", headers={"Origin": origin, **preflight})
+            assert (answer.headers.get("Access-Control-Allow-Origin") == origin) is allowed
+            read = http.get("/v1/users/ada/streak", headers={"Origin": origin})
+            assert read.status_code == 401
+            assert (read.headers.get("Access-Control-Allow-Origin") == origin) is allowed
+
+
 @pytest.mark.parametrize("docs", ["/v1/docs", "/admin/v1/docs"])
 def test_the_api_documentation_assets_are_served_compressed(plain_http: str, docs: str) -> None:
     with httpx.Client(base_url=plain_http, timeout=10) as http:
