@@ -152,7 +152,15 @@ def test_link_problems_are_found(tmp_path: Path) -> None:
 # Where gamify reads its environment: the settings and what runs beside them (gunicorn's
 # configuration, management commands), the benchmark and fuzzing scripts, and the Makefile.
 _CONFIGURED = ["gamify", "apps", "bench", "fuzz"]
-_ENV_READERS = {"env_str", "env_int", "env_bool", "env_list", "env_required", "getenv"}
+_ENV_READERS = {
+    "env_str",
+    "env_int",
+    "env_bool",
+    "env_list",
+    "env_required",
+    "env_origins",
+    "getenv",
+}
 # In a Makefile recipe, `$${NAME:-default}` reads the shell's environment; `NAME ?= value`
 # takes the environment's NAME when there is one.
 _MAKE_READS = re.compile(r"\$\$\{([A-Z][A-Z0-9_]*)|^([A-Z][A-Z0-9_]*)\s*\?=", re.MULTILINE)
