@@ -179,13 +179,22 @@ async def _message_stream(request: HttpRequest, topic: domain.Topic) -> HttpResp
         since = _last_event_id(request)
     except _Refused as exc:
         return _error(exc.status, exc.message)
-    hub = _hub()
-    key = topic.key(services.prefix())
-    try:
-        queue = await hub.listen(key, topic.watch_key(services.prefix()))
-    except (hub.error, OSError):
-        return _error(503, "Live streams are unavailable: Redis does not answer")
+    hub, key = _hub(), topic.key(services.prefix())
+    queue = await _listen(hub, topic)
+    if queue is None:
+        return _error(503, UNAVAILABLE)
     return _response(_messages(hub, key, queue, since))
+
+
+UNAVAILABLE = "Live streams are unavailable: Redis does not answer"
+
+
+async def _listen(hub: Hub, topic: domain.Topic) -> asyncio.Queue[Any] | None:
+    """The topic's live messages from now on (None: Redis does not answer)."""
+    try:
+        return await hub.listen(topic.key(services.prefix()), topic.watch_key(services.prefix()))
+    except (hub.error, OSError):
+        return None
 
 
 async def _messages(
@@ -243,12 +252,10 @@ async def board_stream(request: HttpRequest, key: str) -> HttpResponseBase:
         reader = await _db(_board_reader, topic, key, request.GET.get("userAttributes"), int(top))
     except ApplicationError as exc:
         return _error(exc.status_code, str(exc))
-    hub = _hub()
-    channel = topic.key(services.prefix())
-    try:
-        queue = await hub.listen(channel, topic.watch_key(services.prefix()))
-    except (hub.error, OSError):
-        return _error(503, "Live streams are unavailable: Redis does not answer")
+    hub, channel = _hub(), topic.key(services.prefix())
+    queue = await _listen(hub, topic)
+    if queue is None:
+        return _error(503, UNAVAILABLE)
     return _response(_board_messages(hub, channel, queue, reader))
 
 
