@@ -422,3 +422,17 @@ def test_text_that_looks_like_a_placeholder_stays_text() -> None:
     # Shown as typed (not replaced by the snippets the placeholders stand for).
     assert "gmfyjinja0x and gmfyjinja1x" in body_of(email.html)
     assert "gmfyjinja0x and gmfyjinja1x" in email.text
+
+
+def test_sample_images_have_an_address_before_collectstatic(settings):
+    """Without a collected manifest (DEBUG off before `collectstatic`), a template check still
+    renders: the sample image's address is its plain static name, not a 500."""
+    from apps.notifications.rendering.defaults import sample_image_url
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
+    settings.STATIC_ROOT = "/nonexistent-static-root"
+    url = sample_image_url("logo", "https://gamify.example.com")
+    assert url == "https://gamify.example.com/static/notifications/sample/logo.png"

@@ -91,7 +91,12 @@ def sample_image_url(name: str, base_url: str | None = None) -> str:
     """The absolute address of a sample image: under `base_url` (the dashboard's own address,
     for a preview), else PUBLIC_URL (what an email, a test one included, can reach)."""
     base = (base_url or settings.PUBLIC_URL).rstrip("/")
-    return base + static(SAMPLE_IMAGES[name])
+    try:
+        return base + static(SAMPLE_IMAGES[name])
+    except ValueError:
+        # No collected manifest (DEBUG off before `collectstatic`): the file's own name, which
+        # the finders serve in development; a template check must not fail on an image.
+        return base + settings.STATIC_URL.rstrip("/") + "/" + SAMPLE_IMAGES[name]
 
 
 def sample_context(
