@@ -1,0 +1,6 @@
+"""The metrics as portable configuration (apps/core/portable.py)."""
+
+from apps.core.portable import CollectionKind, register
+from apps.metrics.views import MetricCollection
+
+register(CollectionKind("metric", "metric", 20, MetricCollection()))
