@@ -48,6 +48,11 @@ class Environment(TimestampedModel):
     def __str__(self) -> str:
         return f"{self.organization.name} / {self.name}"
 
+    @property
+    def is_production(self) -> bool:
+        """Production is the first environment (priority 1, reference §3.10)."""
+        return self.priority <= 1
+
 
 class Tenant(TimestampedModel):
     """The unit of isolation: every row of configuration and end-user data has a tenant.
