@@ -5,7 +5,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.accounts.models import ConfigChange, Environment
+from apps.accounts.models import ConfigChange, Environment, Tenant
 from apps.changes import files
 from apps.changes.domain import REMOVE, Step
 from apps.core.api.fields import StrictSerializer
@@ -40,7 +40,7 @@ class ConfigChangeShape(Shape):
     )
     action = serializers.ChoiceField(choices=["created", "changed", "deleted"])
     actor = ChangeActor()
-    source = serializers.CharField(
+    source_ = serializers.CharField(
         help_text="api, dashboard, mcp, file, promote, clone, revert, schedule, seed, job."
     )
     note = serializers.CharField(allow_blank=True)
@@ -109,11 +109,15 @@ class PlanStep(Shape):
         allow_null=True,
         help_text="remove only: whether the object is archived or deleted.",
     )
-    fields = StepField(many=True, help_text="create: every setting; change: those that differ.")
+    fields_ = StepField(many=True, help_text="create: every setting; change: those that differ.")
+
+
+# A setting's value: any JSON.
+Value = str | int | float | bool | list[object] | dict[str, object] | None
 
 
 @renders(StepField)
-def step_field_render(name: str, now: Any, then: Any) -> dict[str, Any]:
+def step_field_render(name: str, now: Value, then: Value) -> dict[str, Any]:
     return {"name": name, "from": now, "to": then}
 
 
@@ -137,7 +141,7 @@ class TenantRef(Shape):
 
 
 @renders(TenantRef)
-def tenant_ref_render(tenant: Any) -> dict[str, Any]:
+def tenant_ref_render(tenant: Tenant) -> dict[str, Any]:
     return {"environment": tenant.environment.key, "tenant": tenant.customer_id}
 
 
@@ -148,7 +152,7 @@ class DiffResult(Shape):
 
 
 @renders(DiffResult)
-def diff_result_render(source: Any, target: Any, steps: list[Step]) -> dict[str, Any]:
+def diff_result_render(source: Tenant, target: Tenant, steps: list[Step]) -> dict[str, Any]:
     return {
         "from": tenant_ref_render(source),
         "to": tenant_ref_render(target),

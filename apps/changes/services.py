@@ -119,7 +119,7 @@ def config_document(tenant: Tenant) -> dict[str, Any]:
     return domain.document(states(tenant), about)
 
 
-def config_plan(tenant: Tenant, doc: dict[str, Any]) -> list[Step]:
+def config_plan(tenant: Tenant, doc: Any) -> list[Step]:
     """What applying the file would do (nothing written: the reads are rolled back)."""
     from apps.changes.schema import document_check
 
@@ -129,7 +129,7 @@ def config_plan(tenant: Tenant, doc: dict[str, Any]) -> list[Step]:
         return domain.plan(states(tenant), wanted, kind_order(), managed=managed, partial=True)
 
 
-def config_apply(tenant: Tenant, doc: dict[str, Any], *, dry_run: bool = False) -> Applied:
+def config_apply(tenant: Tenant, doc: Any, *, dry_run: bool = False) -> Applied:
     """Make the tenant's configuration what the file says, for the kinds it has a section for
     (objects of those kinds the file leaves out are archived, or deleted where their kind has
     no archive). Applying the same file again does nothing."""
