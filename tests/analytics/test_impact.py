@@ -3,6 +3,7 @@ against the control group, on data written straight into the users and the metri
 (the pipeline that fills the rollup is tested in its own app), with answers computed by hand."""
 
 import datetime as dt
+import json
 import math
 from decimal import Decimal
 from typing import Any
@@ -380,3 +381,57 @@ def test_the_queries_do_not_grow_with_users_or_events(
     assert len(after.captured_queries) == len(before.captured_queries)
     rollup = MetricDailyChange._meta.db_table
     assert sum(rollup in q["sql"] for q in after.captured_queries) == 1
+
+
+# --- the dashboard's card -------------------------------------------------------------------
+
+
+def dashboard(client: Any, **params: Any) -> Any:
+    with time_machine.travel(NOW, tick=False):
+        return client.get("/dashboard/analytics/", params)
+
+
+def test_the_analytics_page_shows_the_score_and_flags_it_not_significant(
+    staff_client: Any, api_client: Any, tenant: Tenant, words: Metric
+) -> None:
+    # The default weeks, 14 January to 31 March: 12 of 20 treated against 3 of 10 control.
+    cohort(tenant, "2024-03-04", ["2024-03-12"] * 12 + [None] * 8, words)
+    cohort(tenant, "2024-03-05", ["2024-03-15"] * 3 + [None] * 7, words, control=True)
+
+    response = dashboard(staff_client)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    card = html[html.index('id="card-impact"') : html.index('id="card-streak-lengths"')]
+    difference, low, high = by_hand((12, 20), (3, 10))
+    assert f"+{difference:.1f}</strong>" in card
+    assert f"95 % interval {low:+.1f} to {high:+.1f}" in card
+    assert "60.0 % of 20 treated, 30.0 % of 10 control" in card
+    assert '<span class="analytics-impact-flag">Not significant</span>' in card
+    assert (
+        f"Not yet significant: the 95 % interval {low:+.1f} to +{high:.1f} points contains 0."
+        in card
+    )
+    assert "Words" in card
+    # The chart's data is the admin API's body.
+    start = html.index('<script id="analytics-data" type="application/json">')
+    embedded = html[html.index(">", start) + 1 : html.index("</script>", start)]
+    assert json.loads(embedded)["impact"] == get(api_client).json()
+
+
+def test_a_significant_score_has_no_flag_and_the_csv_has_its_rows(
+    staff_client: Any, tenant: Tenant, words: Metric
+) -> None:
+    cohort(tenant, "2024-03-04", ["2024-03-12"] * 18 + [None] * 2, words)
+    cohort(tenant, "2024-03-05", ["2024-03-15"] * 2 + [None] * 18, words, control=True)
+
+    html = dashboard(staff_client).content.decode()
+    card = html[html.index('id="card-impact"') : html.index('id="card-streak-lengths"')]
+    assert "Not significant" not in card
+    assert "points higher than the control group" in card
+
+    csv = dashboard(staff_client, format="csv", chart="impact").content.decode().splitlines()
+    assert csv[0].startswith("cohort_week,metric_key,treated_users,treated_retained")
+    assert "2024-03-03,,20,18,90.0,20,2,10.0,80.0," in csv[8]
+    assert csv[-1].startswith("all,words,20,18,90.0,20,2,10.0,80.0,")
+    assert csv[-1].endswith(",significant")
