@@ -201,10 +201,12 @@ def comparisons(tenant: Tenant, period: DateRange) -> dict[str, Any]:
     }
 
 
-def _date_labels(period: DateRange) -> dict[str, str]:
-    """How the charts name each date: the page's one date format (apps/core/shown_time.py)."""
+def _date_labels(period: DateRange, impact: dict[str, Any]) -> dict[str, str]:
+    """How the charts name each date: the page's one date format (apps/core/shown_time.py).
+    The Impact Score's cohort weeks are named too: they do not follow the range."""
     shown = DateRange(period.start - dt.timedelta(days=_LABELS_BEFORE), period.end)
-    return {day.isoformat(): date_shown(day) for day in shown.days()}
+    weeks = [dt.date.fromisoformat(week["week"]) for week in impact["weeks"]]
+    return {day.isoformat(): date_shown(day) for day in [*shown.days(), *weeks]}
 
 
 def analytics(request: HttpRequest) -> HttpResponse:
@@ -240,7 +242,7 @@ def analytics(request: HttpRequest) -> HttpResponse:
                 chart.replace("-", "_"): _query(chosen, format="csv", chart=chart)
                 for chart in CHARTS
             },
-            "date_labels": _date_labels(chosen.period),
+            "date_labels": _date_labels(chosen.period, data["impact"]),
             "cohort_weeks": range(retention["weeks"] + 1),
             "cohort_tables": [
                 ("Everyone else", cohort_rows(retention, "treatment")),

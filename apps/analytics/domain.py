@@ -95,8 +95,8 @@ def estimate_summary(estimate: Estimate) -> str:
         return "No users who started in these weeks have reached day 14 yet."
     if not control.users:
         return (
-            "Not yet significant: no control-group user has reached day 14 "
-            "(the tenant's control ratio puts new users in the control group)."
+            "Not yet significant: no control-group user has reached day 14 (the control "
+            "ratio of the tenant's experimentation settings holds new users out)."
         )
     if not treated.users:
         return "Not yet significant: no treated user has reached day 14."

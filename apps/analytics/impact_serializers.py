@@ -1,7 +1,8 @@
 """Wire shapes of the Impact Score (GET /admin/ext/v1/analytics/impact), also the data of the
 dashboard's Impact Score chart: each a `Shape` with its typed render below it. They render what
 selectors/impact.py counted and analytics.domain estimated; no queries. Rates and differences
-are percent and percentage points, rounded to two decimals."""
+are percent and percentage points, rounded to one decimal as the summary line writes them
+(and as the retention series round their percents)."""
 
 from typing import Any
 
@@ -13,7 +14,7 @@ from apps.core.api.shapes import Shape, renders
 
 
 def _points(fraction: float | None) -> float | None:
-    return None if fraction is None else round(100 * fraction, 2)
+    return None if fraction is None else round(100 * fraction, 1)
 
 
 class ImpactGroup(Shape):

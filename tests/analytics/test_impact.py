@@ -80,7 +80,7 @@ def by_hand(treated: tuple[int, int], control: tuple[int, int]) -> tuple[float, 
     (l1, u1), (l2, u2) = wilson(*treated), wilson(*control)
     low = p1 - p2 - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
     high = p1 - p2 + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-    return round(100 * (p1 - p2), 2), round(100 * low, 2), round(100 * high, 2)
+    return round(100 * (p1 - p2), 1), round(100 * low, 1), round(100 * high, 1)
 
 
 @pytest.mark.parametrize(
@@ -187,7 +187,7 @@ def test_the_score_of_a_known_data_set_per_week_overall_and_per_metric(
     assert "contains 0" in first["score"]["summary"]
     # 9/10 against 3/10: Newcombe's own example (b), +17.05 to +80.90 points.
     assert second["week"] == "2024-03-10"
-    assert score(second["score"]) == ((9, 10), (3, 10), (60.0, 17.05, 80.9), "significant")
+    assert score(second["score"]) == ((9, 10), (3, 10), (60.0, 17.1, 80.9), "significant")
     assert second["score"]["significant"] is True
     assert second["score"]["summary"] == (
         "Treated users' day-14 retention is 60.0 points higher than the control group's "
@@ -406,7 +406,7 @@ def test_the_analytics_page_shows_the_score_and_flags_it_not_significant(
     difference, low, high = by_hand((12, 20), (3, 10))
     assert f"+{difference:.1f}</strong>" in card
     assert f"95 % interval {low:+.1f} to {high:+.1f}" in card
-    assert "60.0 % of 20 treated, 30.0 % of 10 control" in card
+    assert "Treated: 60.0 % of 20; control: 30.0 % of 10" in card
     assert '<span class="analytics-impact-flag">Not significant</span>' in card
     assert (
         f"Not yet significant: the 95 % interval {low:+.1f} to +{high:.1f} points contains 0."

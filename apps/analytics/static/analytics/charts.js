@@ -143,7 +143,7 @@
         animation: false,
         interaction: { mode: "index", intersect: false },
         plugins: {
-          legend: { display: true, position: "bottom" },
+          legend: { display: true, position: "bottom", labels: { usePointStyle: true } },
           tooltip: {
             callbacks: {
               label: function (item) {
