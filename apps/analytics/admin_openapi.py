@@ -62,7 +62,5 @@ IMPACT_PARAMETERS = [
         "per week). Default: an event of any metric. `metrics` lists every metric either way.",
     ),
 ]
-IMPACT_ERRORS = (
-    "fromWeek or toWeek is not a date (YYYY-MM-DD); fromWeek is after toWeek; or the weeks "
-    f"span more than {MAX_IMPACT_WEEKS}."
-)
+IMPACT_MALFORMED = "fromWeek or toWeek is not a date (YYYY-MM-DD)."
+IMPACT_ERRORS = f"fromWeek is after toWeek, or the weeks span more than {MAX_IMPACT_WEEKS}."

@@ -195,8 +195,9 @@ class ImpactApi(AdminApi):
         parameters=docs.IMPACT_PARAMETERS,
         responses={
             200: impact_serializers.AnalyticsImpact,
-            **errors((400, docs.IMPACT_ERRORS), 401, (403, ADMIN_FORBIDDEN)),
+            **errors((400, docs.IMPACT_MALFORMED), 401, (403, ADMIN_FORBIDDEN)),
             **errors((404, "No metric of this key in the tenant, or unknown Tenant-ID.")),
+            **errors((422, docs.IMPACT_ERRORS)),
         },
     )
     def get(self, request: Request) -> Response:

@@ -329,12 +329,12 @@ def test_an_empty_tenant_has_weeks_without_users(api_client: Any, tenant: Tenant
         ({"toWeek": "last week"}, 400, "toWeek must be a date (YYYY-MM-DD), not 'last week'"),
         (
             {"fromWeek": "2024-03-17", "toWeek": "2024-03-09"},
-            400,
+            422,
             "fromWeek must not be after toWeek",
         ),
         (
             {"fromWeek": "2020-01-01", "toWeek": "2024-03-09"},
-            400,
+            422,
             "fromWeek to toWeek may span at most 156 weeks",
         ),
         ({"metric": "nope"}, 404, 'Metric not found: "nope"'),

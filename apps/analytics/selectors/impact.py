@@ -35,7 +35,7 @@ from apps.accounts.models import Tenant
 from apps.analytics.domain import Estimate, Share, difference_estimate
 from apps.analytics.selectors.ranges import DateRange, reporting_today
 from apps.analytics.selectors.users import cohort_week
-from apps.core.errors import BadRequestError
+from apps.core.errors import ValidationError
 from apps.metrics.models import MetricDailyChange
 from apps.metrics.selectors import MetricDef, metric_definitions
 from apps.users.domain import local_date
@@ -82,7 +82,9 @@ def impact_weeks_choose(
     """The cohort weeks a request asks for: the weeks holding the dates `from_week` and
     `to_week` (any day of each), both included. Without `to_week`, the default last week (or
     `from_week`'s week, when later); without `from_week`, the IMPACT_WEEKS weeks ending with
-    `to_week`'s. The dashboard and the admin API apply the same rules."""
+    `to_week`'s. The dashboard and the admin API apply the same rules. Weeks in the wrong
+    order or too many are a broken rule (422, as the analytics ranges'), not a malformed
+    request."""
     default_first, default_last = impact_weeks_default(tenant, now)
     if from_week is None and to_week is None:
         return default_first, default_last
@@ -92,11 +94,11 @@ def impact_weeks_choose(
     last = cohort_week(to_week)
     first = cohort_week(from_week) if from_week else last - (IMPACT_WEEKS - 1) * _WEEK
     if first > last:
-        raise BadRequestError(
+        raise ValidationError(
             "{from_week} must not be after {to_week}", fields=("from_week", "to_week")
         )
     if (last - first) // _WEEK + 1 > MAX_IMPACT_WEEKS:
-        raise BadRequestError(
+        raise ValidationError(
             f"{{from_week}} to {{to_week}} may span at most {MAX_IMPACT_WEEKS} weeks",
             fields=("from_week", "to_week"),
         )
