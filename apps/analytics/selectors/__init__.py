@@ -28,8 +28,11 @@ Definitions (they are also the dashboard's and the admin API's documentation):
   period (their stored streak period row); days off leave no row, so a daily streak with days
   off dips on those days.
 
-One submodule per subject (ranges, users, events, streaks, points, achievements, leaderboards);
-this package is where the rest of the code imports them from.
+- The *Impact Score* (impact.py, which states its definitions): the difference in day-14
+  retention between treated users and the control group, by cohort week of the same start.
+
+One submodule per subject (ranges, users, impact, events, streaks, points, achievements,
+leaderboards); this package is where the rest of the code imports them from.
 """
 
 from apps.analytics.selectors.achievements import (
