@@ -19,7 +19,7 @@ from apps.analytics.selectors import DateRange
 from apps.core.api.params import query_date_optional
 from apps.core.api.shapes import Shape
 from apps.core.api.views import AdminApi
-from apps.core.errors import BadRequestError
+from apps.core.errors import BadRequestError, ValidationError
 from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, errors
 from apps.metrics.errors import MetricNotFoundError
 from apps.metrics.selectors import MetricDef, metric_definitions
@@ -164,13 +164,12 @@ class OverviewApi(AdminApi):
 
 
 def _query_day(params: QueryDict, name: str) -> dt.date | None:
-    raw = params.get(name)
-    if raw is None or raw == "":
-        return None
+    """A date parameter; a malformed one is a malformed request (400), whose document says
+    it is a date."""
     try:
-        return dt.date.fromisoformat(raw)
-    except ValueError:
-        raise BadRequestError(f"{name} must be a date (YYYY-MM-DD), not {raw[:40]!r}") from None
+        return query_date_optional(params, name)
+    except ValidationError as exc:
+        raise BadRequestError(exc.message) from None
 
 
 def impact_metric_parse(tenant: Tenant, params: QueryDict) -> MetricDef | None:

@@ -11,18 +11,12 @@ one user more or less swings the rate by whole tens of points, whatever an inter
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
+
+from apps.analytics.choices import Verdict
 
 # The two-sided 95 % quantile of the normal distribution.
 Z95 = 1.959963984540054
 MIN_GROUP_USERS = 10
-
-
-class Verdict(StrEnum):
-    SIGNIFICANT = "significant"
-    NOT_SIGNIFICANT = "notSignificant"  # the interval contains 0
-    TOO_FEW_USERS = "tooFewUsers"  # a group is below MIN_GROUP_USERS (or empty)
-    NO_USERS = "noUsers"  # nobody in either group has reached day 14
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.analytics.domain import Estimate, Share, Verdict, estimate_summary
+from apps.analytics.choices import Verdict
+from apps.analytics.domain import MIN_GROUP_USERS, Estimate, Share, estimate_summary
 from apps.analytics.selectors import Impact, ImpactWeek, MetricImpact
 from apps.core.api.shapes import Shape, renders
 
@@ -45,12 +46,12 @@ class ImpactScore(Shape):
     )
     high = serializers.FloatField(allow_null=True, help_text="Upper bound of that interval.")
     significant = serializers.BooleanField(
-        help_text="The interval leaves out 0 and each group has at least 10 users."
+        help_text=f"The interval leaves out 0 and each group has at least {MIN_GROUP_USERS} users."
     )
     status = serializers.ChoiceField(
-        choices=[verdict.value for verdict in Verdict],
+        choices=Verdict.values,
         help_text="significant; notSignificant (the interval contains 0); tooFewUsers (a group "
-        "has fewer than 10 users, or none); noUsers (nobody has reached day 14).",
+        f"has fewer than {MIN_GROUP_USERS} users, or none); noUsers (nobody has reached day 14).",
     )
     summary = serializers.CharField(help_text="The finding, or why there is none yet, in words.")
 

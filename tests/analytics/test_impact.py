@@ -15,7 +15,8 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import Tenant
 from apps.analytics import selectors
-from apps.analytics.domain import MIN_GROUP_USERS, Share, Verdict, difference_estimate
+from apps.analytics.choices import Verdict
+from apps.analytics.domain import MIN_GROUP_USERS, Share, difference_estimate
 from apps.metrics.models import Metric, MetricDailyChange
 from apps.users.models import EndUser
 from tests.factories import EndUserFactory, MetricFactory, bump
@@ -325,8 +326,8 @@ def test_an_empty_tenant_has_weeks_without_users(api_client: Any, tenant: Tenant
 @pytest.mark.parametrize(
     ("params", "status", "message"),
     [
-        ({"fromWeek": "2024-13-01"}, 400, "fromWeek must be a date (YYYY-MM-DD), not '2024-13-01'"),
-        ({"toWeek": "last week"}, 400, "toWeek must be a date (YYYY-MM-DD), not 'last week'"),
+        ({"fromWeek": "2024-13-01"}, 400, "fromWeek must be a date (YYYY-MM-DD)"),
+        ({"toWeek": "last week"}, 400, "toWeek must be a date (YYYY-MM-DD)"),
         (
             {"fromWeek": "2024-03-17", "toWeek": "2024-03-09"},
             422,
