@@ -21,6 +21,11 @@ from apps.metrics.models import Metric, MetricDailyChange
 from apps.users.models import EndUser
 from tests.factories import EndUserFactory, MetricFactory, bump
 
+# The rollup aggregate's date arithmetic is SQL that each vendor gets in its own words (Django's
+# temporal subtraction): the tests that exercise its windows also run on PostgreSQL in
+# `make unit` (tests/postgres_subset.py).
+on_both = pytest.mark.sql
+
 D = dt.date
 URL = "/admin/ext/v1/analytics/impact"
 NOW = dt.datetime(2024, 4, 15, 12, tzinfo=dt.UTC)
@@ -163,6 +168,7 @@ def score(body: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+@on_both
 def test_the_score_of_a_known_data_set_per_week_overall_and_per_metric(
     api_client: Any, known: None
 ) -> None:
@@ -212,6 +218,7 @@ def test_the_score_of_a_known_data_set_per_week_overall_and_per_metric(
     )
 
 
+@on_both
 def test_a_metric_makes_only_its_events_count_per_week_and_overall(
     api_client: Any, known: None
 ) -> None:
@@ -252,6 +259,7 @@ def test_the_default_weeks_end_with_the_latest_start_whose_day_14_is_over(
     assert newest["overall"]["status"] == "noUsers"
 
 
+@on_both
 def test_starts_windows_and_cohort_weeks_follow_each_users_time_zone(
     api_client: Any, tenant: Tenant, words: Metric
 ) -> None:
@@ -273,6 +281,7 @@ def test_starts_windows_and_cohort_weeks_follow_each_users_time_zone(
     assert score(second["score"])[:2] == ((0, 0), (0, 0))
 
 
+@on_both
 def test_a_user_counts_once_day_14_is_over_in_their_own_zone(
     api_client: Any, tenant: Tenant, words: Metric
 ) -> None:
