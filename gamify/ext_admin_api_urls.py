@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("apps.leagues.admin_urls")),
     path("", include("apps.streams.admin_urls")),
     path("", include("apps.changes.admin_urls")),
+    path("", include("apps.analytics.ext_admin_urls")),
 ]

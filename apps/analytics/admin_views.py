@@ -14,12 +14,15 @@ from rest_framework.response import Response
 from apps.accounts.models import Tenant
 from apps.analytics import admin_openapi as docs
 from apps.analytics import admin_serializers as shapes
-from apps.analytics import selectors
+from apps.analytics import impact_serializers, selectors
 from apps.analytics.selectors import DateRange
 from apps.core.api.params import query_date_optional
 from apps.core.api.shapes import Shape
 from apps.core.api.views import AdminApi
-from apps.core.openapi import ADMIN_READ_ERRORS, errors
+from apps.core.errors import BadRequestError, ValidationError
+from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, errors
+from apps.metrics.errors import MetricNotFoundError
+from apps.metrics.selectors import MetricDef, metric_definitions
 
 Report = TypeVar("Report")
 
@@ -158,3 +161,55 @@ class OverviewApi(AdminApi):
         tenant = self.scope(request).tenant
         report = selectors.overview(tenant, _today(tenant))
         return Response(shapes.analytics_overview_render(report))
+
+
+def _query_day(params: QueryDict, name: str) -> dt.date | None:
+    """A date parameter; a malformed one is a malformed request (400), whose document says
+    it is a date."""
+    try:
+        return query_date_optional(params, name)
+    except ValidationError as exc:
+        raise BadRequestError(exc.message) from None
+
+
+def impact_metric_parse(tenant: Tenant, params: QueryDict) -> MetricDef | None:
+    """The `metric` parameter: a metric key of the tenant, or absent (any metric)."""
+    key = params.get("metric")
+    if not key:
+        return None
+    metric = metric_definitions(tenant).get(key)
+    if metric is None:
+        raise MetricNotFoundError(key[:100])
+    return metric
+
+
+class ImpactApi(AdminApi):
+    """GET /admin/ext/v1/analytics/impact: the Impact Score (selectors/impact.py)."""
+
+    @extend_schema(
+        operation_id="admin_analytics_impact",
+        summary="Impact Score: day-14 retention of treated users against the control group",
+        description=(impact_serializers.AnalyticsImpact.__doc__ or "").strip()
+        + " A gamify extension (not part of the Trophy API).",
+        parameters=docs.IMPACT_PARAMETERS,
+        responses={
+            200: impact_serializers.AnalyticsImpact,
+            **errors((400, docs.IMPACT_MALFORMED), 401, (403, ADMIN_FORBIDDEN)),
+            **errors((404, "No metric of this key in the tenant, or unknown Tenant-ID.")),
+            **errors((422, docs.IMPACT_ERRORS)),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        tenant = self.scope(request).tenant
+        params, now = request.query_params, timezone.now()
+        first, last = selectors.impact_weeks_choose(
+            tenant,
+            from_week=_query_day(params, "fromWeek"),
+            to_week=_query_day(params, "toWeek"),
+            now=now,
+        )
+        metric = impact_metric_parse(tenant, params)
+        impact = selectors.impact_score(
+            tenant, first_week=first, last_week=last, metric=metric, now=now
+        )
+        return Response(impact_serializers.analytics_impact_render(impact))

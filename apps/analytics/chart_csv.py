@@ -49,6 +49,44 @@ def _retention(data: dict[str, Any]) -> Rows:
                 ]
 
 
+def _impact(data: dict[str, Any]) -> Rows:
+    """The Impact Score card: one row per cohort week, one for all the weeks, one per metric."""
+    yield [
+        "cohort_week",
+        "metric_key",
+        "treated_users",
+        "treated_retained",
+        "treated_percent",
+        "control_users",
+        "control_retained",
+        "control_percent",
+        "difference_points",
+        "low",
+        "high",
+        "status",
+    ]
+    impact = data["impact"]
+    rows = [(week["week"], impact["metric"], week["score"]) for week in impact["weeks"]]
+    rows.append(("all", impact["metric"], impact["overall"]))
+    rows += [("all", metric["key"], metric["score"]) for metric in impact["metrics"]]
+    for week, metric, score in rows:
+        treated, control = score["treated"], score["control"]
+        yield [
+            week,
+            metric or "",
+            treated["users"],
+            treated["retained"],
+            treated["percent"],
+            control["users"],
+            control["retained"],
+            control["percent"],
+            score["difference"],
+            score["low"],
+            score["high"],
+            score["status"],
+        ]
+
+
 def _streak_lengths(data: dict[str, Any]) -> Rows:
     yield ["length", "min", "max", "users"]
     for bucket in data["streaks"]["lengths"]:
@@ -121,6 +159,7 @@ CHARTS: dict[str, Callable[[dict[str, Any]], Rows]] = {
     "new-users": _new_users,
     "events": _events,
     "retention": _retention,
+    "impact": _impact,
     "streak-lengths": _streak_lengths,
     "streak-activity": _streak_activity,
     "points": _points,

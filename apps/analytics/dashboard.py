@@ -20,8 +20,9 @@ from django.utils import timezone
 from apps.accounts.admin.base import selected_tenant
 from apps.accounts.models import Tenant
 from apps.analytics import admin_serializers as shapes
-from apps.analytics import selectors
+from apps.analytics import impact_serializers, selectors
 from apps.analytics.chart_csv import CHARTS, chart_csv
+from apps.analytics.domain import MIN_GROUP_USERS
 from apps.analytics.selectors import Change, DateRange
 from apps.core.api.params import query_date_optional
 from apps.core.errors import ValidationError
@@ -54,6 +55,7 @@ def charts_data(
         "newUsers": shapes.analytics_new_users_render(selectors.new_users(tenant, period), period),
         "events": shapes.analytics_events_render(selectors.metric_series(tenant, period), period),
         "retention": shapes.analytics_retention_render(selectors.retention(tenant, period), period),
+        "impact": impact_serializers.analytics_impact_render(_impact(tenant, now)),
         "streaks": shapes.analytics_streaks_render(
             shapes.StreakReport(
                 selectors.streak_lengths(tenant, now),
@@ -68,6 +70,52 @@ def charts_data(
         "leaderboards": shapes.analytics_leaderboards_render(
             selectors.leaderboard_participation(tenant, period, today), period
         ),
+    }
+
+
+def _impact(tenant: Tenant, now: dt.datetime) -> selectors.Impact:
+    """The Impact Score of the default cohort weeks (the admin API's without parameters): the
+    most recent ones whose users can have reached day 14, whatever the page's range."""
+    first, last = selectors.impact_weeks_default(tenant, now)
+    return selectors.impact_score(tenant, first_week=first, last_week=last, metric=None, now=now)
+
+
+def _signed(points: float) -> str:
+    return f"{points:+.1f}" if round(points, 1) else "0.0"
+
+
+def _impact_shown(score: dict[str, Any]) -> dict[str, Any]:
+    """One rendered ImpactScore as the Impact Score card writes it."""
+
+    def group(part: dict[str, Any]) -> str:
+        if not part["users"]:
+            return "no users"
+        return f"{part['percent']:.1f} % of {part['users']}"
+
+    interval = None
+    if score["low"] is not None:
+        interval = f"{_signed(score['low'])} to {_signed(score['high'])}"
+    difference = score["difference"]
+    return {
+        "difference": "-" if difference is None else _signed(difference),
+        "interval": interval,
+        "treated": group(score["treated"]),
+        "control": group(score["control"]),
+        "significant": score["significant"],
+        "summary": score["summary"],
+    }
+
+
+def impact_context(impact: dict[str, Any]) -> dict[str, Any]:
+    """The card's figures: the overall score and one row per metric, written for people."""
+    return {
+        "from_week": dt.date.fromisoformat(impact["fromWeek"]),
+        "to_week": dt.date.fromisoformat(impact["toWeek"]),
+        "min_group": MIN_GROUP_USERS,
+        "overall": _impact_shown(impact["overall"]),
+        "metrics": [
+            {"name": row["name"], **_impact_shown(row["score"])} for row in impact["metrics"]
+        ],
     }
 
 
@@ -153,10 +201,12 @@ def comparisons(tenant: Tenant, period: DateRange) -> dict[str, Any]:
     }
 
 
-def _date_labels(period: DateRange) -> dict[str, str]:
-    """How the charts name each date: the page's one date format (apps/core/shown_time.py)."""
+def _date_labels(period: DateRange, impact: dict[str, Any]) -> dict[str, str]:
+    """How the charts name each date: the page's one date format (apps/core/shown_time.py).
+    The Impact Score's cohort weeks are named too: they do not follow the range."""
     shown = DateRange(period.start - dt.timedelta(days=_LABELS_BEFORE), period.end)
-    return {day.isoformat(): date_shown(day) for day in shown.days()}
+    weeks = [dt.date.fromisoformat(week["week"]) for week in impact["weeks"]]
+    return {day.isoformat(): date_shown(day) for day in [*shown.days(), *weeks]}
 
 
 def analytics(request: HttpRequest) -> HttpResponse:
@@ -192,7 +242,7 @@ def analytics(request: HttpRequest) -> HttpResponse:
                 chart.replace("-", "_"): _query(chosen, format="csv", chart=chart)
                 for chart in CHARTS
             },
-            "date_labels": _date_labels(chosen.period),
+            "date_labels": _date_labels(chosen.period, data["impact"]),
             "cohort_weeks": range(retention["weeks"] + 1),
             "cohort_tables": [
                 ("Everyone else", cohort_rows(retention, "treatment")),
@@ -203,6 +253,7 @@ def analytics(request: HttpRequest) -> HttpResponse:
                 ),
             ],
             "rarity": _rarest_first(data["achievements"]["achievements"]),
+            "impact": impact_context(data["impact"]),
         }
     )
     compare = context["compare"]

@@ -58,7 +58,9 @@ def _value(value: Any) -> str:
 def removal(step: Step) -> str:
     """What removing the object does: archive it, or delete it where its kind has no archive."""
     kind = portable.kind(step.kind)
-    if isinstance(kind, portable.CollectionKind) and kind.archived is not None:
+    if isinstance(kind, portable.CollectionKind) and (
+        kind.archived is not None or kind.deletion_archives
+    ):
         return "archive"
     return "delete"
 

@@ -158,6 +158,8 @@ class CollectionKind(Kind):
     drop: frozenset[str] = frozenset()
     # What archives an object (a status), or None: removing deletes it.
     archived: State | None = None
+    # Its deletion archives it (a points system keeps its ledger): what removing it is called.
+    deletion_archives: bool = False
     portable: bool = True
     # Kinds whose objects live in a parent (levels of a points system): the parent's kind, how
     # an object names its parent's key, and the parents to list.

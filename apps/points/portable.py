@@ -38,7 +38,9 @@ def trigger_key(trigger: Any) -> str:
 
 
 # Removing a system archives it (its admin API's delete): it keeps its ledger, out of reach.
-register(CollectionKind("points_system", "points system", 50, SystemCollection()))
+register(
+    CollectionKind("points_system", "points system", 50, SystemCollection(), deletion_archives=True)
+)
 register(
     CollectionKind(
         "points_level",

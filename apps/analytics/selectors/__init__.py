@@ -28,8 +28,11 @@ Definitions (they are also the dashboard's and the admin API's documentation):
   period (their stored streak period row); days off leave no row, so a daily streak with days
   off dips on those days.
 
-One submodule per subject (ranges, users, events, streaks, points, achievements, leaderboards);
-this package is where the rest of the code imports them from.
+- The *Impact Score* (impact.py, which states its definitions): the difference in day-14
+  retention between treated users and the control group, by cohort week of the same start.
+
+One submodule per subject (ranges, users, impact, events, streaks, points, achievements,
+leaderboards); this package is where the rest of the code imports them from.
 """
 
 from apps.analytics.selectors.achievements import (
@@ -39,6 +42,16 @@ from apps.analytics.selectors.achievements import (
     achievements_summary,
 )
 from apps.analytics.selectors.events import MetricDay, MetricSeries, metric_series
+from apps.analytics.selectors.impact import (
+    IMPACT_WEEKS,
+    MAX_IMPACT_WEEKS,
+    Impact,
+    ImpactWeek,
+    MetricImpact,
+    impact_score,
+    impact_weeks_choose,
+    impact_weeks_default,
+)
 from apps.analytics.selectors.leaderboards import BoardParticipation, Run, leaderboard_participation
 from apps.analytics.selectors.points import (
     TRIGGER_ORDER,
@@ -80,6 +93,7 @@ from apps.analytics.selectors.users import (
     Overview,
     Retention,
     active_users,
+    cohort_week,
     new_users,
     overview,
     retention,
@@ -87,7 +101,9 @@ from apps.analytics.selectors.users import (
 
 __all__ = [
     "DEFAULT_RANGE",
+    "IMPACT_WEEKS",
     "MAU_DAYS",
+    "MAX_IMPACT_WEEKS",
     "MAX_RANGE_DAYS",
     "OVERVIEW_DAYS",
     "RANGES",
@@ -105,9 +121,12 @@ __all__ = [
     "CompletionDay",
     "DateRange",
     "DayCount",
+    "Impact",
+    "ImpactWeek",
     "LengthBucket",
     "LevelCount",
     "MetricDay",
+    "MetricImpact",
     "MetricSeries",
     "Overview",
     "PointsDay",
@@ -120,8 +139,12 @@ __all__ = [
     "SystemPoints",
     "achievements_summary",
     "active_users",
+    "cohort_week",
     "date_range_choose",
     "date_range_resolve",
+    "impact_score",
+    "impact_weeks_choose",
+    "impact_weeks_default",
     "leaderboard_participation",
     "metric_series",
     "new_users",

@@ -20,7 +20,7 @@ MAU_DAYS = 30
 RETENTION_WEEKS = 12
 
 
-def _week(day: dt.date) -> dt.date:
+def cohort_week(day: dt.date) -> dt.date:
     """Weeks run Sunday to Saturday, as streak weeks do (docs/architecture.md §6)."""
     return streaks.period_start(day, streaks.WEEKLY)
 
@@ -122,9 +122,9 @@ class Retention:
 def retention(tenant: Tenant, period: DateRange, weeks: int = RETENTION_WEEKS) -> Retention:
     """Weekly cohorts of the users who started in the range (see the package docstring). Two
     queries: the users created in the range, and their distinct active days."""
-    cohort_of = {pk: (_week(day), control) for pk, day, control in _creations(tenant, period)}
+    cohort_of = {pk: (cohort_week(day), control) for pk, day, control in _creations(tenant, period)}
     sizes = Counter(cohort_of.values())
-    first_week, last_week = _week(period.start), _week(period.end)
+    first_week, last_week = cohort_week(period.start), cohort_week(period.end)
     lo, hi = period.utc_window()
     pairs = (
         MetricDailyChange.objects.filter(
@@ -143,7 +143,7 @@ def retention(tenant: Tenant, period: DateRange, weeks: int = RETENTION_WEEKS) -
         cohort = cohort_of.get(user_pk)
         if cohort is None:
             continue
-        offset = (_week(day) - cohort[0]).days // 7
+        offset = (cohort_week(day) - cohort[0]).days // 7
         if 0 <= offset <= weeks and (user_pk, offset) not in seen:
             seen.add((user_pk, offset))
             active[(cohort[0], cohort[1], offset)] += 1

@@ -1,5 +1,6 @@
 // The analytics page's charts, drawn with the vendored Chart.js from the JSON the page embeds
-// (#analytics-data: the same shapes as the /admin/v1/analytics/... endpoints).
+// (#analytics-data: the same shapes as the /admin/v1/analytics/... endpoints, and the Impact
+// Score's as /admin/ext/v1/analytics/impact).
 (function () {
   "use strict";
 
@@ -97,6 +98,85 @@
     draw(byId("chart-retention"), "line", weeks, sets, { percent: true });
   }
 
+  // The Impact Score: per cohort week and for all weeks, the 95 % interval of treated minus
+  // control retention as a floating bar and the difference as a dot, in percentage points;
+  // grey where the difference is not significant (impact_serializers.py, analytics/domain.py).
+  var QUIET = "#b8bcc2";
+
+  function impact(data) {
+    var canvas = byId("chart-impact");
+    if (!canvas) { return; }
+    var report = data.impact;
+    var scores = report.weeks.map(function (week) { return week.score; }).concat([report.overall]);
+    var labels = dates(report.weeks, "week").concat(["All weeks"]);
+    var tint = scores.map(function (score, index) {
+      if (!score.significant) { return QUIET; }
+      return index === scores.length - 1 ? color(5) : color(0);
+    });
+    new Chart(canvas, {
+      type: "bar",
+      data: {
+        labels: labels,
+        datasets: [
+          {
+            type: "line",
+            label: "Difference",
+            data: pick(scores, "difference"),
+            showLine: false,
+            pointRadius: 4,
+            pointHoverRadius: 5,
+            pointBackgroundColor: "#222",
+            borderColor: "#222",
+          },
+          {
+            label: "95 % interval",
+            data: scores.map(function (score) { return score.low === null ? null : [score.low, score.high]; }),
+            backgroundColor: tint,
+            borderWidth: 0,
+            barPercentage: 0.5,
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        plugins: {
+          legend: { display: true, position: "bottom", labels: { usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: function (item) {
+                var score = scores[item.dataIndex];
+                if (item.datasetIndex === 0) {
+                  return score.difference === null ? "No difference yet" : "Difference " + signed(score.difference) + " points";
+                }
+                return score.low === null ? "" : "95 % interval " + signed(score.low) + " to " + signed(score.high);
+              },
+              afterBody: function (items) {
+                var score = scores[items[0].dataIndex];
+                return ["Treated " + group(score.treated), "Control " + group(score.control), score.summary];
+              },
+            },
+          },
+        },
+        scales: {
+          x: { grid: { display: false }, ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12 } },
+          y: {
+            suggestedMin: -10,
+            suggestedMax: 10,
+            title: { display: true, text: "percentage points" },
+            grid: { color: function (ctx) { return ctx.tick && ctx.tick.value === 0 ? "#555" : css("--hairline-color", "#e8e8e8"); } },
+          },
+        },
+      },
+    });
+  }
+
+  function signed(points) { return (points > 0 ? "+" : "") + points.toFixed(1); }
+
+  function group(part) { return part.users ? part.retained + " of " + part.users + " retained (" + part.percent.toFixed(1) + " %)" : "no users"; }
+
   function streaks(data) {
     var lengths = data.streaks.lengths;
     draw(byId("chart-streak-lengths"), "bar", pick(lengths, "bucket"), [bar("Users", pick(lengths, "users"), 0)]);
@@ -143,7 +223,7 @@
     Chart.defaults.color = css("--body-quiet-color", "#666");
     Chart.defaults.borderColor = css("--hairline-color", "#e8e8e8");
     Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
-    [usersAndEvents, retention, streaks, points, achievements, leaderboards].forEach(function (drawAll) {
+    [usersAndEvents, retention, impact, streaks, points, achievements, leaderboards].forEach(function (drawAll) {
       drawAll(data);
     });
   });
