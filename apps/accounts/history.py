@@ -141,23 +141,45 @@ def current_actor() -> Actor:
 
 
 class Recording:
-    """The changes of one outermost recorded write (and of the writes nested in it)."""
+    """The changes of one outermost recorded write (and of the writes nested in it). A write of
+    one object (an update, a delete, a create that returns it) reads that object's state only;
+    any other reads its kinds' states whole."""
 
     def __init__(self, tenant: Tenant) -> None:
         self.tenant = tenant
-        self.covered: set[str] = set()
+        self.wide: set[str] = set()
+        self.objects: set[tuple[str, Any]] = set()  # (kind, pk) read one by one
         self.before: States = {}
         self.changes: list[ConfigChange] = []
 
-    def cover(self, of: Iterable[str]) -> None:
+    def cover(self, of: Iterable[str], target: Any = None) -> None:
         wanted = set(kinds()) if ALL in of else set(of)
-        new = wanted - self.covered
+        if target is not None and len(wanted) == 1:
+            (kind,) = wanted
+            if kind not in self.wide and (kind, target.pk) not in self.objects:
+                self.objects.add((kind, target.pk))
+                found = portable.state_of(self.tenant, kind, target.pk)
+                if found is not None:
+                    self.before.setdefault((kind, found[0]), found[1])
+            return
+        new = wanted - self.wide
         if new:
-            self.before.update(states(self.tenant, new))
-            self.covered |= new
+            for ref, state in states(self.tenant, new).items():
+                self.before.setdefault(ref, state)
+            self.wide |= new
+
+    def created(self, kind: str, pk: Any) -> None:
+        """An object a write of one kind made (nothing of it before)."""
+        if kind not in self.wide:
+            self.objects.add((kind, pk))
 
     def finish(self) -> list[ConfigChange]:
-        after = states(self.tenant, self.covered)
+        after = states(self.tenant, self.wide) if self.wide else {}
+        for kind, pk in self.objects:
+            if kind not in self.wide:
+                found = portable.state_of(self.tenant, kind, pk)
+                if found is not None:
+                    after[(kind, found[0])] = found[1]
         changed = [
             (kind, key)
             for kind, key in sorted(self.before.keys() | after.keys())
@@ -204,18 +226,19 @@ _OPEN: contextvars.ContextVar[Mapping[int, Recording] | None] = contextvars.Cont
 
 
 @contextlib.contextmanager
-def recording(tenant: Tenant, of: Iterable[str]) -> Iterator[Recording]:
+def recording(tenant: Tenant, of: Iterable[str], target: Any = None) -> Iterator[Recording]:
     """Record what changes inside, as one group (or as part of the recording already open for
-    the tenant). The changes are written when the outermost block ends without an error."""
+    the tenant): objects of the kinds `of`, or only `target` when the write is of that one
+    object. The changes are written when the outermost block ends without an error."""
     open_ = _OPEN.get() or {}
     current = open_.get(tenant.pk)
     if current is not None:
-        current.cover(of)
+        current.cover(of, target)
         yield current
         return
     with transaction.atomic():
         current = Recording(tenant)
-        current.cover(of)
+        current.cover(of, target)
         token = _OPEN.set({**open_, tenant.pk: current})
         try:
             yield current
@@ -259,8 +282,22 @@ def recorded(*of: str) -> Callable[[F], F]:
     def decorate(write: F) -> F:
         @functools.wraps(write)
         def recorded_write(*args: Any, **kwargs: Any) -> Any:
-            with recording(_tenant_of(args, kwargs), of):
-                return write(*args, **kwargs)
+            tenant = _tenant_of(args, kwargs)
+            model = portable.model_of(of[0]) if len(of) == 1 and ALL not in of else None
+            if model is None:
+                with recording(tenant, of):
+                    return write(*args, **kwargs)
+            # A write of one object: the one it is given (an update, a delete), or the one it
+            # returns (a create; a webhook endpoint's comes with its secret).
+            target = next((arg for arg in args if isinstance(arg, model)), None)
+            with recording(tenant, () if target is None else of, target) as open_recording:
+                result = write(*args, **kwargs)
+                if target is None:
+                    made = result[0] if isinstance(result, tuple) and result else result
+                    if not isinstance(made, model):
+                        raise TypeError(f"{write.__name__} names no {of[0]} it writes")
+                    open_recording.created(of[0], made.pk)
+                return result
 
         recorded_write.records = of  # type: ignore[attr-defined]
         return cast(F, recorded_write)

@@ -156,6 +156,8 @@ class CollectionKind(Kind):
     refs: Refs = dataclasses.field(default_factory=dict)
     # Fields of the render the server decides (besides id, created, updated).
     drop: frozenset[str] = frozenset()
+    # Its model: a write of one object reads that object's state only (the history).
+    model: type[Any] | None = None
     # What archives an object (a status), or None: removing deletes it.
     archived: State | None = None
     # Its deletion archives it (a points system keeps its ledger): what removing it is called.
@@ -184,6 +186,17 @@ class CollectionKind(Kind):
 
     def index(self, ctx: Context) -> dict[str, str]:
         return {str(obj.public_id): self._key(parent, obj) for parent, obj in self._objects(ctx)}
+
+    def one(self, ctx: Context, pk: Any) -> tuple[str, State] | None:
+        """The key and state of one object, read again; None when it is gone."""
+        assert self.model is not None  # noqa: S101 - only kinds that name their model
+        obj = self.model._default_manager.filter(pk=pk).first()
+        if obj is None or not self.include(obj):
+            return None
+        parent = getattr(obj, "system", None) if self.parent_kind else None
+        return self._key(parent, obj), plain(
+            self.tidy(self.state(ctx, self.collection.render(obj)))
+        )
 
     def export(self, ctx: Context) -> dict[str, State]:
         states: dict[str, State] = {}
@@ -295,6 +308,18 @@ def _message(detail: Any) -> str:
     if isinstance(detail, list):
         return "; ".join(_message(item) for item in detail)
     return str(detail)
+
+
+def model_of(kind_name: str) -> type[Any] | None:
+    found = _KINDS.get(kind_name)
+    return found.model if isinstance(found, CollectionKind) else None
+
+
+def state_of(tenant: Any, kind_name: str, pk: Any) -> tuple[str, State] | None:
+    """(key, state) of one object of the kind, as `export` has it, or None when it is gone."""
+    found = _KINDS[kind_name]
+    assert isinstance(found, CollectionKind)  # noqa: S101 - model_of said so
+    return found.one(Context(tenant), pk)
 
 
 def export(tenant: Any, of: Iterable[str] | None = None) -> dict[tuple[str, str], State]:

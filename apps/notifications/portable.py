@@ -6,6 +6,7 @@ from typing import Any
 
 from apps.core.portable import CollectionKind, State, register
 from apps.notifications.choices import TemplateMode
+from apps.notifications.models import EmailTemplate, PushChannel, PushTemplate
 from apps.notifications.views import (
     EmailTemplateCollection,
     PushChannelCollection,
@@ -30,6 +31,7 @@ register(
         "email template",
         80,
         EmailTemplateCollection(),
+        model=EmailTemplate,
         key_of=_template_key,
         tidy=_email_tidy,
         archived={"status": "inactive"},
@@ -41,6 +43,7 @@ register(
         "push template",
         81,
         PushTemplateCollection(),
+        model=PushTemplate,
         key_of=_template_key,
         archived={"status": "inactive"},
     )
@@ -51,6 +54,7 @@ register(
         "push channel",
         91,
         PushChannelCollection(),
+        model=PushChannel,
         key_of=lambda channel: channel.kind,
         drop=frozenset({"flagged", "flagReason"}),
         portable=False,

@@ -9,6 +9,7 @@ from typing import Any
 from apps.core.portable import CollectionKind, Context, register
 from apps.points import selectors
 from apps.points.choices import TriggerType
+from apps.points.models import PointsBoost, PointsLevel, PointsSystem, PointsTrigger
 from apps.points.views.admin_api import (
     BoostCollection,
     LevelCollection,
@@ -39,7 +40,14 @@ def trigger_key(trigger: Any) -> str:
 
 # Removing a system archives it (its admin API's delete): it keeps its ledger, out of reach.
 register(
-    CollectionKind("points_system", "points system", 50, SystemCollection(), deletion_archives=True)
+    CollectionKind(
+        "points_system",
+        "points system",
+        50,
+        SystemCollection(),
+        model=PointsSystem,
+        deletion_archives=True,
+    )
 )
 register(
     CollectionKind(
@@ -47,6 +55,7 @@ register(
         "points level",
         51,
         LevelCollection(),
+        model=PointsLevel,
         parent_kind="points_system",
         parents=_systems,
     )
@@ -57,6 +66,7 @@ register(
         "points boost",
         52,
         BoostCollection(),
+        model=PointsBoost,
         key_of=lambda boost: boost.name,
         drop=frozenset({"status", "userId"}),  # status: the date's, not a setting
         parent_kind="points_system",
@@ -70,6 +80,7 @@ register(
         "points trigger",
         53,
         TriggerCollection(),
+        model=PointsTrigger,
         key_of=trigger_key,
         parent_kind="points_system",
         parents=_systems,

@@ -2,6 +2,7 @@
 or promotes, since an endpoint's address and signing secret belong to one environment."""
 
 from apps.core.portable import CollectionKind, register
+from apps.webhooks.models import WebhookEndpoint
 from apps.webhooks.views import WebhookCollection
 
 register(
@@ -10,6 +11,7 @@ register(
         "webhook endpoint",
         90,
         WebhookCollection(),
+        model=WebhookEndpoint,
         key_of=lambda endpoint: endpoint.url,
         drop=frozenset({"secret"}),
         portable=False,
