@@ -149,6 +149,7 @@ class Recording:
         self.tenant = tenant
         self.wide: set[str] = set()
         self.objects: set[tuple[str, Any]] = set()  # (kind, pk) read one by one
+        self.keys: dict[tuple[str, Any], str] = {}  # their keys before
         self.before: States = {}
         self.changes: list[ConfigChange] = []
 
@@ -161,6 +162,7 @@ class Recording:
                 found = portable.state_of(self.tenant, kind, target.pk)
                 if found is not None:
                     self.before.setdefault((kind, found[0]), found[1])
+                    self.keys[(kind, target.pk)] = found[0]
             return
         new = wanted - self.wide
         if new:
@@ -180,6 +182,11 @@ class Recording:
                 found = portable.state_of(self.tenant, kind, pk)
                 if found is not None:
                     after[(kind, found[0])] = found[1]
+                    old = self.keys.get((kind, pk))
+                    if old is not None and old != found[0] and (kind, old) in self.before:
+                        # The same object under a new key (a trigger's threshold, a template's
+                        # name): one change, under its new key.
+                        self.before[(kind, found[0])] = self.before.pop((kind, old))
         changed = [
             (kind, key)
             for kind, key in sorted(self.before.keys() | after.keys())
