@@ -61,6 +61,7 @@ ICONS = {
     "notifications": "mail",
     "webhooks": "webhook",
     "accounts": "apartment",
+    "configuration": "history",
     "auth": "badge",
     "system": "settings",
 }
@@ -88,6 +89,7 @@ class DashboardSite(UnfoldAdminSite):
         own: list[URLResolver | URLPattern] = [
             path("tenant/", self.admin_view(tenant_switch), name="tenant-switch"),
             path("analytics/", include("apps.analytics.dashboard_urls")),
+            path("configuration/", include("apps.changes.dashboard_urls")),
         ]
         return own + super().get_urls()
 
@@ -148,6 +150,8 @@ class DashboardSite(UnfoldAdminSite):
         )
         if app_label is None and ordered:
             ordered.insert(0, _analytics_entry())
+        if app_label is None and ordered:
+            ordered.append(_configuration_entry())
         if app_label is None and system and getattr(request.user, "is_superuser", False):
             ordered.append(_system_entry(system))
         if app_label is None:
@@ -179,6 +183,33 @@ def _analytics_entry() -> dict[str, Any]:
         "app_url": url,
         "has_module_perms": True,
         "models": [page],
+    }
+
+
+def _configuration_entry() -> dict[str, Any]:
+    """The configuration's history, promote and clone pages (apps/changes/dashboard.py)."""
+    pages = [
+        ("Change history", "admin:config-history"),
+        ("Promote changes", "admin:config-promote"),
+        ("Clone environment", "admin:config-clone"),
+    ]
+    models = [
+        {
+            "name": name,
+            "object_name": name.replace(" ", ""),
+            "admin_url": reverse(url),
+            "add_url": None,
+            "view_only": True,
+            "perms": {"view": True},
+        }
+        for name, url in pages
+    ]
+    return {
+        "name": "Configuration",
+        "app_label": "configuration",
+        "app_url": models[0]["admin_url"],
+        "has_module_perms": True,
+        "models": models,
     }
 
 

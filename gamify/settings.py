@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "apps.streams",
     "apps.pipeline",
     "apps.analytics",
+    "apps.changes",
 ]
 
 MIDDLEWARE = [
@@ -93,6 +94,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.core.middleware.DashboardAuthenticationMiddleware",
     "apps.core.middleware.DashboardMessageMiddleware",
+    # Who made a configuration change: the dashboard's staff member or the API's key
+    # (apps/accounts/history.py).
+    "apps.accounts.middleware.HistoryRequestMiddleware",
     # The dashboard writes dates and times in the formats of the staff member's browser locale
     # (Accept-Language), its words staying English (apps/core/shown_time.py).
     "apps.core.middleware.DashboardLocaleMiddleware",

@@ -31,3 +31,6 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 # reuse primary keys.
 LEADERBOARD_RANKS_PREFIX = f"gamify-test-{os.getpid()}:"
 STREAMS_PREFIX = LEADERBOARD_RANKS_PREFIX
+CONFIG_HISTORY_STRICT = (
+    True  # a configuration write outside a recording fails the test (apps/accounts/history.py)
+)

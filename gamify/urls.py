@@ -35,7 +35,13 @@ _EXTENSIONS = {
             "name": "leagues",
             "description": "Weekly cohorts with tiers, promotion and demotion (a gamify "
             "extension: Trophy has no leagues).",
-        }
+        },
+        {
+            "name": "configuration",
+            "description": "The change history of the configuration with revert, the "
+            "configuration as a file (export, apply), diff and promote between environments or "
+            "tenants, and environments cloned from others.",
+        },
     ],
 }
 

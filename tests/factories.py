@@ -54,10 +54,13 @@ class EndUserFactory(factory.django.DjangoModelFactory):
 
 
 def bump(tenant: Tenant) -> None:
-    """Configuration made by factories bypasses services; invalidate the snapshot like they do."""
+    """Configuration made by factories bypasses services; invalidate the snapshot like they do
+    (without a change history: factories are not configuration writes)."""
+    from apps.accounts import history
     from apps.accounts.services import tenant_config_changed
 
-    tenant_config_changed(tenant)
+    with history.recording(tenant, ()):
+        tenant_config_changed(tenant)
 
 
 def event_body(user_id: str, value: Any = 1, **user_fields: Any) -> dict[str, Any]:

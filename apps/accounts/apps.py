@@ -7,4 +7,7 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the OpenAPI extension of ApiKeyAuthentication (X-API-KEY).
-        from apps.accounts import openapi  # noqa: F401
+        from apps.accounts import (
+            openapi,  # noqa: F401
+            portable,  # noqa: F401 - its configuration kinds
+        )

@@ -48,6 +48,11 @@ class Environment(TimestampedModel):
     def __str__(self) -> str:
         return f"{self.organization.name} / {self.name}"
 
+    @property
+    def is_production(self) -> bool:
+        """Production is the first environment (priority 1, reference §3.10)."""
+        return self.priority <= 1
+
 
 class Tenant(TimestampedModel):
     """The unit of isolation: every row of configuration and end-user data has a tenant.
@@ -135,3 +140,44 @@ class ApiKey(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.prefix} ({self.kind})"
+
+
+class ConfigChange(models.Model):
+    """One configuration object's change: who made it, when, and its state before and after
+    (apps/accounts/history.py). A write that changes several objects (a delete that takes a
+    trigger with it, a promote) leaves one row per object, sharing `group`."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="config_changes")
+    group = models.UUIDField(db_index=True)
+    at = models.DateTimeField()
+    # Who: a staff member, an admin API key, or the server itself (a schedule, a seed).
+    actor_kind = models.CharField(max_length=16)
+    actor = models.CharField(max_length=255)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    api_key = models.ForeignKey(
+        ApiKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # How: the admin API, the dashboard, a promote, a configuration file, a revert, MCP, a job.
+    source = models.CharField(max_length=16)
+    note = models.CharField(max_length=255, blank=True, default="")
+    kind = models.CharField(max_length=32)
+    key = models.CharField(max_length=255)
+    action = models.CharField(max_length=8)  # created, changed, deleted
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    # The change that undid this one (a revert), if any.
+    reverted_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["tenant", "-at", "-id"], name="config_change_tenant_idx"),
+            models.Index(fields=["tenant", "kind", "key", "-id"], name="config_change_object_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key} {self.action}"

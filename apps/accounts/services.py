@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from apps.accounts import domain
+from apps.accounts import domain, history
 from apps.accounts.choices import ApiKeyKind, TenantStatus
 from apps.accounts.keys import key_generate, key_hash
 from apps.accounts.models import ApiKey, Environment, Organization, Tenant
@@ -24,7 +24,10 @@ class CreatedOrganization:
 
 
 def tenant_config_changed(tenant: Tenant) -> None:
-    """Invalidate every process's configuration snapshot of this tenant."""
+    """Invalidate every process's configuration snapshot of this tenant. Called by every
+    configuration write, inside its recording (apps/accounts/history.py)."""
+    if not history.is_recording(tenant):
+        history.unrecorded(tenant)
     Tenant.objects.filter(pk=tenant.pk).update(config_version=F("config_version") + 1)
     tenant.refresh_from_db(fields=["config_version"])
 
@@ -190,6 +193,7 @@ _BRANDING_STORED = {
 _BRANDING_IMAGES = frozenset({"logo_url", "app_icon_url"})
 
 
+@history.recorded("settings")
 def settings_update(
     tenant: Tenant,
     *,

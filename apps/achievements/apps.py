@@ -9,4 +9,5 @@ class AchievementsConfig(AppConfig):
         from apps.achievements import (  # noqa: F401 - registers periodic jobs and guard rails
             guards,
             jobs,
+            portable,
         )

@@ -3,6 +3,7 @@ trigger, prerequisites without cycles, and backdating enqueued when qualificatio
 
 from typing import Any
 
+from apps.accounts.history import ALL, recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.choices import Status, Trigger
@@ -135,6 +136,7 @@ def _set_prerequisites(tenant: Tenant, achievement: Achievement, ids: list[str])
     achievement.prerequisites.set(prerequisites)
 
 
+@recorded("achievement")
 def achievement_create(tenant: Tenant, settings: AchievementSettings) -> Achievement:
     """A new achievement, inactive unless `status` says otherwise; an active one is backdated
     after commit."""
@@ -142,6 +144,7 @@ def achievement_create(tenant: Tenant, settings: AchievementSettings) -> Achieve
     return _save(tenant, Achievement(tenant=tenant), given_values(settings), creating=True)
 
 
+@recorded("achievement")
 def achievement_update(
     tenant: Tenant, achievement: Achievement, changes: AchievementSettings
 ) -> Achievement:
@@ -169,6 +172,7 @@ def _save(
     return target
 
 
+@recorded(ALL)
 def achievement_delete(tenant: Tenant, achievement: Achievement, *, confirm: str = "") -> None:
     """Deletes the achievement and its completions. One that users completed needs its key (or
     its name, without a key) as `confirm` (achievement_deletion_impact); locking it instead

@@ -9,5 +9,6 @@ class LeaderboardsConfig(AppConfig):
         from apps.leaderboards import (  # noqa: F401 - registers periodic jobs, guard rails
             guards,  # and the streak boards' followers of streaks (services)
             jobs,
+            portable,
             services,
         )

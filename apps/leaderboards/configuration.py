@@ -6,6 +6,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from apps.accounts.history import ALL, recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -34,6 +35,7 @@ _PLAIN = (
 )
 
 
+@recorded("leaderboard")
 def leaderboard_create(tenant: Tenant, settings: LeaderboardSettings) -> Leaderboard:
     """A new board, inactive unless `status` says otherwise; it starts today unless `start`
     says otherwise."""
@@ -42,6 +44,7 @@ def leaderboard_create(tenant: Tenant, settings: LeaderboardSettings) -> Leaderb
     return _save(tenant, Leaderboard(tenant=tenant, start=timezone.now().date()), values)
 
 
+@recorded("leaderboard")
 def leaderboard_update(
     tenant: Tenant, board: Leaderboard, changes: LeaderboardSettings
 ) -> Leaderboard:
@@ -180,6 +183,7 @@ def _transition(board: Leaderboard, wanted: str) -> None:
         board.status = Status.INACTIVE  # back to editing; entries are kept
 
 
+@recorded(ALL)
 def leaderboard_delete(tenant: Tenant, board: Leaderboard, *, confirm: str = "") -> None:
     """Deletes the leaderboard with its rankings and history. One that ranks users needs its key
     as `confirm` (leaderboard_deletion_impact); deactivating it instead (status inactive) keeps

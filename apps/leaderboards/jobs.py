@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Q
 
+from apps.accounts import history
 from apps.accounts.services import tenant_config_changed
 from apps.core.periodic import periodic_job
 from apps.leaderboards import domain, ranks
@@ -36,7 +37,8 @@ def leaderboards_lifecycle(now: dt.datetime, react: React | None = None) -> int:
         else:
             continue
         # Conditional update: two schedulers never both move it.
-        with transaction.atomic():
+        # The schedule's move enters the change history as the server's (source "schedule").
+        with history.how("schedule"), history.recording(board.tenant, ("leaderboard",)):
             if Leaderboard.objects.filter(pk=board.pk, status=board.status).update(status=new):
                 tenant_config_changed(board.tenant)
                 changed += 1

@@ -6,4 +6,7 @@ class LeaguesConfig(AppConfig):
     label = "leagues"
 
     def ready(self) -> None:
-        from apps.leagues import guards  # noqa: F401 - registers guard rails
+        from apps.leagues import (
+            guards,  # noqa: F401 - registers guard rails
+            portable,  # noqa: F401 - its configuration kinds
+        )

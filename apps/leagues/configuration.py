@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import ProtectedError
 
+from apps.accounts.history import ALL, recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.choices import Trigger
@@ -34,6 +35,7 @@ _PLAIN = (
 )
 
 
+@recorded("league")
 def league_create(tenant: Tenant, settings: LeagueSettings) -> League:
     """A new league, inactive unless `status` says otherwise, with ten tiers unless `tiers`
     says otherwise."""
@@ -42,6 +44,7 @@ def league_create(tenant: Tenant, settings: LeagueSettings) -> League:
     return _save(tenant, league, given_values(settings))
 
 
+@recorded("league")
 def league_update(tenant: Tenant, league: League, changes: LeagueSettings) -> League:
     """Change the given settings; the others are kept. An active league keeps what its weeks
     are made of (FROZEN_ONCE_ACTIVE) and its number of tiers (resending the stored value is
@@ -213,6 +216,7 @@ def _validate(league: League) -> None:
         )
 
 
+@recorded(ALL)
 def league_delete(tenant: Tenant, league: League) -> None:
     """Delete a league that never ran; one with history is archived instead (status)."""
     if LeagueEntry.objects.filter(league=league).exists():

@@ -1,6 +1,7 @@
 """Writes of metric configuration, for the admin API and the dashboard alike: creating,
 renaming and deleting metrics. Every change bumps the tenant's configuration version."""
 
+from apps.accounts.history import ALL, recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -22,6 +23,7 @@ def _units_check(unit_type: str, units: str) -> None:
         )
 
 
+@recorded("metric")
 def metric_create(tenant: Tenant, settings: MetricSettings) -> Metric:
     """A new metric; a number without units unless `unit_type` and `units` say otherwise."""
     required_check(settings)
@@ -35,6 +37,7 @@ def metric_create(tenant: Tenant, settings: MetricSettings) -> Metric:
     return metric
 
 
+@recorded("metric")
 def metric_update(tenant: Tenant, metric: Metric, changes: MetricSettings) -> Metric:
     """Change the given settings; the others are kept. The key is not one of them: API calls
     and events name the metric by it."""
@@ -49,6 +52,7 @@ def metric_update(tenant: Tenant, metric: Metric, changes: MetricSettings) -> Me
     return metric
 
 
+@recorded(ALL)
 def metric_delete(tenant: Tenant, metric: Metric, *, confirm: str = "") -> None:
     """Deletes the metric with its events, totals and rollups, and the configuration that counts
     it. Refused while something would be left unusable (the streak's only condition, a league

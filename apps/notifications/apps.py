@@ -7,4 +7,7 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
-        from apps.notifications import jobs  # noqa: F401 - registers the periodic jobs
+        from apps.notifications import (
+            jobs,  # noqa: F401 - registers the periodic jobs
+            portable,  # noqa: F401 - its configuration kinds
+        )

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts import history
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -28,11 +30,17 @@ from apps.users.configuration import attribute_refs_check
 
 
 def defaults_seed_once(
-    tenant: Tenant, marker: str, make: Callable[[], None], now: dt.datetime | None = None
+    tenant: Tenant,
+    marker: str,
+    make: Callable[[], None],
+    now: dt.datetime | None = None,
+    *,
+    kind: str = "email_template",
 ) -> None:
     """Run `make` (creating a tenant's built-in templates) once per tenant. The conditional
     update of the `marker` timestamp is the claim: of two concurrent first reads only one
-    seeds, and a default the tenant deleted does not come back."""
+    seeds, and a default the tenant deleted does not come back. The templates made enter the
+    change history as the server's (source "seed")."""
     settings, _ = NotificationSettings.objects.get_or_create(tenant=tenant)
     if getattr(settings, marker) is not None:
         return
@@ -41,7 +49,8 @@ def defaults_seed_once(
             pk=settings.pk, **{f"{marker}__isnull": True}
         ).update(**{marker: now or timezone.now()})
         if claimed:
-            make()
+            with history.how("seed"), history.recording(tenant, (kind,)):
+                make()
 
 
 def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
@@ -95,6 +104,7 @@ def _blocks_only_problem() -> ValidationError:
     )
 
 
+@recorded("email_template")
 def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> EmailTemplate:
     """A new template; subject and html default to the built-in template of the type (and the
     text too when neither is given). In blocks mode (given blocks, or mode blocks), the HTML
@@ -138,6 +148,7 @@ def email_template_create(tenant: Tenant, settings: EmailTemplateSettings) -> Em
     return template
 
 
+@recorded("email_template")
 def email_template_update(
     tenant: Tenant, template: EmailTemplate, changes: EmailTemplateSettings
 ) -> EmailTemplate:
@@ -180,6 +191,7 @@ def email_template_update(
     return template
 
 
+@recorded("email_template")
 def email_template_delete(template: EmailTemplate) -> None:
     """Messages already scheduled with it choose another template at send time, or none."""
     tenant = template.tenant

@@ -6,4 +6,7 @@ class PointsConfig(AppConfig):
     label = "points"
 
     def ready(self) -> None:
-        from apps.points import guards  # noqa: F401 - registers guard rails
+        from apps.points import (
+            guards,  # noqa: F401 - registers guard rails
+            portable,  # noqa: F401 - its configuration kinds
+        )

@@ -9,4 +9,5 @@ class StreaksConfig(AppConfig):
         from apps.streaks import (  # noqa: F401 - registers periodic jobs and guard rails
             guards,
             jobs,
+            portable,
         )

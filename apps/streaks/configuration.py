@@ -5,6 +5,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values
@@ -17,6 +18,7 @@ from apps.streaks.models import StreakCondition, StreakSettings
 from apps.streaks.selectors import streaking_users
 
 
+@recorded("streak_settings")
 def streak_settings_update(tenant: Tenant, changes: TenantStreakSettings) -> None:
     """PATCH /streaks/settings and the settings page: the given settings change, the others
     are kept (the first update makes the tenant's settings, with the model's defaults).

@@ -2,6 +2,7 @@
 check every other configuration applies to the attributes it names (`attribute_refs_check`).
 Every change bumps the tenant's configuration version."""
 
+from apps.accounts.history import ALL, recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -11,6 +12,7 @@ from apps.users.domain import AttributeSettings
 from apps.users.models import Attribute
 
 
+@recorded("attribute")
 def attribute_create(tenant: Tenant, settings: AttributeSettings) -> Attribute:
     required_check(settings)
     values = given_values(settings)
@@ -21,6 +23,7 @@ def attribute_create(tenant: Tenant, settings: AttributeSettings) -> Attribute:
     return attribute
 
 
+@recorded("attribute")
 def attribute_update(tenant: Tenant, attribute: Attribute, changes: AttributeSettings) -> Attribute:
     """Change the name, if given. The key and type stay: API calls and stored values refer to
     them."""
@@ -39,6 +42,7 @@ def attribute_update(tenant: Tenant, attribute: Attribute, changes: AttributeSet
     return attribute
 
 
+@recorded(ALL)
 def attribute_delete(attribute: Attribute) -> None:
     """Stored values stay on users and events but are no longer accepted or returned."""
     tenant = attribute.tenant

@@ -7,4 +7,7 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self) -> None:
-        from apps.webhooks import jobs  # noqa: F401 - registers the periodic jobs
+        from apps.webhooks import (
+            jobs,  # noqa: F401 - registers the periodic jobs
+            portable,  # noqa: F401 - its configuration kinds
+        )

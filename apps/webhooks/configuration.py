@@ -7,6 +7,7 @@ import datetime as dt
 from django.conf import settings
 from django.utils import timezone
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -34,6 +35,7 @@ def url_check(url: str) -> None:
         raise ValidationError(f"url: {reason}")
 
 
+@recorded("webhook_endpoint")
 def webhook_endpoint_create(
     tenant: Tenant, settings: WebhookEndpointSettings
 ) -> tuple[WebhookEndpoint, str]:
@@ -51,6 +53,7 @@ def webhook_endpoint_create(
     return endpoint, secret
 
 
+@recorded("webhook_endpoint")
 def webhook_endpoint_update(
     tenant: Tenant, endpoint: WebhookEndpoint, changes: WebhookEndpointSettings
 ) -> WebhookEndpoint:
@@ -73,12 +76,14 @@ def webhook_endpoint_update(
     return endpoint
 
 
+@recorded("webhook_endpoint")
 def webhook_endpoint_delete(endpoint: WebhookEndpoint) -> None:
     tenant = endpoint.tenant
     endpoint.delete()
     tenant_config_changed(tenant)
 
 
+@recorded("webhook_endpoint")
 def webhook_endpoint_rotate_secret(
     endpoint: WebhookEndpoint, now: dt.datetime | None = None
 ) -> str:
@@ -92,6 +97,7 @@ def webhook_endpoint_rotate_secret(
     return secret
 
 
+@recorded("webhook_endpoint")
 def webhook_endpoint_disable(endpoint: WebhookEndpoint, reason: str) -> None:
     WebhookEndpoint.objects.filter(pk=endpoint.pk, status=EndpointStatus.ACTIVE).update(
         status=EndpointStatus.DISABLED, disabled_reason=reason

@@ -27,6 +27,7 @@ from apps.points.domain import (
     PointsSystemSettings,
     PointsTriggerSettings,
 )
+from apps.accounts.models import ConfigChange
 from apps.points.models import (
     PointsAward,
     PointsBoost,
@@ -395,8 +396,16 @@ def test_rows_changed_on_the_system_page_go_through_the_configuration_functions(
     assert PointsTotal.objects.get(user=alice).level == system.levels.get(key="silver")
     [boost] = api_items(api_client, system, "boosts")
     assert (boost["multiplier"], boost["end"], boost["userAttributes"]) == (3, "2026-03-31", [])
-    history = staff_client.get(admin_url(PointsSystem, "history", system.pk)).content.decode()
-    assert "Changed Points and Threshold for points trigger" in history
+    # The system's history page is the configuration's, filtered to it; the trigger's change is
+    # in the tenant's history, field by field, made by the staff member on the dashboard.
+    history = staff_client.get(admin_url(PointsSystem, "history", system.pk), follow=True)
+    assert history.status_code == 200
+    trigger = ConfigChange.objects.filter(kind="points_trigger", action="changed").latest("id")
+    assert (trigger.source, trigger.actor_kind) == ("dashboard", "staff")
+    assert trigger.key == f"{system.key}/metric:{metric.key}:10"  # named by what fires it
+    assert trigger.after["points"] == 7
+    assert trigger.after["metricThreshold"] == 10
+    assert trigger.before["points"] != 7
 
 
 def test_saving_an_unchanged_page_writes_nothing(

@@ -257,7 +257,7 @@ def test_secrets_never_appear_in_any_page(staff_client: Any, tenant: Tenant) -> 
         pages.append(staff_client.get(url))
         # After a save, and after a save refused with an error.
         pages.append(staff_client.post(url, {"status": "active"}, follow=True))
-        pages.append(staff_client.get(admin_url(PushChannel, "history", channel.pk)))
+        pages.append(staff_client.get(admin_url(PushChannel, "history", channel.pk), follow=True))
     apns_page = pages[2].content.decode()
     # The settings are shown.
     assert "TEAM123456" in apns_page

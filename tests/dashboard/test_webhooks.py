@@ -99,7 +99,7 @@ def record_deliveries(
 
 
 def page_text(client: Any, url: str) -> str:
-    response = client.get(url)
+    response = client.get(url, follow=True)  # a history page is the configuration's
     assert response.status_code == 200, url
     return str(response.content.decode())
 

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connections, transaction
+from django.db import connections
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
+from apps.accounts import history
 from apps.accounts.services import tenant_config_changed
 from apps.metrics.models import MetricEvent
 from apps.points.jobs import points_time_triggers
@@ -238,7 +239,7 @@ def test_time_job_skips_only_busy_users_not_a_whole_tenant():
 
     def admin_write_in_flight() -> None:
         try:
-            with transaction.atomic():
+            with history.recording(org.tenant, ()):
                 tenant_config_changed(org.tenant)  # what every admin write does
                 locked.set()
                 release.wait(timeout=30)

@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any, Protocol, cast
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin
@@ -19,7 +20,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 from django.forms.models import ModelChoiceField
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -149,6 +150,11 @@ def moment_column(name: str, description: str) -> Callable[[Any], str]:
     return column
 
 
+# Models whose "History" button shows the configuration's change history (model label -> kind),
+# filled by apps/changes when Django starts; the others keep Django's own history page.
+CONFIGURATION_MODELS: dict[str, str] = {}
+
+
 class DashboardAdmin(ThemedModelAdmin):
     """Every page shows the tenant selected in the header only (scope.py); forms offer that
     tenant's objects and fill in the tenant itself, so no add form asks for it. Moments in its
@@ -260,6 +266,16 @@ class DashboardAdmin(ThemedModelAdmin):
     ) -> HttpResponse:
         context.update(self.form_page_context(request, obj))
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """A configuration object's history is the change history's, filtered to it."""
+        label = f"{self.model._meta.app_label}.{self.model._meta.model_name}"
+        if label in CONFIGURATION_MODELS:
+            query = urlencode({"model": label, "object": object_id})
+            return HttpResponseRedirect(f"{reverse('admin:config-history')}?{query}")
+        return super().history_view(request, object_id, extra_context)
 
     def form_page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
         """What the add or change page's template shows besides the form, whenever it renders

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.api.fields import camel_case, snake_case
@@ -59,6 +60,7 @@ def _credentials(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k not in ("kind", "status", "flagged")}
 
 
+@recorded("push_channel")
 def push_channel_create(tenant: Tenant, settings: PushChannelSettings) -> PushChannel:
     """A new channel, active unless `status` says otherwise; it must be able to sign its
     requests."""
@@ -84,6 +86,7 @@ def push_channel_create(tenant: Tenant, settings: PushChannelSettings) -> PushCh
     return channel
 
 
+@recorded("push_channel")
 def push_channel_update(
     tenant: Tenant, channel: PushChannel, changes: PushChannelSettings
 ) -> PushChannel:
@@ -108,6 +111,7 @@ def push_channel_update(
     return channel
 
 
+@recorded("push_channel")
 def push_channel_delete(channel: PushChannel) -> None:
     tenant = channel.tenant
     channel.delete()
@@ -142,11 +146,16 @@ def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
 
         return seed
 
-    defaults_seed_once(tenant, "push_defaults_seeded_at", make(TROPHY_TYPES), now)
+    defaults_seed_once(
+        tenant, "push_defaults_seeded_at", make(TROPHY_TYPES), now, kind="push_template"
+    )
     if leagues_config(tenant):  # the league types' once the tenant has a league
-        defaults_seed_once(tenant, "league_push_defaults_seeded_at", make(LEAGUE_TYPES), now)
+        defaults_seed_once(
+            tenant, "league_push_defaults_seeded_at", make(LEAGUE_TYPES), now, kind="push_template"
+        )
 
 
+@recorded("push_template")
 def push_template_create(tenant: Tenant, settings: PushTemplateSettings) -> PushTemplate:
     """A new template; title and body default to the built-in template of the type."""
     required_check(settings)
@@ -174,6 +183,7 @@ def push_template_create(tenant: Tenant, settings: PushTemplateSettings) -> Push
     return template
 
 
+@recorded("push_template")
 def push_template_update(
     tenant: Tenant, template: PushTemplate, changes: PushTemplateSettings
 ) -> PushTemplate:
@@ -194,6 +204,7 @@ def push_template_update(
     return template
 
 
+@recorded("push_template")
 def push_template_delete(template: PushTemplate) -> None:
     tenant = template.tenant
     template.delete()

@@ -3,6 +3,7 @@ read-only for its ledger. Every write of this package asks `system_writable` fir
 admin API and the dashboard alike; the reads leave archived systems out
 (selectors.points_systems_active), so the admin API cannot even name one."""
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.points.choices import SystemStatus
@@ -17,6 +18,7 @@ def system_writable(system: PointsSystem) -> None:
         raise PointsConfigInvalidError(f"Points system {system.key} is archived")
 
 
+@recorded("points_system", "points_trigger", "points_boost")
 def points_system_archive(
     tenant: Tenant, system: PointsSystem, *, confirm: str = "", deactivate_dependants: bool = False
 ) -> None:

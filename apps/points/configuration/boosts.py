@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -19,6 +20,7 @@ from apps.users.models import EndUser
 Refs = list[dict[str, str]] | None
 
 
+@recorded("points_boost")
 def points_boost_create(
     tenant: Tenant, system: PointsSystem, settings: PointsBoostSettings
 ) -> PointsBoost:
@@ -52,6 +54,7 @@ def _multiplier_check(multiplier: Decimal) -> None:
         raise PointsConfigInvalidError(problem, fields="multiplier", code="out_of_range")
 
 
+@recorded("points_boost")
 def points_boost_update(
     tenant: Tenant, boost: PointsBoost, changes: PointsBoostSettings
 ) -> PointsBoost:
@@ -85,6 +88,7 @@ def points_boost_update(
     return boost
 
 
+@recorded("points_boost")
 def points_boost_delete(tenant: Tenant, boost: PointsBoost) -> None:
     system_writable(boost.system)
     boost.delete()

@@ -1,5 +1,6 @@
 """Writes of a points system's levels; every change re-derives the stored levels."""
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -26,6 +27,7 @@ def levels_recompute(system: PointsSystem) -> None:
         band.exclude(level=level).update(level=level)
 
 
+@recorded("points_level")
 def points_level_create(
     tenant: Tenant, system: PointsSystem, settings: PointsLevelSettings
 ) -> PointsLevel:
@@ -41,6 +43,7 @@ def points_level_create(
     return level
 
 
+@recorded("points_level")
 def points_level_update(
     tenant: Tenant, level: PointsLevel, changes: PointsLevelSettings
 ) -> PointsLevel:
@@ -57,6 +60,7 @@ def points_level_update(
     return level
 
 
+@recorded("points_level")
 def points_level_delete(tenant: Tenant, level: PointsLevel) -> None:
     system = level.system
     system_writable(system)

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.core.declarations import given_values, required_check
@@ -21,6 +22,7 @@ from apps.points.errors import PointsConfigInvalidError
 from apps.points.models import PointsSystem
 
 
+@recorded("points_system")
 def points_system_create(
     tenant: Tenant,
     settings: PointsSystemSettings,
@@ -47,6 +49,7 @@ def points_system_create(
     return system, nested
 
 
+@recorded("points_system")
 def points_system_update(
     tenant: Tenant, system: PointsSystem, changes: PointsSystemSettings
 ) -> PointsSystem:

@@ -3,6 +3,7 @@ again when what a trigger counts changes."""
 
 from typing import Any
 
+from apps.accounts.history import recorded
 from apps.accounts.models import Tenant
 from apps.accounts.services import tenant_config_changed
 from apps.achievements.models import Achievement
@@ -91,6 +92,7 @@ def _points_check(points: int | None) -> None:
         )
 
 
+@recorded("points_trigger")
 def points_trigger_create(
     tenant: Tenant, system: PointsSystem, settings: PointsTriggerSettings
 ) -> PointsTrigger:
@@ -120,6 +122,7 @@ def _counted(trigger: PointsTrigger) -> tuple[Any, ...]:
     )
 
 
+@recorded("points_trigger")
 def points_trigger_update(
     tenant: Tenant, trigger: PointsTrigger, changes: PointsTriggerSettings
 ) -> PointsTrigger:
@@ -138,6 +141,7 @@ def points_trigger_update(
     return trigger
 
 
+@recorded("points_trigger")
 def points_trigger_delete(tenant: Tenant, trigger: PointsTrigger) -> None:
     system_writable(trigger.system)
     trigger.delete()  # its awards keep their trigger snapshot
