@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "apps.notifications",
     "apps.webhooks",
     "apps.streams",
+    "apps.social",
     "apps.pipeline",
     "apps.analytics",
 ]

@@ -35,7 +35,17 @@ _EXTENSIONS = {
             "name": "leagues",
             "description": "Weekly cohorts with tiers, promotion and demotion (a gamify "
             "extension: Trophy has no leagues).",
-        }
+        },
+        {
+            "name": "neighbours",
+            "description": "A user's rank with the users just above and below them, on any "
+            "leaderboard and in a league's cohort (a gamify extension).",
+        },
+        {
+            "name": "friends",
+            "description": "Friends lists, and leaderboards restricted to a user and their "
+            "friends (a gamify extension).",
+        },
     ],
 }
 

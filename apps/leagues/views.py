@@ -68,6 +68,39 @@ class UserLeagueApi(AppApi):
         return Response(serializers.user_league_response_render(league, mine, now))
 
 
+class UserLeagueNeighboursApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_league_neighbours",
+        summary="Get a user's neighbours in their league cohort",
+        description="The user's rank in their cohort of the league's current week, with the "
+        "members from k places above them to k below, ranked as the cohort's standings are. "
+        "Before their first qualifying event of the week joins them: rank null, no standings.",
+        tags=["neighbours"],
+        parameters=[USER_ID, openapi.LEAGUE_KEY, openapi.NEIGHBOURS_K],
+        responses={
+            200: serializers.UserLeagueNeighboursResponse,
+            **read_errors(
+                "User or league not found (or archived)",
+                f"k not an integer from 1 to {openapi.MAX_NEIGHBOURS}.",
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        k = query_int(
+            request.query_params,
+            "k",
+            default=openapi.DEFAULT_NEIGHBOURS,
+            minimum=1,
+            maximum=openapi.MAX_NEIGHBOURS,
+        )
+        league = selectors.league_visible(scope.tenant, key)
+        user = user_get(scope.tenant, user_id)
+        mine = selectors.user_week(league, user, timezone.now())
+        return Response(serializers.user_league_neighbours_response_render(league, mine, k))
+
+
 class UserLeagueHistoryApi(AppApi):
     @extend_schema(
         operation_id="ext_users_league_history",

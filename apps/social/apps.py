@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SocialConfig(AppConfig):
+    name = "apps.social"
+    label = "social"

@@ -1,0 +1,130 @@
+"""Input shapes of the friends routes and the response shapes of the neighbours and friends
+extension routes (/ext/v1/..., /admin/ext/v1/...), each `Shape` with the function that renders
+it below it (apps/core/api/shapes.py). The rankings follow Trophy's leaderboard bodies
+(apps/leaderboards/wire.py), which they extend."""
+
+import datetime as dt
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.shapes import Shape, renders
+from apps.leaderboards.selectors import BoardDef, Neighbourhood
+from apps.leaderboards.wire import (
+    LeaderboardRanking,
+    UserLeaderboardResponse,
+    user_leaderboard_response_render,
+)
+from apps.social.domain import MAX_FRIENDS, MAX_NEIGHBOURS
+from apps.social.selectors import Circle, FriendsConfig
+from apps.users.models import EndUser
+
+# --- input ------------------------------------------------------------------------------------
+
+
+class FriendIdsSerializer(StrictSerializer):
+    userIds = serializers.ListField(
+        child=StringField(max_length=255),
+        min_length=1,
+        max_length=MAX_FRIENDS,
+        help_text=f"User ids (the ids your application gives its users): 1 to {MAX_FRIENDS:,}.",
+    )
+
+
+class FriendSettingsUpdateSerializer(StrictSerializer):
+    mutual = serializers.BooleanField(
+        required=False,
+        help_text="true: adding a friend puts each user on the other's list, and removing "
+        "takes both off. false (the default): lists are one-way.",
+    )
+
+
+# --- responses --------------------------------------------------------------------------------
+
+
+class LeaderboardNeighboursResponse(UserLeaderboardResponse):
+    # A BoardDef and the run shown, with a Neighbourhood.
+    k = serializers.IntegerField(
+        help_text=f"Places shown above and below the user (1 to {MAX_NEIGHBOURS})."
+    )
+    rankings = LeaderboardRanking(
+        many=True,
+        help_text="From k places above the user to k below (fewer at the top and the bottom), "
+        "best first, with their ranks on the leaderboard; [] when the user is not on it.",
+    )
+
+
+@renders(LeaderboardNeighboursResponse)
+def leaderboard_neighbours_response_render(
+    board: BoardDef, run_start: dt.date, k: int, hood: Neighbourhood
+) -> dict[str, Any]:
+    body = user_leaderboard_response_render(board, run_start, hood.rank, hood.value)
+    body["k"] = k
+    body["rankings"] = hood.rankings
+    return body
+
+
+class LeaderboardFriendsResponse(UserLeaderboardResponse):
+    # A BoardDef and the run shown, with a Circle: rank and value are the user's among their
+    # friends.
+    rankings = LeaderboardRanking(
+        many=True,
+        help_text="The user and their friends who are on the leaderboard (in the user's "
+        "breakdown group), best first, ranked among themselves: 1 is the best of them. "
+        "[] when none of them is on it.",
+    )
+
+
+@renders(LeaderboardFriendsResponse)
+def leaderboard_friends_response_render(
+    board: BoardDef, run_start: dt.date, circle: Circle
+) -> dict[str, Any]:
+    body = user_leaderboard_response_render(board, run_start, circle.rank, circle.value)
+    body["rankings"] = circle.rankings
+    return body
+
+
+class FriendsResponse(Shape):
+    # A user with their friends list.
+    userId = serializers.CharField()
+    friends = serializers.ListField(
+        child=serializers.CharField(),
+        help_text=f"The user ids on the user's list, in order of id (at most {MAX_FRIENDS:,}).",
+    )
+
+
+@renders(FriendsResponse)
+def friends_response_render(user: EndUser, friends: list[str]) -> dict[str, Any]:
+    return {"userId": user.external_id, "friends": friends}
+
+
+class FriendsChangedResponse(FriendsResponse):
+    # A user with their friends list after a change, and what the change did.
+    changed = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The user ids this request added to the list (or took off it); [] when it "
+        "changed nothing.",
+    )
+
+
+@renders(FriendsChangedResponse)
+def friends_changed_response_render(
+    user: EndUser, friends: list[str], changed: list[str]
+) -> dict[str, Any]:
+    body = friends_response_render(user, friends)
+    body["changed"] = changed
+    return body
+
+
+class FriendSettings(Shape):
+    # A tenant's FriendsConfig.
+    mutual = serializers.BooleanField(
+        help_text="true: friendships are mutual; false (the default): one-way."
+    )
+    maxFriends = serializers.IntegerField(help_text="The most users a friends list holds.")
+
+
+@renders(FriendSettings)
+def friend_settings_render(config: FriendsConfig) -> dict[str, Any]:
+    return {"mutual": config.mutual, "maxFriends": MAX_FRIENDS}

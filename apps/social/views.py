@@ -1,0 +1,269 @@
+"""The neighbours and friends extension routes. Application API (/ext/v1): a user's
+neighbours on a leaderboard, a leaderboard restricted to a user and their friends, and the
+user's friends list (read, add, remove). Admin API (/admin/ext/v1): the same friends list and
+the tenant's friends settings."""
+
+import datetime as dt
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.params import query_date_optional, query_ids, query_int
+from apps.core.api.views import AdminApi, AppApi
+from apps.core.bulk import validated
+from apps.core.openapi import (
+    ADMIN_FORBIDDEN,
+    ADMIN_READ_ERRORS,
+    ADMIN_WRITE_ERRORS,
+    errors,
+    read_errors,
+)
+from apps.core.scope import Scope
+from apps.leaderboards import selectors as boards
+from apps.social import configuration, openapi, selectors, serializers, services
+from apps.social.domain import DEFAULT_NEIGHBOURS, MAX_NEIGHBOURS, TenantFriendSettings
+from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
+
+
+def _run(board: boards.BoardDef, request: Request) -> dt.date:
+    """The run asked for (its start or any date in it), else the current one (today, UTC)."""
+    asked = query_date_optional(request.query_params, "run")
+    return boards.run_asked(board, asked, timezone.now().date())
+
+
+_BOARD_INVALID = "run not a date or outside the leaderboard's dates"
+
+
+class UserLeaderboardNeighboursApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_leaderboard_neighbours",
+        summary="Get a user's neighbours on a leaderboard",
+        description="The user's rank and value in one run of the leaderboard (in their "
+        "breakdown group, as GET /v1/users/{userId}/leaderboards/{key}), with the rankings "
+        "from k places above them to k below, ranked exactly as the leaderboard's rankings "
+        "are. A user not on the leaderboard gets rank and value null and no rankings. Read "
+        "from the rank store: Redis when it holds the ranks (O(log n)), else one statement.",
+        tags=openapi.NEIGHBOURS_TAGS,
+        parameters=[USER_ID, openapi.LEADERBOARD_KEY, openapi.K, openapi.RUN],
+        responses={
+            200: serializers.LeaderboardNeighboursResponse,
+            **read_errors(
+                "User or leaderboard not found (or inactive)",
+                f"k not an integer from 1 to {MAX_NEIGHBOURS}, or {_BOARD_INVALID}.",
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        k = query_int(
+            request.query_params, "k", default=DEFAULT_NEIGHBOURS, minimum=1, maximum=MAX_NEIGHBOURS
+        )
+        user = user_get(scope.tenant, user_id)
+        board = boards.board_visible(scope.tenant, key)
+        run = _run(board, request)
+        group = boards.group_of(board, user.attributes)
+        hood = boards.neighbours(board, run, group, user.pk, k)
+        return Response(serializers.leaderboard_neighbours_response_render(board, run, k, hood))
+
+
+class UserLeaderboardFriendsApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_leaderboard_friends",
+        summary="Get a leaderboard among a user's friends",
+        description="One run of the leaderboard restricted to the user and the users on their "
+        "friends list who are on it (in the user's breakdown group), best first, ranked among "
+        "themselves in the leaderboard's order: rank and value are the user's among them "
+        "(null: the user is not on the leaderboard). One statement, whatever the size of the "
+        "leaderboard.",
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID, openapi.LEADERBOARD_KEY, openapi.RUN],
+        responses={
+            200: serializers.LeaderboardFriendsResponse,
+            **read_errors("User or leaderboard not found (or inactive)", f"{_BOARD_INVALID}."),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        board = boards.board_visible(scope.tenant, key)
+        run = _run(board, request)
+        circle = selectors.friends_rankings(
+            board, run, boards.group_of(board, user.attributes), user
+        )
+        return Response(serializers.leaderboard_friends_response_render(board, run, circle))
+
+
+# --- friends lists: the same operations on both APIs ------------------------------------------
+
+_LIST = "The user's friends list: the user ids on it, in order of id."
+_ADD = (
+    "Puts the users on the user's friends list (with mutual friendships, the user on theirs "
+    "too). Idempotent: users already on it are left as they are, and `changed` lists those "
+    "added. Every user must exist (unknown ids are refused and nothing is written), a user "
+    "cannot be their own friend, and a list holds at most 1,000 users."
+)
+_REMOVE = (
+    "Takes the users off the user's friends list (with mutual friendships, the user off "
+    "theirs too). Idempotent: ids not on the list change nothing; `changed` lists those taken "
+    "off."
+)
+
+
+def _friends_get(scope: Scope, user_id: str) -> Response:
+    user = user_get(scope.tenant, user_id)
+    return Response(serializers.friends_response_render(user, selectors.friends_of(user)))
+
+
+def _friends_add(scope: Scope, request: Request, user_id: str) -> Response:
+    data = validated(serializers.FriendIdsSerializer, request.data)
+    done = services.friends_add(scope.tenant, user_id, data["userIds"])
+    friends = selectors.friends_of(done.user)
+    return Response(serializers.friends_changed_response_render(done.user, friends, done.changed))
+
+
+def _friends_remove(scope: Scope, request: Request, user_id: str) -> Response:
+    ids = query_ids(request.query_params, "userIds")
+    done = services.friends_remove(scope.tenant, user_id, ids)
+    friends = selectors.friends_of(done.user)
+    return Response(serializers.friends_changed_response_render(done.user, friends, done.changed))
+
+
+_ADD_INVALID = (
+    "userIds missing, empty, longer than 1,000 or not strings; an unknown user; the user "
+    "themself; or a list would pass 1,000 users."
+)
+_REMOVE_INVALID = "userIds missing or more than 100."
+
+
+class UserFriendsApi(AppApi):
+    input_serializer = serializers.FriendIdsSerializer
+
+    @extend_schema(
+        operation_id="ext_users_friends_get",
+        summary="Get a user's friends",
+        description=_LIST,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID],
+        responses={200: serializers.FriendsResponse, **read_errors("User not found")},
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        return _friends_get(scope, user_id)
+
+    @extend_schema(
+        operation_id="ext_users_friends_add",
+        summary="Add friends",
+        description=_ADD,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID],
+        request=serializers.FriendIdsSerializer,
+        responses={
+            200: serializers.FriendsChangedResponse,
+            **errors(400, 401, 403, (404, "User not found, or unknown Tenant-ID."), 413),
+            **errors((422, _ADD_INVALID)),
+        },
+    )
+    def post(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        return _friends_add(scope, request, user_id)
+
+    @extend_schema(
+        operation_id="ext_users_friends_remove",
+        summary="Remove friends",
+        description=_REMOVE,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID, openapi.FRIEND_IDS],
+        responses={
+            200: serializers.FriendsChangedResponse,
+            **read_errors("User not found", _REMOVE_INVALID),
+        },
+    )
+    def delete(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        return _friends_remove(scope, request, user_id)
+
+
+class AdminUserFriendsApi(AdminApi):
+    input_serializer = serializers.FriendIdsSerializer
+
+    @extend_schema(
+        operation_id="admin_ext_users_friends_get",
+        summary="Get a user's friends",
+        description=_LIST,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID],
+        responses={200: serializers.FriendsResponse, **ADMIN_READ_ERRORS},
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        return _friends_get(self.scope(request), user_id)
+
+    @extend_schema(
+        operation_id="admin_ext_users_friends_add",
+        summary="Add friends",
+        description=_ADD,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID],
+        request=serializers.FriendIdsSerializer,
+        responses={
+            200: serializers.FriendsChangedResponse,
+            **errors(400, 401, (403, ADMIN_FORBIDDEN), 404, 413, (422, _ADD_INVALID)),
+        },
+    )
+    def post(self, request: Request, user_id: str) -> Response:
+        return _friends_add(self.scope(request), request, user_id)
+
+    @extend_schema(
+        operation_id="admin_ext_users_friends_remove",
+        summary="Remove friends",
+        description=_REMOVE,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID, openapi.FRIEND_IDS],
+        responses={
+            200: serializers.FriendsChangedResponse,
+            **ADMIN_READ_ERRORS,
+            **errors((422, _REMOVE_INVALID)),
+        },
+    )
+    def delete(self, request: Request, user_id: str) -> Response:
+        return _friends_remove(self.scope(request), request, user_id)
+
+
+class FriendSettingsApi(AdminApi):
+    input_serializer = serializers.FriendSettingsUpdateSerializer
+
+    @extend_schema(
+        operation_id="admin_ext_friends_settings_get",
+        summary="Get the friends settings",
+        tags=openapi.FRIENDS_TAGS,
+        responses={200: serializers.FriendSettings, **ADMIN_READ_ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        config = selectors.friends_config(self.scope(request).tenant)
+        return Response(serializers.friend_settings_render(config))
+
+    @extend_schema(
+        operation_id="admin_ext_friends_settings_update",
+        summary="Update the friends settings",
+        description="Sets the supplied fields. Lists already written stay as they are: "
+        "switching to mutual adds no other direction, switching to one-way removes none.",
+        tags=openapi.FRIENDS_TAGS,
+        request=serializers.FriendSettingsUpdateSerializer,
+        responses={200: serializers.FriendSettings, **ADMIN_WRITE_ERRORS},
+    )
+    def patch(self, request: Request) -> Response:
+        tenant = self.scope(request).tenant
+        data: dict[str, Any] = validated(serializers.FriendSettingsUpdateSerializer, request.data)
+        kwargs = serializers.FriendSettingsUpdateSerializer.service_kwargs(data)
+        with transaction.atomic():
+            configuration.friend_settings_update(tenant, TenantFriendSettings(**kwargs))
+        return Response(serializers.friend_settings_render(selectors.friends_config(tenant)))
