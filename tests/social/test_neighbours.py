@@ -251,9 +251,7 @@ def test_a_users_neighbours_in_their_cohort_are_the_standings_around_them(
     with time_machine.travel(MONDAY, tick=False):
         for i, value in enumerate([50, 40, 30, 30, 20, 10, 5]):
             send(api_client, metric, f"u{i}", value)
-        standings = api_client.get("/ext/v1/users/u0/leagues/weekly").json()["cohort"][
-            "standings"
-        ]
+        standings = api_client.get("/ext/v1/users/u0/leagues/weekly").json()["cohort"]["standings"]
         top = league_neighbours(api_client, "u0", k=2)
         middle = league_neighbours(api_client, "u3", k=1)
         bottom = league_neighbours(api_client, "u6", k=25)
