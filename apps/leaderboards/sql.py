@@ -263,8 +263,8 @@ class _Mine:
     scanned rows instead)."""
 
     def __getitem__(self, name: str) -> str:
-        column = connection.ops.quote_name(str(LeaderboardEntry._meta.get_field(name).column))
-        return f"(SELECT {column} FROM me)"
+        column = Table(LeaderboardEntry)[name]
+        return f"(SELECT {column} FROM me)"  # noqa: S608 - a column from the model
 
 
 # The user's place in a run and group with the entries up to k places above and below it: the
@@ -330,7 +330,7 @@ class Neighbours:
 
 def neighbours(board_pk: int, run_start: dt.date, group: str, user_pk: int, k: int) -> Neighbours:
     """The user's place with the entries up to `k` places above and below it: one statement."""
-    run = [board_pk, run_start, group]
+    run: list[Any] = [board_pk, run_start, group]
     params = [*run, user_pk, *run, k, *run, k, *run]
     with connection.cursor() as cursor:
         cursor.execute(_neighbours_sql(connection.vendor), params)

@@ -112,7 +112,8 @@ def test_a_user_not_on_the_board_has_no_rank_and_no_rankings(api_client, tenant,
     users(tenant, 1, prefix="new")
     body = neighbours(api_client, "new0")
     assert (body["rank"], body["value"], body["rankings"]) == (None, None, [])
-    assert body["key"] == "top" and body["k"] == 5
+    assert body["key"] == "top"
+    assert body["k"] == 5
     # Unknown users and boards, and inactive boards, are not found.
     assert "User not found" in neighbours(api_client, "nobody", status=404)["error"]
     assert "Leaderboard not found" in neighbours(api_client, "u1", key="nope", status=404)["error"]
@@ -133,9 +134,11 @@ def test_runs_are_chosen_as_the_leaderboard_routes_choose_them(api_client, tenan
     second = RUN + dt.timedelta(days=1)
     fill(board, who, [(Decimal(-n), later(0)) for n in range(5)], run=second)
     first_day = neighbours(api_client, "u4", run="2026-03-01", k=1)
-    assert first_day["rank"] == 1 and first_day["end"] == "2026-03-01"
+    assert first_day["rank"] == 1
+    assert first_day["end"] == "2026-03-01"
     next_day = neighbours(api_client, "u4", run="2026-03-02", k=1)
-    assert next_day["rank"] == 5 and next_day["end"] == "2026-03-02"
+    assert next_day["rank"] == 5
+    assert next_day["end"] == "2026-03-02"
     assert next_day["rankings"] == page(api_client, run="2026-03-02")[3:]
     assert neighbours(api_client, "u4", run="2026-02-01", status=422)["error"]
     assert neighbours(api_client, "u4", run="March", status=422)["error"]
@@ -258,9 +261,12 @@ def test_a_users_neighbours_in_their_cohort_are_the_standings_around_them(
         users(tenant, 1, prefix="idle")
         idle = league_neighbours(api_client, "idle0")
         refused = league_neighbours(api_client, "u0", status=422, k=0)
-    assert top["standings"] == standings[:3] and top["rank"] == 1
-    assert middle["rank"] == 4 and middle["standings"] == standings[2:5]
-    assert bottom["rank"] == 7 and bottom["standings"] == standings
+    assert top["standings"] == standings[:3]
+    assert top["rank"] == 1
+    assert middle["rank"] == 4
+    assert middle["standings"] == standings[2:5]
+    assert bottom["rank"] == 7
+    assert bottom["standings"] == standings
     assert top["cohortId"] == middle["cohortId"] is not None
     assert (idle["rank"], idle["cohortId"], idle["standings"]) == (None, None, [])
     assert "k must" in refused["error"]
