@@ -304,3 +304,12 @@ def test_the_friends_board_is_one_statement_whatever_the_board_and_list(api_clie
     add(api_client, "u0", [u.external_id for u in more])
     assert statements() == few
     assert len(circle(api_client, "u0")["rankings"]) == 303
+
+
+def test_deleting_a_user_deletes_their_friendships(api_client, tenant):
+    who = users(tenant, 3)
+    mutual(api_client, True)
+    add(api_client, "u0", ["u1", "u2"])
+    who[1].delete()
+    assert pairs() == {("u0", "u2"), ("u2", "u0")}
+    assert friends(api_client, "u0")["friends"] == ["u2"]

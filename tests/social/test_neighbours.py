@@ -302,3 +302,15 @@ def test_redis_answers_without_the_sql_window(api_client, tenant, settings, monk
 
     monkeypatch.setattr(sql, "neighbours", refuse)
     assert neighbours(api_client, "u3", k=2) == expected
+
+
+def test_places_beyond_max_participants_are_not_shown(api_client, tenant, rank_store):
+    """As the rankings page, which shows maxParticipants places at most (entries beyond it are
+    kept only until the board is trimmed), and the user route, which gives them no rank."""
+    board = board_of(tenant, max_participants=5)
+    fill(board, users(tenant, 8), [(Decimal(10 - n), later(0)) for n in range(8)])
+    assert [r["rank"] for r in page(api_client)] == [1, 2, 3, 4, 5]
+    assert [r["rank"] for r in neighbours(api_client, "u3", k=3)["rankings"]] == [1, 2, 3, 4, 5]
+    beyond = neighbours(api_client, "u6")
+    assert (beyond["rank"], beyond["rankings"]) == (None, [])
+    assert api_client.get("/v1/users/u6/leaderboards/top").json()["rank"] is None
