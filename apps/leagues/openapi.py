@@ -22,14 +22,3 @@ HISTORY_LIMIT = OpenApiParameter(
     OpenApiParameter.QUERY,
     description=f"Number of past weeks to return: 1 to {MAX_HISTORY} (default 10).",
 )
-# Places a user's neighbours in their cohort reach above and below them (the same bounds as the
-# leaderboards' neighbours, apps/social/domain.py).
-MAX_NEIGHBOURS = 25
-DEFAULT_NEIGHBOURS = 5
-NEIGHBOURS_K = OpenApiParameter(
-    "k",
-    {"type": "integer", "minimum": 1, "maximum": MAX_NEIGHBOURS, "default": DEFAULT_NEIGHBOURS},
-    OpenApiParameter.QUERY,
-    description=f"Places shown above and below the user: 1 to {MAX_NEIGHBOURS} (default "
-    f"{DEFAULT_NEIGHBOURS}).",
-)

@@ -7,9 +7,6 @@ from apps.core.arguments import Unset
 
 # A user's friends list holds at most this many users (and a request adds at most as many).
 MAX_FRIENDS = 1000
-# Places shown above and below the user by the neighbours routes: 1 to 25, default 5.
-MAX_NEIGHBOURS = 25
-DEFAULT_NEIGHBOURS = 5
 
 
 @dataclass(frozen=True, kw_only=True)

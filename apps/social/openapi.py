@@ -5,7 +5,6 @@ rendered, in apps/social/serializers.py."""
 from drf_spectacular.utils import OpenApiParameter
 
 from apps.core.api.params import LIST_ITEM_SCHEMA, MAX_IDS
-from apps.social.domain import DEFAULT_NEIGHBOURS, MAX_NEIGHBOURS
 
 # The tags of the operations in the extension documents (gamify/urls.py describes them).
 NEIGHBOURS_TAGS = ["neighbours"]
@@ -20,13 +19,6 @@ RUN = OpenApiParameter(
     OpenApiParameter.QUERY,
     description="A run of a repeating leaderboard: its start date, or any date inside it "
     "(YYYY-MM-DD). Default: the current run, as the leaderboard routes choose it.",
-)
-K = OpenApiParameter(
-    "k",
-    {"type": "integer", "minimum": 1, "maximum": MAX_NEIGHBOURS, "default": DEFAULT_NEIGHBOURS},
-    OpenApiParameter.QUERY,
-    description=f"Places shown above and below the user: 1 to {MAX_NEIGHBOURS} (default "
-    f"{DEFAULT_NEIGHBOURS}).",
 )
 FRIEND_IDS = OpenApiParameter(
     "userIds",

@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.api.fields import StrictSerializer, StringField
+from apps.core.api.params import MAX_NEIGHBOURS
 from apps.core.api.shapes import Shape, renders
 from apps.leaderboards.selectors import BoardDef, Neighbourhood
 from apps.leaderboards.wire import (
@@ -16,7 +17,7 @@ from apps.leaderboards.wire import (
     UserLeaderboardResponse,
     user_leaderboard_response_render,
 )
-from apps.social.domain import MAX_FRIENDS, MAX_NEIGHBOURS
+from apps.social.domain import MAX_FRIENDS
 from apps.social.selectors import Circle, FriendsConfig
 from apps.users.models import EndUser
 

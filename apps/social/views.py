@@ -4,28 +4,36 @@ user's friends list (read, add, remove). Admin API (/admin/ext/v1): the same fri
 the tenant's friends settings."""
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.api.params import query_date_optional, query_ids, query_int
+from apps.core.api.params import (
+    MAX_IDS,
+    MAX_NEIGHBOURS,
+    query_date_optional,
+    query_ids,
+    query_neighbours,
+)
 from apps.core.api.views import AdminApi, AppApi
 from apps.core.bulk import validated
 from apps.core.openapi import (
     ADMIN_FORBIDDEN,
     ADMIN_READ_ERRORS,
     ADMIN_WRITE_ERRORS,
+    NEIGHBOURS_K,
     errors,
     read_errors,
 )
 from apps.core.scope import Scope
 from apps.leaderboards import selectors as boards
 from apps.social import configuration, openapi, selectors, serializers, services
-from apps.social.domain import DEFAULT_NEIGHBOURS, MAX_NEIGHBOURS, TenantFriendSettings
+from apps.social.domain import TenantFriendSettings
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
 
@@ -49,7 +57,7 @@ class UserLeaderboardNeighboursApi(AppApi):
         "are. A user not on the leaderboard gets rank and value null and no rankings. Read "
         "from the rank store: Redis when it holds the ranks (O(log n)), else one statement.",
         tags=openapi.NEIGHBOURS_TAGS,
-        parameters=[USER_ID, openapi.LEADERBOARD_KEY, openapi.K, openapi.RUN],
+        parameters=[USER_ID, openapi.LEADERBOARD_KEY, NEIGHBOURS_K, openapi.RUN],
         responses={
             200: serializers.LeaderboardNeighboursResponse,
             **read_errors(
@@ -61,9 +69,7 @@ class UserLeaderboardNeighboursApi(AppApi):
     def get(self, request: Request, user_id: str, key: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
-        k = query_int(
-            request.query_params, "k", default=DEFAULT_NEIGHBOURS, minimum=1, maximum=MAX_NEIGHBOURS
-        )
+        k = query_neighbours(request.query_params)
         user = user_get(scope.tenant, user_id)
         board = boards.board_visible(scope.tenant, key)
         run = _run(board, request)
@@ -135,58 +141,78 @@ def _friends_remove(scope: Scope, request: Request, user_id: str) -> Response:
     return Response(serializers.friends_changed_response_render(done.user, friends, done.changed))
 
 
-_ADD_INVALID = (
-    "userIds missing, empty, longer than 1,000 or not strings; an unknown user; the user "
-    "themself; or a list would pass 1,000 users."
+@dataclass(frozen=True)
+class _Operation:
+    """One operation on a friends list, documented alike on both APIs."""
+
+    name: str
+    summary: str
+    description: str
+    parameters: tuple[OpenApiParameter, ...] = ()
+    request: Any = None
+    invalid: str = ""
+
+
+_GET = _Operation("get", "Get a user's friends", _LIST)
+_POST = _Operation(
+    "add",
+    "Add friends",
+    _ADD,
+    request=serializers.FriendIdsSerializer,
+    invalid="userIds missing, empty, longer than 1,000 or not strings; an unknown user; the "
+    "user themself; or a list would pass 1,000 users.",
 )
-_REMOVE_INVALID = "userIds missing or more than 100."
+_DELETE = _Operation(
+    "remove",
+    "Remove friends",
+    _REMOVE,
+    parameters=(openapi.FRIEND_IDS,),
+    invalid=f"userIds missing or more than {MAX_IDS}.",
+)
+
+
+def _documented(operation: _Operation, *, admin: bool) -> Any:
+    """extend_schema of a friends list operation, on the admin API or the application API."""
+    body = (400, 413) if operation.request is not None else ()
+    invalid = ((422, operation.invalid),) if operation.invalid else ()
+    return extend_schema(
+        operation_id=f"{'admin_ext' if admin else 'ext'}_users_friends_{operation.name}",
+        summary=operation.summary,
+        description=operation.description,
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID, *operation.parameters],
+        request=operation.request,
+        responses={
+            200: serializers.FriendsChangedResponse
+            if operation.request is not None or operation.parameters
+            else serializers.FriendsResponse,
+            **errors(
+                *body,
+                401,
+                (403, ADMIN_FORBIDDEN) if admin else 403,
+                (404, "User not found, or unknown Tenant-ID."),
+                *invalid,
+            ),
+        },
+    )
 
 
 class UserFriendsApi(AppApi):
     input_serializer = serializers.FriendIdsSerializer
 
-    @extend_schema(
-        operation_id="ext_users_friends_get",
-        summary="Get a user's friends",
-        description=_LIST,
-        tags=openapi.FRIENDS_TAGS,
-        parameters=[USER_ID],
-        responses={200: serializers.FriendsResponse, **read_errors("User not found")},
-    )
+    @_documented(_GET, admin=False)
     def get(self, request: Request, user_id: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
         return _friends_get(scope, user_id)
 
-    @extend_schema(
-        operation_id="ext_users_friends_add",
-        summary="Add friends",
-        description=_ADD,
-        tags=openapi.FRIENDS_TAGS,
-        parameters=[USER_ID],
-        request=serializers.FriendIdsSerializer,
-        responses={
-            200: serializers.FriendsChangedResponse,
-            **errors(400, 401, 403, (404, "User not found, or unknown Tenant-ID."), 413),
-            **errors((422, _ADD_INVALID)),
-        },
-    )
+    @_documented(_POST, admin=False)
     def post(self, request: Request, user_id: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
         return _friends_add(scope, request, user_id)
 
-    @extend_schema(
-        operation_id="ext_users_friends_remove",
-        summary="Remove friends",
-        description=_REMOVE,
-        tags=openapi.FRIENDS_TAGS,
-        parameters=[USER_ID, openapi.FRIEND_IDS],
-        responses={
-            200: serializers.FriendsChangedResponse,
-            **read_errors("User not found", _REMOVE_INVALID),
-        },
-    )
+    @_documented(_DELETE, admin=False)
     def delete(self, request: Request, user_id: str) -> Response:
         scope = self.scope(request)
         scope.ensure_user_access(user_id)
@@ -196,44 +222,15 @@ class UserFriendsApi(AppApi):
 class AdminUserFriendsApi(AdminApi):
     input_serializer = serializers.FriendIdsSerializer
 
-    @extend_schema(
-        operation_id="admin_ext_users_friends_get",
-        summary="Get a user's friends",
-        description=_LIST,
-        tags=openapi.FRIENDS_TAGS,
-        parameters=[USER_ID],
-        responses={200: serializers.FriendsResponse, **ADMIN_READ_ERRORS},
-    )
+    @_documented(_GET, admin=True)
     def get(self, request: Request, user_id: str) -> Response:
         return _friends_get(self.scope(request), user_id)
 
-    @extend_schema(
-        operation_id="admin_ext_users_friends_add",
-        summary="Add friends",
-        description=_ADD,
-        tags=openapi.FRIENDS_TAGS,
-        parameters=[USER_ID],
-        request=serializers.FriendIdsSerializer,
-        responses={
-            200: serializers.FriendsChangedResponse,
-            **errors(400, 401, (403, ADMIN_FORBIDDEN), 404, 413, (422, _ADD_INVALID)),
-        },
-    )
+    @_documented(_POST, admin=True)
     def post(self, request: Request, user_id: str) -> Response:
         return _friends_add(self.scope(request), request, user_id)
 
-    @extend_schema(
-        operation_id="admin_ext_users_friends_remove",
-        summary="Remove friends",
-        description=_REMOVE,
-        tags=openapi.FRIENDS_TAGS,
-        parameters=[USER_ID, openapi.FRIEND_IDS],
-        responses={
-            200: serializers.FriendsChangedResponse,
-            **ADMIN_READ_ERRORS,
-            **errors((422, _REMOVE_INVALID)),
-        },
-    )
+    @_documented(_DELETE, admin=True)
     def delete(self, request: Request, user_id: str) -> Response:
         return _friends_remove(self.scope(request), request, user_id)
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from apps.social.domain import MAX_FRIENDS, MAX_NEIGHBOURS
+from apps.core.api.params import MAX_NEIGHBOURS
+from apps.social.domain import MAX_FRIENDS
 from tests.social.support import board_of, fill, tied_places, users
 
 pytestmark = pytest.mark.django_db
