@@ -13,6 +13,7 @@ FRIENDS_TAGS = ["friends"]
 LEADERBOARD_KEY = OpenApiParameter(
     "key", str, OpenApiParameter.PATH, description="The leaderboard's key."
 )
+LEAGUE_KEY = OpenApiParameter("key", str, OpenApiParameter.PATH, description="The league's key.")
 RUN = OpenApiParameter(
     "run",
     {"type": "string", "format": "date"},

@@ -6,10 +6,15 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
+
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.leaderboards import wire as leaderboard_wire
 from apps.leaderboards.selectors import BoardDef
+from apps.leagues import domain as domain_leagues
+from apps.leagues.models import LeagueEntry
+from apps.leagues.selectors import LeagueDef
 from apps.social import sql
 from apps.social.models import FriendSettings, Friendship
 from apps.users.models import EndUser
@@ -57,3 +62,21 @@ def friends_rankings(board: BoardDef, run: dt.date, group: str | None, user: End
     rankings = [render(external_id, name, i, v) for i, (external_id, name, v) in enumerate(rows, 1)]
     own = next((r for r in rankings if r["userId"] == user.external_id), None)
     return Circle(own["rank"] if own else None, own["value"] if own else None, rankings)
+
+
+def league_friends(
+    league: LeagueDef, user: EndUser, now: dt.datetime
+) -> tuple[domain_leagues.Week, list[LeagueEntry]]:
+    """The league's current week and the entries of the user and their friends who have joined
+    it (whatever their cohorts and tiers), best first as a cohort ranks them (score, then who
+    reached it first, then the user who joined gamify first): one query, on the entries'
+    (league, user, week) unique index."""
+    week = league.week(now)
+    friends = Friendship.objects.filter(user=user).values("friend_id")
+    entries = (
+        LeagueEntry.objects.filter(league_id=league.pk, week_start=week.start)
+        .filter(Q(user=user) | Q(user_id__in=friends))
+        .select_related("user")
+        .order_by("-score", "reached_at", "user_id")
+    )
+    return week, list(entries)

@@ -17,6 +17,10 @@ from apps.leaderboards.wire import (
     UserLeaderboardResponse,
     user_leaderboard_response_render,
 )
+from apps.leagues.domain import Week
+from apps.leagues.models import LeagueEntry
+from apps.leagues.selectors import LeagueDef
+from apps.leagues.wire import LeagueTierRef, tier_render
 from apps.social.domain import MAX_FRIENDS
 from apps.social.selectors import Circle, FriendsConfig
 from apps.users.models import EndUser
@@ -129,3 +133,60 @@ class FriendSettings(Shape):
 @renders(FriendSettings)
 def friend_settings_render(config: FriendsConfig) -> dict[str, Any]:
     return {"mutual": config.mutual, "maxFriends": MAX_FRIENDS}
+
+
+class LeagueFriendStanding(Shape):
+    # A LeagueEntry (with its user) of the league's current week, ranked among friends.
+    rank = serializers.IntegerField(help_text="1-based, among the user and their friends.")
+    userId = serializers.CharField()
+    userName = serializers.CharField(allow_null=True)
+    score = serializers.FloatField(help_text="What the user gained this week.")
+    tier = LeagueTierRef(help_text="Their tier this week (each competes in their own cohort).")
+
+
+@renders(LeagueFriendStanding)
+def league_friend_standing_render(
+    league: LeagueDef, entry: LeagueEntry, rank: int
+) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "userId": entry.user.external_id,
+        "userName": entry.user.name,
+        "score": entry.score,
+        "tier": tier_render(league, entry.tier),
+    }
+
+
+class LeagueFriendsResponse(Shape):
+    # A LeagueDef's current week with the entries of a user and their friends.
+    id = serializers.UUIDField()
+    key = serializers.CharField()
+    name = serializers.CharField()
+    weekStart = serializers.DateTimeField(help_text="The current week's start (inclusive).")
+    weekEnd = serializers.DateTimeField(help_text="The current week's end (exclusive).")
+    rank = serializers.IntegerField(
+        allow_null=True,
+        help_text="The user's rank among their friends; null: not in a cohort this week.",
+    )
+    standings = LeagueFriendStanding(
+        many=True,
+        help_text="The user and their friends who have joined this week, whatever their "
+        "cohorts and tiers, best first by this week's score (ties as a cohort orders them).",
+    )
+
+
+@renders(LeagueFriendsResponse)
+def league_friends_response_render(
+    league: LeagueDef, user: EndUser, week: Week, entries: list[LeagueEntry]
+) -> dict[str, Any]:
+    standings = [league_friend_standing_render(league, e, i) for i, e in enumerate(entries, 1)]
+    own = next((s["rank"] for s in standings if s["userId"] == user.external_id), None)
+    return {
+        "id": league.public_id,
+        "key": league.key,
+        "name": league.name,
+        "weekStart": week.start,
+        "weekEnd": week.end,
+        "rank": own,
+        "standings": standings,
+    }

@@ -15,5 +15,10 @@ urlpatterns = [
         views.UserLeaderboardFriendsApi.as_view(),
         name="ext-user-leaderboard-friends",
     ),
+    path(
+        "users/<str:user_id>/leagues/<str:key>/friends",
+        views.UserLeagueFriendsApi.as_view(),
+        name="ext-user-league-friends",
+    ),
     path("users/<str:user_id>/friends", views.UserFriendsApi.as_view(), name="ext-user-friends"),
 ]

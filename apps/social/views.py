@@ -32,6 +32,7 @@ from apps.core.openapi import (
 )
 from apps.core.scope import Scope
 from apps.leaderboards import selectors as boards
+from apps.leagues.selectors import league_visible
 from apps.social import configuration, openapi, selectors, serializers, services
 from apps.social.domain import TenantFriendSettings
 from apps.users.selectors import user_get
@@ -104,6 +105,29 @@ class UserLeaderboardFriendsApi(AppApi):
             board, run, boards.group_of(board, user.attributes), user
         )
         return Response(serializers.leaderboard_friends_response_render(board, run, circle))
+
+
+class UserLeagueFriendsApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_league_friends",
+        summary="Get a league's week among a user's friends",
+        description="The league's current week restricted to the user and the users on their "
+        "friends list who have joined it, whatever their cohorts and tiers, best first by this "
+        "week's score (ties as a cohort orders them), ranked among themselves. One query.",
+        tags=openapi.FRIENDS_TAGS,
+        parameters=[USER_ID, openapi.LEAGUE_KEY],
+        responses={
+            200: serializers.LeagueFriendsResponse,
+            **read_errors("User or league not found (or archived)"),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        league = league_visible(scope.tenant, key)
+        user = user_get(scope.tenant, user_id)
+        week, entries = selectors.league_friends(league, user, timezone.now())
+        return Response(serializers.league_friends_response_render(league, user, week, entries))
 
 
 # --- friends lists: the same operations on both APIs ------------------------------------------

@@ -16,6 +16,7 @@ APP_PATHS = {
     "/users/{user_id}/leaderboards/{key}/neighbours",
     "/users/{user_id}/leaderboards/{key}/friends",
     "/users/{user_id}/leagues/{key}/neighbours",
+    "/users/{user_id}/leagues/{key}/friends",
     "/users/{user_id}/friends",
 }
 ADMIN_PATHS = {"/users/{user_id}/friends", "/friends/settings"}

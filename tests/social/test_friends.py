@@ -313,3 +313,41 @@ def test_deleting_a_user_deletes_their_friendships(api_client, tenant):
     who[1].delete()
     assert pairs() == {("u0", "u2"), ("u2", "u0")}
     assert friends(api_client, "u0")["friends"] == ["u2"]
+
+
+# --- a league's week among friends ------------------------------------------------------------
+
+
+def test_a_leagues_week_among_friends_ranks_them_across_cohorts(api_client, org, tenant, metric):
+    import time_machine
+
+    from tests.leagues.test_weeks_and_cohorts import MONDAY, league_of, send
+
+    league_of(tenant, metric)  # cohorts of 5: the eight users fill two
+    with time_machine.travel(MONDAY, tick=False):
+        for i, value in enumerate([50, 40, 30, 30, 20, 10, 5, 45]):
+            send(api_client, metric, f"u{i}", value)
+        users(tenant, 1, prefix="idle")
+        add(api_client, "u6", ["u0", "u3", "u2", "u7", "idle0"])
+        body = api_client.get("/ext/v1/users/u6/leagues/weekly/friends").json()
+        alone = api_client.get("/ext/v1/users/u0/leagues/weekly/friends").json()
+        idle = api_client.get("/ext/v1/users/idle0/leagues/weekly/friends").json()
+        with CaptureQueriesContext(connection) as queries:
+            api_client.get("/ext/v1/users/u6/leagues/weekly/friends")
+    assert len(queries) == 3  # the key, the user, the entries of the user and their friends
+    # u2 and u3 tie on 30 at the same moment: the user who joined gamify first (u2) is ahead.
+    assert [(s["userId"], s["rank"], s["score"]) for s in body["standings"]] == [
+        ("u0", 1, 50),
+        ("u7", 2, 45),
+        ("u2", 3, 30),
+        ("u3", 4, 30),
+        ("u6", 5, 5),
+    ]
+    assert body["rank"] == 5
+    assert body["standings"][1]["tier"] == {"index": 0, "name": "Bronze"}
+    assert [s["userId"] for s in alone["standings"]] == ["u0"]  # one-way lists
+    assert (idle["rank"], idle["standings"]) == (None, [])
+    client = Client()
+    client.credentials(HTTP_X_API_KEY=org.application_key("u1"))
+    assert client.get("/ext/v1/users/u6/leagues/weekly/friends").status_code == 403
+    assert client.get("/ext/v1/users/u1/leagues/nope/friends").status_code == 404
