@@ -68,9 +68,9 @@ INSTALLED_APPS = [
     "apps.notifications",
     "apps.webhooks",
     "apps.streams",
-    "apps.social",
     "apps.pipeline",
     "apps.analytics",
+    "apps.social",  # after pipeline: its end-user card follows the others
 ]
 
 MIDDLEWARE = [
