@@ -37,6 +37,15 @@ class FriendIdsSerializer(StrictSerializer):
     )
 
 
+class FriendListSerializer(StrictSerializer):
+    userIds = serializers.ListField(
+        child=StringField(max_length=255),
+        max_length=MAX_FRIENDS,
+        allow_empty=True,
+        help_text=f"The whole list: 0 to {MAX_FRIENDS:,} user ids ([] empties it).",
+    )
+
+
 class FriendSettingsUpdateSerializer(StrictSerializer):
     mutual = serializers.BooleanField(
         required=False,
@@ -119,6 +128,26 @@ def friends_changed_response_render(
 ) -> dict[str, Any]:
     body = friends_response_render(user, friends)
     body["changed"] = changed
+    return body
+
+
+class FriendsReplacedResponse(FriendsResponse):
+    # A user with their friends list after a replacement, and what it did.
+    added = serializers.ListField(
+        child=serializers.CharField(), help_text="The user ids this request put on the list."
+    )
+    removed = serializers.ListField(
+        child=serializers.CharField(), help_text="The user ids this request took off the list."
+    )
+
+
+@renders(FriendsReplacedResponse)
+def friends_replaced_response_render(
+    user: EndUser, friends: list[str], added: list[str], removed: list[str]
+) -> dict[str, Any]:
+    body = friends_response_render(user, friends)
+    body["added"] = added
+    body["removed"] = removed
     return body
 
 

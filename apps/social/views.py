@@ -139,6 +139,12 @@ _ADD = (
     "added. Every user must exist (unknown ids are refused and nothing is written), a user "
     "cannot be their own friend, and a list holds at most 1,000 users."
 )
+_REPLACE = (
+    "Makes the user's friends list exactly the users given (an empty list empties it), with "
+    "the rules of adding and removing: for syncing a social graph you keep elsewhere. "
+    "Idempotent: the same list again changes nothing; `added` and `removed` say what this "
+    "request did."
+)
 _REMOVE = (
     "Takes the users off the user's friends list (with mutual friendships, the user off "
     "theirs too). Idempotent: ids not on the list change nothing; `changed` lists those taken "
@@ -155,14 +161,22 @@ def _friends_add(scope: Scope, request: Request, user_id: str) -> Response:
     data = validated(serializers.FriendIdsSerializer, request.data)
     done = services.friends_add(scope.tenant, user_id, data["userIds"])
     friends = selectors.friends_of(done.user)
-    return Response(serializers.friends_changed_response_render(done.user, friends, done.changed))
+    return Response(serializers.friends_changed_response_render(done.user, friends, done.added))
+
+
+def _friends_replace(scope: Scope, request: Request, user_id: str) -> Response:
+    data = validated(serializers.FriendListSerializer, request.data)
+    done = services.friends_replace(scope.tenant, user_id, data["userIds"])
+    friends = selectors.friends_of(done.user)
+    render = serializers.friends_replaced_response_render
+    return Response(render(done.user, friends, done.added, done.removed))
 
 
 def _friends_remove(scope: Scope, request: Request, user_id: str) -> Response:
     ids = query_ids(request.query_params, "userIds")
     done = services.friends_remove(scope.tenant, user_id, ids)
     friends = selectors.friends_of(done.user)
-    return Response(serializers.friends_changed_response_render(done.user, friends, done.changed))
+    return Response(serializers.friends_changed_response_render(done.user, friends, done.removed))
 
 
 @dataclass(frozen=True)
@@ -172,24 +186,36 @@ class _Operation:
     name: str
     summary: str
     description: str
+    answer: Any
     parameters: tuple[OpenApiParameter, ...] = ()
     request: Any = None
     invalid: str = ""
 
 
-_GET = _Operation("get", "Get a user's friends", _LIST)
+_GET = _Operation("get", "Get a user's friends", _LIST, serializers.FriendsResponse)
 _POST = _Operation(
     "add",
     "Add friends",
     _ADD,
+    serializers.FriendsChangedResponse,
     request=serializers.FriendIdsSerializer,
     invalid="userIds missing, empty, longer than 1,000 or not strings; an unknown user; the "
     "user themself; or a list would pass 1,000 users.",
+)
+_PUT = _Operation(
+    "replace",
+    "Replace a user's friends",
+    _REPLACE,
+    serializers.FriendsReplacedResponse,
+    request=serializers.FriendListSerializer,
+    invalid="userIds missing, longer than 1,000 or not strings; an unknown user; the user "
+    "themself; or a list would pass 1,000 users.",
 )
 _DELETE = _Operation(
     "remove",
     "Remove friends",
     _REMOVE,
+    serializers.FriendsChangedResponse,
     parameters=(openapi.FRIEND_IDS,),
     invalid=f"userIds missing or more than {MAX_IDS}.",
 )
@@ -207,9 +233,7 @@ def _documented(operation: _Operation, *, admin: bool) -> Any:
         parameters=[USER_ID, *operation.parameters],
         request=operation.request,
         responses={
-            200: serializers.FriendsChangedResponse
-            if operation.request is not None or operation.parameters
-            else serializers.FriendsResponse,
+            200: operation.answer,
             **errors(
                 *body,
                 401,
@@ -236,6 +260,12 @@ class UserFriendsApi(AppApi):
         scope.ensure_user_access(user_id)
         return _friends_add(scope, request, user_id)
 
+    @_documented(_PUT, admin=False)
+    def put(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        return _friends_replace(scope, request, user_id)
+
     @_documented(_DELETE, admin=False)
     def delete(self, request: Request, user_id: str) -> Response:
         scope = self.scope(request)
@@ -253,6 +283,10 @@ class AdminUserFriendsApi(AdminApi):
     @_documented(_POST, admin=True)
     def post(self, request: Request, user_id: str) -> Response:
         return _friends_add(self.scope(request), request, user_id)
+
+    @_documented(_PUT, admin=True)
+    def put(self, request: Request, user_id: str) -> Response:
+        return _friends_replace(self.scope(request), request, user_id)
 
     @_documented(_DELETE, admin=True)
     def delete(self, request: Request, user_id: str) -> Response:

@@ -31,7 +31,7 @@ def test_the_routes_are_in_the_extension_documents_and_not_in_trophys(anon_clien
     admin = document(anon_client, "/admin/ext/v1/openapi")
     assert set(app["paths"]) >= APP_PATHS
     assert set(admin["paths"]) >= ADMIN_PATHS
-    assert set(app["paths"]["/users/{user_id}/friends"]) == {"get", "post", "delete"}
+    assert set(app["paths"]["/users/{user_id}/friends"]) == {"get", "post", "put", "delete"}
     assert set(admin["paths"]["/friends/settings"]) == {"get", "patch"}
     assert {"neighbours", "friends"} <= {tag["name"] for tag in app["tags"]}
     for path in ("/v1/openapi", "/admin/v1/openapi"):
@@ -52,6 +52,8 @@ def test_the_documented_limits_are_those_enforced(anon_client, api_client, tenan
     body = app["components"]["schemas"]["FriendIdsRequest"]["properties"]["userIds"]
     assert (body["minItems"], body["maxItems"]) == (1, MAX_FRIENDS)
     assert body["items"]["maxLength"] == 255
+    whole = app["components"]["schemas"]["FriendListRequest"]["properties"]["userIds"]
+    assert (whole.get("minItems", 0), whole["maxItems"]) == (0, MAX_FRIENDS)
     board = board_of(tenant)
     fill(board, users(tenant, 2), tied_places(2))
     base = "/ext/v1/users/u0/leaderboards/top/neighbours"

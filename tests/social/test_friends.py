@@ -143,9 +143,12 @@ def test_a_user_cannot_befriend_themself(api_client, tenant):
         "u1",
     ],
 )
-def test_bad_bodies_are_refused_never_500(api_client, tenant, body):
+@pytest.mark.parametrize("method", ["post", "put"])
+def test_bad_bodies_are_refused_never_500(api_client, tenant, body, method):
     users(tenant, 2)
-    response = api_client.post("/ext/v1/users/u0/friends", body)
+    if method == "put" and body == {"userIds": []}:
+        return  # an empty list empties the list
+    response = getattr(api_client, method)("/ext/v1/users/u0/friends", body)
     assert response.status_code in (400, 422), response.content
     assert set(response.json()) == {"error"}
 
@@ -351,3 +354,42 @@ def test_a_leagues_week_among_friends_ranks_them_across_cohorts(api_client, org,
     client.credentials(HTTP_X_API_KEY=org.application_key("u1"))
     assert client.get("/ext/v1/users/u6/leagues/weekly/friends").status_code == 403
     assert client.get("/ext/v1/users/u1/leagues/nope/friends").status_code == 404
+
+
+@pytest.mark.parametrize("prefix", ["/ext/v1", "/admin/ext/v1"])
+def test_a_list_is_replaced_whole_and_idempotently(api_client, tenant, prefix):
+    users(tenant, 6)
+    mutual(api_client, True)
+    add(api_client, "u0", ["u1", "u2"])
+
+    def replace(ids: list[str], status: int = 200) -> Any:
+        response = api_client.put(f"{prefix}/users/u0/friends", {"userIds": ids})
+        assert response.status_code == status, response.content
+        return response.json()
+
+    body = replace(["u3", "u2", "u4"])
+    assert body == {
+        "userId": "u0",
+        "friends": ["u2", "u3", "u4"],
+        "added": ["u3", "u4"],
+        "removed": ["u1"],
+    }
+    assert friends(api_client, "u1")["friends"] == []  # mutual: both directions went
+    assert friends(api_client, "u4")["friends"] == ["u0"]
+    assert replace(["u3", "u2", "u4"])["added"] == replace(["u2", "u3", "u4"])["removed"] == []
+    assert "unknown users" in replace(["u5", "ghost"], status=422)["error"]
+    assert friends(api_client, "u0")["friends"] == ["u2", "u3", "u4"]  # nothing written
+    assert replace([])["removed"] == ["u2", "u3", "u4"]
+    assert pairs() == set()
+
+
+def test_a_replacement_counts_the_bound_after_its_removals(api_client, tenant, monkeypatch):
+    monkeypatch.setattr(domain, "MAX_FRIENDS", 2)
+    users(tenant, 5)
+    add(api_client, "u0", ["u1", "u2"])
+    response = api_client.put("/ext/v1/users/u0/friends", {"userIds": ["u3", "u4"]})
+    assert response.status_code == 200, response.content
+    assert response.json()["friends"] == ["u3", "u4"]
+    response = api_client.put("/ext/v1/users/u0/friends", {"userIds": ["u1", "u2", "u3"]})
+    assert response.status_code == 422
+    assert friends(api_client, "u0")["friends"] == ["u3", "u4"]
