@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("apps.streams.admin_urls")),
     path("", include("apps.changes.admin_urls")),
     path("", include("apps.analytics.ext_admin_urls")),
+    path("", include("apps.social.admin_urls")),
 ]

@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "apps.pipeline",
     "apps.analytics",
     "apps.changes",
+    "apps.social",  # after pipeline: its end-user card follows the others
 ]
 
 MIDDLEWARE = [

@@ -42,6 +42,16 @@ _EXTENSIONS = {
             "configuration as a file (export, apply), diff and promote between environments or "
             "tenants, and environments cloned from others.",
         },
+        {
+            "name": "neighbours",
+            "description": "A user's rank with the users just above and below them, on any "
+            "leaderboard and in a league's cohort (a gamify extension).",
+        },
+        {
+            "name": "friends",
+            "description": "Friends lists, and leaderboards restricted to a user and their "
+            "friends (a gamify extension).",
+        },
     ],
 }
 

@@ -89,6 +89,7 @@ SECTIONS = {
     "attribute": "attributes",
     "metric": "metrics",
     "streak_settings": "streaks",
+    "friend_settings": "friends",
     "achievement": "achievements",
     "points_system": "pointsSystems",
     "leaderboard": "leaderboards",
@@ -98,7 +99,7 @@ SECTIONS = {
 }
 CHILDREN = {"points_level": "levels", "points_boost": "boosts", "points_trigger": "triggers"}
 CHILD_PARENT = "points_system"
-SINGLETONS = {"settings", "streak_settings"}
+SINGLETONS = {"settings", "streak_settings", "friend_settings"}
 
 
 def document(states: States, about: Mapping[str, Any]) -> dict[str, Any]:

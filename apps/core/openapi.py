@@ -27,6 +27,7 @@ from rest_framework import serializers
 from rest_framework.views import APIView
 
 from apps.core.api.errors import ErrorBody
+from apps.core.api.params import DEFAULT_NEIGHBOURS, MAX_NEIGHBOURS
 
 if TYPE_CHECKING:
     from apps.core.bulk import Collection
@@ -144,6 +145,13 @@ def ids_parameter(description: str) -> OpenApiParameter:
     )
 
 
+NEIGHBOURS_K = OpenApiParameter(
+    "k",
+    {"type": "integer", "minimum": 1, "maximum": MAX_NEIGHBOURS, "default": DEFAULT_NEIGHBOURS},
+    OpenApiParameter.QUERY,
+    description=f"Places shown above and below the user: 1 to {MAX_NEIGHBOURS} (default "
+    f"{DEFAULT_NEIGHBOURS}).",
+)
 CONFIRM = OpenApiParameter(
     "confirm",
     {"type": "array", "items": {"type": "string"}},

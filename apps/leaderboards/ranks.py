@@ -176,6 +176,7 @@ class _Redis:
         self.page = self.client.register_script(ranks_lua.PAGE)
         self.finish = self.client.register_script(ranks_lua.FINISH)
         self.claim = self.client.register_script(ranks_lua.CLAIM)
+        self.neighbours = self.client.register_script(ranks_lua.NEIGHBOURS)
         self.failed_at: float | None = None
 
 
@@ -292,6 +293,36 @@ def page(run: RunKey, offset: int, count: int) -> list[str] | None:
         _failed(conn, exc)
         return None
     return None if found[:1] == ["~not-ready"] else list(found)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A user's place in a ranking and the members around it: `place` is the user's 0-based
+    place (None: not on the board) and `first` the 0-based place of `members[0]`."""
+
+    place: int | None
+    first: int
+    members: list[str]
+
+
+def neighbours(run: RunKey, user_pk: int, k: int) -> Window | None:
+    """The user's place with the members up to `k` places above and below it, in one call
+    (O(log n + k)); None: ask PostgreSQL."""
+    conn = _redis()
+    if conn is None:
+        return None
+    try:
+        found = conn.neighbours(keys=run.keys(), args=[user_pk, k])
+        if found[:1] == ["~not-ready"] and _rebuild_or_hand_off(run):
+            found = conn.neighbours(keys=run.keys(), args=[user_pk, k])
+    except conn.error as exc:
+        _failed(conn, exc)
+        return None
+    if found[:1] == ["~not-ready"]:
+        return None
+    if not found:
+        return Window(None, 0, [])
+    return Window(int(found[0]), int(found[1]), list(found[2:]))
 
 
 def _rebuild_or_hand_off(run: RunKey) -> bool:

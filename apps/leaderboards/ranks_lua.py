@@ -117,3 +117,25 @@ redis.call('DEL', KEYS[3], KEYS[4])
 return 1
 """
 )
+
+# ARGV: user, k -> {'~not-ready'}; {} when the user has no member (not on the board); else
+# {the user's 0-based place, the 0-based place of the first member shown, the members from k
+# places above the user's to k below, in rank order}. ZRANK and ZRANGE by index: O(log n + k).
+NEIGHBOURS = (
+    READY
+    + """
+if not ready() then return {'~not-ready'} end
+local m = redis.call('HGET', KEYS[2], ARGV[1])
+if not m then return {} end
+local place = redis.call('ZRANK', KEYS[1], m)
+if not place then return {} end
+local k = tonumber(ARGV[2])
+local first = place - k
+if first < 0 then first = 0 end
+local window = redis.call('ZRANGE', KEYS[1], first, place + k)
+if window[#window] == '~' then window[#window] = nil end
+local found = {place, first}
+for _, w in ipairs(window) do found[#found + 1] = w end
+return found
+"""
+)

@@ -307,3 +307,43 @@ def leaderboard_deletion_impact(tenant: Tenant, board: Leaderboard) -> Impact:
         public_id=str(board.public_id),
         consequences=tuple(own),
     )
+
+
+# --- neighbours (the gamify extension's /ext/v1 routes) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """A user's rank in a run and group (None: not on the board, or below the places it shows)
+    and the rankings from `k` places above it to `k` below, best first, as the rankings page
+    renders them."""
+
+    rank: int | None
+    value: int | None
+    rankings: list[dict[str, Any]]
+
+
+def neighbours(
+    board: BoardDef, run: dt.date, group: str | None, user_pk: int, k: int
+) -> Neighbourhood:
+    """From the rank store: Redis (O(log n + k)) when it holds the ranks, else one statement
+    (a count of those ahead and two windows of k on the rank index). Ranks are the rankings
+    page's: places in domain.RANK_ORDER, no further than the board's maxParticipants."""
+    if group is None:
+        return Neighbourhood(None, None, [])
+    window = ranks.neighbours(ranks.RunKey(board.pk, run, group), user_pk, k)
+    if window is not None:
+        place, first = window.place, window.first
+        rankings = _rankings_from_members(window.members, first)
+    else:
+        found = sql.neighbours(board.pk, run, group, user_pk, k)
+        place, first = found.place, found.first
+        render = wire.leaderboard_ranking_render
+        rankings = [render(*row[:2], first + i + 1, row[2]) for i, row in enumerate(found.rows)]
+    if place is None or place >= board.max_participants:
+        return Neighbourhood(None, None, [])
+    shown = [r for r in rankings if r["rank"] <= board.max_participants]
+    own = next((r for r in shown if r["rank"] == place + 1), None)
+    if own is None:  # the user's row went between the two reads
+        return Neighbourhood(None, None, [])
+    return Neighbourhood(place + 1, own["value"], shown)

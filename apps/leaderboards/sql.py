@@ -239,3 +239,107 @@ def lock_run(board_pk: int, run_start: dt.date, group: str) -> None:
     key = int.from_bytes(digest.digest(), "big", signed=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def _ahead_of(a: Any, b: Any) -> str:
+    """domain.RANK_ORDER as the condition "a's entry is ranked ahead of b's", both rows of a
+    statement (`_ahead` compares with parameters instead). The first key is bounded on its own
+    as well, so that PostgreSQL walks the rank index from b's place instead of filtering the
+    whole run."""
+    condition = ""
+    for key in reversed(RANK_ORDER):
+        better = f"{a[key.field]} {'>' if key.descending else '<'} {b[key.field]}"
+        same = f"{a[key.field]} = {b[key.field]}"
+        condition = f"({better} OR ({same} AND {condition}))" if condition else better
+    first = RANK_ORDER[0]
+    bound = f"{a[first.field]} {'>=' if first.descending else '<='} {b[first.field]}"
+    return f"{bound} AND {condition}"
+
+
+class _Mine:
+    """The user's entry in the neighbours statement, column by column, each a scalar subquery
+    of its `me`: a value PostgreSQL knows before it walks the index, so that the bound on the
+    first key of the rank order is a condition of the index scan (a join would filter the
+    scanned rows instead)."""
+
+    def __getitem__(self, name: str) -> str:
+        column = Table(LeaderboardEntry)[name]
+        return f"(SELECT {column} FROM me)"  # noqa: S608 - a column from the model
+
+
+# The user's place in a run and group with the entries up to k places above and below it: the
+# count of those ahead (the rank index, from the user's place up) and two windows of at most k
+# entries each side (the rank index, from the user's place out), never a scan of the run. No row
+# when the user has no entry. Each row: the count ahead, the side (-1 above, 0 the user, 1
+# below), the entry's user id, name and value, best first.
+NEIGHBOURS = """
+WITH me AS (
+    SELECT {t[user]}, {t[value]}, {t[reached_at]} FROM {t} t
+    WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s AND {t[group]} = %s AND {t[user]} = %s
+), near AS (
+    SELECT * FROM (
+        SELECT -1 AS side, {e[user]}, {e[value]}, {e[reached_at]} FROM {t} e
+        WHERE {e[leaderboard]} = %s AND {e[run_start]} = %s AND {e[group]} = %s AND {e_ahead}
+        ORDER BY {last_first} LIMIT %s
+    ) above
+    UNION ALL
+    SELECT 0, {t[user]}, {t[value]}, {t[reached_at]} FROM me t
+    UNION ALL
+    SELECT * FROM (
+        SELECT 1, {e[user]}, {e[value]}, {e[reached_at]} FROM {t} e
+        WHERE {e[leaderboard]} = %s AND {e[run_start]} = %s AND {e[group]} = %s AND {me_ahead}
+        ORDER BY {best_first} LIMIT %s
+    ) below
+)
+SELECT (
+    SELECT count(*) FROM {t} e
+    WHERE {e[leaderboard]} = %s AND {e[run_start]} = %s AND {e[group]} = %s AND {e_ahead}
+), n.side, {u[external_id]}, {u[name]}, {n[value]}
+FROM near n JOIN {u} u ON {u[id]} = {n[user]}
+ORDER BY n.side, {n_order}
+"""
+
+
+@functools.cache
+def _neighbours_sql(vendor: str) -> str:
+    t, e, n = (Table(LeaderboardEntry, alias) for alias in ("t", "e", "n"))
+    mine: Any = _Mine()
+    return statement(
+        NEIGHBOURS,
+        t=t,
+        e=e,
+        n=n,
+        u=Table(EndUser, "u"),
+        e_ahead=_ahead_of(e, mine),
+        me_ahead=_ahead_of(mine, e),
+        last_first=rank_order(e, reverse=True),
+        best_first=rank_order(e),
+        n_order=rank_order(n),
+    )
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A user's place in a run and group (0-based; None: no entry) and the entries around it,
+    best first: (user id, user name, value), the first at place `first`."""
+
+    place: int | None
+    first: int
+    rows: list[tuple[str, str | None, Decimal]]
+
+
+def neighbours(board_pk: int, run_start: dt.date, group: str, user_pk: int, k: int) -> Neighbours:
+    """The user's place with the entries up to `k` places above and below it: one statement."""
+    run: list[Any] = [board_pk, run_start, group]
+    params = [*run, user_pk, *run, k, *run, k, *run]
+    with connection.cursor() as cursor:
+        cursor.execute(_neighbours_sql(connection.vendor), params)
+        rows = cursor.fetchall()
+    if not rows:
+        return Neighbours(None, 0, [])
+    value = _value_reader(connection.vendor)
+    place = int(rows[0][0])
+    above = sum(1 for row in rows if row[1] < 0)
+    return Neighbours(
+        place, place - above, [(external_id, name, value(v)) for _, _, external_id, name, v in rows]
+    )

@@ -424,6 +424,48 @@ def user_league_response_render(
     }
 
 
+class UserLeagueNeighboursResponse(Shape):
+    # A LeagueDef with a UserWeek and the k places around the user's.
+    id = serializers.UUIDField()
+    key = serializers.CharField()
+    name = serializers.CharField()
+    weekStart = serializers.DateTimeField(help_text="The current week's start (inclusive).")
+    weekEnd = serializers.DateTimeField(help_text="The current week's end (exclusive).")
+    cohortId = serializers.UUIDField(
+        allow_null=True, help_text="The user's cohort this week; null: not in one yet."
+    )
+    rank = serializers.IntegerField(allow_null=True, help_text="null: not in a cohort this week.")
+    k = serializers.IntegerField(help_text="Places shown above and below the user.")
+    standings = LeagueStanding(
+        many=True,
+        help_text="The cohort's members from k places above the user to k below (fewer at the "
+        "top and the bottom), best first, ranked as the cohort's standings are; [] when the "
+        "user is not in a cohort this week.",
+    )
+
+
+@renders(UserLeagueNeighboursResponse)
+def user_league_neighbours_response_render(
+    league: LeagueDef, mine: UserWeek, k: int
+) -> dict[str, Any]:
+    own = mine.own
+    window: Sequence[Placed] = ()
+    if own is not None:
+        at = own.rank - 1
+        window = mine.standings[max(0, at - k) : at + k + 1]
+    return {
+        "id": league.public_id,
+        "key": league.key,
+        "name": league.name,
+        "weekStart": mine.week.start,
+        "weekEnd": mine.week.end,
+        "cohortId": str(mine.cohort.public_id) if mine.cohort is not None else None,
+        "rank": own.rank if own else None,
+        "k": k,
+        "standings": [league_standing_render(p) for p in window],
+    }
+
+
 class LeagueWeek(Shape):
     # A LeagueEntry (with its cohort) of a LeagueDef.
     cohortId = serializers.UUIDField()

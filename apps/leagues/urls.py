@@ -17,6 +17,11 @@ urlpatterns = [
         name="ext-user-league",
     ),
     path(
+        "users/<str:user_id>/leagues/<str:key>/neighbours",
+        views.UserLeagueNeighboursApi.as_view(),
+        name="ext-user-league-neighbours",
+    ),
+    path(
         "users/<str:user_id>/leagues/<str:key>/history",
         views.UserLeagueHistoryApi.as_view(),
         name="ext-user-league-history",

@@ -10,10 +10,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.api.params import is_uuid, query_int
+from apps.core.api.params import MAX_NEIGHBOURS, is_uuid, query_int, query_neighbours
 from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
-from apps.core.openapi import read_errors
+from apps.core.openapi import NEIGHBOURS_K, read_errors
 from apps.core.scope import Scope
 from apps.leagues import configuration, openapi, selectors, serializers
 from apps.leagues.domain import LeagueSettings
@@ -66,6 +66,33 @@ class UserLeagueApi(AppApi):
         now = timezone.now()
         mine = selectors.user_week(league, user, now)
         return Response(serializers.user_league_response_render(league, mine, now))
+
+
+class UserLeagueNeighboursApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_league_neighbours",
+        summary="Get a user's neighbours in their league cohort",
+        description="The user's rank in their cohort of the league's current week, with the "
+        "members from k places above them to k below, ranked as the cohort's standings are. "
+        "Before their first qualifying event of the week joins them: rank null, no standings.",
+        tags=["neighbours"],
+        parameters=[USER_ID, openapi.LEAGUE_KEY, NEIGHBOURS_K],
+        responses={
+            200: serializers.UserLeagueNeighboursResponse,
+            **read_errors(
+                "User or league not found (or archived)",
+                f"k not an integer from 1 to {MAX_NEIGHBOURS}.",
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str, key: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        k = query_neighbours(request.query_params)
+        league = selectors.league_visible(scope.tenant, key)
+        user = user_get(scope.tenant, user_id)
+        mine = selectors.user_week(league, user, timezone.now())
+        return Response(serializers.user_league_neighbours_response_render(league, mine, k))
 
 
 class UserLeagueHistoryApi(AppApi):

@@ -1,7 +1,7 @@
 """Writes of end-users (identification is an upsert); attribute definitions: configuration.py."""
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +114,18 @@ def user_lock_pk(user_pk: int, *, skip_locked: bool = False) -> EndUser | None:
         .filter(pk=user_pk)
         .first()
     )
+
+
+def users_lock(tenant: Tenant, external_ids: Sequence[str]) -> dict[str, EndUser]:
+    """user_lock for several users at once (a friendship's two ends), taken in primary-key
+    order, so that two callers locking overlapping sets never wait on each other in a cycle;
+    the users found, by their id."""
+    users = (
+        EndUser.objects.select_for_update(of=("self",))
+        .filter(tenant=tenant, external_id__in=list(external_ids))
+        .order_by("pk")
+    )
+    return {user.external_id: user for user in users}
 
 
 @contextmanager

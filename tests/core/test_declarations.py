@@ -34,6 +34,8 @@ from apps.points.domain import (
     PointsSystemSettings,
     PointsTriggerSettings,
 )
+from apps.social import serializers as social_serializers
+from apps.social.domain import TenantFriendSettings
 from apps.streaks import serializers as streak_serializers
 from apps.streaks.domain import TenantStreakSettings
 from apps.users import serializers as attribute_serializers
@@ -114,6 +116,13 @@ RESOURCES = [
         # The API spells weekdays as integers 0 (Sunday) to 6, bounded, not as an enum of
         # Weekday's values: the same values, documented as the SDKs were generated from.
         unchecked=("daysOff",),
+    ),
+    # The friends settings are one set per tenant too, made by their first PATCH.
+    Interfaces(
+        TenantFriendSettings,
+        social_serializers.FriendSettingsUpdateSerializer,
+        None,
+        social_serializers.FriendSettings,
     ),
     Interfaces(
         EmailTemplateSettings,

@@ -25,6 +25,17 @@ def query_int(params: QueryDict, name: str, default: int, minimum: int, maximum:
     return value
 
 
+# A user's neighbours (the leaderboards' and leagues' /neighbours extension routes): places shown
+# above and below the user.
+MAX_NEIGHBOURS = 25
+DEFAULT_NEIGHBOURS = 5
+
+
+def query_neighbours(params: QueryDict) -> int:
+    """`k`, the places shown above and below the user: 1 to MAX_NEIGHBOURS."""
+    return query_int(params, "k", default=DEFAULT_NEIGHBOURS, minimum=1, maximum=MAX_NEIGHBOURS)
+
+
 def query_limit_skip(params: QueryDict) -> tuple[int, int]:
     """Admin list pagination (reference §2.2): limit 1-100, default 10; skip >= 0."""
     limit = query_int(params, "limit", default=10, minimum=1, maximum=100)
