@@ -15,7 +15,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from apps.accounts.models import Tenant
+from apps.accounts.models import ConfigChange, Tenant
 from apps.metrics.models import Metric
 from apps.pipeline.dashboard_user.rewards import RECENT_AWARDS
 from apps.points import configuration
@@ -27,7 +27,6 @@ from apps.points.domain import (
     PointsSystemSettings,
     PointsTriggerSettings,
 )
-from apps.accounts.models import ConfigChange
 from apps.points.models import (
     PointsAward,
     PointsBoost,
