@@ -6,4 +6,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("apps.leagues.admin_urls")),
     path("", include("apps.streams.admin_urls")),
+    path("", include("apps.mcp.admin_urls")),
 ]

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "apps.streams",
     "apps.pipeline",
     "apps.analytics",
+    "apps.mcp",
 ]
 
 MIDDLEWARE = [

@@ -35,7 +35,12 @@ _EXTENSIONS = {
             "name": "leagues",
             "description": "Weekly cohorts with tiers, promotion and demotion (a gamify "
             "extension: Trophy has no leagues).",
-        }
+        },
+        {
+            "name": "mcp",
+            "description": "The Model Context Protocol server, for AI agents that configure "
+            "gamify (a gamify extension).",
+        },
     ],
 }
 
