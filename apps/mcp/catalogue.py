@@ -104,6 +104,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("get_tenant_settings", "admin", "admin_settings_get", Kind.READ),
     ToolSpec("update_tenant_settings", "admin", "admin_settings_update", Kind.CHANGE),
     ToolSpec("list_environments", "admin", "admin_environments_list", Kind.READ),
+    ToolSpec("preview_email_template", "admin", "admin_email_templates_preview", Kind.READ),
+    ToolSpec("preview_push_template", "admin", "admin_push_templates_preview", Kind.READ),
     ToolSpec("grant_streak_freezes", "admin", "admin_streaks_freezes_create", Kind.ACT),
     ToolSpec("restore_streaks", "admin", "admin_streaks_restore", Kind.ACT),
     # Live rankings and a user's state: the application API's reads, which an admin key may
@@ -119,6 +121,28 @@ TOOLS: tuple[ToolSpec, ...] = (
 
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 
+# The admin operations that are no tool, and why (`tests/mcp/test_catalogue.py` fails for an
+# admin operation that is neither a tool nor here, so a new route is a decision, not an
+# oversight). Every DELETE is left out: the MCP server never deletes.
+LEFT_OUT = {
+    "admin_analytics_": "figures, not configuration",
+    "admin_application_api_keys_": "credentials: an agent neither sees nor makes keys",
+    "admin_webhooks_": "endpoints carry signing secrets; deliveries are not configuration",
+    "admin_push_channels_": "credentials of the push services",
+    "admin_metrics_batch_events": "events are end-users' data, not configuration",
+    "admin_streaks_pauses_": "users' streaks change through freezes and restore only",
+    "admin_streaks_reset": "a reset ends users' streaks: a deletion of their state",
+    "ext_admin_stream": "Server-Sent Events and their tokens: streams, not calls",
+    "ext_admin_mcp": "the MCP endpoint itself",
+}
+
+
+def left_out(operation_id: str, method: str) -> str | None:
+    """Why the admin operation is no tool, or None when it should be one."""
+    if method == "DELETE":
+        return "no deletions"
+    return next((why for prefix, why in LEFT_OUT.items() if operation_id.startswith(prefix)), None)
+
 
 @functools.cache
 def document(name: str) -> dict[str, Any]:
@@ -127,7 +151,8 @@ def document(name: str) -> dict[str, Any]:
     answer = api_call("", None, "GET", route)
     if not answer.ok:
         raise RuntimeError(f"{route} answered {answer.status}")
-    return answer.body  # type: ignore[no-any-return]
+    body: dict[str, Any] = answer.body
+    return body
 
 
 @functools.cache
@@ -146,7 +171,8 @@ def _operation(
     converter = _Converter(doc["components"].get("schemas", {}))
     properties: dict[str, Any] = {TENANT_ARGUMENT: TENANT_SCHEMA}
     required: list[str] = []
-    path_parameters, query_parameters = [], []
+    path_parameters: list[str] = []
+    query_parameters: list[str] = []
     for parameter in op.get("parameters", []):
         where, name = parameter["in"], parameter["name"]
         if where not in ("path", "query"):
@@ -169,15 +195,15 @@ def _operation(
         for name, schema in body.get("properties", {}).items():
             _add(tool, properties, name, converter.convert(schema))
         required += body.get("required", [])
-    schema: dict[str, Any] = {
+    input_schema: dict[str, Any] = {
         "type": "object",
         "properties": properties,
         "additionalProperties": False,
     }
     if required:
-        schema["required"] = required
+        input_schema["required"] = required
     if converter.definitions:
-        schema["$defs"] = converter.definitions
+        input_schema["$defs"] = converter.definitions
     prefix = DOCUMENTS[tool.document][1]
     return Operation(
         method=method,
@@ -186,7 +212,7 @@ def _operation(
         description=op.get("description", ""),
         path_parameters=tuple(path_parameters),
         query_parameters=tuple(query_parameters),
-        input_schema=schema,
+        input_schema=input_schema,
         body_is_list=body_is_list,
     )
 
@@ -203,7 +229,8 @@ _DEVELOPER_NOTE = "Rejects unknown fields"
 
 
 class _Converter:
-    """OpenAPI 3.0 schemas as JSON Schema (2020-12): `nullable` as a null alternative, and
+    """OpenAPI 3.0 schemas as JSON Schema (2020-12): `nullable` as a null alternative, the
+    boolean `exclusiveMinimum`/`exclusiveMaximum` as the bound they make exclusive, and
     components as `$defs` of the tool's schema (only those it uses)."""
 
     def __init__(self, components: dict[str, Any]) -> None:
@@ -229,6 +256,11 @@ class _Converter:
         converted = {key: self.convert(value) for key, value in schema.items()}
         if str(converted.get("description", "")).startswith(_DEVELOPER_NOTE):
             del converted["description"]
+        for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if converted.get(exclusive) is True and bound in converted:
+                converted[exclusive] = converted.pop(bound)
+            elif isinstance(converted.get(exclusive), bool):
+                del converted[exclusive]
         if converted.pop("nullable", False):
             if isinstance(converted.get("type"), str) and "enum" not in converted:
                 converted["type"] = [converted["type"], "null"]

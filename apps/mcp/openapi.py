@@ -15,7 +15,7 @@ MESSAGE = {
         "jsonrpc": {"type": "string", "enum": ["2.0"]},
         "id": _JSONRPC_ID,
         "method": {"type": "string", "minLength": 1, "maxLength": 100},
-        "params": {"type": "object"},
+        "params": {"type": "object", "additionalProperties": True},
     },
     "required": ["jsonrpc", "method"],
 }
@@ -27,7 +27,7 @@ _ANSWER = {
     "properties": {
         "jsonrpc": {"type": "string", "enum": ["2.0"]},
         "id": {"oneOf": [{"type": "string"}, {"type": "integer"}], "nullable": True},
-        "result": {"type": "object"},
+        "result": {"type": "object", "additionalProperties": True},
         "error": {
             "type": "object",
             "properties": {
@@ -46,11 +46,19 @@ def answer(description: str) -> OpenApiResponse:
     return OpenApiResponse(_ANSWER, description=description)
 
 
+def refused(description: str) -> OpenApiResponse:
+    """Refused by the API's own checks ({"error": ...}: content negotiation, a NUL in the URL,
+    the request size) or by the SDK's transport (a JSON-RPC error), whichever saw it first."""
+    return OpenApiResponse(
+        {"oneOf": [{"$ref": "#/components/schemas/ErrorBody"}, _ANSWER]},
+        description=description,
+    )
+
+
 ACCEPT = OpenApiParameter(
     "Accept",
     {"type": "string", "enum": ["application/json", "application/json, text/event-stream"]},
     OpenApiParameter.HEADER,
     required=True,
-    description="Must accept application/json: answers are JSON, never a stream (406 "
-    "otherwise).",
+    description="Must accept application/json: answers are JSON, never a stream (406 otherwise).",
 )

@@ -75,9 +75,7 @@ def mcp_server(key: str, default_tenant: str | None = None) -> Server[Any]:
         if tool is None:
             # Not a refusal by the API: the tool does not exist (there is no delete tool).
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        result = await sync_to_async(tool_call)(
-            key, tool, params.arguments or {}, default_tenant
-        )
+        result = await sync_to_async(tool_call)(key, tool, params.arguments or {}, default_tenant)
         return _call_result(result)
 
     return Server(

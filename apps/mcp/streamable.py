@@ -9,6 +9,7 @@ own (asgiref's `async_to_sync`); the tools' synchronous work comes back to the r
 thread (`sync_to_async` in apps/mcp/server.py), where Django keeps its database connection.
 """
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,13 @@ class Answer:
     status: int = 500
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
+
+    @property
+    def is_json(self) -> bool:
+        return any(
+            name.lower() == "content-type" and value.startswith("application/json")
+            for name, value in self.headers
+        )
 
 
 def streamable_http_answer(
@@ -56,10 +64,12 @@ async def _serve(
         await answered.wait()  # the client stays connected until the answer is written
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             answer.status = message["status"]
-            answer.headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+            answer.headers = [
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])
+            ]
         elif message["type"] == "http.response.body":
             answer.body += message.get("body", b"")
             if not message.get("more_body", False):

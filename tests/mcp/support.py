@@ -5,11 +5,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
+import mcp_types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-
-import mcp_types as types
 
 
 @contextlib.asynccontextmanager

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ def _manage(env: dict[str, str], *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Deployment:
     root = tmp_path_factory.mktemp("mcp-stdio")
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -69,12 +69,10 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         "print('KEY=' + application_key_create(tenant, user_id='u1')[1])",
     )
     keys["application"] = next(line[4:] for line in made.splitlines() if line.startswith("KEY="))
-    yield Deployment(env, keys)
+    return Deployment(env, keys)
 
 
-def agent(
-    deployment: Deployment, key: str, work: Callable[[ClientSession], Awaitable[Any]]
-) -> Any:
+def agent(deployment: Deployment, key: str, work: Callable[[ClientSession], Awaitable[Any]]) -> Any:
     parameters = StdioServerParameters(
         command=sys.executable,
         args=["manage.py", "mcp", "--key", key],
@@ -98,7 +96,9 @@ def test_tools_list_create_update_and_read_over_stdio(deployment):
 
     async def write(session: ClientSession) -> tuple[list[str], Any, Any]:
         names = [tool.name for tool in (await session.list_tools()).tools]
-        created = await session.call_tool("create_attribute", {"key": "plan", "name": "Plan", "type": "user"})
+        created = await session.call_tool(
+            "create_attribute", {"key": "plan", "name": "Plan", "type": "user"}
+        )
         assert not created.is_error, body(created)
         updated = await session.call_tool(
             "update_attribute", {"id": body(created)["id"], "name": "Subscription plan"}
