@@ -1,24 +1,28 @@
 """OpenAPI documentation of the MCP endpoint (documentation only): a JSON-RPC 2.0 message in,
 the SDK's JSON answer out (the Model Context Protocol's Streamable HTTP transport)."""
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_field
+from rest_framework import serializers
 
 TAGS = ["mcp"]
 
 _JSONRPC_ID = {"oneOf": [{"type": "string"}, {"type": "integer"}]}
 
-MESSAGE = {
-    "type": "object",
-    "description": "A JSON-RPC 2.0 message of the Model Context Protocol: a request "
-    "(`initialize`, `tools/list`, `tools/call`, ...), a notification (no `id`) or a response.",
-    "properties": {
-        "jsonrpc": {"type": "string", "enum": ["2.0"]},
-        "id": _JSONRPC_ID,
-        "method": {"type": "string", "minLength": 1, "maxLength": 100},
-        "params": {"type": "object", "additionalProperties": True},
-    },
-    "required": ["jsonrpc", "method"],
-}
+
+@extend_schema_field(_JSONRPC_ID)
+class _JsonRpcIdField(serializers.JSONField):
+    pass
+
+
+class McpMessage(serializers.Serializer):
+    """A JSON-RPC 2.0 message of the Model Context Protocol: a request (`initialize`,
+    `tools/list`, `tools/call`, ...) or, without `id`, a notification."""
+
+    jsonrpc = serializers.ChoiceField(choices=["2.0"])
+    id = _JsonRpcIdField(required=False)
+    method = serializers.CharField(max_length=100)
+    params = serializers.DictField(required=False)
+
 
 _ANSWER = {
     "type": "object",

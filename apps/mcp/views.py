@@ -30,7 +30,7 @@ class McpApi(AdminApi):
         "the Tenant-ID header, when given, is their default.",
         tags=openapi.TAGS,
         parameters=[openapi.ACCEPT],
-        request={"application/json": openapi.MESSAGE},
+        request=openapi.McpMessage,
         responses={
             200: openapi.answer("The answer to a JSON-RPC request."),
             202: OpenApiResponse(description="A notification or a response: accepted."),
