@@ -9,7 +9,9 @@ does, and answers what it answers; nothing of the API is copied here.
 
 The request is built as a WSGI request (Django's own class, from a WSGI environ) and handed to
 the view the URL resolves to; the middleware, which serves the dashboard and the HTTP edge,
-is not run. Only the methods of `ALLOWED_METHODS` are ever built: nothing here can delete.
+is not run, but an exception the view lets out is answered and logged as Django answers it
+at the edge (the JSON 500 of `handler500`), so a failing tool is a tool error, never a crash
+of the server. Only the methods of `ALLOWED_METHODS` are ever built: nothing here can delete.
 """
 
 import io
@@ -19,7 +21,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 import orjson
+from django.core.handlers.exception import convert_exception_to_response
 from django.core.handlers.wsgi import WSGIRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.template.response import SimpleTemplateResponse
 from django.urls import Resolver404, resolve
 
 # No DELETE: the MCP server reads and changes configuration, it never deletes (issue 28).
@@ -78,8 +83,14 @@ def api_call(
         match = resolve(path)
     except Resolver404:
         return Answer(404, {"error": "Not found"})
-    response = match.func(WSGIRequest(environ), *match.args, **match.kwargs)
-    if hasattr(response, "render"):
+
+    def view(request: HttpRequest) -> HttpResponseBase:
+        return match.func(request, *match.args, **match.kwargs)
+
+    response = convert_exception_to_response(view)(WSGIRequest(environ))
+    # A synchronous view answers synchronously: every API view is one (DRF's APIView).
+    assert isinstance(response, HttpResponse)  # noqa: S101 - and every answer has a body
+    if isinstance(response, SimpleTemplateResponse):
         response.render()
     data = orjson.loads(response.content) if response.content else None
     return Answer(response.status_code, data)

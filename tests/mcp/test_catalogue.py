@@ -98,3 +98,19 @@ def test_schemas_say_what_the_api_takes_null_included():
     assert metric.is_valid({"key": "words", "name": "Words", "tenant": "eu"})
     assert not metric.is_valid({"key": "words"})
     assert not metric.is_valid({"key": "words", "name": "Words", "colour": "red"})
+
+
+def test_a_view_that_fails_is_a_tool_error_not_a_crash(monkeypatch):
+    from apps.mcp.calls import tool_call
+    from apps.metrics import selectors
+    from tests.factories import OrganizationWithKey
+
+    org = OrganizationWithKey("Failing")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(selectors, "metrics_list", broken)
+    result = tool_call(org.admin_key, TOOLS_BY_NAME["list_metrics"], {})
+    assert result.error
+    assert result.body == {"error": "Internal server error"}  # nothing of the exception
