@@ -36,23 +36,26 @@ def tool_definitions() -> list[types.Tool]:
 def _definition(tool: ToolSpec) -> types.Tool:
     op = operation(tool)
     reads = tool.kind is Kind.READ
-    noun = {
-        Kind.CREATE: "Creates one object (the admin API's bulk create, one item)",
-        Kind.UPDATE: "Updates the given fields of the object with that id (the admin API's "
-        "bulk update, one item)",
-    }.get(tool.kind)
-    parts = [op.summary + "."]
-    if op.description and tool.kind not in (Kind.CREATE, Kind.UPDATE):
-        parts.append(op.description)
-    if noun:
-        parts.append(noun + "; answers the object, or a tool error saying why it was refused.")
+    title, description = op.summary, f"{op.summary}. {op.description}".strip()
+    if tool.kind in (Kind.CREATE, Kind.UPDATE):
+        # The operation's own words are about a bulk body of 1 to 100 items; the tool takes one.
+        verb, noun = tool.name.split("_", 1)
+        noun = noun.replace("_", " ")
+        title = f"{verb.capitalize()} {'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+        what = (
+            "the fields it starts with" if verb == "create" else "its id and the fields to change"
+        )
+        description = (
+            f"{title}: give {what}, as the admin API's item. Answers the {noun} as the admin API "
+            "shows it, or a tool error with the API's reason for refusing it."
+        )
     return types.Tool(
         name=tool.name,
-        title=op.summary,
-        description=" ".join(parts),
+        title=title,
+        description=description,
         input_schema=op.input_schema,
         annotations=types.ToolAnnotations(
-            title=op.summary,
+            title=title,
             read_only_hint=reads,
             destructive_hint=False,
             idempotent_hint=reads or tool.kind in (Kind.UPDATE, Kind.CHANGE),
