@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("apps.changes.admin_urls")),
     path("", include("apps.analytics.ext_admin_urls")),
     path("", include("apps.social.admin_urls")),
+    path("", include("apps.mcp.admin_urls")),
 ]

@@ -52,6 +52,11 @@ _EXTENSIONS = {
             "description": "Friends lists, and leaderboards restricted to a user and their "
             "friends (a gamify extension).",
         },
+        {
+            "name": "mcp",
+            "description": "The Model Context Protocol server, for AI agents that configure "
+            "gamify (a gamify extension).",
+        },
     ],
 }
 
