@@ -108,6 +108,15 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("preview_push_template", "admin", "admin_push_templates_preview", Kind.READ),
     ToolSpec("grant_streak_freezes", "admin", "admin_streaks_freezes_create", Kind.ACT),
     ToolSpec("restore_streaks", "admin", "admin_streaks_restore", Kind.ACT),
+    ToolSpec("get_friend_settings", "ext-admin", "admin_ext_friends_settings_get", Kind.READ),
+    ToolSpec(
+        "update_friend_settings", "ext-admin", "admin_ext_friends_settings_update", Kind.CHANGE
+    ),
+    # The configuration's change history, the file and the diff between environments: reads.
+    ToolSpec("list_config_changes", "ext-admin", "ext_admin_history_list", Kind.READ),
+    ToolSpec("get_config_change", "ext-admin", "ext_admin_history_get", Kind.READ),
+    ToolSpec("export_config", "ext-admin", "ext_admin_config_export", Kind.READ),
+    ToolSpec("diff_config", "ext-admin", "ext_admin_config_diff", Kind.READ),
     # Live rankings and a user's state: the application API's reads, which an admin key may
     # make for any user of the tenant.
     ToolSpec("get_leaderboard_rankings", "application", "leaderboards_get", Kind.READ),
@@ -134,6 +143,12 @@ LEFT_OUT = {
     "admin_streaks_reset": "a reset ends users' streaks: a deletion of their state",
     "ext_admin_stream": "Server-Sent Events and their tokens: streams, not calls",
     "ext_admin_mcp": "the MCP endpoint itself",
+    "ext_admin_config_apply": "a file archives or deletes what it leaves out: no deletions",
+    "ext_admin_config_promote": "a promote archives or deletes what the source lacks",
+    "ext_admin_config_schema": "the file's JSON Schema, for editors rather than agents",
+    "ext_admin_history_revert": "reverting a creation deletes the object: no deletions",
+    "ext_admin_environments_": "environments and their admin keys: credentials",
+    "admin_ext_users_friends_": "end-users' friends lists are their data, not configuration",
 }
 
 
