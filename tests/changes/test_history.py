@@ -175,3 +175,23 @@ def test_recorded_marks_the_function() -> None:
     def write(tenant: Any) -> None: ...
 
     assert write.records == ("metric",)  # type: ignore[attr-defined]
+
+
+def test_a_change_that_renames_an_object_is_one_change_and_reverts(org: Any, tenant: Any) -> None:
+    """A trigger is named by what fires it: its threshold changed is one change of the
+    trigger under its new name, and reverting it puts the threshold back."""
+    client = admin_client(org)
+    ids = configure(client)
+    triggers = client.get(f"/admin/v1/points/{ids['xp']}/triggers").json()
+    metric_trigger = next(t for t in triggers if t["type"] == "metric")
+    response = client.patch(
+        f"/admin/v1/points/{ids['xp']}/triggers",
+        [{"id": metric_trigger["id"], "metricThreshold": 20}],
+    )
+    assert response.json()["issues"] == []
+    change = ConfigChange.objects.filter(tenant=tenant, kind="points_trigger").latest("id")
+    assert (change.action, change.key) == ("changed", "xp/metric:words:20")
+    assert (change.before["metricThreshold"], change.after["metricThreshold"]) == (10, 20)
+    services.change_revert(change)
+    again = client.get(f"/admin/v1/points/{ids['xp']}/triggers").json()
+    assert next(t for t in again if t["type"] == "metric")["metricThreshold"] == 10
