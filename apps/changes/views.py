@@ -5,7 +5,6 @@ promote, or of a clone), and promote into its own tenant."""
 
 from typing import Any
 
-from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.parsers import BaseParser
@@ -17,10 +16,10 @@ from apps.accounts.selectors import environments_list, tenant_resolve
 from apps.changes import files, selectors, serializers, services
 from apps.changes.schema import document_schema
 from apps.core.api.params import is_uuid, query_bool, query_limit_skip
-from apps.core.api.parsers import StrictJSONParser
+from apps.core.api.parsers import StrictJSONParser, body_read
 from apps.core.api.views import AdminApi
 from apps.core.bulk import validated
-from apps.core.errors import NotFoundError, PayloadTooLargeError
+from apps.core.errors import NotFoundError
 from apps.core.openapi import ADMIN_FORBIDDEN, ADMIN_READ_ERRORS, ADMIN_WRITE_ERRORS, errors
 
 TAGS = ["configuration"]
@@ -71,11 +70,7 @@ class YAMLParser(BaseParser):
     media_type = "application/yaml"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        raw = stream.read(limit + 1) if stream is not None else b""
-        if len(raw) > limit:
-            raise PayloadTooLargeError(f"Request body exceeds {limit} bytes")
-        return files.loads(raw)
+        return files.loads(body_read(stream))
 
 
 def _source(scope: Any, environment_key: str | None, customer_id: str | None) -> Tenant:

@@ -27,15 +27,21 @@ def json_loads_strict(raw: bytes) -> Any:
         raise BadRequestError(f"Malformed JSON: {exc}") from exc
 
 
+def body_read(stream: Any) -> bytes:
+    """The request body, within DATA_UPLOAD_MAX_MEMORY_SIZE: DRF reads the raw stream,
+    bypassing Django's own body-size check, so a parser enforces it here."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    raw: bytes = stream.read(limit + 1) if stream is not None else b""
+    if len(raw) > limit:
+        raise PayloadTooLargeError(f"Request body exceeds {limit} bytes")
+    return raw
+
+
 class StrictJSONParser(BaseParser):
     media_type = "application/json"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        # DRF reads the raw stream, bypassing Django's own body-size check, so enforce it here.
-        raw = stream.read(limit + 1) if stream is not None else b""
-        if len(raw) > limit:
-            raise PayloadTooLargeError(f"Request body exceeds {limit} bytes")
+        raw = body_read(stream)
         if not raw.strip():
             raise BadRequestError("Request body must be JSON")
         return json_loads_strict(raw)
