@@ -71,6 +71,7 @@ def test_history_revert_clone_and_promote(staff: Staff) -> None:
     staff.go("/dashboard/configuration/promote/")
     staff.pick("source", staging.default_tenant.pk)
     staff.click('#promote-source input[type="submit"]')
+    staff.find("#promote-table")  # the compared page has loaded
     rows = staff.all("#promote-table tbody tr")
     assert len(rows) == 1
     assert "metricValue" in rows[0].text
