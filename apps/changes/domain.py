@@ -78,6 +78,35 @@ def plan(
     return steps
 
 
+def dependencies_first(steps: list[Step], self_refs: Mapping[str, Iterable[str]]) -> list[Step]:
+    """The steps with each create that names other objects of its kind being created (an
+    achievement's prerequisites: `self_refs` says which fields) after them; the rest stay in
+    their order. A cycle keeps its order (the services then say what is missing)."""
+    creates = {
+        (step.kind, step.key): step for step in steps if step.action == CREATE and step.wanted
+    }
+
+    def needs(step: Step) -> set[tuple[str, str]]:
+        named: set[tuple[str, str]] = set()
+        for field in self_refs.get(step.kind, ()):
+            value = (step.wanted or {}).get(field) or []
+            named |= {(step.kind, key) for key in value if (step.kind, key) in creates}
+        return named - {(step.kind, step.key)}
+
+    done: set[tuple[str, str]] = set()
+    ordered: list[Step] = []
+    waiting = list(steps)
+    while waiting:
+        ready = [step for step in waiting if step.action != CREATE or needs(step) <= done]
+        if not ready:  # a cycle
+            ready = waiting[:1]
+        for step in ready:
+            ordered.append(step)
+            done.add((step.kind, step.key))
+        waiting = [step for step in waiting if step not in ready]
+    return ordered
+
+
 # --- the configuration file -------------------------------------------------------------------
 
 VERSION = 1

@@ -25,6 +25,7 @@ from apps.changes.domain import CHANGE, CREATE, REMOVE, Step
 from apps.core import portable
 from apps.core.api.naming import wire_namer
 from apps.core.errors import ApplicationError, ValidationError
+from apps.notifications.configuration import defaults_claimed
 
 
 def kind_order() -> dict[str, int]:
@@ -66,7 +67,7 @@ def _refusal(step: Step, exc: Exception) -> ValidationError:
 
 def _self_refs(kind: portable.Kind) -> list[str]:
     """The fields of a kind's states that name objects of the same kind (an achievement's
-    prerequisites): set after every object of the kind exists."""
+    prerequisites): those objects are created first."""
     refs = getattr(kind, "refs", {})
     return [field for field, target in refs.values() if target == kind.name]
 
@@ -74,34 +75,27 @@ def _self_refs(kind: portable.Kind) -> list[str]:
 def steps_apply(tenant: Tenant, steps: Sequence[Step], *, source: str, note: str = "") -> Applied:
     """Carry the steps out, all or none, as one group of the history."""
     touched = {step.kind for step in steps}
+    self_refs = {kind.name: _self_refs(kind) for kind in portable.kinds()}
     with (
         transaction.atomic(),
         history.how(source, note),
         history.recording(tenant, touched) as recording,
     ):
+        if touched & {"email_template", "push_template"}:
+            # The templates are the file's (the source's): no built-in default comes after.
+            defaults_claimed(tenant)
         ctx = portable.Context(tenant)
-        later: list[Step] = []
-        for step in steps:
+        for step in domain.dependencies_first(list(steps), self_refs):
             kind = portable.kind(step.kind)
             try:
                 with transaction.atomic():
                     if step.action == CREATE:
                         assert step.wanted is not None  # noqa: S101 - a create has a state
-                        state = dict(step.wanted)
-                        deferred = {f: state.pop(f) for f in _self_refs(kind) if state.get(f)}
-                        kind.create(ctx, step.key, state)
-                        if deferred:
-                            fields = {name: (None, value) for name, value in deferred.items()}
-                            later.append(Step(CHANGE, step.kind, step.key, fields, step.wanted))
+                        kind.create(ctx, step.key, dict(step.wanted))
                     elif step.action == CHANGE:
                         kind.change(ctx, step.key, step.changes())
                     else:
                         kind.remove(ctx, step.key)
-            except (ApplicationError, ProtectedError, RestrictedError, IntegrityError) as exc:
-                raise _refusal(step, exc) from exc
-        for step in later:
-            try:
-                portable.kind(step.kind).change(ctx, step.key, step.changes())
             except (ApplicationError, ProtectedError, RestrictedError, IntegrityError) as exc:
                 raise _refusal(step, exc) from exc
     return Applied(list(steps), recording.changes)

@@ -59,6 +59,13 @@ def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None
 
     def make(types: tuple[str, ...]) -> Callable[[], None]:
         def seed() -> None:
+            # Not for a type the tenant already has a template of (one a configuration file
+            # or a promote made before the tenant's first league, say).
+            present = set(
+                EmailTemplate.objects.filter(tenant=tenant, type__in=types).values_list(
+                    "type", flat=True
+                )
+            )
             EmailTemplate.objects.bulk_create(
                 [
                     EmailTemplate(
@@ -70,6 +77,7 @@ def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None
                         text=default.text,
                     )
                     for type in types
+                    if type not in present
                     for default in [default_email_template(type)]
                 ]
             )
@@ -102,6 +110,21 @@ def _blocks_only_problem() -> ValidationError:
     return ValidationError(
         "{blocks} are only taken in blocks mode", fields="blocks", code="advanced_mode"
     )
+
+
+def defaults_claimed(tenant: Tenant, now: dt.datetime | None = None) -> None:
+    """The tenant's templates are what a configuration file or a promote says
+    (apps/changes): the built-in defaults are not given to it any more, of any type."""
+    settings, _ = NotificationSettings.objects.get_or_create(tenant=tenant)
+    markers = [
+        field.name
+        for field in NotificationSettings._meta.get_fields()
+        if field.name.endswith("_seeded_at") and getattr(settings, field.name) is None
+    ]
+    if markers:
+        NotificationSettings.objects.filter(pk=settings.pk).update(
+            **dict.fromkeys(markers, now or timezone.now())
+        )
 
 
 @recorded("email_template")

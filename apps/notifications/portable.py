@@ -19,10 +19,10 @@ def _template_key(template: Any) -> str:
 
 
 def _email_tidy(state: State) -> State:
-    """In blocks mode the HTML and text are generated from the blocks: not settings."""
-    if state.get("mode") == TemplateMode.BLOCKS:
-        return {name: value for name, value in state.items() if name not in ("html", "text")}
-    return state
+    """In blocks mode the HTML and text are generated from the blocks: not settings; in
+    advanced mode there are no blocks."""
+    generated = ("html", "text") if state.get("mode") == TemplateMode.BLOCKS else ("blocks",)
+    return {name: value for name, value in state.items() if name not in generated}
 
 
 register(

@@ -15,7 +15,7 @@ from apps.changes.schema import document_schema
 from apps.core import portable
 from apps.core.errors import ValidationError
 from apps.metrics.models import Metric
-from tests.changes.support import admin_client, configure
+from tests.changes.support import admin_client, configure, created
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "gamify-config.schema.json"
 
@@ -192,3 +192,148 @@ def test_the_command_exports_and_applies(
     path.write_text("metrics: [unclosed")
     with pytest.raises(CommandError, match="not valid YAML"):
         call_command("config", "apply", str(path), "--tenant", str(other_tenant.public_id))
+
+
+def _rich(client: Any) -> None:
+    """Beyond configure(): an achievement needing two others, a streak with freezes, a boost,
+    triggers of every kind, a league paying rewards, a blocks-mode email template, a push
+    template with filters, a leaderboard with runs, mutual friends, tenant settings."""
+    ids = configure(client)
+    assert (
+        client.patch(
+            "/admin/v1/streaks/settings",
+            {
+                "freezes": {
+                    "startCount": 1,
+                    "maxCount": 3,
+                    "autoEarnInterval": 7,
+                    "autoEarnAmount": 1,
+                }
+            },
+        ).status_code
+        == 200
+    )
+    created(
+        client.post(
+            "/admin/v1/achievements",
+            [
+                {
+                    "name": "Both",
+                    "trigger": "achievement",
+                    "achievementIds": [ids["writer"], ids["finisher"]],
+                    "status": "active",
+                },
+                {"name": "Week", "trigger": "streak", "streakLength": 7, "status": "active"},
+            ],
+        )
+    )
+    for item in (
+        {"type": "streak", "streakLength": 3, "points": 15},
+        {"type": "time", "timeUnit": "days", "timeInterval": 1, "points": 1},
+    ):
+        created(client.post(f"/admin/v1/points/{ids['xp']}/triggers", [item]))
+    created(
+        client.post(
+            f"/admin/v1/points/{ids['xp']}/boosts",
+            [
+                {
+                    "name": "Launch week",
+                    "start": "2026-12-01",
+                    "end": "2026-12-07",
+                    "multiplier": 2,
+                    "userAttributes": [{"attributeId": ids["plan"], "attributeValue": "pro"}],
+                }
+            ],
+        )
+    )
+    created(
+        client.post(
+            "/admin/v1/leaderboards",
+            [
+                {
+                    "name": "Daily",
+                    "key": "daily",
+                    "rankBy": "metric",
+                    "metricId": ids["words"],
+                    "start": "2026-01-01",
+                    "runUnit": "day",
+                    "runInterval": 1,
+                }
+            ],
+        )
+    )
+    created(
+        client.post(
+            "/admin/ext/v1/leagues",
+            [
+                {
+                    "name": "Weekly",
+                    "key": "weekly",
+                    "scoreBy": "points",
+                    "pointsSystemId": ids["xp"],
+                    "rewards": [
+                        {"fromPlace": 1, "toPlace": 3, "points": 20, "pointsSystemId": ids["xp"]},
+                        {"fromPlace": 1, "toPlace": 1, "achievementId": ids["finisher"]},
+                    ],
+                }
+            ],
+        )
+    )
+    created(
+        client.post(
+            "/admin/v1/email-templates",
+            [
+                {
+                    "type": "streak_reminder",
+                    "name": "Blocks",
+                    "subject": "Keep it going",
+                    "mode": "blocks",
+                    "blocks": [
+                        {"type": "heading", "text": "Hi {{ user.name }}"},
+                        {"type": "points", "system": "xp"},
+                    ],
+                }
+            ],
+        )
+    )
+    created(
+        client.post(
+            "/admin/v1/push-templates",
+            [
+                {
+                    "type": "recap",
+                    "name": "Pro recap",
+                    "title": "Your week",
+                    "body": "Well done",
+                    "data": {"screen": "recap"},
+                    "userAttributes": [{"attributeId": ids["plan"], "attributeValue": "pro"}],
+                }
+            ],
+        )
+    )
+    assert client.patch("/admin/ext/v1/friends/settings", {"mutual": True}).status_code == 200
+    assert (
+        client.patch(
+            "/admin/v1/settings",
+            {"experimentation": {"controlRatio": 10}, "branding": {"brandColor": "#112233"}},
+        ).status_code
+        == 200
+    )
+
+
+def test_every_kind_of_object_survives_the_round_trip(
+    org: Any, tenant: Any, other_tenant: Any
+) -> None:
+    _rich(admin_client(org))
+    text = files.dumps(services.config_document(tenant))
+    doc = files.loads(text)
+    assert doc["achievements"]["Both"]["achievements"] == ["Writer", "finisher"]
+    assert doc["leagues"]["weekly"]["rewards"][0]["pointsSystem"] == "xp"
+    assert doc["friends"]["mutual"] is True
+    assert "html" not in doc["emailTemplates"]["streak_reminder/Blocks"]  # made from blocks
+    services.config_apply(other_tenant, doc)
+    again = files.dumps(services.config_document(other_tenant))
+    assert _sections(files.loads(again)) == _sections(doc)
+    # And back: nothing to do.
+    assert services.config_apply(other_tenant, doc).steps == []
+    assert services.diff(tenant, other_tenant) == []

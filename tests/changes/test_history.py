@@ -25,6 +25,7 @@ NOT_WRITES = {
     "apps.notifications.configuration.defaults_seed_once",  # records what `make` writes
     "apps.notifications.configuration.email_templates_seed",  # through defaults_seed_once
     "apps.notifications.push.configuration.push_templates_seed",
+    "apps.notifications.configuration.defaults_claimed",  # bookkeeping: no template changes
     "apps.leagues.configuration.league_settings_stored",
     "apps.points.configuration.archive.system_writable",
     "apps.points.configuration.levels.levels_recompute",

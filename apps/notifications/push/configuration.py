@@ -130,6 +130,13 @@ def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
 
     def make(types: tuple[str, ...]) -> Callable[[], None]:
         def seed() -> None:
+            # Not for a type the tenant already has a template of (one a configuration file
+            # or a promote made before the tenant's first league, say).
+            present = set(
+                PushTemplate.objects.filter(tenant=tenant, type__in=types).values_list(
+                    "type", flat=True
+                )
+            )
             PushTemplate.objects.bulk_create(
                 [
                     PushTemplate(
@@ -140,6 +147,7 @@ def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
                         body=default.body,
                     )
                     for type in types
+                    if type not in present
                     for default in [default_push_template(type)]
                 ]
             )
