@@ -5,5 +5,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("apps.leagues.admin_urls")),
+    path("", include("apps.quests.admin_urls")),
     path("", include("apps.streams.admin_urls")),
 ]

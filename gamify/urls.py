@@ -35,7 +35,12 @@ _EXTENSIONS = {
             "name": "leagues",
             "description": "Weekly cohorts with tiers, promotion and demotion (a gamify "
             "extension: Trophy has no leagues).",
-        }
+        },
+        {
+            "name": "quests",
+            "description": "Goals per day, week or month with rewards, chosen per user from "
+            "pools (a gamify extension: Trophy has no quests).",
+        },
     ],
 }
 

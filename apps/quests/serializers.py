@@ -1,0 +1,295 @@
+"""Input shapes of the quests admin API (/admin/ext/v1/quests, /admin/ext/v1/quest-pools), and
+the response shapes of the quests extension routes, each `Shape` with the function that renders
+it below it (apps/core/api/shapes.py). The admin inputs agree with `QuestSettings` and
+`QuestPoolSettings` (tests/core/test_declarations.py)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.core.api.fields import StrictSerializer, StringField, key_field
+from apps.core.api.shapes import Shape, renders
+from apps.quests import domain
+from apps.quests.choices import Cadence, GoalKind, PoolCadence, PoolStatus, Status
+from apps.quests.models import Quest, QuestPool
+from apps.users.wire import AttributeRef, AttributeRefSerializer
+
+# --- admin API input --------------------------------------------------------------------------
+
+
+class QuestGoalSerializer(StrictSerializer):
+    kind = serializers.ChoiceField(choices=GoalKind.choices)
+    target = serializers.DecimalField(
+        max_digits=20,
+        decimal_places=6,
+        min_value=0,
+        max_value=domain.MAX_TARGET,
+        required=False,
+        help_text="What the period must reach: the metric's sum, the number of active days, "
+        "of streak extensions, or the points gained. Above 0; not taken by achievement goals.",
+    )
+    metricId = serializers.UUIDField(required=False, allow_null=True, help_text="metric goals.")
+    pointsSystemId = serializers.UUIDField(
+        required=False, allow_null=True, help_text="points goals."
+    )
+    achievementId = serializers.UUIDField(
+        required=False, allow_null=True, help_text="achievement goals."
+    )
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        kwargs = super().service_kwargs(data)
+        for name in ("metric_id", "points_system_id", "achievement_id"):
+            if kwargs.get(name) is not None:
+                kwargs[name] = str(kwargs[name])
+        return kwargs
+
+
+class _QuestFields(StrictSerializer):
+    description = StringField(max_length=2000, required=False, allow_null=True, allow_blank=True)
+    badgeUrl = serializers.URLField(max_length=2000, required=False, allow_null=True)
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    startsOn = serializers.DateField(
+        required=False, allow_null=True, help_text="Once quests: the first day (user's calendar)."
+    )
+    endsOn = serializers.DateField(
+        required=False, allow_null=True, help_text="Once quests: the last day (user's calendar)."
+    )
+    rewardPoints = serializers.IntegerField(
+        min_value=0,
+        max_value=domain.MAX_REWARD_POINTS,
+        required=False,
+        help_text="Points paid into rewardPointsSystemId once per completion (default 0).",
+    )
+    rewardPointsSystemId = serializers.UUIDField(required=False, allow_null=True)
+    rewardAchievementId = serializers.UUIDField(
+        required=False, allow_null=True, help_text="An api achievement a completion completes."
+    )
+    userAttributes = AttributeRefSerializer(
+        many=True,
+        required=False,
+        allow_null=True,
+        help_text="Only users with all these attribute values get the quest ([] or null: "
+        "everyone).",
+    )
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        for name in ("rewardPointsSystemId", "rewardAchievementId"):
+            if value.get(name) is not None:
+                value[name] = str(value[name])
+        return value
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        kwargs = super().service_kwargs(data)
+        if "goals" in kwargs:
+            kwargs["goals"] = [QuestGoalSerializer.service_kwargs(g) for g in kwargs["goals"]]
+        return kwargs
+
+
+def _goals_field(required: bool) -> serializers.ListField:
+    return serializers.ListField(
+        child=QuestGoalSerializer(),
+        required=required,
+        min_length=1,
+        max_length=domain.MAX_GOALS,
+        help_text=f"1 to {domain.MAX_GOALS} goals, all to be met within one period.",
+    )
+
+
+class QuestCreateSerializer(_QuestFields):
+    name = StringField(max_length=255)
+    key = key_field()
+    cadence = serializers.ChoiceField(choices=Cadence.choices)
+    goals = _goals_field(required=True)
+
+
+class QuestUpdateSerializer(_QuestFields):
+    id = serializers.UUIDField()
+    name = StringField(max_length=255, required=False)
+    key = key_field()
+    cadence = serializers.ChoiceField(choices=Cadence.choices, required=False)
+    goals = _goals_field(required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["key"].required = False
+
+
+class PoolMemberSerializer(StrictSerializer):
+    questId = serializers.UUIDField()
+    weight = serializers.IntegerField(
+        min_value=1, max_value=domain.MAX_WEIGHT, required=False, help_text="Default 1."
+    )
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        kwargs = super().service_kwargs(data)
+        kwargs["quest_id"] = str(kwargs["quest_id"])
+        return kwargs
+
+
+def _members_field(required: bool) -> serializers.ListField:
+    return serializers.ListField(
+        child=PoolMemberSerializer(),
+        required=required,
+        min_length=1,
+        max_length=domain.MAX_POOL_MEMBERS,
+        help_text="The pool's quests (of its cadence; a quest is in one pool at most), each "
+        "with a weight.",
+    )
+
+
+class _PoolFields(StrictSerializer):
+    status = serializers.ChoiceField(choices=PoolStatus.choices, required=False)
+
+    @classmethod
+    def service_kwargs(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        kwargs = super().service_kwargs(data)
+        if "quests" in kwargs:
+            kwargs["quests"] = [PoolMemberSerializer.service_kwargs(m) for m in kwargs["quests"]]
+        return kwargs
+
+
+class PoolCreateSerializer(_PoolFields):
+    name = StringField(max_length=255)
+    key = key_field()
+    cadence = serializers.ChoiceField(choices=PoolCadence.choices)
+    size = serializers.IntegerField(
+        min_value=1, max_value=domain.MAX_POOL_SIZE, help_text="Quests each user gets per period."
+    )
+    quests = _members_field(required=True)
+
+
+class PoolUpdateSerializer(_PoolFields):
+    id = serializers.UUIDField()
+    name = StringField(max_length=255, required=False)
+    key = key_field()
+    cadence = serializers.ChoiceField(choices=PoolCadence.choices, required=False)
+    size = serializers.IntegerField(
+        min_value=1,
+        max_value=domain.MAX_POOL_SIZE,
+        required=False,
+        help_text="Quests each user gets per period.",
+    )
+    quests = _members_field(required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["key"].required = False
+
+
+# --- the admin API's shapes -------------------------------------------------------------------
+
+
+class QuestGoal(Shape):
+    # One stored goal (Quest.goals).
+    kind = serializers.ChoiceField(choices=GoalKind.choices)
+    target = serializers.FloatField(help_text="1 for achievement goals.")
+    metricId = serializers.UUIDField(required=False, help_text="metric goals.")
+    pointsSystemId = serializers.UUIDField(required=False, help_text="points goals.")
+    achievementId = serializers.UUIDField(required=False, help_text="achievement goals.")
+
+
+_GOAL_WIRE = {
+    "metric_id": "metricId",
+    "points_system_id": "pointsSystemId",
+    "achievement_id": "achievementId",
+}
+
+
+@renders(QuestGoal)
+def quest_goal_render(goal: Mapping[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {"kind": goal["kind"], "target": float(goal["target"])}
+    for name, wire in _GOAL_WIRE.items():
+        if goal.get(name):
+            body[wire] = goal[name]
+    return body
+
+
+class AdminQuest(Shape):
+    # A Quest row (with its reward's system and achievement loaded).
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    key = serializers.CharField()
+    description = serializers.CharField(allow_null=True)
+    badgeUrl = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=Status.choices)
+    activatedAt = serializers.DateTimeField(
+        allow_null=True, help_text="When it last became active: progress counts from then."
+    )
+    cadence = serializers.ChoiceField(choices=Cadence.choices)
+    startsOn = serializers.DateField(allow_null=True, help_text="Once quests; null otherwise.")
+    endsOn = serializers.DateField(allow_null=True, help_text="Once quests; null otherwise.")
+    goals = QuestGoal(many=True)
+    rewardPoints = serializers.IntegerField()
+    rewardPointsSystemId = serializers.UUIDField(allow_null=True)
+    rewardAchievementId = serializers.UUIDField(allow_null=True)
+    userAttributes = AttributeRef(many=True, help_text="User filter ([] for everyone).")
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+@renders(AdminQuest)
+def admin_quest_render(quest: Quest) -> dict[str, Any]:
+    system, achievement = quest.reward_points_system, quest.reward_achievement
+    return {
+        "id": str(quest.public_id),
+        "name": quest.name,
+        "key": quest.key,
+        "description": quest.description,
+        "badgeUrl": quest.badge_url,
+        "status": quest.status,
+        "activatedAt": quest.activated_at,
+        "cadence": quest.cadence,
+        "startsOn": quest.starts_on.isoformat() if quest.starts_on else None,
+        "endsOn": quest.ends_on.isoformat() if quest.ends_on else None,
+        "goals": [quest_goal_render(g) for g in quest.goals],
+        "rewardPoints": quest.reward_points,
+        "rewardPointsSystemId": str(system.public_id) if system else None,
+        "rewardAchievementId": str(achievement.public_id) if achievement else None,
+        "userAttributes": list(quest.user_attributes),
+        "created": quest.created,
+        "updated": quest.updated,
+    }
+
+
+class PoolMember(Shape):
+    questId = serializers.UUIDField()
+    weight = serializers.IntegerField()
+    addedAt = serializers.DateTimeField(
+        help_text="When it joined the pool: users get it from their next period."
+    )
+
+
+class AdminQuestPool(Shape):
+    # A QuestPool row.
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    key = serializers.CharField()
+    status = serializers.ChoiceField(choices=PoolStatus.choices)
+    cadence = serializers.ChoiceField(choices=PoolCadence.choices)
+    size = serializers.IntegerField(help_text="Quests each user gets per period.")
+    quests = PoolMember(many=True)
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+@renders(AdminQuestPool)
+def admin_pool_render(pool: QuestPool) -> dict[str, Any]:
+    return {
+        "id": str(pool.public_id),
+        "name": pool.name,
+        "key": pool.key,
+        "status": pool.status,
+        "cadence": pool.cadence,
+        "size": pool.size,
+        "quests": [
+            {"questId": m["quest_id"], "weight": m["weight"], "addedAt": m["added_at"]}
+            for m in pool.members
+        ],
+        "created": pool.created,
+        "updated": pool.updated,
+    }
