@@ -1,10 +1,13 @@
 from django.db import models
 
+# The labels say what each value does: they are what the dashboard offers, and they keep each
+# set apart from the other apps' sets of the same values in the OpenAPI documents' enums.
+
 
 class Status(models.TextChoices):
-    INACTIVE = "inactive"
-    ACTIVE = "active"
-    ARCHIVED = "archived"
+    INACTIVE = "inactive", "Inactive: nothing counts"
+    ACTIVE = "active", "Active: events count"
+    ARCHIVED = "archived", "Archived: hidden, nothing counts"
 
 
 class Cadence(models.TextChoices):
@@ -18,14 +21,14 @@ class Cadence(models.TextChoices):
 
 
 class PoolCadence(models.TextChoices):
-    DAILY = "daily"
-    WEEKLY = "weekly"
-    MONTHLY = "monthly"
+    DAILY = "daily", "Daily quests"
+    WEEKLY = "weekly", "Weekly quests"
+    MONTHLY = "monthly", "Monthly quests"
 
 
 class PoolStatus(models.TextChoices):
-    ACTIVE = "active"
-    INACTIVE = "inactive"
+    ACTIVE = "active", "Active: hands out its quests"
+    INACTIVE = "inactive", "Inactive: its quests are nobody's"
 
 
 class GoalKind(models.TextChoices):

@@ -165,9 +165,9 @@ def user_quests_at(
     pooled: set[str] = set()
     chosen: list[Assigned] = []
     for pool in config.pools:
+        pooled.update(m["quest_id"] for m in pool.members)  # an inactive pool's: nobody's
         if pool.status != PoolStatus.ACTIVE:
             continue
-        pooled.update(m["quest_id"] for m in pool.members)
         period = domain.period_of(pool.cadence, today, tz_name)
         assert period is not None  # noqa: S101 - pools are never `once`
         same_cadence = {k: q for k, q in eligible.items() if q.cadence == pool.cadence}
