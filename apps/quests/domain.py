@@ -272,7 +272,8 @@ def goals_problem(goals: Sequence[Mapping[str, Any]]) -> ValidationError | None:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A quest a pool may choose: its key (what the seed names) and weight."""
+    """A quest a pool may choose: its public id (what the seed names: a quest keeps it when
+    its key changes) and weight."""
 
     key: str
     weight: int
@@ -311,7 +312,7 @@ def pool_choice(
     user_id: str,
     index: int,
 ) -> list[str]:
-    """The keys of the quests a user gets in the period numbered `index`, in the period's
+    """The quests (public ids) a user gets in the period numbered `index`, in the period's
     order.
 
     Weighted: each candidate's chance grows with its weight. Varied: every period draws again.
@@ -353,7 +354,7 @@ def candidates_at(
             continue
         if quest.activated_at is None or quest.activated_at > start:
             continue
-        found.append(Candidate(quest.key, int(member.get("weight", 1))))
+        found.append(Candidate(member["quest_id"], int(member.get("weight", 1))))
     return found
 
 

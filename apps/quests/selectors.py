@@ -180,8 +180,7 @@ def user_quests_at(
             user_id=user_id,
             index=domain.period_index(period.first, pool.cadence),
         )
-        by_key = {q.key: q for q in same_cadence.values()}
-        chosen.extend(Assigned(by_key[k], period, pool.key) for k in keys)
+        chosen.extend(Assigned(same_cadence[k], period, pool.key) for k in keys)
     seen = {a.quest.pk for a in chosen}
     free = []
     for quest in eligible.values():

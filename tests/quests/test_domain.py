@@ -268,4 +268,8 @@ def test_a_quest_added_or_activated_after_the_period_began_waits_for_the_next():
     ]
     assert domain.candidates_at(members, start, quests) == [Candidate("a", 1)]
     tomorrow = start + dt.timedelta(days=1)
-    assert [c.key for c in domain.candidates_at(members, tomorrow, quests)] == ["a", "b", "c"]
+    assert domain.candidates_at(members, tomorrow, quests) == [
+        Candidate("a", 1),
+        Candidate("b", 3),
+        Candidate("c", 1),
+    ]

@@ -286,3 +286,102 @@ def test_a_once_quest_counts_between_its_dates_only(
     [row] = progress("ann", "launch")
     assert values(row) == [2]
     assert row.completed_at is None
+
+
+def test_a_pool_gives_each_user_their_own_quests_and_only_those_count(
+    api_client: Any, tenant: Tenant, metric: Metric
+):
+    from apps.quests.configuration import pool_create
+    from apps.quests.domain import QuestPoolSettings
+
+    goal = metric_goal(metric, 100)
+    with time_machine.travel(NOON - dt.timedelta(days=1), tick=False):
+        made = [quest(tenant, f"q{n}", [goal]) for n in range(6)]
+        pool_create(
+            tenant,
+            QuestPoolSettings(
+                name="Daily",
+                key="daily",
+                cadence="daily",
+                size=2,
+                quests=[{"quest_id": str(q.public_id), "weight": 1} for q in made],
+            ),
+        )
+        free = quest(tenant, "everyone", [goal])
+    users = [f"u{n}" for n in range(8)]
+    with time_machine.travel(NOON, tick=False):
+        for user in users:
+            send(api_client, user, 1)
+    sets = {}
+    for user in users:
+        keys = set(
+            QuestProgress.objects.filter(user__external_id=user).values_list(
+                "quest__key", flat=True
+            )
+        )
+        assert free.key in keys
+        keys.discard(free.key)
+        assert len(keys) == 2, keys
+        sets[user] = keys
+    assert len({frozenset(s) for s in sets.values()}) > 1  # varied per user
+    # The next day avoids the day's set (6 quests: three times the size).
+    with time_machine.travel(NOON + dt.timedelta(days=1), tick=False):
+        send(api_client, "u0", 1)
+    tomorrow = set(
+        QuestProgress.objects.filter(
+            user__external_id="u0", period_first=dt.date(2026, 11, 25)
+        ).values_list("quest__key", flat=True)
+    ) - {free.key}
+    assert len(tomorrow) == 2
+    assert not tomorrow & sets["u0"]
+
+
+def test_a_quest_added_to_a_pool_mid_period_waits_for_the_users_next_period(
+    api_client: Any, tenant: Tenant, metric: Metric
+):
+    from apps.quests.configuration import pool_create, pool_update
+    from apps.quests.domain import QuestPoolSettings
+
+    goal = metric_goal(metric, 100)
+    with time_machine.travel(NOON - dt.timedelta(days=1), tick=False):
+        first = quest(tenant, "first", [goal])
+        pool = pool_create(
+            tenant,
+            QuestPoolSettings(
+                name="Daily",
+                key="daily",
+                cadence="daily",
+                size=2,
+                quests=[{"quest_id": str(first.public_id)}],
+            ),
+        )
+    with time_machine.travel(NOON, tick=False):
+        send(api_client, "ann", 1)
+        late = quest(tenant, "late", [goal])
+        members = [{"quest_id": str(q.public_id)} for q in (first, late)]
+        pool_update(tenant, pool, QuestPoolSettings(quests=members))
+        send(api_client, "ann", 1)
+    assert [values(r) for r in progress("ann", "first")] == [[2]]
+    assert progress("ann", "late") == []
+    with time_machine.travel(NOON + dt.timedelta(days=1), tick=False):
+        send(api_client, "ann", 1)
+    assert [values(r) for r in progress("ann", "late")] == [[1]]
+
+
+def test_a_reward_achievement_is_completed_with_the_quest(
+    api_client: Any, tenant: Tenant, metric: Metric
+):
+    from apps.achievements.models import AchievementCompletion
+
+    badge = Achievement.objects.create(
+        tenant=tenant, name="Questing", key="questing", trigger="api", status="active"
+    )
+    bump(tenant)
+    quest(tenant, "two", [metric_goal(metric, 2)], reward_achievement_id=str(badge.public_id))
+    with time_machine.travel(NOON, tick=False):
+        send(api_client, "ann", 1)
+        assert not AchievementCompletion.objects.exists()
+        send(api_client, "ann", 1)
+        send(api_client, "ann", 1)
+    [completion] = AchievementCompletion.objects.all()
+    assert completion.achievement_id == badge.pk
