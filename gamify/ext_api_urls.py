@@ -5,5 +5,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("apps.leagues.urls")),
+    path("", include("apps.quests.urls")),
     path("", include("apps.streams.urls")),
 ]

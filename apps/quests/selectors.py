@@ -252,3 +252,24 @@ def pool_get(tenant: Tenant, public_id: str) -> QuestPool | None:
 
 def quest_has_history(quest: Quest) -> bool:
     return QuestProgress.objects.filter(quest=quest).exists()
+
+
+@dataclass(frozen=True)
+class Names:
+    """How the application API names what quests refer to: the keys of metrics and points
+    systems by public id, the keys of points systems and the public ids of achievements by
+    primary key (from the cached configurations: nothing is read)."""
+
+    keys: dict[str, str]
+    system_keys: dict[int, str]
+    achievement_ids: dict[int, str]
+
+
+def names(tenant: Tenant) -> Names:
+    metrics = metric_definitions(tenant).values()
+    systems = points_config(tenant).values()
+    return Names(
+        keys={m.public_id: m.key for m in metrics} | {s.public_id: s.key for s in systems},
+        system_keys={s.pk: s.key for s in systems},
+        achievement_ids={a.pk: a.public_id for a in achievement_definitions(tenant).values()},
+    )

@@ -1,14 +1,25 @@
-"""The quests extension routes. Admin API (/admin/ext/v1): quest and pool configuration, each a
-`Collection` of the bulk conventions."""
+"""The quests extension routes. Application API (/ext/v1): a user's current quests and quest
+history. Admin API (/admin/ext/v1): quest and pool configuration, each a `Collection` of the
+bulk conventions."""
 
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.api.params import query_int
+from apps.core.api.views import AppApi
 from apps.core.bulk import Collection
+from apps.core.openapi import read_errors
 from apps.core.scope import Scope
-from apps.quests import configuration, selectors, serializers
+from apps.quests import configuration, openapi, selectors, serializers
 from apps.quests.domain import QuestPoolSettings, QuestSettings
 from apps.quests.models import Quest, QuestPool
+from apps.users.selectors import user_get
+from apps.users.wire import USER_ID
 
 
 class QuestCollection(Collection):
@@ -63,3 +74,64 @@ class QuestPoolCollection(Collection):
 
     def render(self, obj: QuestPool) -> dict[str, Any]:
         return serializers.admin_pool_render(obj)
+
+
+class UserQuestsApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_quests",
+        summary="Get a user's current quests",
+        description="The active quests the user has now: everyone's quests that their "
+        "attributes admit, and those their pools chose for them in the current period (in the "
+        "user's time zone), each with its period, the progress in each goal, its reward and "
+        "when it was completed. Completions are reported here, by webhooks and notifications; "
+        "never in the event's response.",
+        tags=openapi.TAGS,
+        parameters=[USER_ID],
+        responses={200: serializers.UserQuest(many=True), **read_errors("User not found")},
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        user = user_get(scope.tenant, user_id)
+        now = timezone.now()
+        assigned = selectors.user_quests_at(
+            scope.tenant,
+            selectors.quests_config(scope.tenant),
+            user_id=user.external_id,
+            tz_name=user.tz,
+            attributes=user.attributes or {},
+            now=now,
+        )
+        rows = selectors.progress_current(user, assigned)
+        names = selectors.names(scope.tenant)
+        return Response(
+            [serializers.user_quest_render(a, rows.get(a.quest.pk), names, now) for a in assigned]
+        )
+
+
+class UserQuestHistoryApi(AppApi):
+    @extend_schema(
+        operation_id="ext_users_quest_history",
+        summary="Get a user's quest history",
+        description="The user's quest periods that have ended and in which they made progress, "
+        "newest first: each quest's goals as the period left them, whether and when it was "
+        "completed, and the points its reward paid.",
+        tags=openapi.TAGS,
+        parameters=[USER_ID, openapi.HISTORY_LIMIT],
+        responses={
+            200: serializers.QuestHistoryEntry(many=True),
+            **read_errors(
+                "User not found", f"limit not an integer from 1 to {openapi.MAX_HISTORY}."
+            ),
+        },
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        scope = self.scope(request)
+        scope.ensure_user_access(user_id)
+        limit = query_int(
+            request.query_params, "limit", default=20, minimum=1, maximum=openapi.MAX_HISTORY
+        )
+        user = user_get(scope.tenant, user_id)
+        rows = selectors.progress_history(scope.tenant, user, limit=limit, before=timezone.now())
+        names = selectors.names(scope.tenant)
+        return Response([serializers.quest_history_entry_render(r, names) for r in rows])
