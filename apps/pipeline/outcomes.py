@@ -12,7 +12,7 @@ from apps.achievements.services import Completed
 from apps.leaderboards.services import BoardStanding
 from apps.leagues.services import LeagueMove
 from apps.points.ledger import SystemChange
-from apps.quests.facts import QuestCompleted, QuestProgressed
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
 from apps.streaks.selectors import StreakView
 
 
@@ -86,6 +86,7 @@ class QuestsOutcome:
     points systems (the leaderboards and leagues count those as points gained; the event's
     response does not show them: apps/pipeline/quests.py)."""
 
+    renewed: tuple[QuestsRenewed, ...] = ()
     progressed: tuple[QuestProgressed, ...] = ()
     completed: tuple[QuestCompleted, ...] = ()
     reward_changes: tuple[SystemChange, ...] = ()

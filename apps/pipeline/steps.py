@@ -48,9 +48,10 @@ from apps.points.ledger import Ledger, SystemChange
 from apps.points.models import PointsTriggerMark
 from apps.points.selectors import points_config
 from apps.points.services import PointsLoaded, points_event_awards, points_event_load, points_pay
-from apps.quests.facts import QuestCompleted, QuestProgressed
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
 from apps.quests.services import (
     Progressed,
+    QuestsComputed,
     QuestsLoaded,
     happened_of,
     quests_event_compute,
@@ -220,21 +221,23 @@ def quests_step(
         points_added=points.added_by_pk,
         achievement_pks=achievements.achievement_pks,
     )
-    moved = quests_event_compute(
+    computed = quests_event_compute(
         ctx.tenant, ctx.user, loaded=ctx.loaded.quests, happened=happened, now=ctx.now
     )
-    if not moved:
+    if not computed.moved:
         return QuestsOutcome()
-    quests_write(moved)
-    return quests_outcome(ctx.tenant, ctx.user, moved, ctx.now)
+    quests_write(computed.moved)
+    return quests_outcome(ctx.tenant, ctx.user, computed, ctx.now)
 
 
 def quests_outcome(
-    tenant: Tenant, user: EndUser, moved: Sequence[Progressed], now: dt.datetime
+    tenant: Tenant, user: EndUser, computed: QuestsComputed, now: dt.datetime
 ) -> QuestsOutcome:
+    moved = computed.moved
     done = [m for m in moved if m.completed]
     changes = quest_rewards_pay(tenant, user, done, now) if done else []
     return QuestsOutcome(
+        renewed=tuple(QuestsRenewed(user.pk, r) for r in computed.renewed),
         progressed=tuple(
             QuestProgressed(user.pk, m.quest, m.row) for m in moved if not m.completed
         ),
@@ -351,6 +354,7 @@ def event_facts(
     facts.extend(achievements.facts)
     facts.extend(points_facts(user_pk, points.changes))
     if quests is not None:
+        facts.extend(quests.renewed)
         facts.extend(quests.progressed)
         facts.extend(quests.completed)
         facts.extend(points_facts(user_pk, quests.reward_changes))

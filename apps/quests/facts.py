@@ -1,10 +1,12 @@
-"""The quests' facts (apps/core/facts.py): an event moved a user's quest, or completed it."""
+"""The quests' facts (apps/core/facts.py): an event moved a user's quest, completed it, or
+was their first progress in a new period."""
 
 from dataclasses import dataclass
 
 from apps.core.facts import Fact
 from apps.quests.models import QuestProgress
 from apps.quests.selectors import QuestDef
+from apps.quests.services import Renewal
 
 
 @dataclass(frozen=True)
@@ -22,3 +24,11 @@ class QuestCompleted(Fact):
 
     quest: QuestDef
     row: QuestProgress
+
+
+@dataclass(frozen=True)
+class QuestsRenewed(Fact):
+    """The user's first progress in a new daily, weekly or monthly period: the quests of that
+    cadence they have in it (apps/quests/services.Renewal)."""
+
+    renewal: Renewal

@@ -4,7 +4,7 @@ it below it (apps/core/api/shapes.py). The admin inputs agree with `QuestSetting
 `QuestPoolSettings` (tests/core/test_declarations.py)."""
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -15,6 +15,12 @@ from apps.quests import domain
 from apps.quests.choices import Cadence, GoalKind, PoolCadence, PoolStatus, Status
 from apps.quests.models import Quest, QuestPool, QuestProgress
 from apps.quests.selectors import Assigned, Names
+from apps.quests.wire import (
+    QuestGoalProgress,
+    QuestReward,
+    goals_render,
+    quest_reward_of,
+)
 from apps.users.wire import AttributeRef, AttributeRefSerializer
 
 # --- admin API input --------------------------------------------------------------------------
@@ -300,58 +306,6 @@ def admin_pool_render(pool: QuestPool) -> dict[str, Any]:
 # --- the application API ----------------------------------------------------------------------
 
 
-class QuestGoalProgress(Shape):
-    # A goal of a QuestDef with the user's state in it ({"value"} or nothing yet).
-    kind = serializers.ChoiceField(choices=GoalKind.choices)
-    target = serializers.FloatField(help_text="1 for achievement goals.")
-    progress = serializers.FloatField(
-        help_text="How far the user got in the period: the metric's sum, the active days, the "
-        "streak's extensions, the points gained, or 1 once the achievement is completed."
-    )
-    met = serializers.BooleanField()
-    metricKey = serializers.CharField(required=False, help_text="metric goals.")
-    pointsSystemKey = serializers.CharField(required=False, help_text="points goals.")
-    achievementId = serializers.UUIDField(required=False, help_text="achievement goals.")
-
-
-@renders(QuestGoalProgress)
-def quest_goal_progress_render(
-    stored: Mapping[str, Any], state: Mapping[str, Any], keys: Mapping[str, str]
-) -> dict[str, Any]:
-    """`keys`: the keys of the tenant's metrics and points systems, by public id."""
-    target = float(stored["target"])
-    progress = float(state.get("value", 0))
-    body: dict[str, Any] = {
-        "kind": stored["kind"],
-        "target": target,
-        "progress": progress,
-        "met": progress >= target,
-    }
-    if stored.get("metric_id"):
-        body["metricKey"] = keys.get(stored["metric_id"], "")
-    if stored.get("points_system_id"):
-        body["pointsSystemKey"] = keys.get(stored["points_system_id"], "")
-    if stored.get("achievement_id"):
-        body["achievementId"] = stored["achievement_id"]
-    return body
-
-
-class QuestReward(Shape):
-    # What a quest's completion pays.
-    points = serializers.IntegerField(help_text="0: no points.")
-    pointsSystemKey = serializers.CharField(allow_null=True)
-    achievementId = serializers.UUIDField(
-        allow_null=True, help_text="The api achievement a completion completes."
-    )
-
-
-@renders(QuestReward)
-def quest_reward_render(
-    points: int, system_key: str | None, achievement_id: str | None
-) -> dict[str, Any]:
-    return {"points": points, "pointsSystemKey": system_key, "achievementId": achievement_id}
-
-
 class UserQuest(Shape):
     # An Assigned quest with the user's progress row of its period (or none yet).
     id = serializers.UUIDField()
@@ -390,18 +344,6 @@ class QuestHistoryEntry(Shape):
     rewardPoints = serializers.IntegerField(help_text="The points the completion paid.")
 
 
-def _goals_render(
-    stored: Sequence[Mapping[str, Any]],
-    states: Sequence[Mapping[str, Any]],
-    keys: Mapping[str, str],
-) -> list[dict[str, Any]]:
-    padded = list(states) + [{}] * (len(stored) - len(states))
-    return [
-        quest_goal_progress_render(goal, state, keys)
-        for goal, state in zip(stored, padded, strict=False)
-    ]
-
-
 @renders(UserQuest)
 def user_quest_render(
     assigned: Assigned, row: QuestProgress | None, names: Names, now: dt.datetime
@@ -418,14 +360,8 @@ def user_quest_render(
         "periodStart": period.start,
         "periodEnd": period.end,
         "timeLeft": max(0, int((period.end - now).total_seconds())),
-        "goals": _goals_render(quest.goals_stored, row.goals if row else [], names.keys),
-        "reward": quest_reward_render(
-            quest.reward_points if quest.reward_system_pk else 0,
-            names.system_keys.get(quest.reward_system_pk) if quest.reward_system_pk else None,
-            names.achievement_ids.get(quest.reward_achievement_pk)
-            if quest.reward_achievement_pk
-            else None,
-        ),
+        "goals": goals_render(quest.goals_stored, row.goals if row else [], names.keys),
+        "reward": quest_reward_of(quest, names),
         "completed": row is not None and row.completed_at is not None,
         "completedAt": row.completed_at if row else None,
     }
@@ -441,7 +377,7 @@ def quest_history_entry_render(row: QuestProgress, names: Names) -> dict[str, An
         "cadence": quest.cadence,
         "periodStart": row.period_first.isoformat(),
         "periodEnd": row.period_last.isoformat(),
-        "goals": _goals_render(quest.goals, row.goals, names.keys),
+        "goals": goals_render(quest.goals, row.goals, names.keys),
         "completed": row.completed_at is not None,
         "completedAt": row.completed_at,
         "rewardPoints": row.reward_points,

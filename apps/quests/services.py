@@ -16,6 +16,7 @@ from typing import cast
 from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
 from apps.quests import domain
+from apps.quests.choices import Cadence
 from apps.quests.models import QuestProgress
 from apps.quests.selectors import Assigned, QuestDef, quests_config, user_quests_at
 from apps.users.domain import local_date
@@ -55,6 +56,22 @@ class Progressed:
     completed: bool
 
 
+@dataclass(frozen=True)
+class Renewal:
+    """The user's first progress in a new daily, weekly or monthly period: the quests of that
+    cadence they have in it."""
+
+    cadence: str
+    period: domain.Period
+    quests: tuple[Assigned, ...]
+
+
+@dataclass(frozen=True)
+class QuestsComputed:
+    moved: list[Progressed]
+    renewed: list[Renewal]
+
+
 def quests_event_compute(
     tenant: Tenant,
     user: EndUser,
@@ -62,22 +79,49 @@ def quests_event_compute(
     loaded: QuestsLoaded,
     happened: domain.Happened,
     now: dt.datetime,
-) -> list[Progressed]:
+) -> QuestsComputed:
     """What the event adds to each quest the user has now (computed, not written). A quest
     completed in this period takes nothing more; a goal the event does not move leaves the
-    row alone."""
+    row alone. A cadence whose current period had no row of the user's before, and gets one
+    now, is renewed."""
     config = quests_config(tenant)
     if not config.any_active:
-        return []
-    moved = []
-    for assigned in user_quests_at(
+        return QuestsComputed([], [])
+    assigned_now = user_quests_at(
         tenant,
         config,
         user_id=user.external_id,
         tz_name=user.tz,
         attributes=user.attributes or {},
         now=now,
-    ):
+    )
+    moved = _moved(tenant, user, assigned_now, loaded, happened, now)
+    return QuestsComputed(moved, _renewals(assigned_now, loaded, moved))
+
+
+def _renewals(
+    assigned: Sequence[Assigned], loaded: QuestsLoaded, moved: Sequence[Progressed]
+) -> list[Renewal]:
+    started = {m.quest.cadence for m in moved if (m.quest.pk, m.row.period_first) not in loaded}
+    renewed = []
+    for cadence in sorted(started - {Cadence.ONCE}):
+        mine = tuple(a for a in assigned if a.quest.cadence == cadence)
+        if any((a.quest.pk, a.period.first) in loaded for a in mine):
+            continue
+        renewed.append(Renewal(cadence, mine[0].period, mine))
+    return renewed
+
+
+def _moved(
+    tenant: Tenant,
+    user: EndUser,
+    assigned_now: Sequence[Assigned],
+    loaded: QuestsLoaded,
+    happened: domain.Happened,
+    now: dt.datetime,
+) -> list[Progressed]:
+    moved = []
+    for assigned in assigned_now:
         quest, period = assigned.quest, assigned.period
         row = loaded.get((quest.pk, period.first))
         if row is not None and row.completed_at is not None:
