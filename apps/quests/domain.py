@@ -358,6 +358,15 @@ def candidates_at(
     return found
 
 
+def pooled_at(members: Iterable[Mapping[str, Any]], start: dt.datetime) -> list[str]:
+    """The members (public ids) that were in the pool when a period began at `start`."""
+    return [
+        m["quest_id"]
+        for m in members
+        if m.get("added_at") is None or dt.datetime.fromisoformat(m["added_at"]) <= start
+    ]
+
+
 def pool_problem(size: int, members: Sequence[Mapping[str, Any]]) -> ValidationError | None:
     if not 1 <= len(members) <= MAX_POOL_MEMBERS:
         return ValidationError(

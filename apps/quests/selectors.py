@@ -157,7 +157,8 @@ def user_quests_at(
 ) -> list[Assigned]:
     """The active quests the user has at `now`: those outside every active pool that pass
     the user's attribute filters, and those the pools choose for the user (domain.pool_choice
-    over the candidates as they stood when the user's period began). Reads nothing."""
+    over the candidates as they stood when the user's period began). A quest added to a pool
+    during the user's period stays everyone's until the next one. Reads nothing."""
     today = local_date(now, tz_name)
     eligible = {
         q.public_id: q for q in config.active if attributes_match(q.user_filters, attributes)
@@ -165,11 +166,13 @@ def user_quests_at(
     pooled: set[str] = set()
     chosen: list[Assigned] = []
     for pool in config.pools:
-        pooled.update(m["quest_id"] for m in pool.members)  # an inactive pool's: nobody's
-        if pool.status != PoolStatus.ACTIVE:
-            continue
         period = domain.period_of(pool.cadence, today, tz_name)
         assert period is not None  # noqa: S101 - pools are never `once`
+        # A quest is the pool's from the user's first period after it joined the pool; until
+        # then it stays what it was (everyone's). An inactive pool's quests are nobody's.
+        pooled.update(domain.pooled_at(pool.members, period.start))
+        if pool.status != PoolStatus.ACTIVE:
+            continue
         same_cadence = {k: q for k, q in eligible.items() if q.cadence == pool.cadence}
         candidates = domain.candidates_at(pool.members, period.start, same_cadence)
         keys = domain.pool_choice(
@@ -272,4 +275,59 @@ def names(tenant: Tenant) -> Names:
         keys={m.public_id: m.key for m in metrics} | {s.public_id: s.key for s in systems},
         system_keys={s.pk: s.key for s in systems},
         achievement_ids={a.pk: a.public_id for a in achievement_definitions(tenant).values()},
+    )
+
+
+# --- dashboard analytics ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuestStats:
+    """A quest's figures over some periods: users who made progress, completions, the median
+    time from a user's first counted event of a period to the completion, reward points paid."""
+
+    started: int
+    completed: int
+    median_seconds: int | None
+    points_paid: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.completed / self.started if self.started else None
+
+
+def quest_period_stats(
+    tenant: Tenant, quest_pk: int, periods: int
+) -> list[tuple[dt.date, dt.date, QuestStats]]:
+    """The quest's last `periods` periods that anyone made progress in, newest first."""
+    firsts = list(
+        QuestProgress.objects.filter(tenant=tenant, quest_id=quest_pk)
+        .values_list("period_first", "period_last")
+        .distinct()
+        .order_by("-period_first")[:periods]
+    )
+    if not firsts:
+        return []
+    rows = QuestProgress.objects.filter(
+        tenant=tenant, quest_id=quest_pk, period_first__gte=firsts[-1][0]
+    ).only("period_first", "started_at", "completed_at", "reward_points")
+    by_period: dict[dt.date, list[QuestProgress]] = {first: [] for first, _ in firsts}
+    for row in rows:
+        by_period.setdefault(row.period_first, []).append(row)
+    return [(first, last, _stats(by_period[first])) for first, last in firsts]
+
+
+def _stats(rows: Sequence[QuestProgress]) -> QuestStats:
+    done = [r for r in rows if r.completed_at is not None]
+    times = sorted(int((r.completed_at - r.started_at).total_seconds()) for r in done)  # type: ignore[operator]
+    median = times[len(times) // 2] if times else None
+    return QuestStats(len(rows), len(done), median, sum(r.reward_points for r in done))
+
+
+def user_quest_rows(tenant: Tenant, user: EndUser, limit: int) -> list[QuestProgress]:
+    """The user's latest quest periods (current and past), newest first, with their quests."""
+    return list(
+        QuestProgress.objects.filter(tenant=tenant, user=user)
+        .select_related("quest")
+        .order_by("-period_first", "quest__name")[:limit]
     )
