@@ -15,6 +15,7 @@ from typing import cast
 
 from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
+from apps.points.selectors import points_config
 from apps.quests import domain
 from apps.quests.choices import Cadence
 from apps.quests.models import QuestProgress
@@ -120,6 +121,8 @@ def _moved(
     happened: domain.Happened,
     now: dt.datetime,
 ) -> list[Progressed]:
+    # A reward into a points system archived since pays nothing (steps.quest_rewards_pay).
+    active_systems = {s.pk for s in points_config(tenant).values()}
     moved = []
     for assigned in assigned_now:
         quest, period = assigned.quest, assigned.period
@@ -147,7 +150,8 @@ def _moved(
         row.updated_at = now
         if done:
             row.completed_at = now
-            row.reward_points = quest.reward_points if quest.reward_system_pk else 0
+            paying = quest.reward_system_pk in active_systems
+            row.reward_points = quest.reward_points if paying else 0
         moved.append(Progressed(quest, assigned, row, done))
     return moved
 
