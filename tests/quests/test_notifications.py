@@ -114,3 +114,24 @@ def test_no_template_no_sweep(api_client: Any, tenant: Tenant, metric: Metric):
     send_event(api_client, TUESDAY, "ada", 1, tz="UTC")
     sweep(dt.datetime(2026, 11, 24, 19, 5, tzinfo=UTC))
     assert messages(type="quest_reminder") == []
+
+
+def test_the_block_editor_starts_a_quest_reminder_with_its_own_words() -> None:
+    from apps.notifications.rendering import template_check
+    from apps.notifications.rendering.blocks import (
+        STARTER_SUBJECTS,
+        blocks_check,
+        blocks_compile,
+        starter_blocks,
+        variables_for,
+    )
+
+    blocks = starter_blocks("quest_reminder")
+    assert "quests.unfinished" in blocks[1]["text"]
+    compiled = blocks_compile(blocks_check(blocks))
+    template_check(
+        subject=STARTER_SUBJECTS["quest_reminder"], html=compiled.html, text=compiled.text
+    )
+    paths = {v["path"] for v in variables_for("quest_reminder")}
+    assert "quests.unfinished" in paths
+    assert "league.name" not in paths
