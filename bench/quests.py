@@ -145,9 +145,7 @@ class QuestOnCase(QuestOffCase):
                 "three progress rows per user; the daily quest's progress = values sent",
                 all(by_key.get(c, (0, 0, 0))[0] >= self.users for c in CADENCES)
                 and (not one_day or daily[0] == self.users)
-                and (
-                    not one_day or (daily[2] == want if not unsure else daily[2] >= want)
-                ),
+                and (not one_day or (daily[2] == want if not unsure else daily[2] >= want)),
                 f"rows {[(k, v[0]) for k, v in by_key.items()]}, daily progress {daily[2]} "
                 f"over {daily[1]} day(s) (sent {want})"
                 + (f"; {unsure} requests without 201" if unsure else ""),
