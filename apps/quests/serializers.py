@@ -201,19 +201,15 @@ class QuestGoal(Shape):
     achievementId = serializers.UUIDField(required=False, help_text="achievement goals.")
 
 
-_GOAL_WIRE = {
-    "metric_id": "metricId",
-    "points_system_id": "pointsSystemId",
-    "achievement_id": "achievementId",
-}
-
-
 @renders(QuestGoal)
 def quest_goal_render(goal: Mapping[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {"kind": goal["kind"], "target": float(goal["target"])}
-    for name, wire in _GOAL_WIRE.items():
-        if goal.get(name):
-            body[wire] = goal[name]
+    if goal.get("metric_id"):
+        body["metricId"] = goal["metric_id"]
+    if goal.get("points_system_id"):
+        body["pointsSystemId"] = goal["points_system_id"]
+    if goal.get("achievement_id"):
+        body["achievementId"] = goal["achievement_id"]
     return body
 
 
@@ -272,6 +268,16 @@ class PoolMember(Shape):
     )
 
 
+@renders(PoolMember)
+def pool_member_render(member: Mapping[str, Any]) -> dict[str, Any]:
+    """A member as stored (QuestPool.members)."""
+    return {
+        "questId": member["quest_id"],
+        "weight": member["weight"],
+        "addedAt": member["added_at"],
+    }
+
+
 class AdminQuestPool(Shape):
     # A QuestPool row.
     id = serializers.UUIDField()
@@ -294,10 +300,7 @@ def admin_pool_render(pool: QuestPool) -> dict[str, Any]:
         "status": pool.status,
         "cadence": pool.cadence,
         "size": pool.size,
-        "quests": [
-            {"questId": m["quest_id"], "weight": m["weight"], "addedAt": m["added_at"]}
-            for m in pool.members
-        ],
+        "quests": [pool_member_render(m) for m in pool.members],
         "created": pool.created,
         "updated": pool.updated,
     }
