@@ -14,8 +14,7 @@ from apps.core.config_cache import tenant_cached
 from apps.metrics.selectors import metric_definitions
 from apps.points.selectors import points_config
 from apps.quests import domain
-from apps.quests.choices import PoolStatus, Status
-from apps.quests.errors import QuestNotFoundError
+from apps.quests.choices import Cadence, PoolStatus, Status
 from apps.quests.models import Quest, QuestPool, QuestProgress
 from apps.users.domain import attributes_match, local_date
 from apps.users.models import EndUser
@@ -160,13 +159,22 @@ def user_quests_at(
     over the candidates as they stood when the user's period began). A quest added to a pool
     during the user's period stays everyone's until the next one. Reads nothing."""
     today = local_date(now, tz_name)
+    periods: dict[str, domain.Period | None] = {}  # the user's current period of each cadence
+
+    def period_of(quest: QuestDef | None, cadence: str) -> domain.Period | None:
+        if quest is not None and cadence == Cadence.ONCE:
+            return quest.period(today, tz_name)
+        if cadence not in periods:
+            periods[cadence] = domain.period_of(cadence, today, tz_name)
+        return periods[cadence]
+
     eligible = {
         q.public_id: q for q in config.active if attributes_match(q.user_filters, attributes)
     }
     pooled: set[str] = set()
     chosen: list[Assigned] = []
     for pool in config.pools:
-        period = domain.period_of(pool.cadence, today, tz_name)
+        period = period_of(None, pool.cadence)
         assert period is not None  # noqa: S101 - pools are never `once`
         # A quest is the pool's from the user's first period after it joined the pool; until
         # then it stays what it was (everyone's). An inactive pool's quests are nobody's.
@@ -189,17 +197,10 @@ def user_quests_at(
     for quest in eligible.values():
         if quest.public_id in pooled or quest.pk in seen:
             continue
-        period = quest.period(today, tz_name)
+        period = period_of(quest, quest.cadence)
         if period is not None:
             free.append(Assigned(quest, period, None))
     return free + chosen
-
-
-def quest_visible(tenant: Tenant, key: str) -> QuestDef:
-    for quest in quests_config(tenant).quests:
-        if quest.key == key:
-            return quest
-    raise QuestNotFoundError("Quest not found")
 
 
 def progress_current(user: EndUser, assigned: Sequence[Assigned]) -> dict[int, QuestProgress]:
