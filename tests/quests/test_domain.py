@@ -12,6 +12,8 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from apps.quests import domain
 from apps.quests.domain import Candidate, Goal, Happened
@@ -273,3 +275,26 @@ def test_a_quest_added_or_activated_after_the_period_began_waits_for_the_next():
         Candidate("b", 3),
         Candidate("c", 1),
     ]
+
+
+@given(
+    size=st.integers(min_value=1, max_value=5),
+    extra=st.integers(min_value=0, max_value=10),
+    weights=st.lists(st.integers(min_value=1, max_value=1000), min_size=25, max_size=25),
+    user=st.text(min_size=1, max_size=12),
+    start=st.integers(min_value=-1000, max_value=1000),
+)
+def test_any_pool_of_three_sets_never_repeats_the_previous_period(
+    size: int, extra: int, weights: list[int], user: str, start: int
+):
+    candidates = [Candidate(f"q{i}", weights[i]) for i in range(3 * size + extra)]
+    sets = [
+        domain.pool_choice(candidates, size, **SEEDS, user_id=user, index=i)
+        for i in range(start, start + 6)
+    ]
+    for chosen in sets:
+        assert len(chosen) == len(set(chosen)) == size
+    for before, after in itertools.pairwise(sets):
+        assert not set(before) & set(after)
+    # The same on a second computation: nothing is stored, nothing drifts.
+    assert sets[0] == domain.pool_choice(candidates, size, **SEEDS, user_id=user, index=start)
