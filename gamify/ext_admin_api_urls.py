@@ -5,6 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("apps.leagues.admin_urls")),
+    path("", include("apps.quests.admin_urls")),
     path("", include("apps.streams.admin_urls")),
     path("", include("apps.changes.admin_urls")),
     path("", include("apps.analytics.ext_admin_urls")),

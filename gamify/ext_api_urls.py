@@ -5,6 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("apps.leagues.urls")),
+    path("", include("apps.quests.urls")),
     path("", include("apps.streams.urls")),
     path("", include("apps.social.urls")),
 ]

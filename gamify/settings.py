@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "apps.points",
     "apps.leaderboards",
     "apps.leagues",
+    "apps.quests",
     "apps.notifications",
     "apps.webhooks",
     "apps.streams",
@@ -324,6 +325,12 @@ SPECTACULAR_SETTINGS = {
         "LeagueIdleEnum": "apps.leagues.choices.Idle",
         "LeagueAbsentEnum": "apps.leagues.choices.Absent",
         "LeagueZoneEnum": "apps.leagues.choices.Zone",
+        # The quests extension.
+        "QuestStatusEnum": "apps.quests.choices.Status",
+        "QuestCadenceEnum": "apps.quests.choices.Cadence",
+        "QuestPoolCadenceEnum": "apps.quests.choices.PoolCadence",
+        "QuestPoolStatusEnum": "apps.quests.choices.PoolStatus",
+        "QuestGoalKindEnum": "apps.quests.choices.GoalKind",
     },
     # Drops the legacy /api/ mount (a second copy of the application API) from root-urlconf
     # schemas, such as the one `manage.py check --deploy` generates.

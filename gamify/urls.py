@@ -57,6 +57,11 @@ _EXTENSIONS = {
             "description": "The Model Context Protocol server, for AI agents that configure "
             "gamify (a gamify extension).",
         },
+        {
+            "name": "quests",
+            "description": "Goals per day, week or month with rewards, chosen per user from "
+            "pools (a gamify extension: Trophy has no quests).",
+        },
     ],
 }
 

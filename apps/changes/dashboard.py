@@ -39,6 +39,8 @@ MODEL_KINDS = {
     "points.pointstrigger": "points_trigger",
     "leaderboards.leaderboard": "leaderboard",
     "leagues.league": "league",
+    "quests.quest": "quest",
+    "quests.questpool": "quest_pool",
     "notifications.emailtemplate": "email_template",
     "notifications.pushtemplate": "push_template",
     "notifications.pushchannel": "push_channel",

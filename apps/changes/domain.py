@@ -123,6 +123,8 @@ SECTIONS = {
     "points_system": "pointsSystems",
     "leaderboard": "leaderboards",
     "league": "leagues",
+    "quest": "quests",
+    "quest_pool": "questPools",
     "email_template": "emailTemplates",
     "push_template": "pushTemplates",
 }

@@ -119,6 +119,9 @@ ID_FIELDS: Mapping[str, tuple[str, str]] = {
     "metricId": ("metric", "metric"),
     "pointsSystemId": ("pointsSystem", "points_system"),
     "achievementId": ("achievement", "achievement"),
+    "rewardPointsSystemId": ("rewardPointsSystem", "points_system"),
+    "rewardAchievementId": ("rewardAchievement", "achievement"),
+    "questId": ("quest", "quest"),
 }
 _STATE_FIELDS = {field: (wire, target) for wire, (field, target) in ID_FIELDS.items()}
 

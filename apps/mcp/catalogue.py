@@ -82,6 +82,8 @@ _COLLECTIONS = (
     ("push_template", "push_templates", "admin", "admin_push_templates"),
     ("tenant", "tenants", "admin", "admin_tenants"),
     ("league", "leagues", "ext-admin", "admin_leagues"),
+    ("quest", "quests", "ext-admin", "admin_quests"),
+    ("quest_pool", "quest_pools", "ext-admin", "admin_quest_pools"),
 )
 
 

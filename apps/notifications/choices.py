@@ -9,6 +9,8 @@ class NotificationType(models.TextChoices):
     # gamify's own (README, "Leagues"): not in Trophy's preferences.
     LEAGUE_RESULT = "league_result", "League result"
     LEAGUE_AT_RISK = "league_at_risk", "League at risk"
+    # gamify's own (README, "Quests").
+    QUEST_REMINDER = "quest_reminder", "Quest reminder"
 
 
 # Trophy's types: those its preferences body (GET/PATCH /users/{id}/preferences) knows.
@@ -19,6 +21,7 @@ TROPHY_TYPES = (
     NotificationType.STREAK_REMINDER,
 )
 LEAGUE_TYPES = (NotificationType.LEAGUE_RESULT, NotificationType.LEAGUE_AT_RISK)
+QUEST_TYPES = (NotificationType.QUEST_REMINDER,)
 
 
 class Channel(models.TextChoices):

@@ -16,7 +16,13 @@ from apps.core.declarations import given_values, required_check
 from apps.core.errors import ValidationError
 from apps.leagues.selectors import leagues_config
 from apps.notifications import domain
-from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, TemplateMode, TemplateStatus
+from apps.notifications.choices import (
+    LEAGUE_TYPES,
+    QUEST_TYPES,
+    TROPHY_TYPES,
+    TemplateMode,
+    TemplateStatus,
+)
 from apps.notifications.domain import EmailTemplateSettings
 from apps.notifications.models import EmailTemplate, NotificationSettings
 from apps.notifications.rendering import default_email_template, template_check
@@ -26,6 +32,7 @@ from apps.notifications.rendering.blocks import (
     blocks_compile,
     starter_blocks,
 )
+from apps.quests.selectors import quests_config
 from apps.users.configuration import attribute_refs_check
 
 
@@ -87,6 +94,8 @@ def email_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None
     defaults_seed_once(tenant, "defaults_seeded_at", make(TROPHY_TYPES), now)
     if leagues_config(tenant):  # the league types' once the tenant has a league
         defaults_seed_once(tenant, "league_defaults_seeded_at", make(LEAGUE_TYPES), now)
+    if quests_config(tenant).quests:  # the quest types' once the tenant has a quest
+        defaults_seed_once(tenant, "quest_defaults_seeded_at", make(QUEST_TYPES), now)
 
 
 def _check_parts(subject: str, html: str, text: str) -> None:

@@ -27,8 +27,8 @@ from apps.leaderboards.selectors import boards_listed, run_current, user_standin
 from apps.metrics.models import MetricDailyChange
 from apps.metrics.selectors import metric_definitions, user_metric_totals
 from apps.notifications import domain
-from apps.notifications.choices import LEAGUE_TYPES, NotificationType
-from apps.notifications.rendering import LEAGUE_SAMPLE
+from apps.notifications.choices import LEAGUE_TYPES, QUEST_TYPES, NotificationType
+from apps.notifications.rendering import LEAGUE_SAMPLE, QUESTS_SAMPLE
 from apps.notifications.tokens import preferences_url, unsubscribe_url
 from apps.points.models import PointsDailyChange
 from apps.points.selectors import points_config, user_totals
@@ -276,6 +276,9 @@ def message_context(
     if type in LEAGUE_TYPES:
         # The week as the job saw it when it made the message due (plain values).
         context["league"] = dict(payload.get("league", {}))
+    if type in QUEST_TYPES:
+        # Today's quests as the sweep saw them (plain values).
+        context["quests"] = dict(payload.get("quests", {}))
     if type == NotificationType.ACHIEVEMENT_COMPLETED and "achievementId" in payload:
         # Always built: a message about an achievement that no longer exists is not sent.
         context["achievement"] = achievement_context(tenant, payload["achievementId"])
@@ -307,4 +310,6 @@ def preview_payload(tenant: Tenant, user: EndUser, type: str, now: dt.datetime) 
         return {"messageNumber": 1, "daysSinceLastActive": 3}
     if type in LEAGUE_TYPES:
         return {"league": {**LEAGUE_SAMPLE, "score": str(LEAGUE_SAMPLE["score"])}}
+    if type in QUEST_TYPES:
+        return {"quests": dict(QUESTS_SAMPLE)}
     return {}

@@ -323,6 +323,21 @@ def league_at_risk_send_at(week_end: dt.datetime, tz: str | None) -> dt.datetime
     return evening
 
 
+# quest_reminder: from 19:00 to 23:00 local (the sweep's first run in it), to a user last
+# active on one of their 3 last local days (today included).
+QUEST_REMINDER_FROM, QUEST_REMINDER_UNTIL = dt.time(19), dt.time(23)
+QUEST_REMINDER_ACTIVE_DAYS = 3
+
+
+def quest_reminder_due(now: dt.datetime, tz: str | None, last_active_on: dt.date | None) -> bool:
+    """Whether it is the user's evening now and they were active in their last 3 days."""
+    local = now.astimezone(send_zone(tz))
+    if not QUEST_REMINDER_FROM <= local.time() < QUEST_REMINDER_UNTIL:
+        return False
+    recent = local.date() - dt.timedelta(days=QUEST_REMINDER_ACTIVE_DAYS - 1)
+    return last_active_on is not None and last_active_on >= recent
+
+
 def league_key(type: str, league_pk: int, week_start: dt.datetime) -> str:
     return f"{type}:{league_pk}:{week_start:%Y%m%dT%H%M}"
 

@@ -12,6 +12,7 @@ from apps.notifications.delivery import messages_stuck_release
 from apps.notifications.leagues import league_at_risk_schedule
 from apps.notifications.models import ExpoTicket, Message, SlotRun
 from apps.notifications.push.receipts import expo_receipts_check
+from apps.notifications.quests import quest_reminder_schedule
 from apps.notifications.tasks import messages_dispatch_task
 
 # Slots are hours apart; a run every five minutes sends within five minutes of 17:00 local.
@@ -29,6 +30,14 @@ def notifications_league_at_risk(now: dt.datetime) -> int:
     """Members in a demotion zone are warned at 17:00 local on a week's last day (within ten
     minutes). Registered here: no other app hears of it (it has no webhook)."""
     return league_at_risk_schedule(now)
+
+
+@periodic_job("notifications-quest-reminder", every=dt.timedelta(minutes=10))
+def notifications_quest_reminder(now: dt.datetime) -> int:
+    """Users with unfinished daily quests are reminded in their evening (19:00 to 23:00
+    local, within ten minutes). Registered here: no other app hears of it (it has no
+    webhook)."""
+    return quest_reminder_schedule(now)
 
 
 @periodic_job("notifications-recover", every=dt.timedelta(minutes=5))

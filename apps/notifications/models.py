@@ -29,6 +29,9 @@ class NotificationSettings(models.Model):
     # The league types came later: a tenant seeded before them gets theirs once too.
     league_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
     league_push_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
+    # ... and so did the quest types.
+    quest_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
+    quest_push_defaults_seeded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "notification settings"

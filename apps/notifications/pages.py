@@ -30,11 +30,18 @@ from apps.accounts.choices import TenantStatus
 from apps.accounts.domain import BRAND_COLOR_DEFAULT
 from apps.accounts.models import Tenant
 from apps.leagues.selectors import leagues_config
-from apps.notifications.choices import LEAGUE_TYPES, TROPHY_TYPES, Channel, NotificationType
+from apps.notifications.choices import (
+    LEAGUE_TYPES,
+    QUEST_TYPES,
+    TROPHY_TYPES,
+    Channel,
+    NotificationType,
+)
 from apps.notifications.context import app_context
 from apps.notifications.domain import channel_allowed
 from apps.notifications.services import notification_preferences_update, notification_unsubscribe
 from apps.notifications.tokens import LinkUser, preferences_token_read, unsubscribe_token_read
+from apps.quests.selectors import quests_config
 from apps.users.models import EndUser
 from apps.users.services import user_lock_pk
 
@@ -49,6 +56,7 @@ DESCRIPTIONS = {
     NotificationType.STREAK_REMINDER: "A reminder before your streak is about to end.",
     NotificationType.LEAGUE_RESULT: "Your result when a league week ends.",
     NotificationType.LEAGUE_AT_RISK: "On a league week's last day, when you could go down.",
+    NotificationType.QUEST_REMINDER: "In the evening, when today's quests are unfinished.",
 }
 
 # Tenant branding reaches an inline <style> and an <img src>; autoescaping keeps it inside the
@@ -210,6 +218,8 @@ def _types_shown(tenant: Tenant) -> list[str]:
     shown: list[str] = list(TROPHY_TYPES)
     if leagues_config(tenant):
         shown += LEAGUE_TYPES
+    if quests_config(tenant).quests:
+        shown += QUEST_TYPES
     return shown
 
 

@@ -71,6 +71,7 @@ from apps.points.choices import TriggerType
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, PointsTriggerMark
 from apps.points.selectors import points_config
 from apps.points.services import PointsLoaded, points_load_many
+from apps.quests.selectors import quests_config
 from apps.streaks import domain as streaks_domain
 from apps.streaks.models import StreakLoss, StreakPeriod, StreakState
 from apps.streaks.selectors import current_period_of, streak_config, streaks_configured
@@ -102,6 +103,8 @@ def bulk_ready(tenant: Tenant) -> bool:
     if connection.vendor != "postgresql" or endpoints_active(tenant):
         return False
     if leagues_active(tenant):  # joins and scores per event (apps/leagues/services.py)
+        return False
+    if quests_config(tenant).any_active:  # progress and rewards per event (the quests step)
         return False
     if notification_config(tenant).enabled(NotificationType.ACHIEVEMENT_COMPLETED):
         return False
@@ -412,6 +415,7 @@ def _apply(
             completed=state.completed,
             points=state.points,
             entries={},  # the boards are moved from the user's state below
+            quests={},  # a tenant with an active quest goes the grouped way (bulk_ready)
         ),
     )
     streak = _streak(ctx, state, writes)

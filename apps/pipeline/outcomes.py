@@ -12,6 +12,7 @@ from apps.achievements.services import Completed
 from apps.leaderboards.services import BoardStanding
 from apps.leagues.services import LeagueMove
 from apps.points.ledger import SystemChange
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
 from apps.streaks.selectors import StreakView
 
 
@@ -61,7 +62,10 @@ class PointsOutcome:
 
     @property
     def added_by_pk(self) -> dict[int, int]:  # for points leaderboards
-        return {c.system.pk: c.added for c in self.changes}
+        added: dict[int, int] = {}
+        for change in self.changes:
+            added[change.system.pk] = added.get(change.system.pk, 0) + change.added
+        return added
 
 
 @dataclass(frozen=True)
@@ -74,3 +78,16 @@ class LeaguesOutcome:
     """The user's week in each league the event scored in."""
 
     moves: tuple[LeagueMove, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class QuestsOutcome:
+    """The quests the event moved or completed, and what the completions' rewards paid into
+    points systems (the leaderboards and leagues count those as points gained; the event's
+    response does not show them: apps/pipeline/quests.py)."""
+
+    renewed: tuple[QuestsRenewed, ...] = ()
+    progressed: tuple[QuestProgressed, ...] = ()
+    completed: tuple[QuestCompleted, ...] = ()
+    reward_changes: tuple[SystemChange, ...] = ()
+    reward_achievements: tuple[int, ...] = ()  # achievement pks the completions complete

@@ -10,7 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
-from apps.achievements.selectors import AchievementDef
+from apps.achievements.errors import AchievementInvalidError
+from apps.achievements.selectors import AchievementDef, achievement_definitions
 from apps.achievements.services import ApiCompletion, Completed, achievement_complete_api
 from apps.core.db import retrying_deadlocks
 from apps.core.facts import Fact
@@ -141,12 +142,19 @@ def event_apply(
     streak = steps.streak_step(ctx)
     achievements = steps.achievements_step(ctx, streak)
     points = steps.points_step(ctx, streak, achievements)
-    leaderboards = steps.leaderboards_step(ctx, streak, points)
-    leagues = steps.leagues_step(ctx, points)
-    facts = steps.event_facts(ctx, streak, achievements, points, leaderboards, leagues)
+    quests = steps.quests_step(ctx, streak, achievements, points)
+    # Boards and leagues count a quest's reward as points gained; the response does not.
+    gained = (
+        PointsOutcome(points.changes + quests.reward_changes) if quests.reward_changes else points
+    )
+    leaderboards = steps.leaderboards_step(ctx, streak, gained)
+    leagues = steps.leagues_step(ctx, gained)
+    facts = steps.event_facts(ctx, streak, achievements, points, leaderboards, leagues, quests)
     # Notifications tell which of them became due: webhooks hear of those too.
     facts += notifications_record(tenant, user, facts, now)
     facts_publish(tenant, user, facts, now)
+    if quests.reward_achievements:
+        quest_reward_achievements_complete(tenant, user, quests.reward_achievements, now)
     answer = EventAnswer(
         str(recorded.event.public_id),
         config.metric,
@@ -159,6 +167,24 @@ def event_apply(
         replayed=False,
     )
     return answer
+
+
+def quest_reward_achievements_complete(
+    tenant: Tenant, user: EndUser, pks: Sequence[int], now: dt.datetime
+) -> None:
+    """The api achievements that quests' completions complete, as an API completion does
+    (their composites, points, boards, notifications and webhooks); completing one twice
+    changes nothing, and one the user cannot complete (locked, outside its filters) or gone
+    since is skipped."""
+    definitions = achievement_definitions(tenant)
+    for pk in pks:
+        definition = definitions.get(pk)
+        if definition is None:
+            continue
+        try:
+            achievement_complete(tenant, user, definition, now)
+        except AchievementInvalidError:
+            continue
 
 
 def _replay(

@@ -1,6 +1,6 @@
 """The feature steps of the pipeline, in the only order there is (ARCHITECTURE.md §5):
 
-    streaks -> achievements -> points -> leaderboards -> leagues
+    streaks -> achievements -> points -> quests -> leaderboards -> leagues
 
 Each step receives the event context and the outcomes of the steps before it and returns a
 frozen outcome.
@@ -39,12 +39,25 @@ from apps.pipeline.outcomes import (
     LeaderboardsOutcome,
     LeaguesOutcome,
     PointsOutcome,
+    QuestsOutcome,
     StreakOutcome,
 )
+from apps.points.choices import ExtensionTriggerType
 from apps.points.facts import PointsChanged
 from apps.points.ledger import Ledger, SystemChange
 from apps.points.models import PointsTriggerMark
+from apps.points.selectors import points_config
 from apps.points.services import PointsLoaded, points_event_awards, points_event_load, points_pay
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
+from apps.quests.services import (
+    Progressed,
+    QuestsComputed,
+    QuestsLoaded,
+    happened_of,
+    quests_event_compute,
+    quests_event_load,
+    quests_write,
+)
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.streaks.selectors import (
     streak_config,
@@ -70,6 +83,7 @@ class EventLoaded:
     completed: set[int]
     points: PointsLoaded | None
     entries: Entries
+    quests: QuestsLoaded
 
 
 def event_load(
@@ -82,19 +96,20 @@ def event_load(
 ) -> EventLoaded:
     """Read what the steps need, for a user whose lock the caller holds. A user `created` by
     this event has no rows yet: nothing to read."""
-    streak, completed, points, entries = load_together(
+    streak, completed, points, entries, quests = load_together(
         streak_event_load(tenant, user),
         achievements_event_load(tenant, user, metric_pk),
         points_event_load(tenant, user),
         leaderboards_event_load(
             tenant, user, metric_pk, streaks_configured(streak_config(tenant)), now
         ),
+        quests_event_load(tenant, user, now),
         nothing_stored=created,
     )
     if created and streak is not None:
         # The new user's only change is this event's.
         streak = dataclasses.replace(streak, changes={metric_pk: value})
-    return EventLoaded(streak, completed, points, entries)
+    return EventLoaded(streak, completed, points, entries, quests)
 
 
 @dataclass(frozen=True)
@@ -187,6 +202,84 @@ def points_awards_of(
     )
 
 
+def quests_step(
+    ctx: EventContext,
+    streak: StreakOutcome,
+    achievements: AchievementsOutcome,
+    points: PointsOutcome,
+) -> QuestsOutcome:
+    """The user's quests after the event, from what the earlier steps computed (the event's
+    metric and value, the streak's extension, the points gained, the achievements completed):
+    one statement writes every row it moved; a completion pays its points reward through the
+    ledger (a read of the balances and the ledger's write, on completions only)."""
+    happened = happened_of(
+        ctx.user,
+        now=ctx.now,
+        metric_pk=ctx.metric.pk,
+        value=ctx.value,
+        streak_extended=streak.extended,
+        points_added=points.added_by_pk,
+        achievement_pks=achievements.achievement_pks,
+    )
+    computed = quests_event_compute(
+        ctx.tenant, ctx.user, loaded=ctx.loaded.quests, happened=happened, now=ctx.now
+    )
+    if not computed.moved:
+        return QuestsOutcome()
+    quests_write(computed.moved)
+    return quests_outcome(ctx.tenant, ctx.user, computed, ctx.now)
+
+
+def quests_outcome(
+    tenant: Tenant, user: EndUser, computed: QuestsComputed, now: dt.datetime
+) -> QuestsOutcome:
+    moved = computed.moved
+    done = [m for m in moved if m.completed]
+    changes = quest_rewards_pay(tenant, user, done, now) if done else []
+    return QuestsOutcome(
+        renewed=tuple(QuestsRenewed(user.pk, r) for r in computed.renewed),
+        progressed=tuple(
+            QuestProgressed(user.pk, m.quest, m.row) for m in moved if not m.completed
+        ),
+        completed=tuple(QuestCompleted(user.pk, m.quest, m.row) for m in done),
+        reward_changes=tuple(changes),
+        reward_achievements=tuple(
+            m.quest.reward_achievement_pk for m in done if m.quest.reward_achievement_pk
+        ),
+    )
+
+
+def quest_rewards_pay(
+    tenant: Tenant, user: EndUser, done: Sequence[Progressed], now: dt.datetime
+) -> list[SystemChange]:
+    """The completions' points, each once: the ledger's dedupe key names the quest and the
+    period, so a retried or replayed completion is refused by the ledger's unique constraint.
+    The award's trigger snapshot says it was a quest (type `quest`, ExtensionTriggerType). A
+    points system archived since pays nothing."""
+    systems = {s.pk: s for s in points_config(tenant).values()}
+    paying = [
+        (m, systems[m.quest.reward_system_pk])
+        for m in done
+        if m.quest.reward_points and m.quest.reward_system_pk in systems
+    ]
+    if not paying:
+        return []
+    ledger = Ledger(tenant, user, now)
+    ledger.load([system for _, system in paying])
+    for m, system in paying:
+        source: dict[str, object] = {
+            "type": ExtensionTriggerType.QUEST.value,
+            "id": m.quest.public_id,
+            "key": m.quest.key,
+            "name": m.quest.name,
+            "points": m.quest.reward_points,
+            "period": m.row.period_first.isoformat(),
+        }
+        dedupe = f"quest:{m.quest.pk}:{m.row.period_first.isoformat()}"
+        ledger.award(system, None, m.quest.reward_points, dedupe, source=source)
+    return ledger.flush()
+
+
 def leaderboards_step(
     ctx: EventContext, streak: StreakOutcome, points: PointsOutcome
 ) -> LeaderboardsOutcome:
@@ -245,6 +338,7 @@ def event_facts(
     points: PointsOutcome,
     leaderboards: LeaderboardsOutcome,
     leagues: LeaguesOutcome,
+    quests: QuestsOutcome | None = None,
 ) -> list[Fact]:
     """What the event did, as facts for the apps that react to it (notifications, webhooks),
     carrying what the steps computed: a reaction reads nothing again."""
@@ -259,6 +353,11 @@ def event_facts(
         facts.append(StreakExtended(user_pk, streak.view, streak.started))
     facts.extend(achievements.facts)
     facts.extend(points_facts(user_pk, points.changes))
+    if quests is not None:
+        facts.extend(quests.renewed)
+        facts.extend(quests.progressed)
+        facts.extend(quests.completed)
+        facts.extend(points_facts(user_pk, quests.reward_changes))
     facts.extend(rank_facts(user_pk, leaderboards.standings))
     facts.extend(league_facts(user_pk, leagues.moves))
     return facts

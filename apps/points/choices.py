@@ -14,6 +14,16 @@ class TriggerType(models.TextChoices):
     USER_CREATION = "user_creation"
 
 
+class ExtensionTriggerType(models.TextChoices):
+    """Trigger types that only gamify's extensions fire. None is configured as a points trigger
+    (Trophy's five are the only ones its API and documents know): each names what paid a
+    triggerless award, as the type of the award's trigger snapshot, which the dashboard's
+    ledger and the points analytics by trigger type show. The application API's award leaves
+    such a trigger out, as Trophy's documents describe no such type."""
+
+    QUEST = "quest"  # a quest's reward (apps/pipeline/quests.py)
+
+
 class TriggerStatus(models.TextChoices):
     ACTIVE = "active"
     INACTIVE = "inactive"

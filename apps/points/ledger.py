@@ -66,10 +66,17 @@ class Ledger:
         return system.pk in self._totals
 
     def award(
-        self, system: SystemDef, trigger: TriggerDef | None, points: int, dedupe_key: str
+        self,
+        system: SystemDef,
+        trigger: TriggerDef | None,
+        points: int,
+        dedupe_key: str,
+        source: dict[str, object] | None = None,
     ) -> PointsAward | None:
         """Add an award (None when it comes to nothing). `trigger` is None for points a
-        league's placement pays (apps/pipeline/leagues.py): the award keeps no trigger."""
+        league's placement pays (apps/pipeline/leagues.py): the award keeps no trigger; or for
+        a quest's reward, whose `source` is kept as the trigger snapshot (its type one of
+        ExtensionTriggerType)."""
         change = self._change(system)
         applied: list[BoostDef] = []
         if points > 0:
@@ -95,7 +102,7 @@ class Ledger:
             user_id=self.user.pk,
             system_id=system.pk,
             trigger_id=trigger.pk if trigger is not None else None,
-            trigger_snapshot=_snapshot(trigger) if trigger is not None else {},
+            trigger_snapshot=_snapshot(trigger) if trigger is not None else (source or {}),
             awarded=points,
             total_after=change.total.total,
             boosts=[wire.boost_render(b, self.day) for b in applied],

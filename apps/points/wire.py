@@ -199,7 +199,7 @@ def award_render(award: models.PointsAward) -> dict[str, Any]:
         "date": award.created,
         "total": award.total_after,
     }
-    if award.trigger_snapshot:
+    if award.trigger_snapshot.get("type") in POINTS_TRIGGER_TYPES:
         body["trigger"] = award.trigger_snapshot
     body["boosts"] = award.boosts
     return body

@@ -13,6 +13,7 @@ from apps.core.facts import Fact, NotificationDue
 from apps.leaderboards.facts import RankChanged
 from apps.leagues.facts import LeagueFinished, LeagueScored
 from apps.points.facts import PointsChanged
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.streams.domain import MAX_TOP
 from apps.users.models import EndUser
@@ -74,6 +75,16 @@ def _messages(tenant: Tenant, user: EndUser, fact: Fact) -> list[Message]:
         return [Message(EventType.LEAGUE_FINISHED, body)]
     if isinstance(fact, NotificationDue):
         return [_notification_due(tenant, user, fact)]
+    if isinstance(fact, QuestProgressed | QuestCompleted):
+        type = (
+            EventType.QUEST_COMPLETED
+            if isinstance(fact, QuestCompleted)
+            else EventType.QUEST_PROGRESSED
+        )
+        return [Message(type, lambda: payloads.quest_progress(tenant, user, fact))]
+    if isinstance(fact, QuestsRenewed):
+        body = lambda: payloads.quests_renewed(tenant, user, fact)  # noqa: E731
+        return [Message(EventType.QUESTS_RENEWED, body)]
     return []
 
 

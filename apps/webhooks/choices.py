@@ -3,7 +3,7 @@ from django.db import models
 
 class EventType(models.TextChoices):
     """Trophy's 18 webhook event types (reference §3.9), then gamify's own (README,
-    "Leagues")."""
+    "Leagues", "Quests")."""
 
     ACHIEVEMENT_COMPLETED = "achievement.completed"
     STREAK_STARTED = "streak.started"
@@ -26,6 +26,9 @@ class EventType(models.TextChoices):
     LEAGUE_JOINED = "league.joined"
     LEAGUE_RANK_CHANGED = "league.rank_changed"
     LEAGUE_FINISHED = "league.finished"
+    QUEST_PROGRESSED = "quest.progressed"
+    QUEST_COMPLETED = "quest.completed"
+    QUESTS_RENEWED = "quests.renewed"
 
 
 class EndpointStatus(models.TextChoices):

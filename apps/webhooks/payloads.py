@@ -26,6 +26,9 @@ from apps.leagues.wire import league_ref_render, reward_render, tier_render, wee
 from apps.points.domain import level_for
 from apps.points.facts import PointsChanged
 from apps.points.wire import award_render, level_render, system_base_render
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
+from apps.quests.selectors import names as quest_names
+from apps.quests.wire import goals_render, period_render, quest_ref_render, quest_reward_of
 from apps.streaks.facts import StreakExtended
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
 from apps.streaks.wire import streak_base_render, streak_response_render
@@ -231,4 +234,44 @@ def league_finished(tenant: Tenant, end_user: EndUser, fact: LeagueFinished) -> 
         "newTier": tier_render(league, entry.next_tier or 0),
         "left": entry.left,
         "rewards": [reward_render(r) for r in entry.rewards],
+    }
+
+
+def quest_progress(
+    tenant: Tenant, end_user: EndUser, fact: QuestProgressed | QuestCompleted
+) -> dict[str, Any]:
+    """quest.progressed and quest.completed: the quest, the user's period, the goals as the
+    event left them, the reward and, once completed, when (the row the quests step wrote)."""
+    quest, row = fact.quest, fact.row
+    names = quest_names(tenant)
+    period = quest.period(row.period_first, end_user.tz)
+    body: dict[str, Any] = {
+        "user": user(tenant, end_user),
+        "quest": quest_ref_render(quest),
+        "period": period_render(period) if period is not None else None,
+        "goals": goals_render(quest.goals_stored, row.goals, names.keys),
+        "reward": quest_reward_of(quest, names),
+    }
+    if isinstance(fact, QuestCompleted):
+        body["completedAt"] = row.completed_at
+        body["rewardPoints"] = row.reward_points
+    return body
+
+
+def quests_renewed(tenant: Tenant, end_user: EndUser, fact: QuestsRenewed) -> dict[str, Any]:
+    """quests.renewed: the user's quests of one cadence in the period that began."""
+    renewal = fact.renewal
+    names = quest_names(tenant)
+    return {
+        "user": user(tenant, end_user),
+        "cadence": renewal.cadence,
+        "period": period_render(renewal.period),
+        "quests": [
+            {
+                **quest_ref_render(a.quest),
+                "poolKey": a.pool_key,
+                "reward": quest_reward_of(a.quest, names),
+            }
+            for a in renewal.quests
+        ],
     }

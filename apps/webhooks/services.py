@@ -22,6 +22,7 @@ from apps.core.secrets import decrypt_json
 from apps.leaderboards.facts import RankChanged
 from apps.leagues.facts import LeagueFinished, LeagueScored
 from apps.points.facts import PointsChanged
+from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
 from apps.users.models import EndUser
 from apps.webhooks import payloads
@@ -203,6 +204,8 @@ def webhooks_record(
             _league(told, fact)
         elif isinstance(fact, LeagueFinished):
             told.publish(EventType.LEAGUE_FINISHED, payloads.league_finished(tenant, user, fact))
+        elif isinstance(fact, QuestCompleted | QuestProgressed | QuestsRenewed):
+            _quest(told, fact)
     if told.due_now:
         dispatch_enqueue()
 
@@ -243,6 +246,24 @@ def _league(told: _Told, fact: LeagueScored) -> None:
         told.publish(type, body)
     elif moved:
         told.publish_throttled(type, f"{told.user.pk}:league:{fact.move.league.key}", body)
+
+
+def _quest(told: _Told, fact: QuestCompleted | QuestProgressed | QuestsRenewed) -> None:
+    """quest.completed (once per user, quest and period: the step completes it once),
+    quests.renewed (the user's first progress in a new period), and quest.progressed,
+    throttled per user, quest and period as Trophy's rank webhooks are: at most one per 15
+    minutes, carrying the latest progress."""
+    tenant, user = told.tenant, told.user
+    if isinstance(fact, QuestsRenewed):
+        if told.listens(EventType.QUESTS_RENEWED):
+            told.publish(EventType.QUESTS_RENEWED, payloads.quests_renewed(tenant, user, fact))
+    elif isinstance(fact, QuestCompleted):
+        if told.listens(EventType.QUEST_COMPLETED):
+            told.publish(EventType.QUEST_COMPLETED, payloads.quest_progress(tenant, user, fact))
+    elif told.listens(EventType.QUEST_PROGRESSED):
+        body = payloads.quest_progress(tenant, user, fact)
+        key = f"{user.pk}:quest:{fact.quest.key}:{fact.row.period_first.isoformat()}"
+        told.publish_throttled(EventType.QUEST_PROGRESSED, key, body)
 
 
 def _notification_due(told: _Told, fact: NotificationDue) -> None:

@@ -27,6 +27,8 @@ NOT_WRITES = {
     "apps.notifications.push.configuration.push_templates_seed",
     "apps.notifications.configuration.defaults_claimed",  # bookkeeping: no template changes
     "apps.leagues.configuration.league_settings_stored",
+    "apps.quests.configuration.quest_settings_stored",
+    "apps.quests.configuration.pool_settings_stored",
     "apps.points.configuration.archive.system_writable",
     "apps.points.configuration.levels.levels_recompute",
 }

@@ -34,6 +34,8 @@ from apps.points.domain import (
     PointsSystemSettings,
     PointsTriggerSettings,
 )
+from apps.quests import serializers as quest_serializers
+from apps.quests.domain import QuestPoolSettings, QuestSettings
 from apps.social import serializers as social_serializers
 from apps.social.domain import TenantFriendSettings
 from apps.streaks import serializers as streak_serializers
@@ -58,6 +60,18 @@ class Interfaces:
 
 
 RESOURCES = [
+    Interfaces(
+        QuestSettings,
+        quest_serializers.QuestCreateSerializer,
+        quest_serializers.QuestUpdateSerializer,
+        quest_serializers.AdminQuest,
+    ),
+    Interfaces(
+        QuestPoolSettings,
+        quest_serializers.PoolCreateSerializer,
+        quest_serializers.PoolUpdateSerializer,
+        quest_serializers.AdminQuestPool,
+    ),
     Interfaces(
         LeagueSettings,
         league_serializers.LeagueCreateSerializer,

@@ -119,6 +119,24 @@ def populate(org: OrganizationWithKey, marker: str) -> None:
             rewards=[{"from_place": 1, "points": 5, "points_system_id": system["id"]}],
         ),
     )
+    # A quest, which the event below moves (a progress row), in a pool.
+    (quest,) = created(
+        client,
+        "/admin/ext/v1/quests",
+        [
+            {
+                "name": f"{marker} quest",
+                "key": marker,
+                "cadence": "daily",
+                "status": "active",
+                "goals": [{"kind": "metric", "metricId": metric_id, "target": 10}],
+                "rewardPoints": 5,
+                "rewardPointsSystemId": system["id"],
+            }
+        ],
+    )
+    pool = {"name": f"{marker} pool", "key": marker, "cadence": "daily", "size": 1}
+    created(client, "/admin/ext/v1/quest-pools", [{**pool, "quests": [{"questId": quest["id"]}]}])
     created(client, "/admin/v1/push-channels", [{"kind": "expo"}])
     for templates in ("/admin/v1/email-templates", "/admin/v1/push-templates"):
         assert client.get(templates).status_code == 200  # seeds the built-in ones

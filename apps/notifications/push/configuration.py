@@ -17,6 +17,7 @@ from apps.leagues.selectors import leagues_config
 from apps.notifications import domain
 from apps.notifications.choices import (
     LEAGUE_TYPES,
+    QUEST_TYPES,
     TROPHY_TYPES,
     PushChannelStatus,
     TemplateStatus,
@@ -27,6 +28,7 @@ from apps.notifications.models import PushChannel, PushTemplate
 from apps.notifications.push.credentials import SECRETS, SETTINGS, credentials_check
 from apps.notifications.push.secrets import secrets_decrypt, secrets_encrypt
 from apps.notifications.rendering import default_push_template, push_template_check
+from apps.quests.selectors import quests_config
 from apps.users.configuration import attribute_refs_check
 
 MAX_DATA_KEYS = 20
@@ -160,6 +162,10 @@ def push_templates_seed(tenant: Tenant, now: dt.datetime | None = None) -> None:
     if leagues_config(tenant):  # the league types' once the tenant has a league
         defaults_seed_once(
             tenant, "league_push_defaults_seeded_at", make(LEAGUE_TYPES), now, kind="push_template"
+        )
+    if quests_config(tenant).quests:  # the quest types' once the tenant has a quest
+        defaults_seed_once(
+            tenant, "quest_push_defaults_seeded_at", make(QUEST_TYPES), now, kind="push_template"
         )
 
 

@@ -7,6 +7,7 @@ HTML, and `defaults` holds the built-in templates and the sample context.
 
 from apps.notifications.rendering.defaults import (
     LEAGUE_SAMPLE,
+    QUESTS_SAMPLE,
     DefaultPushTemplate,
     DefaultTemplate,
     default_email_template,
@@ -26,6 +27,7 @@ from apps.notifications.rendering.text import html_to_text
 
 __all__ = [
     "LEAGUE_SAMPLE",
+    "QUESTS_SAMPLE",
     "DefaultPushTemplate",
     "DefaultTemplate",
     "RenderedEmail",

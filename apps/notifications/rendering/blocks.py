@@ -34,7 +34,7 @@ IMAGE_WIDTHS = (40, 600)  # pixels
 # The context's top-level names (apps/notifications/context.py, README "Template variables").
 ROOTS = frozenset(
     {"user", "app", "achievement", "streak", "metrics", "points", "leaderboards", "recap"}
-    | {"reactivation", "league", "preferencesUrl", "unsubscribeUrl"}
+    | {"reactivation", "league", "quests", "preferencesUrl", "unsubscribeUrl"}
 )
 # Filters a reference may end with: formatting only.
 REFERENCE_FILTERS = frozenset({"date", "number"})
@@ -601,6 +601,7 @@ class Variable:
 
 _ACHIEVEMENT = ("achievement_completed",)
 _LEAGUE = ("league_result", "league_at_risk")
+_QUESTS = ("quest_reminder",)
 
 VARIABLES: tuple[Variable, ...] = (
     Variable("user.name", "User: name"),
@@ -625,6 +626,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("league.tier", "League: tier", _LEAGUE),
     Variable("league.rank", "League: rank", _LEAGUE),
     Variable("league.zone", "League: zone", _LEAGUE),
+    Variable("quests.unfinished", "Quests: unfinished today", _QUESTS),
+    Variable("quests.total", "Quests: today's", _QUESTS),
+    Variable("quests.names", "Quests: names of the unfinished", _QUESTS),
     Variable("preferencesUrl", "Preferences page URL"),
     Variable("unsubscribeUrl", "Unsubscribe URL"),
 )
@@ -677,6 +681,7 @@ STARTER_SUBJECTS = {
     "reactivation": "We miss you, {{ user.name }}",
     "league_result": "Your week in {{ league.name }}",
     "league_at_risk": "Your place in {{ league.name }} is at risk",
+    "quest_reminder": "{{ quests.unfinished }} of today's quests left",
 }
 
 
@@ -710,6 +715,16 @@ def starter_blocks(type: str) -> list[dict[str, Any]]:
         return [
             {"type": "heading", "text": "We miss you, {{ user.name }}"},
             {"type": "text", "text": "It has been {{ reactivation.daysSinceLastActive }} days."},
+            button,
+        ]
+    if type == "quest_reminder":
+        return [
+            {"type": "heading", "text": "Today's quests end at midnight"},
+            {
+                "type": "text",
+                "text": "You have {{ quests.unfinished }} of today's {{ quests.total }} quests "
+                "left: {{ quests.names }}.",
+            },
             button,
         ]
     return [

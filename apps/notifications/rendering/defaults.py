@@ -99,6 +99,21 @@ def sample_image_url(name: str, base_url: str | None = None) -> str:
         return base + settings.STATIC_URL.rstrip("/") + "/" + SAMPLE_IMAGES[name]
 
 
+# Today's quests as the quest_reminder's templates see them (`quests`,
+# apps/notifications/quests.py).
+QUESTS_SAMPLE: dict[str, Any] = {
+    "date": "2026-06-03",
+    "total": 3,
+    "unfinished": 2,
+    "names": "Write 50 words and Keep your streak",
+    "items": [
+        {"key": "words-50", "name": "Write 50 words", "completed": False},
+        {"key": "streak", "name": "Keep your streak", "completed": False},
+        {"key": "practice", "name": "Practice twice", "completed": True},
+    ],
+}
+
+
 def sample_context(
     *, app: dict[str, Any] | None = None, base_url: str | None = None
 ) -> dict[str, Any]:
@@ -167,6 +182,7 @@ def sample_context(
             "weekly-words": {"name": "Weekly words", "rank": 4, "value": Decimal("1250")},
         },
         "league": LEAGUE_SAMPLE,
+        "quests": QUESTS_SAMPLE,
         "preferencesUrl": "https://gamify.example.com/notifications/preferences/sample",
         "unsubscribeUrl": "https://gamify.example.com/notifications/unsubscribe/sample",
     }

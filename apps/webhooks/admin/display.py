@@ -17,9 +17,18 @@ _GROUPS = {
     "leaderboard": "Leaderboards",
     "emails": "Emails due",
     "league": "Leagues",
+    "quest": "Quests",
 }
+_SAME_GROUP = {"quests": "quest"}  # quests.renewed beside quest.completed
 EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
-    (label, [(t.value, t.value) for t in EventType if t.value.partition(".")[0] == prefix])
+    (
+        label,
+        [
+            (t.value, t.value)
+            for t in EventType
+            if _SAME_GROUP.get(t.value.partition(".")[0], t.value.partition(".")[0]) == prefix
+        ],
+    )
     for prefix, label in _GROUPS.items()
 ]
 
