@@ -46,6 +46,7 @@ test: lint unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --compare --concurrency 16 --users 2000 --duration 10 --repeat 3
+	$(BIN)/python bench/run.py --quests --concurrency 16 --users 2000 --duration 10 --repeat 3
 	$(BIN)/python bench/streams.py
 
 # How an event's cost grows with users (10,000, 1,000,000), boards per event (0-8) and a board's
