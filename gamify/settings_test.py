@@ -34,3 +34,6 @@ STREAMS_PREFIX = LEADERBOARD_RANKS_PREFIX
 CONFIG_HISTORY_STRICT = (
     True  # a configuration write outside a recording fails the test (apps/accounts/history.py)
 )
+# The work budget, not the clock, is what must stop the costly templates the tests render, even
+# on a machine busy with other work; the deadline's own test sets a tiny one.
+NOTIFICATIONS_TEMPLATE_RENDER_SECONDS = 10
