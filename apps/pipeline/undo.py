@@ -20,9 +20,13 @@ same to users):
   events that counted in it, and on each points board the undo's points change (both rank
   stores); leagues: the user's week in each active league likewise (never a join).
 
-Left as they are (and said so): streak periods and state, streak triggers' points and streak
-achievements, points of time triggers, finished leaderboard runs and league weeks, and
-notifications already sent.
+- the current streak (apps/streaks: `streak_recount`): a counted period whose remaining
+  changes no longer meet the conditions stops counting, and the streak is counted again from
+  what is left (the streak boards follow).
+
+Left as they are (and said so): periods of earlier streaks, freezes consumed, streak
+triggers' points and streak achievements, points of time triggers, finished leaderboard runs
+and league weeks, and notifications already sent.
 """
 
 import datetime as dt
@@ -55,6 +59,8 @@ from apps.points.choices import TriggerType
 from apps.points.ledger import Ledger, SystemChange
 from apps.points.models import PointsAward, PointsTriggerMark
 from apps.points.selectors import SystemDef, TriggerDef, points_config
+from apps.streaks.facts import StreakLost
+from apps.streaks.services import streak_recount
 from apps.users.domain import attributes_match
 from apps.users.models import EndUser
 from apps.users.services import user_lock_pk
@@ -72,6 +78,7 @@ class UserUndo:
     totals: dict[int, Decimal] = field(default_factory=dict)  # by metric pk
     points: list[SystemChange] = field(default_factory=list)
     revoked: list[int] = field(default_factory=list)  # achievement pks
+    streak: tuple[int, int] | None = None  # the streak's length before and after, if changed
 
 
 def events_undo(
@@ -135,6 +142,7 @@ def _user_undo(
         for e in events
     )
     metric_pks = _metrics_take_back(user, events, undo)
+    undo.streak = streak_recount(tenant, user, [e.local_date for e in events], metric_pks, now)
     revoked = _achievements_revoke(tenant, user, metric_pks, undo) if revoke else []
     undo.points = _points_take_back(tenant, user, metric_pks, revoked, undo, now)
     added = {c.system.pk: c.added for c in undo.points}
@@ -146,7 +154,10 @@ def _user_undo(
         points_added=added,
     )
     moves = _leagues_take_back(tenant, user, events, added, now)
-    facts: list[Fact] = [
+    facts: list[Fact] = []
+    if undo.streak is not None and undo.streak[1] == 0:
+        facts.append(StreakLost(user.pk, undo.streak[0]))
+    facts += [
         *steps.points_facts(user.pk, undo.points),
         *steps.rank_facts(user.pk, standings),
         *steps.league_facts(user.pk, moves),

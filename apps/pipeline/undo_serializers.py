@@ -103,6 +103,10 @@ class UserUndoShape(Shape):
     revokedAchievements = serializers.ListField(
         child=serializers.UUIDField(), help_text="Ids of the achievements revoked."
     )
+    streak = serializers.IntegerField(
+        allow_null=True,
+        help_text="The streak's length after the undo, when it changed it (else null).",
+    )
 
 
 class UndoResult(Shape):
@@ -145,6 +149,7 @@ def user_undo_render(
             for c in undo.points
         ],
         "revokedAchievements": [achievement_ids[pk] for pk in undo.revoked],
+        "streak": undo.streak[1] if undo.streak is not None else None,
     }
 
 

@@ -10,6 +10,7 @@ from apps.streaks.services.adjustments import (
     streak_freezes_check,
     streak_pause_archive,
     streak_pause_create,
+    streak_recount,
     streak_reset,
     streak_restore,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "streak_freezes_earn_locked",
     "streak_pause_archive",
     "streak_pause_create",
+    "streak_recount",
     "streak_preferences_of",
     "streak_preferences_update",
     "streak_reset",
