@@ -176,9 +176,7 @@ def _metrics_take_back(user: EndUser, events: list[MetricEvent], undo: UserUndo)
         value, count = by_day.get((e.metric_id, e.local_date), (Decimal(0), 0))
         by_day[(e.metric_id, e.local_date)] = (value + e.value, count + 1)
     for metric_pk, value in by_metric.items():
-        MetricTotal.objects.filter(user=user, metric_id=metric_pk).update(
-            total=F("total") - value
-        )
+        MetricTotal.objects.filter(user=user, metric_id=metric_pk).update(total=F("total") - value)
     for (metric_pk, day), (value, count) in by_day.items():
         MetricDailyChange.objects.filter(user=user, metric_id=metric_pk, date=day).update(
             change=F("change") - value, events=F("events") - count
@@ -197,7 +195,9 @@ def _achievements_revoke(
     """Delete the completions of metric achievements on these metrics that the remaining
     events no longer reach, then of composites that required a revoked one."""
     definitions = achievement_definitions(tenant)
-    done = set(AchievementCompletion.objects.filter(user=user).values_list("achievement_id", flat=True))
+    done = set(
+        AchievementCompletion.objects.filter(user=user).values_list("achievement_id", flat=True)
+    )
     revoked: set[int] = set()
     for d in definitions.values():
         if d.pk not in done or d.trigger != Trigger.METRIC or d.metric_pk not in metric_pks:
@@ -214,10 +214,10 @@ def _achievements_revoke(
     while grew:
         grew = False
         for d in definitions.values():
-            if d.pk in done and d.pk not in revoked and d.prerequisites & revoked:
-                if d.trigger == Trigger.ACHIEVEMENT:
-                    revoked.add(d.pk)
-                    grew = True
+            composite = d.trigger == Trigger.ACHIEVEMENT
+            if composite and d.pk in done and d.pk not in revoked and d.prerequisites & revoked:
+                revoked.add(d.pk)
+                grew = True
     if revoked:
         AchievementCompletion.objects.filter(user=user, achievement_id__in=revoked).delete()
     undo.revoked = sorted(revoked)
@@ -279,7 +279,9 @@ def _points_take_back(
     for system, t in plan:
         mine = [a for a in awards if a.trigger_id == t.pk]
         if t.type == TriggerType.ACHIEVEMENT:
-            set_aside += [a for a in mine if a.dedupe_key == f"achievement:{t.pk}:{t.achievement_pk}"]
+            set_aside += [
+                a for a in mine if a.dedupe_key == f"achievement:{t.pk}:{t.achievement_pk}"
+            ]
             continue
         mark = marks.get(t.pk)
         if mark is None:

@@ -10,6 +10,7 @@ from apps.core.openapi import AdminIssue
 from apps.metrics.models import MetricEvent
 from apps.pipeline.intake import MAX_IDEMPOTENCY_KEY
 from apps.pipeline.undo import UserUndo
+from apps.points.ledger import SystemChange
 
 MAX_UNDO_ITEMS = 100  # event ids or idempotency keys in one request
 
@@ -126,28 +127,27 @@ def undone_event_render(event: MetricEvent, metric_keys: dict[int, str]) -> dict
     }
 
 
+@renders(UndoPointsShape)
+def undo_points_render(change: SystemChange) -> dict[str, Any]:
+    levels = {level.pk: level.key for level in change.system.levels}
+    return {
+        "system": change.system.key,
+        "change": change.added,
+        "total": change.total,
+        "level": levels.get(change.level_pk) if change.level_pk else None,
+    }
+
+
 @renders(UserUndoShape)
 def user_undo_render(
     undo: UserUndo, metric_keys: dict[int, str], achievement_ids: dict[int, str]
 ) -> dict[str, Any]:
-    levels = {}
-    for change in undo.points:
-        for level in change.system.levels:
-            levels[level.pk] = level.key
     return {
         "userId": undo.user.external_id,
         "undoId": str(undo.undo_id),
         "events": len(undo.events),
         "metricTotals": {metric_keys.get(pk, ""): float(t) for pk, t in undo.totals.items()},
-        "points": [
-            {
-                "system": c.system.key,
-                "change": c.added,
-                "total": c.total,
-                "level": levels.get(c.level_pk) if c.level_pk else None,
-            }
-            for c in undo.points
-        ],
+        "points": [undo_points_render(c) for c in undo.points],
         "revokedAchievements": [achievement_ids[pk] for pk in undo.revoked],
         "streak": undo.streak[1] if undo.streak is not None else None,
     }
@@ -166,4 +166,3 @@ def undo_result_render(
         "users": [user_undo_render(u, metric_keys, achievement_ids) for u in undos],
         "issues": issues,
     }
-

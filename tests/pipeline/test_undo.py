@@ -58,7 +58,9 @@ class Setup:
             ("words", "metric", {"metricId": str(metric.public_id)}),
             ("xp-board", "points", {"pointsSystemId": self.system_id}),
         ):
-            self.post("/admin/v1/leaderboards", name=key, key=key, rankBy=rank_by, status="active", **ref)
+            self.post(
+                "/admin/v1/leaderboards", name=key, key=key, rankBy=rank_by, status="active", **ref
+            )
 
     def post(self, path: str, **item: Any) -> dict[str, Any]:
         response = self.client.post(path, [item])
@@ -70,7 +72,9 @@ class Setup:
     def send(self, user: str, value: Any, key: str | None = None) -> dict[str, Any]:
         headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
         response = self.client.post(
-            f"/v1/metrics/{self.metric.key}/event", {"user": {"id": user}, "value": value}, **headers
+            f"/v1/metrics/{self.metric.key}/event",
+            {"user": {"id": user}, "value": value},
+            **headers,
         )
         assert response.status_code in (201, 202), response.content
         return response.json()
@@ -121,7 +125,9 @@ def test_undo_takes_back_totals_rollups_points_levels_and_ranks(setup: Setup, re
     # The metric trigger's second multiple is taken back (a reversing award, never deleted).
     assert PointsTriggerMark.objects.get(user__external_id="ann", trigger__type="metric").mark == 1
     awards = list(
-        PointsAward.objects.filter(user__external_id="ann").order_by("pk").values_list("awarded", flat=True)
+        PointsAward.objects.filter(user__external_id="ann")
+        .order_by("pk")
+        .values_list("awarded", flat=True)
     )
     if revoke:
         assert sorted(awards) == [-100, -10, 10, 10, 100]
@@ -149,9 +155,11 @@ def test_undoing_twice_does_nothing_and_a_retry_counts_nothing(setup: Setup) -> 
         event_id = first["undone"][0]["eventId"]
         by_id = setup.undo(eventIds=[event_id])
         retried = setup.send("ann", 5, key="k-1")
-    assert again["undone"] == [] and again["users"] == []
+    assert again["undone"] == []
+    assert again["users"] == []
     assert [i["severity"] for i in again["issues"]] == ["warning"]
-    assert by_id["issues"][0]["id"] == event_id and by_id["undone"] == []
+    assert by_id["issues"][0]["id"] == event_id
+    assert by_id["undone"] == []
     assert retried["eventId"] == event_id
     assert total("ann") == 5
     assert setup.xp("ann") == (110, "gold")  # the finisher kept (revokeAchievements false)
@@ -181,7 +189,8 @@ def test_a_range_undoes_all_of_one_users_events_in_it(setup: Setup) -> None:
         until = (MONDAY + dt.timedelta(minutes=90)).isoformat()
         body = setup.undo(userId="ann", since=since, until=until)
     assert [e["value"] for e in body["undone"]] == [4]
-    assert total("ann") == 5 and total("bob") == 4
+    assert total("ann") == 5
+    assert total("bob") == 4
     # 7 words had paid one multiple; 5 still reach it.
     assert setup.xp("ann") == (10, "silver")
 
@@ -247,7 +256,8 @@ def test_webhooks_hear_the_points_and_rank_changes(setup: Setup, settings: Any) 
         before = WebhookEvent.objects.count()
         setup.undo(eventIds=[bad])
     kinds = list(WebhookEvent.objects.order_by("pk").values_list("type", flat=True)[before:])
-    assert "points.changed" in kinds and "leaderboard.rank_changed" in kinds
+    assert "points.changed" in kinds
+    assert "leaderboard.rank_changed" in kinds
 
 
 def test_undo_is_recorded_with_who_and_why(setup: Setup) -> None:

@@ -38,8 +38,17 @@ def test_undo_and_new_events_of_one_user_race_exactly() -> None:
         "metricThreshold": 1,
         "status": "active",
     }
-    assert admin.post(f"/admin/v1/points/{system_id}/triggers", [trigger], format="json").status_code == 201
-    board = {"name": "W", "key": "w", "rankBy": "metric", "metricId": str(metric.public_id), "status": "active"}
+    assert (
+        admin.post(f"/admin/v1/points/{system_id}/triggers", [trigger], format="json").status_code
+        == 201
+    )
+    board = {
+        "name": "W",
+        "key": "w",
+        "rankBy": "metric",
+        "metricId": str(metric.public_id),
+        "status": "active",
+    }
     assert admin.post("/admin/v1/leaderboards", [board], format="json").status_code == 201
 
     def send(value: int) -> Any:

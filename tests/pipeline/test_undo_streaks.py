@@ -9,7 +9,7 @@ import time_machine
 
 from apps.leaderboards.models import LeaderboardEntry
 from apps.streaks.models import StreakPeriod, StreakState
-from tests.streaks.test_streak_api import at, configure, event, streak
+from tests.streaks.test_streak_api import at, configure, streak
 
 pytestmark = pytest.mark.usefixtures("rank_store")
 

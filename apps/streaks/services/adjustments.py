@@ -204,9 +204,7 @@ def streak_recount(
         for p in touched & counted
         if not domain.conditions_met(
             rules,
-            period_changes(
-                user, list(rules.thresholds), p, domain.period_end(p, frequency)
-            ),
+            period_changes(user, list(rules.thresholds), p, domain.period_end(p, frequency)),
         )
     )
     if not gone:
