@@ -224,11 +224,11 @@ def _achievements_revoke(
     return undo.revoked
 
 
-def _metric_mark(user: EndUser, trigger: TriggerDef, mark: int) -> int:
+def _metric_mark(user: EndUser, trigger: TriggerDef, metric_pk: int, mark: int) -> int:
     """The highest multiple of the trigger's threshold the user's remaining events reach, in
     their order (never above the mark paid so far)."""
     rows = (
-        MetricEvent.objects.filter(user=user, metric_id=trigger.metric_pk, undone__isnull=True)
+        MetricEvent.objects.filter(user=user, metric_id=metric_pk, undone__isnull=True)
         .order_by("occurred_at", "pk")
         .values_list("value", "attributes")
     )
@@ -284,9 +284,9 @@ def _points_take_back(
             ]
             continue
         mark = marks.get(t.pk)
-        if mark is None:
+        if mark is None or t.metric_pk is None:
             continue
-        new_mark = _metric_mark(user, t, mark.mark)
+        new_mark = _metric_mark(user, t, t.metric_pk, mark.mark)
         if new_mark == mark.mark:
             continue
         kept_high = 0

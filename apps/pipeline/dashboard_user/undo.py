@@ -3,7 +3,7 @@ and the page that undoes the user's selected recent events with a reason, throug
 the admin API calls (apps/pipeline/undo.py)."""
 
 import datetime as dt
-from typing import Any, ClassVar
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -23,11 +23,13 @@ from apps.users.models import EndUser
 
 SELECTABLE = 50  # the latest events the page offers
 UNDONE_SHOWN = 10
+EVENT_CHOICES = "event_choices"  # the initial data that carries the form's choices
 
 
 def _label(event: MetricEvent) -> str:
     key = f" · key {event.idempotency_key}" if event.idempotency_key else ""
-    return f"{moment_shown(event.occurred_at)} · {event.metric.name} · {event.value.normalize():f}{key}"
+    value = f"{event.value.normalize():f}"
+    return f"{moment_shown(event.occurred_at)} · {event.metric.name} · {value}{key}"
 
 
 class EventsUndoForm(forms.Form):
@@ -44,16 +46,17 @@ class EventsUndoForm(forms.Form):
         "completion and its points; unticked, they are kept.",
     )
 
-    choice_list: ClassVar[list[tuple[str, str]]] = []  # the user's events (a subclass each)
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["events"].choices = self.choice_list  # type: ignore[attr-defined]
+        # The user's events, handed in by the action as the form's initial data.
+        choices = self.initial.get(EVENT_CHOICES, [])
+        self.fields["events"].choices = choices  # type: ignore[attr-defined]
 
 
 class EventsUndo(actions.UserAction):
     slug, route = "events_undo", "events/undo/"
     title, button = "Undo events", "Undo the selected events"
+    form_class = EventsUndoForm
 
     def __init__(self, tenant: Tenant, user: EndUser, now: dt.datetime, **params: Any) -> None:
         super().__init__(tenant, user, now, **params)
@@ -62,8 +65,9 @@ class EventsUndo(actions.UserAction):
             .select_related("metric")
             .order_by("-occurred_at", "-pk")[:SELECTABLE]
         )
-        choices = [(str(e.public_id), _label(e)) for e in self.events]
-        self.form_class = type("EventsUndoFormFor", (EventsUndoForm,), {"choice_list": choices})
+
+    def initial(self) -> dict[str, Any]:
+        return {EVENT_CHOICES: [(str(e.public_id), _label(e)) for e in self.events]}
 
     def describe(self) -> list[str]:
         return [
