@@ -17,7 +17,7 @@ from apps.pipeline.undo_serializers import (
     undo_result_render,
 )
 
-TAGS = ["fair play"]
+TAGS = ["undo"]
 
 
 class EventsUndoApi(AdminApi):
