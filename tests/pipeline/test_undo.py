@@ -278,3 +278,17 @@ def test_entries_stay_exact_in_the_rank_store(setup: Setup) -> None:
         setup.undo(eventIds=[bad])
         assert setup.ranking("words") == [("b", 5), ("c", 4), ("a", 3)]
     assert LeaderboardEntry.objects.get(user__external_id="a", leaderboard__key="words").value == 3
+
+
+def test_a_batch_retry_of_an_undone_events_key_counts_nothing(
+    setup: Setup, django_capture_on_commit_callbacks: Any
+) -> None:
+    with time_machine.travel(MONDAY, tick=True):
+        setup.send("ann", 5, key="k-1")
+        setup.undo(idempotencyKeys=[{"userId": "ann", "idempotencyKey": "k-1", "metric": "words"}])
+        body = [{"key": "words", "user": {"id": "ann"}, "value": 5, "idempotencyKey": "k-1"}]
+        with django_capture_on_commit_callbacks(execute=True):
+            assert setup.client.post("/admin/v1/metrics/events", body).status_code == 202
+    assert total("ann") == 0
+    assert setup.xp("ann") == (0, None)
+    assert setup.ranking("words") == [("ann", 0)]
