@@ -2,6 +2,7 @@
 threshold 1, in the user's own time zone), and the streak board follows."""
 
 import datetime as dt
+import json
 from typing import Any
 
 import pytest
@@ -102,3 +103,16 @@ def test_the_day_is_the_users_local_date_when_the_event_came(daily: Any) -> None
     undo(daily, dt.datetime(2026, 3, 11, 12, 10, tzinfo=dt.UTC), first)
     view = streak(daily, dt.datetime(2026, 3, 11, 12, 15, tzinfo=dt.UTC))
     assert (view["length"], view["started"]) == (1, "2026-03-12")
+
+
+def test_a_streak_undone_to_zero_is_told_as_lost(daily: Any, settings: Any) -> None:
+    from apps.webhooks.models import WebhookEvent
+
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    endpoint = {"url": "http://127.0.0.1:9/hooks", "events": ["streak.lost"]}
+    assert daily.post("/admin/v1/webhooks", [endpoint]).status_code == 201
+    only = event_id(daily, at("2026-03-10"))
+    undo(daily, at("2026-03-10", 13), only)
+    lost = json.loads(WebhookEvent.objects.get(type="streak.lost").body)
+    assert (lost["user"]["id"], lost["length"]) == ("u1", 1)
