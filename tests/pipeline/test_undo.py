@@ -292,3 +292,15 @@ def test_a_batch_retry_of_an_undone_events_key_counts_nothing(
     assert total("ann") == 0
     assert setup.xp("ann") == (0, None)
     assert setup.ranking("words") == [("ann", 0)]
+
+
+def test_an_application_key_may_not_undo(setup: Setup, org: Any) -> None:
+    from tests.conftest import Client
+
+    with time_machine.travel(MONDAY, tick=True):
+        mine = setup.send("ann", 5)["eventId"]
+    client = Client()
+    client.credentials(HTTP_X_API_KEY=org.application_key("ann"))
+    response = client.post(URL, {"eventIds": [mine], "reason": "mine"})
+    assert response.status_code == 403
+    assert total("ann") == 5
