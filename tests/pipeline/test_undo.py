@@ -304,3 +304,24 @@ def test_an_application_key_may_not_undo(setup: Setup, org: Any) -> None:
     response = client.post(URL, {"eventIds": [mine], "reason": "mine"})
     assert response.status_code == 403
     assert total("ann") == 5
+
+
+def test_a_points_league_week_loses_the_reversed_points(
+    setup: Setup, tenant: Any, metric: Any
+) -> None:
+    from apps.leagues.choices import ScoreBy
+
+    with time_machine.travel(MONDAY - dt.timedelta(minutes=30), tick=True):
+        league_of(
+            tenant,
+            metric,
+            score_by=ScoreBy.POINTS,
+            metric_id=None,
+            points_system_id=setup.system_id,
+        )
+    with time_machine.travel(MONDAY, tick=True):
+        setup.send("ann", 6)  # 10 XP
+        bad = setup.send("ann", 6)["eventId"]  # 10 XP and the finisher's 100
+        assert LeagueEntry.objects.get(user__external_id="ann").score == 120
+        setup.undo(eventIds=[bad], revokeAchievements=True)
+    assert LeagueEntry.objects.get(user__external_id="ann").score == 10
