@@ -18,8 +18,7 @@ same to users):
   without it they are kept, with their points;
 - leaderboards: the user's entry in each active metric board's current run loses the undone
   events that counted in it, and on each points board the undo's points change (both rank
-  stores); leagues: the user's week in each active league likewise (never a join).
-
+  stores); leagues: the user's week in each active league likewise (never a join);
 - the current streak (apps/streaks: `streak_recount`): a counted period whose remaining
   changes no longer meet the conditions stops counting, and the streak is counted again from
   what is left (the streak boards follow).
