@@ -11,4 +11,5 @@ urlpatterns = [
     path("", include("apps.analytics.ext_admin_urls")),
     path("", include("apps.social.admin_urls")),
     path("", include("apps.mcp.admin_urls")),
+    path("", include("apps.pipeline.ext_admin_urls")),
 ]

@@ -53,6 +53,12 @@ _EXTENSIONS = {
             "friends (a gamify extension).",
         },
         {
+            "name": "undo",
+            "description": "Undoing recorded events: their totals, points, streak, "
+            "achievements, leaderboard and league values set right, recorded with who and why "
+            "(a gamify extension).",
+        },
+        {
             "name": "mcp",
             "description": "The Model Context Protocol server, for AI agents that configure "
             "gamify (a gamify extension).",

@@ -240,7 +240,9 @@ def qualifying_user_pks(definition: AchievementDef, tenant: Tenant, anniversary_
             return users.none().values("pk")  # a filter names a deleted attribute
         if definition.event_filters:
             events = MetricEvent.objects.filter(
-                attributes_q(definition.event_filters), metric_id=definition.metric_pk
+                attributes_q(definition.event_filters),
+                metric_id=definition.metric_pk,
+                undone__isnull=True,  # undone events count for nothing (apps/pipeline/undo.py)
             )
             return (
                 events.values("user_id")

@@ -220,6 +220,49 @@ def leaderboards_apply_event(
     return result
 
 
+def leaderboards_take_back(
+    tenant: Tenant,
+    user: EndUser,
+    *,
+    now: dt.datetime,
+    events: Iterable[tuple[int, Decimal, dt.datetime]] = (),
+    points_added: dict[int, int] | None = None,
+) -> list[BoardStanding]:
+    """Undoing events (apps/pipeline/undo.py; the caller holds the user's lock): take what
+    they brought off the user's entry in each active metric or points board's current run, in
+    both rank stores. `events`: the undone events as (metric pk, value, occurred_at); each
+    counts where it counted, in the run and daily window of its moment in the user's time
+    zone. `points_added`: the points changes the undo made now, by system (they count in the
+    current run, as any change made now). A user without an entry in the run stays off it;
+    finished runs are left as they are."""
+    local = zone(user.tz)
+    result: list[BoardStanding] = []
+    for board, run_start, group in event_places(tenant, user, now, window=False):
+        amount = Decimal(0)
+        if board.rank_by == RankBy.METRIC:
+            end = board.run_end(run_start)
+            for metric_pk, value, occurred_at in events:
+                moment = occurred_at.astimezone(local)
+                if (
+                    metric_pk == board.metric_pk
+                    and run_start <= moment.date()
+                    and (end is None or moment.date() <= end)
+                    and domain.in_window(moment.time(), board.start_time, board.end_time)
+                ):
+                    amount -= value
+        elif board.rank_by == RankBy.POINTS and board.points_pk in (points_added or {}):
+            amount = Decimal((points_added or {})[board.points_pk or 0])
+        if not amount:
+            continue
+        found = _entry(board.pk, run_start, group, user)
+        if found is None:
+            continue
+        if not entries_move([(found[0], found[1] + amount, now)]):
+            continue  # displaced since it was read: off the board, nothing to take back
+        result.append(_apply(board, user, run_start, group, found, amount, False, now))
+    return result
+
+
 def _entry(board_pk: int, run_start: dt.date, group: str, user: EndUser) -> Found:
     row = _ENTRY.first([board_pk, run_start, group, user.pk])
     return (row.pk, row.value, row.reached_at) if row is not None else None

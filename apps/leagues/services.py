@@ -54,10 +54,12 @@ def leagues_apply_event(
     metric_pk: int | None = None,
     value: Decimal | None = None,
     points_added: Mapping[int, int] | None = None,
+    join: bool = True,
 ) -> list[LeagueMove]:
     """Add what the event gained to the user's week in each active league it scores in, for a
     user whose lock the caller holds. One statement per league for a user already in; the
-    first qualifying event of a week joins them (a few more, once a week)."""
+    first qualifying event of a week joins them (a few more, once a week). `join`: False to
+    change only a week the user is in already (undoing events takes back, never joins)."""
     moves = []
     for league in leagues_active(tenant):
         gain = _gain(league, metric_pk, value, points_added or {})
@@ -70,7 +72,7 @@ def leagues_apply_event(
         if scored is None:
             # A week that has ended by the time its event is applied (a batch applied late)
             # takes no one in: its cohorts may already be finished.
-            if timezone.now() < week.end:
+            if join and timezone.now() < week.end:
                 moves.append(_join(league, user, week, gain, now))
         elif not scored.finished:  # a finished week is left as it is
             previous = (scored.score - gain, scored.previous_reached_at)

@@ -151,6 +151,7 @@ LEFT_OUT = {
     "ext_admin_history_revert": "reverting a creation deletes the object: no deletions",
     "ext_admin_environments_": "environments and their admin keys: credentials",
     "admin_ext_users_friends_": "end-users' friends lists are their data, not configuration",
+    "ext_admin_events_undo": "undoing events takes back users' data (points, achievements)",
 }
 
 

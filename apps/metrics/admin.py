@@ -28,7 +28,7 @@ from apps.core.guards import Impact
 from apps.metrics.choices import UnitType
 from apps.metrics.configuration import metric_create, metric_delete, metric_update
 from apps.metrics.domain import MetricSettings
-from apps.metrics.models import Metric, MetricEvent
+from apps.metrics.models import Metric, MetricEvent, UndoneEvent
 from apps.metrics.selectors import metric_deletion_impact
 from apps.users.end_user_page import end_user_section
 from apps.users.models import EndUser
@@ -156,17 +156,29 @@ class MetricEventAdmin(TenantColumnMixin, ReadOnlyAdmin):
     readonly_fields = fields
 
 
+def _undone(event: MetricEvent) -> str:
+    """'undone' with the reason, for an event an administrator undid (apps/pipeline/undo.py)."""
+    try:
+        mark = event.undone
+    except UndoneEvent.DoesNotExist:
+        return ""
+    return f"undone: {mark.reason}"
+
+
 @end_user_section
 @admin.display(description=f"latest {RECENT_EVENTS} events")
 def end_user_recent_events(user: EndUser) -> SafeString:
     events = (
         MetricEvent.objects.filter(user=user)
-        .select_related("metric")
+        .select_related("metric", "undone")
         .order_by("-occurred_at", "-pk")[:RECENT_EVENTS]
     )
     table = html_table(
-        ("occurred at", "metric", "value", "total after", "local date"),
-        [(e.occurred_at, e.metric, e.value, e.total_after, e.local_date) for e in events],
+        ("occurred at", "metric", "value", "total after", "local date", "undone"),
+        [
+            (e.occurred_at, e.metric, e.value, e.total_after, e.local_date, _undone(e))
+            for e in events
+        ],
     )
     url = reverse("admin:metrics_metricevent_changelist") + "?" + urlencode({"user": user.pk})
     return format_html('{}<p><a href="{}">All events of this user</a></p>', table, url)

@@ -107,3 +107,29 @@ class MetricDailyChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.metric_id}@{self.date}={self.change}"
+
+
+class UndoneEvent(models.Model):
+    """An event undone by an administrator (apps/pipeline/undo.py): the event row stays (its
+    idempotency key still answers a retry, which then counts nothing) and this row marks it,
+    with who undid it and why. Reads that sum events skip marked ones; totals, rollups and
+    what the steps derived were set right when it was written."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    event = models.OneToOneField(MetricEvent, on_delete=models.CASCADE, related_name="undone")
+    user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    # One undo of one user's events (one transaction) shares it.
+    undo_id = models.UUIDField(default=uuid.uuid4)
+    reason = models.CharField(max_length=500)
+    revoke_achievements = models.BooleanField(default=False)
+    actor_kind = models.CharField(max_length=16)  # staff, api_key, command, system
+    actor = models.CharField(max_length=255)
+    staff_id = models.IntegerField(null=True, blank=True)
+    api_key_id = models.IntegerField(null=True, blank=True)
+    undone_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "undone_at"], name="undone_event_tenant_idx")]
+
+    def __str__(self) -> str:
+        return f"undone {self.event_id}"

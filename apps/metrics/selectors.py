@@ -128,7 +128,9 @@ def metric_event_summary(
 
 def metric_filtered_total(user: EndUser, metric_pk: int, filters: dict[str, str]) -> Decimal:
     """The user's total of the events of this metric carrying all these attribute values."""
-    events = MetricEvent.objects.filter(attributes_q(filters), user=user, metric_id=metric_pk)
+    events = MetricEvent.objects.filter(
+        attributes_q(filters), user=user, metric_id=metric_pk, undone__isnull=True
+    )
     return events.aggregate(total=Sum("value"))["total"] or Decimal(0)
 
 

@@ -113,6 +113,28 @@ class Ledger:
         change.awards.append(award)
         return award
 
+    def reverse(self, system: SystemDef, original: PointsAward, dedupe_key: str) -> PointsAward:
+        """An award that takes `original` back exactly, keeping its trigger (undoing events,
+        apps/pipeline/undo.py): no boost, cap or block applies to it. It counts on this
+        ledger's day, as any award made now."""
+        change = self._change(system)
+        change.total.total -= original.awarded
+        award = PointsAward(
+            tenant_id=self.tenant.pk,
+            user_id=self.user.pk,
+            system_id=system.pk,
+            trigger_id=original.trigger_id,
+            trigger_snapshot=original.trigger_snapshot,
+            awarded=-original.awarded,
+            total_after=change.total.total,
+            boosts=[],
+            dedupe_key=dedupe_key,
+            created=self.now,
+            local_date=self.day,
+        )
+        change.awards.append(award)
+        return award
+
     def _change(self, system: SystemDef) -> _Change:
         if system.pk not in self._changes:
             assert self._totals is not None  # noqa: S101

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 
 from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
-from apps.metrics.models import MetricDailyChange
+from apps.metrics.models import MetricDailyChange, MetricEvent
 from apps.metrics.selectors import metric_definitions
 from apps.streaks import domain
 from apps.streaks.choices import PauseStatus
@@ -141,6 +141,26 @@ def pauses_of(user: EndUser, from_date: dt.date | None = None) -> list[domain.Pa
         domain.Pause(id=str(p.public_id), start=p.start, end=p.end)
         for p in pauses.order_by("start")
     ]
+
+
+def last_activity(
+    user: EndUser, metric_pks: Sequence[int], start: dt.date, end: dt.date
+) -> dt.datetime | None:
+    """The moment of the user's latest event (not undone) of these metrics on their local dates
+    start..end: when a period was last extended, once undoing events moved it."""
+    moment: dt.datetime | None = (
+        MetricEvent.objects.filter(
+            user=user,
+            metric_id__in=list(metric_pks),
+            local_date__gte=start,
+            local_date__lte=end,
+            undone__isnull=True,
+        )
+        .order_by("-occurred_at")
+        .values_list("occurred_at", flat=True)
+        .first()
+    )
+    return moment
 
 
 def period_changes(

@@ -15,6 +15,7 @@ from apps.pipeline.dashboard_user.columns import COLUMNS
 from apps.pipeline.dashboard_user.leagues import league_cards
 from apps.pipeline.dashboard_user.page import end_user_cards
 from apps.pipeline.dashboard_user.quests import quest_cards
+from apps.pipeline.dashboard_user.undo import undo_cards, undo_urls
 from apps.users.end_user_page import (
     END_USER_CARDS,
     END_USER_COLUMNS,
@@ -25,6 +26,8 @@ from apps.users.end_user_page import (
 END_USER_CARDS.append(end_user_cards)
 END_USER_CARDS.append(league_cards)
 END_USER_CARDS.append(quest_cards)
+END_USER_CARDS.append(undo_cards)
 END_USER_URLS.append(action_urls)
+END_USER_URLS.append(undo_urls)
 END_USER_COLUMNS.extend(COLUMNS)
 END_USER_LATEST_EVENT.append(latest_event_at)

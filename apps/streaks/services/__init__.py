@@ -10,6 +10,7 @@ from apps.streaks.services.adjustments import (
     streak_freezes_check,
     streak_pause_archive,
     streak_pause_create,
+    streak_recount,
     streak_reset,
     streak_restore,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "streak_pause_create",
     "streak_preferences_of",
     "streak_preferences_update",
+    "streak_recount",
     "streak_reset",
     "streak_restore",
     "streak_settle_locked",

@@ -2,6 +2,7 @@
 restore or reset it, each from a settled streak under the user's row lock."""
 
 import datetime as dt
+from collections.abc import Iterable
 
 from django.utils import timezone
 
@@ -11,7 +12,14 @@ from apps.streaks.choices import PauseStatus
 from apps.streaks.errors import StreakPauseInvalidError, StreakSettingsInvalidError
 from apps.streaks.followers import streak_length_set
 from apps.streaks.models import StreakLoss, StreakPause, StreakPeriod
-from apps.streaks.selectors import StreakView, streak_config
+from apps.streaks.selectors import (
+    StreakView,
+    last_activity,
+    period_changes,
+    streak_config,
+    streak_state_get,
+    streaks_configured,
+)
 from apps.streaks.services.state import _locked_state, _period_row, _period_upsert, _save
 from apps.users.domain import local_date
 from apps.users.models import EndUser
@@ -150,3 +158,81 @@ def streak_reset(tenant: Tenant, user: EndUser, now: dt.datetime | None = None) 
     _save(row, user)
     _period_upsert(tenant, user, frequency, view.current, length=0, extended=False, reset_at=now)
     streak_length_set(tenant, user, 0, now)
+
+
+def streak_recount(
+    tenant: Tenant,
+    user: EndUser,
+    days: Iterable[dt.date],
+    metric_pks: Iterable[int],
+    now: dt.datetime | None = None,
+) -> tuple[int, int] | None:
+    """Undoing events (apps/pipeline/undo.py), after their values left the daily rollups: the
+    current streak as if those events never came. `days` are the undone events' local dates,
+    `metric_pks` their metrics. A counted period of the current streak that holds one of those
+    days and whose remaining changes no longer meet the user's conditions stops counting (its
+    history row says not extended, length 0): the streak restarts with the first counted
+    period after the latest such one; when that one was the last counted, the streak is
+    settled through the period before it, and the next settlement judges the gap as any missed
+    period (a pause, a day off, a freeze, or the loss). Periods of earlier streaks, freezes
+    consumed and streak points and achievements are left as they are. Returns (length before,
+    length after) when the streak changed, having told the followers (streak boards)."""
+    now = now or timezone.now()
+    if not streaks_configured(streak_config(tenant)):
+        return None
+    stored = streak_state_get(user)
+    if stored is None or stored.length == 0:
+        return None
+    row, view = _locked_state(tenant, user, now)
+    rules, frequency = view.rules, view.config.frequency
+    started, through = row.started, row.settled_through
+    if (
+        row.length == 0
+        or started is None
+        or through is None
+        or not set(metric_pks) & set(rules.thresholds)
+    ):
+        _save(row, user)
+        return None
+    touched = {domain.period_start(day, frequency) for day in days}
+    periods = StreakPeriod.objects.filter(
+        user=user, frequency=frequency, period_start__gte=started, period_start__lte=through
+    )
+    counted = set(periods.filter(extended=True).values_list("period_start", flat=True))
+    gone = sorted(
+        p
+        for p in touched & counted
+        if not domain.conditions_met(
+            rules,
+            period_changes(user, list(rules.thresholds), p, domain.period_end(p, frequency)),
+        )
+    )
+    if not gone:
+        _save(row, user)
+        return None
+    before = row.length
+    periods.filter(period_start__in=gone).update(extended=False, length=0)
+    last = gone[-1]
+    if last < through:
+        start = domain.next_period(last, frequency)
+    else:
+        through = domain.previous_period(last, frequency)
+        earlier = [p for p in gone if p < last]
+        start = domain.next_period(earlier[-1], frequency) if earlier else started
+    kept = sorted(p for p in counted if start <= p <= through and p not in gone)
+    if not kept:
+        row.length, row.started, row.settled_through, row.extended_at = 0, None, None, None
+    else:
+        if last >= kept[-1]:  # the last counted period changed: its latest remaining event
+            row.extended_at = last_activity(
+                user, list(rules.thresholds), kept[-1], domain.period_end(kept[-1], frequency)
+            )
+        row.length, row.started, row.settled_through = len(kept), kept[0], through
+        # The history's lengths from the new start: a count of the periods counted so far.
+        rows = list(periods.filter(period_start__gte=kept[0], period_start__lte=through))
+        for period in rows:
+            period.length = sum(1 for p in kept if p <= period.period_start)
+        StreakPeriod.objects.bulk_update(rows, ["length"])
+    _save(row, user)
+    streak_length_set(tenant, user, row.length, now)
+    return before, row.length
