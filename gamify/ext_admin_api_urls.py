@@ -9,5 +9,6 @@ urlpatterns = [
     path("", include("apps.changes.admin_urls")),
     path("", include("apps.analytics.ext_admin_urls")),
     path("", include("apps.social.admin_urls")),
+    path("", include("apps.fairplay.admin_urls")),
     path("", include("apps.mcp.admin_urls")),
 ]

@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "apps.analytics",
     "apps.changes",
     "apps.social",  # after pipeline: its end-user card follows the others
+    "apps.fairplay",
     "apps.mcp",
 ]
 

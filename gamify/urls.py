@@ -53,6 +53,11 @@ _EXTENSIONS = {
             "friends (a gamify extension).",
         },
         {
+            "name": "fair play",
+            "description": "Excluding a user from every ranking, with their events still "
+            "counted (a gamify extension).",
+        },
+        {
             "name": "mcp",
             "description": "The Model Context Protocol server, for AI agents that configure "
             "gamify (a gamify extension).",

@@ -109,7 +109,7 @@ def cohort_get(league: LeagueDef, public_id: str) -> LeagueCohort:
 def cohort_entries(cohort_pk: int) -> QuerySet[LeagueEntry]:
     """A cohort's entries, best first, with their users."""
     return (
-        LeagueEntry.objects.filter(cohort_id=cohort_pk)
+        LeagueEntry.objects.filter(cohort_id=cohort_pk, user__excluded_at__isnull=True)
         .select_related("user")
         .order_by("-score", "reached_at", "user_id")
     )
@@ -179,12 +179,20 @@ def tier_upcoming(league: LeagueDef, user_pk: int, week: domain.Week, *, lock: b
     if earned is None:
         members = LeagueEntry.objects.filter(cohort_id=last.cohort_id).order_by("pk")
         if lock and connection.vendor == "postgresql":
-            members = members.select_for_update(no_key=True)
-        standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in members]
-        results = domain.results(
-            standings, tier=last.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
-        )
-        earned = next(r.next_tier for r in results if r.user_pk == user_pk)
+            members = members.select_for_update(no_key=True, of=("self",))
+        rows = list(members.values_list("user_id", "score", "reached_at", "user__excluded_at"))
+        if any(u == user_pk and out is not None for u, _, _, out in rows):
+            earned = last.tier  # excluded: no result, the same tier (as the week's end writes)
+        else:
+            standings = included_standings(rows, user_pk)
+            results = domain.results(
+                standings,
+                tier=last.tier,
+                tiers=league.tiers,
+                unit=league.zone_unit,
+                idle=league.idle,
+            )
+            earned = next(r.next_tier for r in results if r.user_pk == user_pk)
     missed = 0 if last.cohort.week_end >= week.start else 1
     return domain.tier_on_return(
         earned, weeks_missed=missed, absent=league.absent, tiers=len(league.tiers)
@@ -262,10 +270,10 @@ def cohort_ranks(
     rank with their `previous` score and moment instead (None: they were not in it)."""
     rows = list(
         LeagueEntry.objects.filter(cohort_id=cohort_pk).values_list(
-            "user_id", "score", "reached_at", "cohort__public_id"
+            "user_id", "score", "reached_at", "user__excluded_at", "cohort__public_id"
         )
     )
-    standings = [domain.Standing(u, score, at) for u, score, at, _ in rows]
+    standings = included_standings([row[:4] for row in rows], user_pk)
     results = domain.results(
         standings, tier=tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
     )
@@ -276,7 +284,20 @@ def cohort_ranks(
             domain.Standing(s.user_pk, *previous) if s.user_pk == user_pk else s for s in standings
         ]
         before = _rank_of(moved, user_pk)
-    return CohortRanks(str(rows[0][3]), len(rows), mine.placement, mine.zone, before)
+    return CohortRanks(str(rows[0][4]), len(standings), mine.placement, mine.zone, before)
+
+
+def included_standings(
+    rows: Sequence[tuple[int, Decimal, dt.datetime, dt.datetime | None]], user_pk: int
+) -> list[domain.Standing]:
+    """The standings of a cohort's entries (user pk, score, reached_at, the user's exclusion)
+    without the users excluded from the rankings (apps/fairplay), but with `user_pk` whatever:
+    an excluded user's own reads rank them among the others, who do not see them."""
+    return [
+        domain.Standing(u, score, at)
+        for u, score, at, excluded_at in rows
+        if excluded_at is None or u == user_pk
+    ]
 
 
 def _rank_of(standings: Sequence[domain.Standing], user_pk: int) -> int:
@@ -340,7 +361,9 @@ def cohorts_standings(tenant: Tenant, cohort_pks: Sequence[int]) -> dict[int, li
     """The entries of each of these cohorts, best first, with their users: one query for a
     page of cohorts (at most 100 members each)."""
     entries = (
-        LeagueEntry.objects.filter(league__tenant=tenant, cohort_id__in=cohort_pks)
+        LeagueEntry.objects.filter(
+            league__tenant=tenant, cohort_id__in=cohort_pks, user__excluded_at__isnull=True
+        )
         .select_related("user")
         .order_by("cohort_id", "-score", "reached_at", "user_id")
     )

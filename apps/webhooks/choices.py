@@ -3,7 +3,7 @@ from django.db import models
 
 class EventType(models.TextChoices):
     """Trophy's 18 webhook event types (reference §3.9), then gamify's own (README,
-    "Leagues")."""
+    "Leagues", "Fair play")."""
 
     ACHIEVEMENT_COMPLETED = "achievement.completed"
     STREAK_STARTED = "streak.started"
@@ -26,6 +26,8 @@ class EventType(models.TextChoices):
     LEAGUE_JOINED = "league.joined"
     LEAGUE_RANK_CHANGED = "league.rank_changed"
     LEAGUE_FINISHED = "league.finished"
+    USER_EXCLUDED = "user.excluded"
+    USER_REINSTATED = "user.reinstated"
 
 
 class EndpointStatus(models.TextChoices):

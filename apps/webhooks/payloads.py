@@ -30,6 +30,7 @@ from apps.streaks.facts import StreakExtended
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
 from apps.streaks.wire import streak_base_render, streak_response_render
 from apps.users.domain import zone
+from apps.users.facts import UserExcluded, UserReinstated
 from apps.users.models import EndUser
 from apps.users.wire import user_render
 
@@ -231,4 +232,24 @@ def league_finished(tenant: Tenant, end_user: EndUser, fact: LeagueFinished) -> 
         "newTier": tier_render(league, entry.next_tier or 0),
         "left": entry.left,
         "rewards": [reward_render(r) for r in entry.rewards],
+    }
+
+
+def user_excluded(tenant: Tenant, end_user: EndUser, fact: UserExcluded) -> dict[str, Any]:
+    """user.excluded (fair play, an extension): who was left out of the rankings, when, why
+    and by whom."""
+    return {
+        "user": user(tenant, end_user),
+        "excludedAt": fact.at.isoformat().replace("+00:00", "Z"),
+        "reason": fact.reason,
+        "by": fact.by,
+    }
+
+
+def user_reinstated(tenant: Tenant, end_user: EndUser, fact: UserReinstated) -> dict[str, Any]:
+    """user.reinstated: the exclusion lifted, the user back in the rankings."""
+    return {
+        "user": user(tenant, end_user),
+        "reinstatedAt": fact.at.isoformat().replace("+00:00", "Z"),
+        "by": fact.by,
     }

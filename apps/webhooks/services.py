@@ -23,6 +23,7 @@ from apps.leaderboards.facts import RankChanged
 from apps.leagues.facts import LeagueFinished, LeagueScored
 from apps.points.facts import PointsChanged
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
+from apps.users.facts import UserExcluded, UserReinstated
 from apps.users.models import EndUser
 from apps.webhooks import payloads
 from apps.webhooks.choices import EventType
@@ -203,6 +204,10 @@ def webhooks_record(
             _league(told, fact)
         elif isinstance(fact, LeagueFinished):
             told.publish(EventType.LEAGUE_FINISHED, payloads.league_finished(tenant, user, fact))
+        elif isinstance(fact, UserExcluded):
+            told.publish(EventType.USER_EXCLUDED, payloads.user_excluded(tenant, user, fact))
+        elif isinstance(fact, UserReinstated):
+            told.publish(EventType.USER_REINSTATED, payloads.user_reinstated(tenant, user, fact))
     if told.due_now:
         dispatch_enqueue()
 

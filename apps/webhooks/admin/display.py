@@ -17,6 +17,7 @@ _GROUPS = {
     "leaderboard": "Leaderboards",
     "emails": "Emails due",
     "league": "Leagues",
+    "user": "Fair play",
 }
 EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
     (label, [(t.value, t.value) for t in EventType if t.value.partition(".")[0] == prefix])

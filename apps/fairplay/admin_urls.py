@@ -1,0 +1,13 @@
+"""Admin API routes of fair play, under /admin/ext/v1/ (gamify/ext_admin_api_urls.py)."""
+
+from django.urls import path
+
+from apps.fairplay import views
+
+urlpatterns = [
+    path(
+        "users/<str:user_id>/exclusion",
+        views.UserExclusionApi.as_view(),
+        name="admin-ext-user-exclusion",
+    ),
+]
