@@ -68,9 +68,9 @@ def league_friends(
     league: LeagueDef, user: EndUser, now: dt.datetime
 ) -> tuple[domain_leagues.Week, list[LeagueEntry]]:
     """The league's current week and the entries of the user and their friends who have joined
-    it (whatever their cohorts and tiers; none excluded from the rankings), best first as a cohort ranks them (score, then who
-    reached it first, then the user who joined gamify first): one query, on the entries'
-    (league, user, week) unique index."""
+    it (whatever their cohorts and tiers; none excluded from the rankings), best first as a
+    cohort ranks them (score, then who reached it first, then the user who joined gamify
+    first): one query, on the entries' (league, user, week) unique index."""
     week = league.week(now)
     friends = Friendship.objects.filter(user=user).values("friend_id")
     entries = (
