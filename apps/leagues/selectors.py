@@ -106,10 +106,13 @@ def cohort_get(league: LeagueDef, public_id: str) -> LeagueCohort:
     return cohort
 
 
-def cohort_entries(cohort_pk: int) -> QuerySet[LeagueEntry]:
-    """A cohort's entries, best first, with their users."""
+def cohort_entries(cohort_pk: int, *, seen_by: int | None = None) -> QuerySet[LeagueEntry]:
+    """A cohort's entries, best first, with their users; none of users excluded from the
+    rankings (apps/fairplay), except the user `seen_by` (pk) themself: an excluded user's own
+    reads show them among the others, who do not see them."""
     return (
-        LeagueEntry.objects.filter(cohort_id=cohort_pk, user__excluded_at__isnull=True)
+        LeagueEntry.objects.filter(cohort_id=cohort_pk)
+        .filter(Q(user__excluded_at__isnull=True) | Q(user_id=seen_by))
         .select_related("user")
         .order_by("-score", "reached_at", "user_id")
     )
@@ -209,9 +212,11 @@ class Placed:
     zone: str
 
 
-def cohort_standings(league: LeagueDef, cohort: LeagueCohort) -> list[Placed]:
-    """A cohort's members, best first (at most 100, with their users)."""
-    return _placed(league, cohort, list(cohort_entries(cohort.pk)))
+def cohort_standings(
+    league: LeagueDef, cohort: LeagueCohort, *, seen_by: int | None = None
+) -> list[Placed]:
+    """A cohort's members, best first (at most 100, with their users; cohort_entries)."""
+    return _placed(league, cohort, list(cohort_entries(cohort.pk, seen_by=seen_by)))
 
 
 @dataclass(frozen=True)
@@ -231,7 +236,7 @@ def user_week(league: LeagueDef, user: EndUser, now: dt.datetime) -> UserWeek:
     entry = entry_current(league, user, now)
     if entry is None:
         return UserWeek(week, tier_upcoming(league, user.pk, week), None, (), None)
-    standings = cohort_standings(league, entry.cohort)
+    standings = cohort_standings(league, entry.cohort, seen_by=user.pk)
     own = next((p for p in standings if p.entry.pk == entry.pk), None)
     return UserWeek(week, entry.tier, entry.cohort, standings, own)
 
@@ -453,7 +458,9 @@ def cohorts_placed(
 def _placed(league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]) -> list[Placed]:
     """The stored results of a finished cohort, else what the week's end would give now."""
     if cohort.finished_at is not None:
-        return sorted((Placed(e, e.placement or 0, e.zone or "") for e in entries), key=_by_rank)
+        # An entry without a placement was excluded from the rankings when the week ended.
+        placed = (Placed(e, e.placement, e.zone or "") for e in entries if e.placement)
+        return sorted(placed, key=_by_rank)
     by_user = {e.user_id: e for e in entries}
     standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in entries]
     results = domain.results(

@@ -11,7 +11,9 @@ import time_machine
 
 from apps.accounts.models import Tenant
 from apps.leaderboards.models import LeaderboardEntry
+from apps.leagues.models import LeagueEntry
 from apps.metrics.models import Metric
+from apps.pipeline.leagues import leagues_week_end
 from tests.factories import OrganizationWithKey
 from tests.leagues.test_weeks_and_cohorts import MONDAY, league_of
 from tests.pipeline.test_full_pipeline_query_count import configured, created  # noqa: F401
@@ -145,22 +147,42 @@ def test_breakdown_groups_lose_the_excluded_user_and_regain_them(rank_store: str
         ]
 
 
-def test_league_cohort_standings_leave_the_excluded_user_out(
+def test_league_cohort_standings_results_and_rewards_leave_the_excluded_user_out(
     api_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
     league = league_of(tenant, metric)
+    path = f"/ext/v1/users/{{}}/leagues/{league.key}"
+
+    def seen(user: str) -> list[tuple[str, int]]:
+        body = api_client.get(path.format(user)).json()
+        return [(s["userId"], s["rank"]) for s in body["cohort"]["standings"]]
+
     with time_machine.travel(MONDAY, tick=False):
         for user, value in (("a", 5), ("b", 9), ("c", 7)):
             response = api_client.post(
                 "/v1/metrics/words/event", {"user": {"id": user}, "value": value}
             )
             assert response.status_code == 201
-        path = f"/ext/v1/users/a/leagues/{league.key}"
-        before = api_client.get(path).json()
+        assert seen("a") == [("b", 1), ("c", 2), ("a", 3)]
         exclude(api_client, "b")
-        after = api_client.get(path).json()
-    assert before != after
-    assert "b" not in str(after["standings"]) if "standings" in after else True
+        assert seen("a") == [("c", 1), ("a", 2)]
+        cohort = api_client.get(path.format("a")).json()["cohort"]["id"]
+        body = api_client.get(f"/ext/v1/leagues/{league.key}/cohorts/{cohort}").json()
+        assert [(s["userId"], s["rank"]) for s in body["standings"]] == [("c", 1), ("a", 2)]
+        # Their own read: among the others, as before the exclusion.
+        assert seen("b") == [("b", 1), ("c", 2), ("a", 3)]
+        assert api_client.get(path.format("b")).json()["rank"] == 1
+    leagues_week_end(MONDAY + dt.timedelta(days=8))
+    results = {
+        e.user.external_id: (e.placement, e.zone, e.rewards_due)
+        for e in LeagueEntry.objects.filter(league=league).select_related("user")
+    }
+    assert results["b"] == (None, None, False)
+    assert results["c"][0] == 1
+    assert results["a"][0] == 2
+    reinstate(api_client, "b")
+    body = api_client.get(f"/ext/v1/leagues/{league.key}/cohorts/{cohort}").json()
+    assert [(s["userId"], s["rank"]) for s in body["standings"]] == [("c", 1), ("a", 2)]
 
 
 def test_rarity_leaves_excluded_users_out(api_client: Any, tenant: Tenant, metric: Metric) -> None:
