@@ -83,6 +83,15 @@ def test_exclusion_and_reinstatement_on_metric_points_and_streak_boards(
         assert own(boards, "b", "w") == (2, 20)
         assert own(boards, "a", "w") == (1, 30)
         assert own(boards, "c", "w") == (2, 10)
+        # Neighbours and friends boards leave them out too, their own included.
+        hood = boards.get("/ext/v1/users/a/leaderboards/w/neighbours?k=2").json()
+        assert [(r["userId"], r["rank"]) for r in hood["rankings"]] == [("a", 1), ("c", 2)]
+        hood = boards.get("/ext/v1/users/b/leaderboards/w/neighbours?k=2").json()
+        assert (hood["rank"], hood["rankings"]) == (None, [])
+        response = boards.post("/admin/ext/v1/users/a/friends", {"userIds": ["b", "c"]})
+        assert response.status_code == 200, response.content
+        circle = boards.get("/ext/v1/users/a/leaderboards/w/friends").json()
+        assert [(r["userId"], r["rank"]) for r in circle["rankings"]] == [("a", 1), ("c", 2)]
         # Their events still count: totals move, the boards still leave them out.
         response = send(boards, "b", 25)
         assert response["leaderboards"]["w"]["rank"] == 1  # as they see it: 45 > 30
@@ -101,6 +110,10 @@ def test_exclusion_and_reinstatement_on_metric_points_and_streak_boards(
         assert [(u, r) for u, r, _ in board(boards, "x")] == [("b", 1), ("c", 2), ("a", 3)]
         assert {u for u, _, _ in board(boards, "s")} == {"a", "b", "c"}
         assert own(boards, "b", "w") == (1, 45)
+        hood = boards.get("/ext/v1/users/a/leaderboards/w/neighbours?k=2").json()
+        assert [r["userId"] for r in hood["rankings"]] == ["b", "c", "a"]
+        circle = boards.get("/ext/v1/users/a/leaderboards/w/friends").json()
+        assert [r["userId"] for r in circle["rankings"]] == ["b", "c", "a"]
         assert reinstate(boards, "b")["changed"] is False
     assert not LeaderboardEntry.objects.filter(group__startswith="~").exists()
 
@@ -237,3 +250,28 @@ def test_bad_input_and_tenant_isolation(api_client: Any, tenant: Tenant, metric:
     assert stranger.post(path, {"reason": "r"}).status_code == 404
     assert stranger.delete(path).status_code == 404
     assert api_client.get(path).json()["excluded"] is False
+
+
+def test_every_run_of_a_repeating_board_loses_and_regains_the_user(
+    rank_store: str, boards: Any
+) -> None:
+    item = {"name": "D", "key": "d", "rankBy": "metric", "runUnit": "day", "runInterval": 1}
+    metric_id = boards.get("/admin/v1/leaderboards").json()[0]["metricId"]
+    created(boards, "/admin/v1/leaderboards", [{**item, "metricId": metric_id, **ACTIVE}])
+    first = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)
+    runs = [first, first + dt.timedelta(days=1)]
+    for day, values in zip(runs, ({"a": 3, "b": 5}, {"a": 4, "b": 2}), strict=True):
+        with time_machine.travel(dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)):
+            for user, value in values.items():
+                send(boards, user, value)
+
+    def run(day: dt.date) -> list[tuple[str, int]]:
+        body = boards.get(f"/v1/leaderboards/d?run={day}").json()
+        return [(r["userId"], r["rank"]) for r in body["rankings"]]
+
+    with time_machine.travel(dt.datetime.combine(runs[1], dt.time(13), tzinfo=dt.UTC)):
+        assert [run(day) for day in runs] == [[("b", 1), ("a", 2)], [("a", 1), ("b", 2)]]
+        exclude(boards, "b")
+        assert [run(day) for day in runs] == [[("a", 1)], [("a", 1)]]
+        reinstate(boards, "b")
+        assert [run(day) for day in runs] == [[("b", 1), ("a", 2)], [("a", 1), ("b", 2)]]
