@@ -1,7 +1,8 @@
 """The end-user page of the dashboard, composed by the pipeline (the layer above every feature
 app): metrics with their last 30 days, the streak and its calendar, points, achievements,
 leaderboard ranks, notifications and leagues, plus the actions staff take on a user (reset, restore,
-freeze or pause the streak; complete an API achievement), each confirmed on its own page and
+freeze or pause the streak; complete an API achievement; exclude from the rankings or
+reinstate), each confirmed on its own page and
 carried out by the service the API uses; and the end-user list's level, streak and last-active
 columns.
 
@@ -12,6 +13,7 @@ importing this package fills them (apps.pipeline.admin imports it).
 from apps.metrics.selectors import latest_event_at
 from apps.pipeline.dashboard_user.actions import action_urls
 from apps.pipeline.dashboard_user.columns import COLUMNS
+from apps.pipeline.dashboard_user.fairplay import fairplay_card, fairplay_urls
 from apps.pipeline.dashboard_user.leagues import league_cards
 from apps.pipeline.dashboard_user.page import end_user_cards
 from apps.users.end_user_page import (
@@ -24,5 +26,7 @@ from apps.users.end_user_page import (
 END_USER_CARDS.append(end_user_cards)
 END_USER_CARDS.append(league_cards)
 END_USER_URLS.append(action_urls)
+END_USER_CARDS.append(fairplay_card)
+END_USER_URLS.append(fairplay_urls)
 END_USER_COLUMNS.extend(COLUMNS)
 END_USER_LATEST_EVENT.append(latest_event_at)

@@ -1,0 +1,57 @@
+"""Fair play in the browser: a staff member excludes a user from the rankings on their page,
+with a reason, sees the exclusion on the page and the user gone from the leaderboard, then
+reinstates them. Screenshots of each step are saved (conftest.py)."""
+
+import datetime as dt
+from typing import Any
+
+import time_machine
+
+from apps.users.models import EndUser
+from tests.browser.conftest import Staff
+from tests.conftest import Client
+from tests.factories import MetricFactory, OrganizationWithKey, bump
+
+
+def test_a_user_is_excluded_with_a_reason_and_reinstated(staff: Staff) -> None:
+    org = OrganizationWithKey("Acme")
+    metric = MetricFactory(tenant=org.tenant, key="words")
+    bump(org.tenant)
+    client = Client()
+    client.credentials(HTTP_X_API_KEY=org.admin_key)
+    board = {"name": "Top", "key": "top", "rankBy": "metric", "status": "active"}
+    board["metricId"] = str(metric.public_id)
+    assert client.post("/admin/v1/leaderboards", [board]).status_code == 201
+    with time_machine.travel(dt.datetime.now(dt.UTC) + dt.timedelta(days=1)):
+        for user, value in (("ada", 30), ("bob", 50), ("cy", 10)):
+            body = {"user": {"id": user, "name": user.title()}, "value": value}
+            assert client.post("/v1/metrics/words/event", body).status_code == 201
+
+        def ranked() -> list[str]:
+            return [r["userId"] for r in client.get("/v1/leaderboards/top").json()["rankings"]]
+
+        assert ranked() == ["bob", "ada", "cy"]
+        bob = EndUser.objects.get(external_id="bob")
+        staff.go(f"/dashboard/users/enduser/{bob.pk}/change/")
+        assert "Ranked on every leaderboard" in staff.text("#user-included")
+        staff.shot("user-page-included")
+        staff.click("#user-exclude")
+        staff.shot("exclude-confirm")
+        staff.submit('.user-confirm-buttons input[type="submit"]')  # no reason: refused
+        assert "This field is required" in staff.text()
+        staff.fill("reason", "Scripted events at night")
+        staff.submit('.user-confirm-buttons input[type="submit"]')
+        assert not staff.errors(), staff.errors()
+        assert "Excluded bob from the rankings: Scripted events at night" in staff.messages()
+        notice = staff.text("#user-excluded")
+        assert "Scripted events at night" in notice
+        assert "staff:admin" in notice
+        staff.shot("user-page-excluded")
+        assert ranked() == ["ada", "cy"]
+        staff.click("#user-reinstate")
+        staff.shot("reinstate-confirm")
+        staff.submit('.user-confirm-buttons input[type="submit"]')
+        assert any("Reinstated" in m for m in staff.messages()), staff.messages()
+        assert staff.all("#user-included")
+        staff.shot("user-page-reinstated")
+        assert ranked() == ["bob", "ada", "cy"]
