@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from apps.core.bulk import collection_urls
 from apps.fairplay import views
 
 urlpatterns = [
@@ -11,3 +12,6 @@ urlpatterns = [
         name="admin-ext-user-exclusion",
     ),
 ]
+urlpatterns += collection_urls(
+    "anomaly-rules", views.AnomalyRuleCollection(), "admin-ext-anomaly-rules"
+)

@@ -1,14 +1,20 @@
 """Fair play's admin routes (/admin/ext/v1): a user's exclusion from the rankings, read, made
-and lifted."""
+and lifted; the anomaly rules, a Collection of the admin bulk conventions."""
+
+from collections.abc import Sequence
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api.views import AdminApi
-from apps.core.bulk import validated
+from apps.core.bulk import Collection, validated
 from apps.core.openapi import ADMIN_FORBIDDEN, errors
-from apps.fairplay import openapi, serializers, services
+from apps.core.scope import Scope
+from apps.fairplay import configuration, openapi, selectors, serializers, services
+from apps.fairplay.domain import AnomalyRuleSettings
+from apps.fairplay.models import AnomalyRule
 from apps.users.selectors import user_get
 from apps.users.wire import USER_ID
 
@@ -71,3 +77,32 @@ class UserExclusionApi(AdminApi):
     def delete(self, request: Request, user_id: str) -> Response:
         done = services.user_reinstate(self.scope(request).tenant, user_id)
         return Response(serializers.exclusion_response_render(done.user, done.changed))
+
+
+class AnomalyRuleCollection(Collection):
+    noun = "Anomaly rule"
+    create_serializer = serializers.AnomalyRuleCreateSerializer
+    update_serializer = serializers.AnomalyRuleUpdateSerializer
+    output_schema = serializers.AdminAnomalyRule
+
+    def list(self, scope: Scope, parent: Any, limit: int, skip: int) -> Sequence[AnomalyRule]:
+        return selectors.rules_list(scope.tenant, limit, skip)
+
+    def get(self, scope: Scope, parent: Any, object_id: str) -> AnomalyRule | None:
+        return selectors.rule_get(scope.tenant, object_id)
+
+    def create(self, scope: Scope, parent: Any, data: dict[str, Any]) -> AnomalyRule:
+        kwargs = serializers.AnomalyRuleCreateSerializer.service_kwargs(data)
+        return configuration.anomaly_rule_create(scope.tenant, AnomalyRuleSettings(**kwargs))
+
+    def update(
+        self, scope: Scope, parent: Any, obj: AnomalyRule, data: dict[str, Any]
+    ) -> AnomalyRule:
+        kwargs = serializers.AnomalyRuleUpdateSerializer.service_kwargs(data)
+        return configuration.anomaly_rule_update(scope.tenant, obj, AnomalyRuleSettings(**kwargs))
+
+    def delete(self, scope: Scope, parent: Any, obj: AnomalyRule) -> None:
+        configuration.anomaly_rule_delete(scope.tenant, obj)
+
+    def render(self, obj: AnomalyRule) -> dict[str, Any]:
+        return serializers.admin_anomaly_rule_render(obj)

@@ -462,6 +462,7 @@ def entries_set_apart(user: EndUser, *, excluded: bool) -> int:
     the user's lock, so no event of theirs moves an entry meanwhile. One UPDATE, then one Redis
     call per ranking moved; how many entries moved."""
     entries = LeaderboardEntry.objects.filter(user=user)
+    stored: Concat | Substr
     if excluded:
         moving = entries.exclude(group__startswith=domain.EXCLUDED_PREFIX)
         stored = Concat(Value(domain.EXCLUDED_PREFIX), F("group"))

@@ -178,7 +178,7 @@ def _finish_chunk(now: dt.datetime, chunk: int, react: Finished | None) -> int:
     for entry in entries.annotate(excluded_at=F("user__excluded_at")).order_by("pk"):
         # A user excluded from the rankings (apps/fairplay) gets no result: no placement,
         # zone or rewards, the same tier next week; the others are ranked without them.
-        if entry.excluded_at is None:
+        if getattr(entry, "excluded_at", None) is None:
             members[entry.cohort_id].append(entry)
         else:
             entry.next_tier = entry.tier
@@ -191,8 +191,8 @@ def _finish_chunk(now: dt.datetime, chunk: int, react: Finished | None) -> int:
     if react is not None:
         for cohort in cohorts:
             cohort.finished_at, cohort.open = now, False
-            for entry in members[cohort.pk]:
-                entry.cohort = cohort
+            for member in members[cohort.pk]:
+                member.cohort = cohort
             league = rows[cohort.league_id]
             react(league.tenant, definitions[league.pk], cohort, members[cohort.pk])
     return len(cohorts)

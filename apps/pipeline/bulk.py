@@ -55,6 +55,7 @@ from apps.leaderboards.services import (
     run_counts,
     run_gains,
 )
+from apps.fairplay.selectors import anomaly_rules
 from apps.leagues.selectors import leagues_active
 from apps.metrics.models import MetricDailyChange, MetricEvent, MetricTotal
 from apps.metrics.selectors import daily_changes_of, totals_of
@@ -102,6 +103,8 @@ def bulk_ready(tenant: Tenant) -> bool:
     if connection.vendor != "postgresql" or endpoints_active(tenant):
         return False
     if leagues_active(tenant):  # joins and scores per event (apps/leagues/services.py)
+        return False
+    if anomaly_rules(tenant):  # counted and flagged per event (apps/fairplay/services.py)
         return False
     if notification_config(tenant).enabled(NotificationType.ACHIEVEMENT_COMPLETED):
         return False

@@ -31,6 +31,7 @@ from apps.leaderboards.services import (
     leaderboards_event_load,
 )
 from apps.leagues.facts import LeagueScored
+from apps.fairplay.services import anomalies_check
 from apps.leagues.services import LeagueMove, leagues_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
@@ -214,6 +215,19 @@ def leagues_step(ctx: EventContext, points: PointsOutcome) -> LeaguesOutcome:
         points_added=points.added_by_pk,
     )
     return LeaguesOutcome(moves=tuple(moves))
+
+
+def anomalies_step(ctx: EventContext, points: PointsOutcome) -> list[Fact]:
+    """Fair play's anomaly rules (apps/fairplay): the user flagged, as facts; nothing read or
+    written for a tenant without active rules."""
+    return anomalies_check(
+        ctx.tenant,
+        ctx.user,
+        now=ctx.now,
+        metric_pk=ctx.metric.pk,
+        value=ctx.value,
+        points_added=points.added_by_pk,
+    )
 
 
 def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:

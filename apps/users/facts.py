@@ -3,6 +3,7 @@ and its lifting (apps/fairplay), which the webhooks announce."""
 
 import datetime as dt
 from dataclasses import dataclass
+from decimal import Decimal
 
 from apps.core.facts import Fact
 
@@ -22,3 +23,18 @@ class UserReinstated(Fact):
 
     at: dt.datetime
     by: str
+
+
+@dataclass(frozen=True)
+class UserFlagged(Fact):
+    """An anomaly rule matched the user (apps/fairplay): their total in one of the rule's
+    windows passed its threshold. The evidence, as the flag holds it."""
+
+    flag_pk: int
+    rule_key: str
+    rule_name: str
+    window_start: dt.datetime
+    window_end: dt.datetime
+    observed: Decimal
+    threshold: Decimal
+    at: dt.datetime

@@ -28,6 +28,7 @@ class EventType(models.TextChoices):
     LEAGUE_FINISHED = "league.finished"
     USER_EXCLUDED = "user.excluded"
     USER_REINSTATED = "user.reinstated"
+    USER_FLAGGED = "user.flagged"
 
 
 class EndpointStatus(models.TextChoices):

@@ -3,7 +3,6 @@ with a reason, sees the exclusion on the page and the user gone from the leaderb
 reinstates them. Screenshots of each step are saved (conftest.py)."""
 
 import datetime as dt
-from typing import Any
 
 import time_machine
 
