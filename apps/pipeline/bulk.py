@@ -41,6 +41,7 @@ from apps.achievements.selectors import achievement_definitions
 from apps.achievements.services import Completed, completions_load_many
 from apps.core.db import CompiledSelect, insert_many, update_many
 from apps.core.errors import ApplicationError
+from apps.fairplay.selectors import anomaly_rules
 from apps.leaderboards import ranks
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import LeaderboardEntry
@@ -55,7 +56,6 @@ from apps.leaderboards.services import (
     run_counts,
     run_gains,
 )
-from apps.fairplay.selectors import anomaly_rules
 from apps.leagues.selectors import leagues_active
 from apps.metrics.models import MetricDailyChange, MetricEvent, MetricTotal
 from apps.metrics.selectors import daily_changes_of, totals_of

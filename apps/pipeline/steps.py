@@ -23,6 +23,7 @@ from apps.achievements.services import (
 )
 from apps.core.db import load_together
 from apps.core.facts import Fact, UserActive
+from apps.fairplay.services import anomalies_check
 from apps.leaderboards.facts import RankChanged
 from apps.leaderboards.services import (
     BoardStanding,
@@ -31,7 +32,6 @@ from apps.leaderboards.services import (
     leaderboards_event_load,
 )
 from apps.leagues.facts import LeagueScored
-from apps.fairplay.services import anomalies_check
 from apps.leagues.services import LeagueMove, leagues_apply_event
 from apps.metrics.selectors import MetricDef
 from apps.metrics.services import RecordedEvent
