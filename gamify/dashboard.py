@@ -29,6 +29,7 @@ APP_ORDER = [
     "achievements",
     "leaderboards",
     "leagues",
+    "fairplay",
     "notifications",
     "webhooks",
     "pipeline",
@@ -47,7 +48,7 @@ SYSTEM_MODELS = {
     "points.pointstotal",
 }
 # Sections named for what staff find there rather than for the framework's app.
-SECTION_NAMES = {"auth": "Staff", "axes": "Login records"}
+SECTION_NAMES = {"auth": "Staff", "axes": "Login records", "fairplay": "Fair play"}
 # Material Symbols names of each section's icon in the sidebar.
 ICONS = {
     "analytics": "monitoring",
@@ -58,6 +59,7 @@ ICONS = {
     "achievements": "military_tech",
     "leaderboards": "leaderboard",
     "leagues": "trophy",
+    "fairplay": "flag",
     "notifications": "mail",
     "webhooks": "webhook",
     "accounts": "apartment",

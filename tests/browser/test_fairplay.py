@@ -54,3 +54,42 @@ def test_a_user_is_excluded_with_a_reason_and_reinstated(staff: Staff) -> None:
         assert staff.all("#user-included")
         staff.shot("user-page-reinstated")
         assert ranked() == ["bob", "ada", "cy"]
+
+
+def test_flags_are_listed_with_one_click_exclude_and_dismiss(staff: Staff) -> None:
+    org = OrganizationWithKey("Acme")
+    metric = MetricFactory(tenant=org.tenant, key="words")
+    bump(org.tenant)
+    client = Client()
+    client.credentials(HTTP_X_API_KEY=org.admin_key)
+    item = {
+        "name": "Too many words",
+        "key": "too-many-words",
+        "kind": "metric",
+        "metricId": str(metric.public_id),
+        "threshold": 100,
+        "windowMinutes": 30,
+    }
+    assert client.post("/admin/ext/v1/anomaly-rules", [item]).status_code == 201
+    for user, value in (("ada", 150), ("bob", 40), ("cy", 500)):
+        body = {"user": {"id": user}, "value": value}
+        assert client.post("/v1/metrics/words/event", body).status_code == 201
+    staff.go("/dashboard/fairplay/userflag/")
+    assert not staff.errors(), staff.errors()
+    rows = staff.text("#result_list")
+    assert "ada" in rows and "cy" in rows and "bob" not in rows
+    assert "150, more than 100" in rows
+    staff.shot("flags-open")
+    # Rows are newest first: cy, then ada.
+    staff.click("#result_list tbody tr:nth-child(1) .flag-exclude")
+    assert "Excluded cy from the rankings (Too many words)." in staff.messages()
+    staff.click("#result_list tbody tr:nth-child(1) .flag-dismiss")
+    assert "Dismissed the flag of ada (Too many words)." in staff.messages()
+    assert "0 user flags" in staff.text() or not staff.all("#result_list tbody tr")
+    staff.shot("flags-resolved")
+    cy = EndUser.objects.get(external_id="cy")
+    assert cy.excluded_at is not None
+    assert cy.excluded_reason.startswith("Flagged by Too many words: 500")
+    assert EndUser.objects.get(external_id="ada").excluded_at is None
+    staff.go("/dashboard/fairplay/userflag/?status__exact=excluded")
+    assert "excluded by staff:admin" in staff.text("#result_list")
