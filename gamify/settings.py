@@ -305,6 +305,7 @@ SPECTACULAR_SETTINGS = {
         "AdminPointsTriggerTimeUnitEnum": "apps.points.choices.TimeUnit",
         "AdminPointsBoostStatusEnum": "apps.points.choices.BoostStatus",
         "AdminPointsBoostRoundingEnum": "apps.points.choices.Rounding",
+        "AnomalyRuleKindEnum": "apps.fairplay.choices.RuleKind",
         "LeaderboardRankByEnum": "apps.leaderboards.wire.LEADERBOARD_RANK_BY",
         "LeaderboardRunUnitEnum": "apps.leaderboards.wire.LEADERBOARD_RUN_UNITS",
         "LeaderboardStatusEnum": "apps.leaderboards.wire.LEADERBOARD_STATUSES",

@@ -82,6 +82,7 @@ _COLLECTIONS = (
     ("push_template", "push_templates", "admin", "admin_push_templates"),
     ("tenant", "tenants", "admin", "admin_tenants"),
     ("league", "leagues", "ext-admin", "admin_leagues"),
+    ("anomaly_rule", "anomaly_rules", "ext-admin", "admin_anomaly_rules"),
 )
 
 
@@ -149,6 +150,7 @@ LEFT_OUT = {
     "ext_admin_history_revert": "reverting a creation deletes the object: no deletions",
     "ext_admin_environments_": "environments and their admin keys: credentials",
     "admin_ext_users_friends_": "end-users' friends lists are their data, not configuration",
+    "admin_ext_users_exclusion_": "excluding a user is moderation of their data, not configuration",
 }
 
 
