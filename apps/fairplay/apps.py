@@ -7,4 +7,7 @@ class FairplayConfig(AppConfig):
     verbose_name = "Fair play"
 
     def ready(self) -> None:
-        from apps.fairplay import portable  # noqa: F401 - its configuration kind
+        from apps.fairplay import (  # noqa: F401 - its configuration kind, its periodic job
+            jobs,
+            portable,
+        )

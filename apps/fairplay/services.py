@@ -10,7 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.history import current_actor
@@ -107,16 +107,22 @@ def anomalies_check(
         total = sql.count_add(rule.pk, user.pk, start, amount)
         if not passed(total - amount, total, rule.threshold):
             continue
-        flag = UserFlag.objects.create(
-            tenant=tenant,
-            rule_id=rule.pk,
-            user=user,
-            window_start=start,
-            window_end=end,
-            observed=total,
-            threshold=rule.threshold,
-            flagged_at=now,
-        )
+        try:
+            # A savepoint: a window whose count was pruned (jobs.py) and restarted by a late
+            # event may have flagged the user already, and the flag is once a window.
+            with transaction.atomic():
+                flag = UserFlag.objects.create(
+                    tenant=tenant,
+                    rule_id=rule.pk,
+                    user=user,
+                    window_start=start,
+                    window_end=end,
+                    observed=total,
+                    threshold=rule.threshold,
+                    flagged_at=now,
+                )
+        except IntegrityError:
+            continue
         facts.append(
             UserFlagged(
                 user.pk, flag.pk, rule.key, rule.name, start, end, total, rule.threshold, now

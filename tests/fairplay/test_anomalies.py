@@ -195,3 +195,18 @@ def test_tenant_isolation(api_client: Any, metric: Metric) -> None:
     assert other.get(f"{RULES}/{created['id']}").status_code == 404
     response = other.patch(RULES, [{"id": created["id"], "threshold": 5}])
     assert response.json()["updated"] == []
+
+
+def test_ended_windows_counts_are_pruned_and_a_restarted_window_flags_no_one_twice(
+    api_client: Any, metric: Metric
+) -> None:
+    from apps.fairplay.jobs import GRACE, anomaly_counts_prune
+
+    rule(api_client, kind="metric", metricId=str(metric.public_id), threshold=1)
+    send(api_client, NOON, 2)
+    assert len(flags()) == 1
+    end = NOON + dt.timedelta(minutes=30)
+    assert anomaly_counts_prune(end + GRACE) == 0  # ended, but within the grace
+    assert anomaly_counts_prune(end + GRACE + dt.timedelta(seconds=1)) == 1
+    send(api_client, NOON + dt.timedelta(minutes=5), 2)  # a late event of that window
+    assert len(flags()) == 1
