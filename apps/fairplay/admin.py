@@ -30,18 +30,43 @@ def _amount(value: Any) -> str:
     return format(value.normalize(), "f")
 
 
+class FlagStatusFilter(admin.SimpleListFilter):
+    """Open flags unless asked otherwise: the page is a to-do list."""
+
+    title = "status"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [*FlagStatus.choices, ("all", "All")]
+
+    def value(self) -> str:
+        return str(super().value() or FlagStatus.OPEN)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[UserFlag]) -> QuerySet[UserFlag]:
+        state = self.value()
+        return queryset if state == "all" else queryset.filter(status=state)
+
+    def choices(self, changelist: Any) -> Any:
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": self.value() == str(lookup),
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+
 @admin.register(UserFlag)
 class UserFlagAdmin(EndUserRowsMixin, ReadOnlyAdmin):
     list_display = ("user_link", "rule_column", "window_column", "evidence_column", "act_column")
     list_display_links = None
     list_select_related = ("user", "rule")
-    list_filter = ("status",)
+    list_filter = (FlagStatusFilter,)
     ordering = ("-flagged_at", "-pk")
     list_per_page = 50
     search_help_text = (
         "Search by exact end-user id. Users an anomaly rule flagged, newest first: exclude "
-        "them from every ranking, or dismiss the flag. Open flags unless the filter says "
-        "otherwise."
+        "them from every ranking, or dismiss the flag. Open flags unless the status filter "
+        "says otherwise."
     )
     actions = None
     fields = (
@@ -63,15 +88,6 @@ class UserFlagAdmin(EndUserRowsMixin, ReadOnlyAdmin):
         if tenant is None:
             return UserFlag.objects.none()
         return UserFlag.objects.filter(tenant=tenant)
-
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        if "status__exact" not in request.GET and not request.GET.get("q"):
-            query = request.GET.copy()
-            query["status__exact"] = FlagStatus.OPEN
-            request.GET = query
-        return super().changelist_view(request, extra_context)
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[PageRowsChangeList]:
         return PageRowsChangeList

@@ -94,5 +94,5 @@ def test_flags_are_listed_with_one_click_exclude_and_dismiss(staff: Staff) -> No
     assert cy.excluded_at is not None
     assert cy.excluded_reason.startswith("Flagged by Too many words: 500")
     assert EndUser.objects.get(external_id="ada").excluded_at is None
-    staff.go("/dashboard/fairplay/userflag/?status__exact=excluded")
+    staff.go("/dashboard/fairplay/userflag/?state=excluded")
     assert "excluded by staff:admin" in staff.text("#result_list")
