@@ -37,8 +37,9 @@ class EndUser(TimestampedModel):
     # (leaderboards, league cohorts, achievements' rarity) while their events still count.
     # On the row the event path locks anyway, so a tenant without exclusions pays nothing.
     excluded_at = models.DateTimeField(null=True, blank=True)
-    excluded_reason = models.CharField(max_length=500, blank=True, default="")
-    excluded_by = models.CharField(max_length=255, blank=True, default="")
+    # Database defaults too: rows written in SQL (bench seeding, bulk inserts) name no column of it.
+    excluded_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
+    excluded_by = models.CharField(max_length=255, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [

@@ -34,7 +34,7 @@ def test_a_user_is_excluded_with_a_reason_and_reinstated(staff: Staff) -> None:
         staff.go(f"/dashboard/users/enduser/{bob.pk}/change/")
         assert "Ranked on every leaderboard" in staff.text("#user-included")
         staff.shot("user-page-included")
-        staff.click("#user-exclude")
+        staff.submit("#user-exclude")  # a link: waits for its page
         staff.shot("exclude-confirm")
         staff.submit('.user-confirm-buttons input[type="submit"]')  # no reason: refused
         assert "This field is required" in staff.text()
@@ -48,7 +48,7 @@ def test_a_user_is_excluded_with_a_reason_and_reinstated(staff: Staff) -> None:
         assert staff.all("#user-boards-excluded")  # the ranks shown are the user's view
         staff.shot("user-page-excluded")
         assert ranked() == ["ada", "cy"]
-        staff.click("#user-reinstate")
+        staff.submit("#user-reinstate")
         staff.shot("reinstate-confirm")
         staff.submit('.user-confirm-buttons input[type="submit"]')
         assert any("Reinstated" in m for m in staff.messages()), staff.messages()
@@ -84,9 +84,9 @@ def test_flags_are_listed_with_one_click_exclude_and_dismiss(staff: Staff) -> No
     assert "150, more than 100" in rows
     staff.shot("flags-open")
     # Rows are newest first: cy, then ada.
-    staff.click("#result_list tbody tr:nth-child(1) .flag-exclude")
+    staff.submit("#result_list tbody tr:nth-child(1) .flag-exclude")
     assert "Excluded cy from the rankings (Too many words)." in staff.messages()
-    staff.click("#result_list tbody tr:nth-child(1) .flag-dismiss")
+    staff.submit("#result_list tbody tr:nth-child(1) .flag-dismiss")
     assert "Dismissed the flag of ada (Too many words)." in staff.messages()
     assert "0 user flags" in staff.text() or not staff.all("#result_list tbody tr")
     staff.shot("flags-resolved")

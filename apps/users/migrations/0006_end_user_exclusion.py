@@ -3,6 +3,9 @@
 from django.db import migrations, models
 
 
+# Three columns of fair play's exclusion (apps/fairplay). On PostgreSQL each is a catalogue
+# change only (a null column, and columns whose default is a constant): no table rewrite, safe on
+# a large table; existing users are not excluded.
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -18,11 +21,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='enduser',
             name='excluded_by',
-            field=models.CharField(blank=True, default='', max_length=255),
+            field=models.CharField(blank=True, db_default='', default='', max_length=255),
         ),
         migrations.AddField(
             model_name='enduser',
             name='excluded_reason',
-            field=models.CharField(blank=True, default='', max_length=500),
+            field=models.CharField(blank=True, db_default='', default='', max_length=500),
         ),
     ]
