@@ -13,8 +13,8 @@ event beside the throughput and the CPU per event.
   (apps/fairplay/sql.py), so +2 statements per event (tests/fairplay/test_anomalies.py pins one
   a rule).
 
-Checks: those of bench/scale.py, and for `anomaly-on`: no flag was raised, and the rules'
-counts of the measured windows add up to what was sent.
+Checks: those of bench/scale.py, and for `anomaly-on`: no flag was raised, and the value
+rule's counts add up to every value sent since the rules were made.
 """
 
 from __future__ import annotations
@@ -104,19 +104,19 @@ class AnomalyOnCase(AnomalyOffCase):
         flags = ctx.db_query("SELECT count(*) FROM fairplay_userflag", ())
         counted = ctx.db_query(
             "SELECT coalesce(sum(c.total), 0) FROM fairplay_anomalycount c"
-            " JOIN fairplay_anomalyrule r ON r.id = c.rule_id WHERE r.key = 'rate'",
+            " JOIN fairplay_anomalyrule r ON r.id = c.rule_id WHERE r.key = 'value'",
             (),
         )
         sent = sum(sum(w.sent.values()) for w in workers)
         unsure = sum(sum(w.unsure.values()) for w in workers)
         if not flags or not counted:
             return [*checks, Check("anomaly counts", False, "query failed (see log)")]
-        events = int(counted[0][0])
+        values = int(counted[0][0])
         checks.append(
             Check(
-                "no flag; the events rule counted every event sent",
-                flags[0][0] == 0 and (events == sent if not unsure else events >= sent),
-                f"{flags[0][0]} flags, {events} events counted (sent {sent})",
+                "no flag; the value rule counted every value sent",
+                flags[0][0] == 0 and (values == sent if not unsure else values >= sent),
+                f"{flags[0][0]} flags, values counted {values} (sent {sent})",
             )
         )
         return checks
