@@ -275,3 +275,18 @@ def test_every_run_of_a_repeating_board_loses_and_regains_the_user(
         assert [run(day) for day in runs] == [[("a", 1)], [("a", 1)]]
         reinstate(boards, "b")
         assert [run(day) for day in runs] == [[("b", 1), ("a", 2)], [("a", 1), ("b", 2)]]
+
+
+def test_an_exclusion_stays_in_its_tenant(rank_store: str) -> None:
+    first, second = breakdown_client(rank_store), breakdown_client(rank_store)
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)
+    with time_machine.travel(dt.datetime.combine(tomorrow, dt.time(12), tzinfo=dt.UTC)):
+        for client in (first, second):
+            for user, value in (("a", 5), ("b", 9)):
+                body = {"user": {"id": user, "attributes": {"team": "red"}}, "value": value}
+                assert client.post("/v1/metrics/words/event", body).status_code == 201
+        exclude(first, "b")
+        red = "/v1/leaderboards/t?userAttributes=team:red"
+        assert [r["userId"] for r in first.get(red).json()["rankings"]] == ["a"]
+        assert [r["userId"] for r in second.get(red).json()["rankings"]] == ["b", "a"]
+        assert second.get("/admin/ext/v1/users/b/exclusion").json()["excluded"] is False
