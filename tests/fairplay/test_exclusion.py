@@ -163,7 +163,9 @@ def test_breakdown_groups_lose_the_excluded_user_and_regain_them(rank_store: str
 def test_league_cohort_standings_results_and_rewards_leave_the_excluded_user_out(
     api_client: Any, tenant: Tenant, metric: Metric
 ) -> None:
-    league = league_of(tenant, metric)
+    system = created(api_client, "/admin/v1/points", [{"name": "XP", "key": "xp"}])[0]
+    reward = {"from_place": 1, "to_place": 1, "points": 5, "points_system_id": system["id"]}
+    league = league_of(tenant, metric, rewards=[reward])
     path = f"/ext/v1/users/{{}}/leagues/{league.key}"
 
     def seen(user: str) -> list[tuple[str, int]]:
@@ -187,12 +189,12 @@ def test_league_cohort_standings_results_and_rewards_leave_the_excluded_user_out
         assert api_client.get(path.format("b")).json()["rank"] == 1
     leagues_week_end(MONDAY + dt.timedelta(days=8))
     results = {
-        e.user.external_id: (e.placement, e.zone, e.rewards_due)
+        e.user.external_id: (e.placement, e.zone, len(e.rewards))
         for e in LeagueEntry.objects.filter(league=league).select_related("user")
     }
-    assert results["b"] == (None, None, False)
-    assert results["c"][0] == 1
-    assert results["a"][0] == 2
+    assert results["b"] == (None, None, 0)  # first by score, but excluded: no reward
+    assert results["c"][::2] == (1, 1)  # the first place's reward is c's
+    assert results["a"][::2] == (2, 0)
     reinstate(api_client, "b")
     body = api_client.get(f"/ext/v1/leagues/{league.key}/cohorts/{cohort}").json()
     assert [(s["userId"], s["rank"]) for s in body["standings"]] == [("c", 1), ("a", 2)]
