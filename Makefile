@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks bench-leagues bench-quests bench-leagues-week-end bench-streams fuzz mailsink clean
+.PHONY: install serve test unit lint fmt bench bench-render bench-million bench-scale bench-selftest bench-notifications bench-webhooks bench-leagues bench-quests bench-anomalies bench-leagues-week-end bench-streams fuzz mailsink clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,6 +63,10 @@ bench-leagues: $(STAMP)
 # Issue 30's performance: the same events without and with 3 active quests each event moves.
 bench-quests: $(STAMP)
 	$(BIN)/python bench/run.py --quests --concurrency 16 --users 2000 --duration 10 --repeat 3
+
+# The same events without and with two active anomaly rules (bench/fairplay.py).
+bench-anomalies: $(STAMP)
+	$(BIN)/python bench/run.py --anomalies --concurrency 16 --users 2000 --duration 10 --repeat 3
 
 # A league's week end over 1,000,000 users in 33,334 cohorts of 30, seeded in SQL: cohorts_finish
 # by 1 and 2 worker processes, without and with rewards; time, memory, results checked

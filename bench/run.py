@@ -38,6 +38,7 @@ from typing import Any
 
 import psycopg
 from cases import CASES, Case
+from fairplay import ANOMALY_CASES, ANOMALY_ORDER, print_anomalies
 from leagues import LEAGUE_CASES, LEAGUE_ORDER, print_leagues
 from loadgen import Phase, Target, run_load
 from million import MILLION_CASES, MILLION_ORDER, print_million
@@ -52,6 +53,7 @@ CASES.update(MILLION_CASES)
 CASES.update(SCALE_CASES)
 CASES.update(LEAGUE_CASES)
 CASES.update(QUEST_CASES)
+CASES.update(ANOMALY_CASES)
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -113,6 +115,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the quest pair (bench/quests.py): the same events without and with 3 active "
         "quests that each event moves; the server counts its SQL statements "
         "(bench/counting_wsgi.py)",
+    )
+    parser.add_argument(
+        "--anomalies",
+        action="store_true",
+        help="the anomaly-rules pair (bench/fairplay.py): the same events without and with two "
+        "active anomaly rules; the server counts its SQL statements (bench/counting_wsgi.py)",
     )
     parser.add_argument(
         "--open-loop-fraction",
@@ -184,13 +192,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--open-loop-fraction must be within 0..2")
     if not 1 <= args.open_loop_connections <= MAX_CONCURRENCY:
         parser.error(f"--open-loop-connections must be within 1..{MAX_CONCURRENCY}")
-    if sum((args.compare, args.million, args.scale, args.leagues, args.quests)) > 1:
-        parser.error("--compare, --million, --scale, --leagues and --quests are separate runs")
+    runs = (args.compare, args.million, args.scale, args.leagues, args.quests, args.anomalies)
+    if sum(runs) > 1:
+        parser.error(
+            "--compare, --million, --scale, --leagues, --quests and --anomalies are separate runs"
+        )
     if args.quests:
         wanted = set(args.case or QUEST_ORDER)
         if not wanted <= set(QUEST_ORDER):
             parser.error(f"with --quests, --case takes: {', '.join(QUEST_ORDER)}")
         args.case = [name for name in QUEST_ORDER if name in wanted]
+    if args.anomalies:
+        wanted = set(args.case or ANOMALY_ORDER)
+        if not wanted <= set(ANOMALY_ORDER):
+            parser.error(f"with --anomalies, --case takes: {', '.join(ANOMALY_ORDER)}")
+        args.case = [name for name in ANOMALY_ORDER if name in wanted]
     if args.leagues:
         wanted = set(args.case or LEAGUE_ORDER)
         if not wanted <= set(LEAGUE_ORDER):
@@ -1049,7 +1065,7 @@ def main(argv: list[str] | None = None) -> int:
         org = json.loads(manage(env, "create_organization", "Bench", "--json").splitlines()[-1])
         server = (
             Server(env, args, log_path, app="counting_wsgi", pythonpath=REPO / "bench")
-            if args.scale or args.leagues or args.quests
+            if args.scale or args.leagues or args.quests or args.anomalies
             else Server(env, args, log_path)
         )
         server.start()
@@ -1149,6 +1165,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.quests:
             table = print_quests(results)
             out = args.results_dir / f"quests-{stamp}.json"
+            out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
+            print(f"   written    {_show(out)}")
+        if args.anomalies:
+            table = print_anomalies(results)
+            out = args.results_dir / f"anomalies-{stamp}.json"
             out.write_text(json.dumps({**meta, "table": table}, indent=2, default=str) + "\n")
             print(f"   written    {_show(out)}")
         if args.million:

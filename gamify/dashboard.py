@@ -30,6 +30,7 @@ APP_ORDER = [
     "leaderboards",
     "leagues",
     "quests",
+    "fairplay",
     "notifications",
     "webhooks",
     "pipeline",
@@ -48,7 +49,7 @@ SYSTEM_MODELS = {
     "points.pointstotal",
 }
 # Sections named for what staff find there rather than for the framework's app.
-SECTION_NAMES = {"auth": "Staff", "axes": "Login records"}
+SECTION_NAMES = {"auth": "Staff", "axes": "Login records", "fairplay": "Fair play"}
 # Material Symbols names of each section's icon in the sidebar.
 ICONS = {
     "analytics": "monitoring",
@@ -60,6 +61,7 @@ ICONS = {
     "leaderboards": "leaderboard",
     "leagues": "trophy",
     "quests": "task_alt",
+    "fairplay": "flag",
     "notifications": "mail",
     "webhooks": "webhook",
     "accounts": "apartment",

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", include("apps.changes.admin_urls")),
     path("", include("apps.analytics.ext_admin_urls")),
     path("", include("apps.social.admin_urls")),
+    path("", include("apps.fairplay.admin_urls")),
     path("", include("apps.mcp.admin_urls")),
     path("", include("apps.pipeline.ext_admin_urls")),
 ]

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "apps.analytics",
     "apps.changes",
     "apps.social",  # after pipeline: its end-user card follows the others
+    "apps.fairplay",
     "apps.mcp",
 ]
 
@@ -305,6 +306,7 @@ SPECTACULAR_SETTINGS = {
         "AdminPointsTriggerTimeUnitEnum": "apps.points.choices.TimeUnit",
         "AdminPointsBoostStatusEnum": "apps.points.choices.BoostStatus",
         "AdminPointsBoostRoundingEnum": "apps.points.choices.Rounding",
+        "AnomalyRuleKindEnum": "apps.fairplay.choices.RuleKind",
         "LeaderboardRankByEnum": "apps.leaderboards.wire.LEADERBOARD_RANK_BY",
         "LeaderboardRunUnitEnum": "apps.leaderboards.wire.LEADERBOARD_RUN_UNITS",
         "LeaderboardStatusEnum": "apps.leaderboards.wire.LEADERBOARD_STATUSES",

@@ -59,6 +59,11 @@ _EXTENSIONS = {
             "(a gamify extension).",
         },
         {
+            "name": "fair play",
+            "description": "Excluding a user from every ranking, with their events still "
+            "counted (a gamify extension).",
+        },
+        {
             "name": "mcp",
             "description": "The Model Context Protocol server, for AI agents that configure "
             "gamify (a gamify extension).",

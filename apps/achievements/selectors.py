@@ -106,14 +106,15 @@ class Stats:
 
 
 def achievement_stats(tenant: Tenant) -> Stats:
-    """Completions per achievement and the tenant's user count: two aggregate queries."""
+    """Completions per achievement and the tenant's user count, without the users excluded
+    from the rankings: two aggregate queries."""
     counts = dict(
-        AchievementCompletion.objects.filter(tenant=tenant)
+        AchievementCompletion.objects.filter(tenant=tenant, user__excluded_at__isnull=True)
         .values("achievement_id")
         .annotate(n=Count("id"))
         .values_list("achievement_id", "n")
     )
-    return Stats(completions=counts, users=EndUser.objects.filter(tenant=tenant).count())
+    return Stats(completions=counts, users=rarity_users(tenant))
 
 
 def achievements_list(tenant: Tenant, limit: int, skip: int) -> Sequence[Achievement]:
@@ -192,8 +193,9 @@ BACKDATE_PENDING_CAP = 10_000
 
 
 def rarity_users(tenant: Tenant) -> int:
-    """The number of users that rarity is a percentage of (domain.rarity)."""
-    return EndUser.objects.filter(tenant=tenant).count()
+    """The number of users that rarity is a percentage of (domain.rarity): users excluded from
+    the rankings (apps/fairplay) count neither here nor among the completions."""
+    return EndUser.objects.filter(tenant=tenant, excluded_at__isnull=True).count()
 
 
 def achievement_completions_latest(

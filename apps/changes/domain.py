@@ -125,6 +125,7 @@ SECTIONS = {
     "league": "leagues",
     "quest": "quests",
     "quest_pool": "questPools",
+    "anomaly_rule": "anomalyRules",
     "email_template": "emailTemplates",
     "push_template": "pushTemplates",
 }

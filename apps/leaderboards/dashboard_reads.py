@@ -11,6 +11,7 @@ from django.db.models import Count, QuerySet
 from apps.accounts.models import Tenant
 from apps.leaderboards import domain
 from apps.leaderboards.choices import RankBy
+from apps.leaderboards.domain import EXCLUDED_PREFIX
 from apps.leaderboards.models import Leaderboard, LeaderboardEntry, LeaderboardSnapshot
 from apps.leaderboards.selectors import BoardDef, group_of, rankings_page, run_entries
 from apps.metrics.models import MetricEvent
@@ -34,6 +35,7 @@ def run_groups(board: BoardDef, run: dt.date) -> dict[str, int]:
     number of participants the API ranks (a lowered maxParticipants shows only the top)."""
     rows = (
         LeaderboardEntry.objects.filter(leaderboard_id=board.pk, run_start=run)
+        .exclude(group__startswith=EXCLUDED_PREFIX)
         .values("group")
         .annotate(count=Count("pk"))
         .order_by("group")

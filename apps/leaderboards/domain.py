@@ -246,3 +246,25 @@ def rank_sort_key(place: Mapping[str, Any]) -> tuple[Any, ...]:
     """Python's copy of the rank order: `sorted(places, key=rank_sort_key)` is best first, for
     places given as {field: value} of every field of RANK_ORDER."""
     return tuple(_Reversed(place[k.field]) if k.descending else place[k.field] for k in RANK_ORDER)
+
+
+# Fair play (apps/fairplay): an excluded user's entries are kept, moving with their events, in
+# a group of their own beside the one they would rank in: this prefix before it. No reader asks
+# for such a group (a breakdown group starts with an attribute key, which never holds "~"), so
+# every ranking, count, page and Redis set leaves them out, and reinstating the user moves the
+# entries back in place, with the values their events gave them meanwhile.
+EXCLUDED_PREFIX = "~excluded|"
+
+
+def group_excluded(group: str) -> str:
+    """Where an excluded user's entry of `group` is kept."""
+    return EXCLUDED_PREFIX + group
+
+
+def group_is_excluded(group: str) -> bool:
+    return group.startswith(EXCLUDED_PREFIX)
+
+
+def group_included(group: str) -> str:
+    """The group an entry ranks in once its user is reinstated (itself when not excluded)."""
+    return group[len(EXCLUDED_PREFIX) :] if group_is_excluded(group) else group

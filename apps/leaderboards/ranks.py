@@ -54,7 +54,7 @@ from django.conf import settings
 
 from apps.core.background import background_submit
 from apps.leaderboards import ranks_lua, sql
-from apps.leaderboards.domain import RANK_ORDER
+from apps.leaderboards.domain import RANK_ORDER, group_is_excluded
 from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.sql import Place, Standing
 
@@ -206,6 +206,12 @@ def _redis() -> _Redis | None:
     return conn
 
 
+def _redis_for(run: RunKey) -> _Redis | None:
+    """_redis for a ranking Redis keeps: an excluded user's entries, kept apart in a group no
+    reader asks for (domain.EXCLUDED_PREFIX), are only in PostgreSQL."""
+    return None if group_is_excluded(run.group) else _redis()
+
+
 def _failed(conn: _Redis, exc: Exception) -> None:
     if conn.failed_at is None:
         logger.warning("Redis failed (%s): ranks come from PostgreSQL for now", exc)
@@ -226,7 +232,7 @@ def standing(
     caller holds the user's lock and read `old` under it, so Redis is set right to it.
     `move`: the entry has moved to `new` in PostgreSQL; Redis moves it in the same call, and
     the standing says so (`moved`), else the caller still owes `change`."""
-    conn = _redis()
+    conn = _redis_for(run)
     if conn is not None:
         args: list[Any] = [
             user_pk,
@@ -269,7 +275,7 @@ def change(run: RunKey, places: Iterable[tuple[int, Place | None]]) -> None:
     args: list[Any] = []
     for user_pk, place in places:
         args += [user_pk, _encode(place, user_pk)]
-    conn = _redis() if args else None
+    conn = _redis_for(run) if args else None
     if conn is None:
         # Out of reach: this process moves the epoch once Redis answers again, so the sets
         # missing this change are rebuilt from PostgreSQL.
@@ -282,7 +288,7 @@ def change(run: RunKey, places: Iterable[tuple[int, Place | None]]) -> None:
 
 def page(run: RunKey, offset: int, count: int) -> list[str] | None:
     """Members ranked offset + 1 .. offset + count; None: ask PostgreSQL."""
-    conn = _redis()
+    conn = _redis_for(run)
     if conn is None or count <= 0:
         return None if conn is None else []
     try:
@@ -308,7 +314,7 @@ class Window:
 def neighbours(run: RunKey, user_pk: int, k: int) -> Window | None:
     """The user's place with the members up to `k` places above and below it, in one call
     (O(log n + k)); None: ask PostgreSQL."""
-    conn = _redis()
+    conn = _redis_for(run)
     if conn is None:
         return None
     try:
@@ -352,7 +358,7 @@ def rebuild(run: RunKey, *, force: bool = False) -> bool:
     whether this call did. A ready set takes changes without recording them, so the changes of
     transactions in flight when the rebuild begins would be missing from PostgreSQL's rows:
     the rebuild waits for those transactions to end first."""
-    conn = _redis()
+    conn = _redis_for(run)
     if conn is None:
         return False
     zset, hash_, _, lock, _ = keys = run.keys()

@@ -103,6 +103,15 @@ def group_of(board: BoardDef, attributes: dict[str, str]) -> str | None:
     return "|".join(f"{k}={v}" for k, v in zip(board.breakdown_keys, values, strict=True))
 
 
+def group_placed(board: BoardDef, user: EndUser) -> str | None:
+    """The group the user's entries are kept in: their breakdown group (group_of), or, for a
+    user excluded from the rankings, its excluded twin (domain.EXCLUDED_PREFIX)."""
+    group = group_of(board, user.attributes)
+    if group is None or user.excluded_at is None:
+        return group
+    return domain.group_excluded(group)
+
+
 def run_entries(board_pk: int, run_start: dt.date, group: str) -> QuerySet[LeaderboardEntry]:
     return LeaderboardEntry.objects.filter(
         leaderboard_id=board_pk, run_start=run_start, group=group
@@ -250,12 +259,18 @@ class UserStanding:
 
 
 def user_standing(board: BoardDef, run: dt.date, user: EndUser) -> UserStanding:
-    """The user's place in one run of the board (in their breakdown group): two queries."""
+    """The user's place in one run of the board (in their breakdown group): two queries. An
+    excluded user reads their entry and the rank it would have among the others (the others
+    never see them): their own reads answer as before the exclusion."""
     group = group_of(board, user.attributes)
     entry = None
     if group is not None:
-        entry = run_entries(board.pk, run, group).filter(user=user).first()
-    rank = rank_of(entry) if entry is not None else None
+        kept = group_placed(board, user) or group
+        entry = run_entries(board.pk, run, kept).filter(user=user).first()
+    rank = None
+    if entry is not None and group is not None:
+        ranking = ranks.RunKey(board.pk, run, group)
+        rank = ranks.rank(ranking, user.pk, (entry.value, entry.reached_at))
     if rank is not None and rank > board.max_participants:
         rank = None
     return UserStanding(group, entry, rank)

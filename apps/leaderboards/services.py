@@ -9,7 +9,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Sum
+from django.db.models import Count, F, Sum, Value
+from django.db.models.functions import Concat, Substr
 
 from apps.accounts.models import Tenant
 from apps.core.db import CompiledSelect, Load
@@ -19,7 +20,7 @@ from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.selectors import (
     BoardDef,
     board_definitions,
-    group_of,
+    group_placed,
 )
 from apps.leaderboards.sql import Standing, displace_lowest, entries_move, lock_run
 from apps.metrics.models import MetricDailyChange
@@ -80,7 +81,7 @@ def event_places(
         ):
             continue
         run_start = board.run_for(local.date())
-        group = group_of(board, user.attributes)
+        group = group_placed(board, user)
         if run_start is None or group is None:
             continue
         if window and not domain.in_window(local.time(), board.start_time, board.end_time):
@@ -284,12 +285,14 @@ def _apply(
     previous_rank: int | None = None
     rank: int | None = None
     place: Standing | None = None
+    kept: tuple[ranks.Place | None, ranks.Place | None] = (None, None)  # old and new place
     if found is not None:  # on the board, and moved there (leaderboards_apply_event)
         _, value, reached_at = found
         old = (value, reached_at)
         new_value = amount if absolute else value + amount
         new = (new_value, now) if new_value != value else old
         mine = new_value
+        kept = (old, new)
         # The others are untouched by this write: their standing against both places.
         place = ranks.standing(run, user.pk, old, new, move=new != old)
         previous_rank, rank = place.ahead_before + 1, place.ahead_after + 1
@@ -303,12 +306,38 @@ def _apply(
         place = _enter(board, run, user, amount, now)
         if place.ahead_after >= 0:
             mine, rank = amount, place.ahead_after + 1
+            kept = (None, (amount, now))
+    if domain.group_is_excluded(group):
+        return _as_seen(board, user, run_start, group, kept, mine)
     count = place.others + (mine is not None)
     lowest = [v for v in (place.lowest_other, mine) if v is not None]
     full = count >= board.max_participants and lowest
     # The value a newcomer must exceed: the lowest when the board is full, else 0.
     threshold = min(lowest) if full else 0
     return BoardStanding(board, run_start, group, rank, previous_rank, threshold, mine)
+
+
+def _as_seen(
+    board: BoardDef,
+    user: EndUser,
+    run_start: dt.date,
+    group: str,
+    kept: tuple[ranks.Place | None, ranks.Place | None],
+    mine: Decimal | None,
+) -> BoardStanding:
+    """An excluded user's standing as they see it: their entry (kept apart, in `group`) ranked
+    among the others of the group they would rank in, who do not see it (apps/fairplay). One
+    more rank read, for excluded users only."""
+    shown = domain.group_included(group)
+    old, new = kept
+    seen = ranks.standing(ranks.RunKey(board.pk, run_start, shown), user.pk, old, new, locked=False)
+    previous_rank = seen.ahead_before + 1 if old is not None else None
+    rank = seen.ahead_after + 1 if new is not None else None
+    lowest = [v for v in (seen.lowest_other, mine) if v is not None]
+    full = seen.others + (mine is not None) >= board.max_participants and lowest
+    return BoardStanding(
+        board, run_start, shown, rank, previous_rank, min(lowest) if full else 0, mine
+    )
 
 
 def _run_gain(board: BoardDef, user: EndUser, run_start: dt.date, fallback: Decimal) -> Decimal:
@@ -464,3 +493,32 @@ def streak_boards_restart(tenant: Tenant, now: dt.datetime) -> None:
         )
     for board_pk in boards:
         transaction.on_commit(functools.partial(ranks.forget_board, board_pk))
+
+
+# --- fair play: an excluded user's entries kept apart (apps/fairplay) --------------------------
+
+
+def entries_set_apart(user: EndUser, *, excluded: bool) -> int:
+    """Move every entry of the user (every board, run and breakdown group of their tenant) out
+    of the rankings into its excluded group (domain.EXCLUDED_PREFIX), or back in place with
+    the value it has now; Redis's rank sets lose or regain the user's member. The caller holds
+    the user's lock, so no event of theirs moves an entry meanwhile. One UPDATE, then one Redis
+    call per ranking moved; how many entries moved."""
+    entries = LeaderboardEntry.objects.filter(user=user)
+    stored: Concat | Substr
+    if excluded:
+        moving = entries.exclude(group__startswith=domain.EXCLUDED_PREFIX)
+        stored = Concat(Value(domain.EXCLUDED_PREFIX), F("group"))
+    else:
+        moving = entries.filter(group__startswith=domain.EXCLUDED_PREFIX)
+        stored = Substr(F("group"), len(domain.EXCLUDED_PREFIX) + 1)
+    rows = list(
+        moving.values_list("pk", "leaderboard_id", "run_start", "group", "value", "reached_at")
+    )
+    if not rows:
+        return 0
+    LeaderboardEntry.objects.filter(pk__in=[row[0] for row in rows]).update(group=stored)
+    for _, board_pk, run_start, group, value, reached_at in rows:
+        ranking = ranks.RunKey(board_pk, run_start, domain.group_included(group))
+        ranks.change(ranking, [(user.pk, None if excluded else (value, reached_at))])
+    return len(rows)

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import connection
 
 from apps.core.db import Table, column_reader, fetch_one, statement, values_rows
-from apps.leaderboards.domain import RANK_ORDER
+from apps.leaderboards.domain import EXCLUDED_PREFIX, RANK_ORDER
 from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
 from apps.users.models import EndUser
 
@@ -74,7 +74,7 @@ INSERT INTO {s} ({s[leaderboard]}, {s[run_start]}, {s[user]}, {s[date]}, {s[rank
 SELECT {t[leaderboard]}, {t[run_start]}, {t[user]}, %s,
        row_number() OVER (PARTITION BY {t[group]} ORDER BY {order}), {t[value]}
 FROM {t}
-WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s
+WHERE {t[leaderboard]} = %s AND {t[run_start]} = %s AND {t[group]} NOT LIKE %s
 ON CONFLICT ({s[leaderboard]}, {s[run_start]}, {s[user]}, {s[date]})
 DO UPDATE SET {s[rank]} = excluded.{s[rank]}, {s[value]} = excluded.{s[value]}
 """
@@ -200,7 +200,13 @@ def displace_lowest(
 def snapshot_run(board_pk: int, run_start: dt.date, day: dt.date) -> int:
     """Write (or rewrite) the day's snapshot of a run; the number of rows written."""
     snapshots = Table(LeaderboardSnapshot)
-    params = [snapshots.prep("date", day), board_pk, _ENTRIES.prep("run_start", run_start)]
+    # Excluded users' entries (apps/fairplay) have no rank to keep.
+    params = [
+        snapshots.prep("date", day),
+        board_pk,
+        _ENTRIES.prep("run_start", run_start),
+        EXCLUDED_PREFIX + "%",
+    ]
     with connection.cursor() as cursor:
         cursor.execute(_statements(connection.vendor)["snapshot"], params)
         return int(cursor.rowcount)

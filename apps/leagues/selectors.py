@@ -106,10 +106,13 @@ def cohort_get(league: LeagueDef, public_id: str) -> LeagueCohort:
     return cohort
 
 
-def cohort_entries(cohort_pk: int) -> QuerySet[LeagueEntry]:
-    """A cohort's entries, best first, with their users."""
+def cohort_entries(cohort_pk: int, *, seen_by: int | None = None) -> QuerySet[LeagueEntry]:
+    """A cohort's entries, best first, with their users; none of users excluded from the
+    rankings (apps/fairplay), except the user `seen_by` (pk) themself: an excluded user's own
+    reads show them among the others, who do not see them."""
     return (
         LeagueEntry.objects.filter(cohort_id=cohort_pk)
+        .filter(Q(user__excluded_at__isnull=True) | Q(user_id=seen_by))
         .select_related("user")
         .order_by("-score", "reached_at", "user_id")
     )
@@ -179,12 +182,20 @@ def tier_upcoming(league: LeagueDef, user_pk: int, week: domain.Week, *, lock: b
     if earned is None:
         members = LeagueEntry.objects.filter(cohort_id=last.cohort_id).order_by("pk")
         if lock and connection.vendor == "postgresql":
-            members = members.select_for_update(no_key=True)
-        standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in members]
-        results = domain.results(
-            standings, tier=last.tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
-        )
-        earned = next(r.next_tier for r in results if r.user_pk == user_pk)
+            members = members.select_for_update(no_key=True, of=("self",))
+        rows = list(members.values_list("user_id", "score", "reached_at", "user__excluded_at"))
+        if any(u == user_pk and out is not None for u, _, _, out in rows):
+            earned = last.tier  # excluded: no result, the same tier (as the week's end writes)
+        else:
+            standings = included_standings(rows, user_pk)
+            results = domain.results(
+                standings,
+                tier=last.tier,
+                tiers=league.tiers,
+                unit=league.zone_unit,
+                idle=league.idle,
+            )
+            earned = next(r.next_tier for r in results if r.user_pk == user_pk)
     missed = 0 if last.cohort.week_end >= week.start else 1
     return domain.tier_on_return(
         earned, weeks_missed=missed, absent=league.absent, tiers=len(league.tiers)
@@ -201,9 +212,11 @@ class Placed:
     zone: str
 
 
-def cohort_standings(league: LeagueDef, cohort: LeagueCohort) -> list[Placed]:
-    """A cohort's members, best first (at most 100, with their users)."""
-    return _placed(league, cohort, list(cohort_entries(cohort.pk)))
+def cohort_standings(
+    league: LeagueDef, cohort: LeagueCohort, *, seen_by: int | None = None
+) -> list[Placed]:
+    """A cohort's members, best first (at most 100, with their users; cohort_entries)."""
+    return _placed(league, cohort, list(cohort_entries(cohort.pk, seen_by=seen_by)))
 
 
 @dataclass(frozen=True)
@@ -223,7 +236,7 @@ def user_week(league: LeagueDef, user: EndUser, now: dt.datetime) -> UserWeek:
     entry = entry_current(league, user, now)
     if entry is None:
         return UserWeek(week, tier_upcoming(league, user.pk, week), None, (), None)
-    standings = cohort_standings(league, entry.cohort)
+    standings = cohort_standings(league, entry.cohort, seen_by=user.pk)
     own = next((p for p in standings if p.entry.pk == entry.pk), None)
     return UserWeek(week, entry.tier, entry.cohort, standings, own)
 
@@ -262,10 +275,10 @@ def cohort_ranks(
     rank with their `previous` score and moment instead (None: they were not in it)."""
     rows = list(
         LeagueEntry.objects.filter(cohort_id=cohort_pk).values_list(
-            "user_id", "score", "reached_at", "cohort__public_id"
+            "user_id", "score", "reached_at", "user__excluded_at", "cohort__public_id"
         )
     )
-    standings = [domain.Standing(u, score, at) for u, score, at, _ in rows]
+    standings = included_standings([row[:4] for row in rows], user_pk)
     results = domain.results(
         standings, tier=tier, tiers=league.tiers, unit=league.zone_unit, idle=league.idle
     )
@@ -276,7 +289,20 @@ def cohort_ranks(
             domain.Standing(s.user_pk, *previous) if s.user_pk == user_pk else s for s in standings
         ]
         before = _rank_of(moved, user_pk)
-    return CohortRanks(str(rows[0][3]), len(rows), mine.placement, mine.zone, before)
+    return CohortRanks(str(rows[0][4]), len(standings), mine.placement, mine.zone, before)
+
+
+def included_standings(
+    rows: Sequence[tuple[int, Decimal, dt.datetime, dt.datetime | None]], user_pk: int
+) -> list[domain.Standing]:
+    """The standings of a cohort's entries (user pk, score, reached_at, the user's exclusion)
+    without the users excluded from the rankings (apps/fairplay), but with `user_pk` whatever:
+    an excluded user's own reads rank them among the others, who do not see them."""
+    return [
+        domain.Standing(u, score, at)
+        for u, score, at, excluded_at in rows
+        if excluded_at is None or u == user_pk
+    ]
 
 
 def _rank_of(standings: Sequence[domain.Standing], user_pk: int) -> int:
@@ -340,7 +366,9 @@ def cohorts_standings(tenant: Tenant, cohort_pks: Sequence[int]) -> dict[int, li
     """The entries of each of these cohorts, best first, with their users: one query for a
     page of cohorts (at most 100 members each)."""
     entries = (
-        LeagueEntry.objects.filter(league__tenant=tenant, cohort_id__in=cohort_pks)
+        LeagueEntry.objects.filter(
+            league__tenant=tenant, cohort_id__in=cohort_pks, user__excluded_at__isnull=True
+        )
         .select_related("user")
         .order_by("cohort_id", "-score", "reached_at", "user_id")
     )
@@ -430,7 +458,9 @@ def cohorts_placed(
 def _placed(league: LeagueDef, cohort: LeagueCohort, entries: list[LeagueEntry]) -> list[Placed]:
     """The stored results of a finished cohort, else what the week's end would give now."""
     if cohort.finished_at is not None:
-        return sorted((Placed(e, e.placement or 0, e.zone or "") for e in entries), key=_by_rank)
+        # An entry without a placement was excluded from the rankings when the week ended.
+        placed = (Placed(e, e.placement, e.zone or "") for e in entries if e.placement)
+        return sorted(placed, key=_by_rank)
     by_user = {e.user_id: e for e in entries}
     standings = [domain.Standing(e.user_id, e.score, e.reached_at) for e in entries]
     results = domain.results(

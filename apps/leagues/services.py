@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from apps.accounts.models import Tenant
@@ -174,9 +175,17 @@ def _finish_chunk(now: dt.datetime, chunk: int, react: Finished | None) -> int:
     definitions = {pk: league_def(lg.tenant, lg) for pk, lg in rows.items()}
     members: dict[int, list[LeagueEntry]] = defaultdict(list)
     # Locked: an event that scored just before the week's end has committed when this returns.
-    for entry in LeagueEntry.objects.filter(cohort__in=cohorts).select_for_update().order_by("pk"):
-        members[entry.cohort_id].append(entry)
-    changed: list[LeagueEntry] = []
+    entries = LeagueEntry.objects.filter(cohort__in=cohorts).select_for_update(of=("self",))
+    excluded: list[LeagueEntry] = []
+    for entry in entries.annotate(excluded_at=F("user__excluded_at")).order_by("pk"):
+        # A user excluded from the rankings (apps/fairplay) gets no result: no placement,
+        # zone or rewards, the same tier next week; the others are ranked without them.
+        if getattr(entry, "excluded_at", None) is None:
+            members[entry.cohort_id].append(entry)
+        else:
+            entry.next_tier = entry.tier
+            excluded.append(entry)
+    changed: list[LeagueEntry] = excluded
     for cohort in cohorts:
         changed += _results_apply(definitions[cohort.league_id], cohort, members[cohort.pk])
     _results_write(changed)
@@ -184,8 +193,8 @@ def _finish_chunk(now: dt.datetime, chunk: int, react: Finished | None) -> int:
     if react is not None:
         for cohort in cohorts:
             cohort.finished_at, cohort.open = now, False
-            for entry in members[cohort.pk]:
-                entry.cohort = cohort
+            for member in members[cohort.pk]:
+                member.cohort = cohort
             league = rows[cohort.league_id]
             react(league.tenant, definitions[league.pk], cohort, members[cohort.pk])
     return len(cohorts)

@@ -84,6 +84,7 @@ _COLLECTIONS = (
     ("league", "leagues", "ext-admin", "admin_leagues"),
     ("quest", "quests", "ext-admin", "admin_quests"),
     ("quest_pool", "quest_pools", "ext-admin", "admin_quest_pools"),
+    ("anomaly_rule", "anomaly_rules", "ext-admin", "admin_anomaly_rules"),
 )
 
 
@@ -152,6 +153,7 @@ LEFT_OUT = {
     "ext_admin_environments_": "environments and their admin keys: credentials",
     "admin_ext_users_friends_": "end-users' friends lists are their data, not configuration",
     "ext_admin_events_undo": "undoing events takes back users' data (points, achievements)",
+    "admin_ext_users_exclusion_": "excluding a user is moderation of their data, not configuration",
 }
 
 

@@ -41,6 +41,7 @@ from apps.achievements.selectors import achievement_definitions
 from apps.achievements.services import Completed, completions_load_many
 from apps.core.db import CompiledSelect, insert_many, update_many
 from apps.core.errors import ApplicationError
+from apps.fairplay.selectors import anomaly_rules
 from apps.leaderboards import ranks
 from apps.leaderboards.choices import RankBy
 from apps.leaderboards.models import LeaderboardEntry
@@ -105,6 +106,8 @@ def bulk_ready(tenant: Tenant) -> bool:
     if leagues_active(tenant):  # joins and scores per event (apps/leagues/services.py)
         return False
     if quests_config(tenant).any_active:  # progress and rewards per event (the quests step)
+        return False
+    if anomaly_rules(tenant):  # counted and flagged per event (apps/fairplay/services.py)
         return False
     if notification_config(tenant).enabled(NotificationType.ACHIEVEMENT_COMPLETED):
         return False

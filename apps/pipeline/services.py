@@ -150,6 +150,7 @@ def event_apply(
     leaderboards = steps.leaderboards_step(ctx, streak, gained)
     leagues = steps.leagues_step(ctx, gained)
     facts = steps.event_facts(ctx, streak, achievements, points, leaderboards, leagues, quests)
+    facts += steps.anomalies_step(ctx, points)
     # Notifications tell which of them became due: webhooks hear of those too.
     facts += notifications_record(tenant, user, facts, now)
     facts_publish(tenant, user, facts, now)

@@ -23,6 +23,7 @@ from apps.achievements.services import (
 )
 from apps.core.db import load_together
 from apps.core.facts import Fact, UserActive
+from apps.fairplay.services import anomalies_check
 from apps.leaderboards.facts import RankChanged
 from apps.leaderboards.services import (
     BoardStanding,
@@ -307,6 +308,19 @@ def leagues_step(ctx: EventContext, points: PointsOutcome) -> LeaguesOutcome:
         points_added=points.added_by_pk,
     )
     return LeaguesOutcome(moves=tuple(moves))
+
+
+def anomalies_step(ctx: EventContext, points: PointsOutcome) -> list[Fact]:
+    """Fair play's anomaly rules (apps/fairplay): the user flagged, as facts; nothing read or
+    written for a tenant without active rules."""
+    return anomalies_check(
+        ctx.tenant,
+        ctx.user,
+        now=ctx.now,
+        metric_pk=ctx.metric.pk,
+        value=ctx.value,
+        points_added=points.added_by_pk,
+    )
 
 
 def streak_current(tenant: Tenant, user: EndUser, now: dt.datetime) -> StreakOutcome:

@@ -68,14 +68,15 @@ def league_friends(
     league: LeagueDef, user: EndUser, now: dt.datetime
 ) -> tuple[domain_leagues.Week, list[LeagueEntry]]:
     """The league's current week and the entries of the user and their friends who have joined
-    it (whatever their cohorts and tiers), best first as a cohort ranks them (score, then who
-    reached it first, then the user who joined gamify first): one query, on the entries'
-    (league, user, week) unique index."""
+    it (whatever their cohorts and tiers; none excluded from the rankings), best first as a
+    cohort ranks them (score, then who reached it first, then the user who joined gamify
+    first): one query, on the entries' (league, user, week) unique index."""
     week = league.week(now)
     friends = Friendship.objects.filter(user=user).values("friend_id")
     entries = (
         LeagueEntry.objects.filter(league_id=league.pk, week_start=week.start)
         .filter(Q(user=user) | Q(user_id__in=friends))
+        .filter(user__excluded_at__isnull=True)  # fair play: left out, as on every board
         .select_related("user")
         .order_by("-score", "reached_at", "user_id")
     )

@@ -33,6 +33,13 @@ class EndUser(TimestampedModel):
     # reactivation and recap sweeps select users by this date (see apps/notifications).
     last_active_at = models.DateTimeField(null=True, blank=True)
     last_active_on = models.DateField(null=True, blank=True)
+    # Fair play (apps/fairplay): an excluded user is left out of every ranking of the tenant
+    # (leaderboards, league cohorts, achievements' rarity) while their events still count.
+    # On the row the event path locks anyway, so a tenant without exclusions pays nothing.
+    excluded_at = models.DateTimeField(null=True, blank=True)
+    # Database defaults too: rows written in SQL (bench seeding, bulk inserts) name no column of it.
+    excluded_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
+    excluded_by = models.CharField(max_length=255, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [

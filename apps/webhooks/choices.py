@@ -3,7 +3,7 @@ from django.db import models
 
 class EventType(models.TextChoices):
     """Trophy's 18 webhook event types (reference §3.9), then gamify's own (README,
-    "Leagues", "Quests")."""
+    "Leagues", "Quests", "Fair play")."""
 
     ACHIEVEMENT_COMPLETED = "achievement.completed"
     STREAK_STARTED = "streak.started"
@@ -29,6 +29,9 @@ class EventType(models.TextChoices):
     QUEST_PROGRESSED = "quest.progressed"
     QUEST_COMPLETED = "quest.completed"
     QUESTS_RENEWED = "quests.renewed"
+    USER_EXCLUDED = "user.excluded"
+    USER_REINSTATED = "user.reinstated"
+    USER_FLAGGED = "user.flagged"
 
 
 class EndpointStatus(models.TextChoices):

@@ -33,6 +33,7 @@ from apps.streaks.facts import StreakExtended
 from apps.streaks.selectors import pauses_of, streak_history, streak_state_get, streak_view
 from apps.streaks.wire import streak_base_render, streak_response_render
 from apps.users.domain import zone
+from apps.users.facts import UserExcluded, UserFlagged, UserReinstated
 from apps.users.models import EndUser
 from apps.users.wire import user_render
 
@@ -275,3 +276,40 @@ def quests_renewed(tenant: Tenant, end_user: EndUser, fact: QuestsRenewed) -> di
             for a in renewal.quests
         ],
     }
+
+
+def user_excluded(tenant: Tenant, end_user: EndUser, fact: UserExcluded) -> dict[str, Any]:
+    """user.excluded (fair play, an extension): who was left out of the rankings, when, why
+    and by whom."""
+    return {
+        "user": user(tenant, end_user),
+        "excludedAt": _stamp(fact.at),
+        "reason": fact.reason,
+        "by": fact.by,
+    }
+
+
+def user_reinstated(tenant: Tenant, end_user: EndUser, fact: UserReinstated) -> dict[str, Any]:
+    """user.reinstated: the exclusion lifted, the user back in the rankings."""
+    return {
+        "user": user(tenant, end_user),
+        "reinstatedAt": _stamp(fact.at),
+        "by": fact.by,
+    }
+
+
+def user_flagged(tenant: Tenant, end_user: EndUser, fact: UserFlagged) -> dict[str, Any]:
+    """user.flagged (fair play, an extension): an anomaly rule matched the user, with the
+    evidence. The user is not blocked."""
+    return {
+        "user": user(tenant, end_user),
+        "rule": {"key": fact.rule_key, "name": fact.rule_name},
+        "window": {"start": _stamp(fact.window_start), "end": _stamp(fact.window_end)},
+        "observed": float(fact.observed),
+        "threshold": float(fact.threshold),
+        "flaggedAt": _stamp(fact.at),
+    }
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")

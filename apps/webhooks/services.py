@@ -24,6 +24,7 @@ from apps.leagues.facts import LeagueFinished, LeagueScored
 from apps.points.facts import PointsChanged
 from apps.quests.facts import QuestCompleted, QuestProgressed, QuestsRenewed
 from apps.streaks.facts import StreakExtended, StreakFreezesChanged, StreakLost
+from apps.users.facts import UserExcluded, UserFlagged, UserReinstated
 from apps.users.models import EndUser
 from apps.webhooks import payloads
 from apps.webhooks.choices import EventType
@@ -206,6 +207,12 @@ def webhooks_record(
             told.publish(EventType.LEAGUE_FINISHED, payloads.league_finished(tenant, user, fact))
         elif isinstance(fact, QuestCompleted | QuestProgressed | QuestsRenewed):
             _quest(told, fact)
+        elif isinstance(fact, UserExcluded):
+            told.publish(EventType.USER_EXCLUDED, payloads.user_excluded(tenant, user, fact))
+        elif isinstance(fact, UserFlagged):
+            told.publish(EventType.USER_FLAGGED, payloads.user_flagged(tenant, user, fact))
+        elif isinstance(fact, UserReinstated):
+            told.publish(EventType.USER_REINSTATED, payloads.user_reinstated(tenant, user, fact))
     if told.due_now:
         dispatch_enqueue()
 

@@ -15,6 +15,8 @@ from apps.achievements import serializers as achievement_serializers
 from apps.achievements.domain import AchievementSettings
 from apps.core.api.declared import serializer_problems, shape_problems
 from apps.core.declarations import settings_of
+from apps.fairplay import serializers as fairplay_serializers
+from apps.fairplay.domain import AnomalyRuleSettings
 from apps.leaderboards import serializers as leaderboard_serializers
 from apps.leaderboards.domain import LeaderboardSettings
 from apps.leagues import serializers as league_serializers
@@ -71,6 +73,12 @@ RESOURCES = [
         quest_serializers.PoolCreateSerializer,
         quest_serializers.PoolUpdateSerializer,
         quest_serializers.AdminQuestPool,
+    ),
+    Interfaces(
+        AnomalyRuleSettings,
+        fairplay_serializers.AnomalyRuleCreateSerializer,
+        fairplay_serializers.AnomalyRuleUpdateSerializer,
+        fairplay_serializers.AdminAnomalyRule,
     ),
     Interfaces(
         LeagueSettings,

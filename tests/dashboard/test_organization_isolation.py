@@ -137,6 +137,9 @@ def populate(org: OrganizationWithKey, marker: str) -> None:
     )
     pool = {"name": f"{marker} pool", "key": marker, "cadence": "daily", "size": 1}
     created(client, "/admin/ext/v1/quest-pools", [{**pool, "quests": [{"questId": quest["id"]}]}])
+    # An anomaly rule every event passes, so the event below flags the user.
+    rule = {"name": f"{marker} rule", "key": marker, "kind": "events", "threshold": 0}
+    created(client, "/admin/ext/v1/anomaly-rules", [{**rule, "windowMinutes": 60}])
     created(client, "/admin/v1/push-channels", [{"kind": "expo"}])
     for templates in ("/admin/v1/email-templates", "/admin/v1/push-templates"):
         assert client.get(templates).status_code == 200  # seeds the built-in ones

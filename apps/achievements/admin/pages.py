@@ -129,6 +129,15 @@ class AchievementAdmin(ConfigAdmin):
             .annotate(n=Count("pk"))
             .values("n")
         )
+        # Rarity leaves out users excluded from the rankings (apps/fairplay), as the API's.
+        ranked = (
+            AchievementCompletion.objects.filter(
+                achievement=OuterRef("pk"), user__excluded_at__isnull=True
+            )
+            .values("achievement")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
         prerequisites = (
             AchievementPrerequisite.objects.filter(composite=OuterRef("pk"))
             .values("composite")
@@ -141,6 +150,7 @@ class AchievementAdmin(ConfigAdmin):
             .select_related("metric", "tenant")
             .annotate(
                 completion_count=Coalesce(Subquery(completions), 0),
+                ranked_count=Coalesce(Subquery(ranked), 0),
                 prerequisite_count=Coalesce(Subquery(prerequisites), 0),
                 users_count=V(
                     selectors.rarity_users(tenant) if tenant else 0, output_field=IntegerField()
@@ -259,9 +269,9 @@ class AchievementAdmin(ConfigAdmin):
     def completions_column(self, obj: Any) -> SafeString:
         return format_html('<a href="{}">{}</a>', _completions_url(obj.pk), obj.completion_count)
 
-    @admin.display(description="Rarity", ordering="completion_count")
+    @admin.display(description="Rarity", ordering="ranked_count")
     def rarity_column(self, obj: Any) -> str:
-        return f"{rarity(obj.completion_count, obj.users_count)}%"
+        return f"{rarity(obj.ranked_count, obj.users_count)}%"
 
 
 def status_badge(status: str) -> SafeString:
@@ -278,7 +288,7 @@ def _summary(obj: Any) -> Summary:
     return Summary(
         completions=completions,
         users=users,
-        rarity=rarity(completions, users),
+        rarity=rarity(obj.ranked_count, users),
         completions_url=_completions_url(obj.pk),
         latest=selectors.achievement_completions_latest(obj.tenant, obj.pk, RECENT_COMPLETIONS),
         backdating=selectors.achievement_backdate_progress(

@@ -395,7 +395,9 @@ def _view(
     return view
 
 
-def action_urls(model_admin: admin.ModelAdmin) -> list[URLPattern]:
+def action_urls(
+    model_admin: admin.ModelAdmin, actions: tuple[type[UserAction], ...] = ACTIONS
+) -> list[URLPattern]:
     wrap = model_admin.admin_site.admin_view
     return [
         path(
@@ -403,5 +405,5 @@ def action_urls(model_admin: admin.ModelAdmin) -> list[URLPattern]:
             wrap(_view(model_admin, action)),
             name=f"users_enduser_{action.slug}",
         )
-        for action in ACTIONS
+        for action in actions
     ]

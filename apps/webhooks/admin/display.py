@@ -18,6 +18,7 @@ _GROUPS = {
     "emails": "Emails due",
     "league": "Leagues",
     "quest": "Quests",
+    "user": "Fair play",
 }
 _SAME_GROUP = {"quests": "quest"}  # quests.renewed beside quest.completed
 EVENT_TYPE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
