@@ -184,13 +184,16 @@ class SourceSerializer(StrictSerializer):
     fromEnvironment = serializers.CharField(
         max_length=64,
         required=False,
-        help_text="The key of an environment of your organization (default: the key's own).",
+        allow_blank=True,
+        help_text="The key of an environment of your organization (default, or empty: the "
+        "key's own).",
     )
     fromTenant = serializers.CharField(
         max_length=255,
         required=False,
         allow_null=True,
-        help_text="A tenant's customer id in it (default: its default tenant).",
+        allow_blank=True,
+        help_text="A tenant's customer id in it (default, or empty: its default tenant).",
     )
 
 
@@ -210,9 +213,12 @@ class CloneSerializer(StrictSerializer):
     fromEnvironment = serializers.CharField(
         max_length=64,
         required=False,
+        allow_blank=True,
         help_text="Whose configuration to copy: an environment's key (default: the key's own).",
     )
-    fromTenant = serializers.CharField(max_length=255, required=False, allow_null=True)
+    fromTenant = serializers.CharField(
+        max_length=255, required=False, allow_null=True, allow_blank=True
+    )
 
 
 class EnvironmentShape(Shape):

@@ -23,7 +23,7 @@ RUN = OpenApiParameter(
 )
 FRIEND_IDS = OpenApiParameter(
     "userIds",
-    {"type": "array", "items": LIST_ITEM_SCHEMA, "minItems": 1},
+    {"type": "array", "items": LIST_ITEM_SCHEMA, "minItems": 1, "maxItems": MAX_IDS},
     OpenApiParameter.QUERY,
     required=True,
     style="form",

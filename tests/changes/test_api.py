@@ -207,3 +207,11 @@ def test_application_keys_are_refused(org: Any, tenant: Any) -> None:
     client.credentials(HTTP_X_API_KEY=key)
     assert client.get(f"{H}/history").status_code == 403
     assert client.post(f"{H}/config/promote", {}).status_code == 403
+
+
+def test_empty_sources_mean_the_defaults(org: Any, tenant: Any) -> None:
+    """As the document allows them: an empty fromEnvironment or fromTenant is the default."""
+    client = admin_client(org)
+    response = client.get(f"{H}/config/diff?fromEnvironment=&fromTenant=")
+    assert response.status_code == 200, response.json()
+    assert response.json()["steps"] == []
