@@ -180,7 +180,7 @@ def apply_result_render(
 # --- inputs ------------------------------------------------------------------------------------
 
 
-class SourceSerializer(StrictSerializer):
+class _Source(StrictSerializer):
     fromEnvironment = serializers.CharField(
         max_length=64,
         required=False,
@@ -197,7 +197,7 @@ class SourceSerializer(StrictSerializer):
     )
 
 
-class PromoteSerializer(SourceSerializer):
+class PromoteSerializer(_Source):
     changes = serializers.ListField(
         child=serializers.CharField(max_length=400),
         required=False,

@@ -211,8 +211,8 @@ class DiffApi(AdminApi):
     )
     def get(self, request: Request) -> Response:
         scope = self.scope(request)
-        data = validated(serializers.SourceSerializer, dict(request.query_params.items()))
-        source = _source(scope, data.get("fromEnvironment"), data.get("fromTenant"))
+        params = request.query_params  # a name no environment or tenant has is a 404
+        source = _source(scope, params.get("fromEnvironment"), params.get("fromTenant"))
         steps = services.diff(source, scope.tenant)
         return Response(serializers.diff_result_render(source, scope.tenant, steps))
 

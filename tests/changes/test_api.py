@@ -215,3 +215,8 @@ def test_empty_sources_mean_the_defaults(org: Any, tenant: Any) -> None:
     response = client.get(f"{H}/config/diff?fromEnvironment=&fromTenant=")
     assert response.status_code == 200, response.json()
     assert response.json()["steps"] == []
+
+
+def test_a_source_named_with_control_characters_is_not_found(org: Any, tenant: Any) -> None:
+    client = admin_client(org)
+    assert client.get(f"{H}/config/diff?fromEnvironment=a%03b").status_code == 404
