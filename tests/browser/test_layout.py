@@ -68,6 +68,16 @@ def test_pages_fit_a_phone_and_their_tables_become_cards(staff: Staff) -> None:
             assert page_fits(staff, width), (name, width)
             shot_at(staff, name, width)
 
+    # Chart.js sizes a canvas in pixels and re-fits it a frame after the window narrows: a
+    # canvas still at its wider size keeps to its box and never pushes the page sideways.
+    staff.go(pages["analytics"])
+    staff.find("#chart-impact")
+    staff.driver.set_window_size(1280, 900)
+    staff.driver.execute_script(
+        "document.querySelectorAll('#content canvas').forEach(c => { c.style.width = '2000px'; })"
+    )
+    assert staff.no_horizontal_scroll()
+
     # The user page's tables (points, latest events) are cards on a phone, tables on a laptop.
     staff.go(pages["user-page"])
     staff.find("table.dash-cards-table")
