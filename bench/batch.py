@@ -15,7 +15,10 @@ What one run does:
    thread runs. The first batch creates its users; the later ones find them;
 4. checks that every row is done, every event was recorded once and every user's total is the
    sum of the values sent to it;
-5. with `--profile`, one more batch is processed under cProfile and the top functions printed.
+5. with `--profile`, one more batch is processed under cProfile and the top functions printed;
+6. with `--storage`, the bytes on disk per event recorded (tables, indexes and TOAST of every
+   table the run wrote, after VACUUM ANALYZE), the largest tables first: docs/scaling.md sizes
+   disks from it.
 
 Nothing here is part of `make test`.
 """
@@ -203,6 +206,23 @@ def check(sent: Counter[str], events: int) -> bool:
     return ok
 
 
+def storage(events: int) -> None:
+    """Prints the bytes on disk per event of the tables the run wrote, largest first."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+        cursor.execute(
+            "SELECT relname, n_live_tup, pg_total_relation_size(relid) FROM pg_stat_user_tables"
+            " WHERE n_live_tup > 0 ORDER BY 3 DESC"
+        )
+        tables = cursor.fetchall()
+    total = sum(size for _name, _rows, size in tables)
+    print(f"storage: {total / events:,.0f} bytes per event over {events} events")
+    for name, rows, size in tables[:8]:
+        print(f"  {name}: {rows:,} rows, {size / events:,.0f} bytes per event")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=1000, help="events per batch (<= 1000)")
@@ -210,6 +230,7 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=3, help="measured batches")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="cProfile one more batch")
+    parser.add_argument("--storage", action="store_true", help="bytes on disk per event")
     args = parser.parse_args()
 
     database_recreate(DB_NAME)
@@ -258,7 +279,10 @@ def main() -> int:
                 f"median of batches 2..{args.batches}: {statistics.median(rates):,.0f}"
             )
         batches = args.batches + args.profile
-        return 0 if check(sent, batches * args.events) else 1
+        ok = check(sent, batches * args.events)
+        if args.storage:
+            storage(batches * args.events)
+        return 0 if ok else 1
     finally:
         from django.db import connections
 
