@@ -123,13 +123,16 @@ def primary_reads() -> Iterator[None]:
 
 
 _WRITES = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
+# Reads, and the control of transactions (SQLite's BEGIN is a statement): the writes inside a
+# transaction are statements of their own.
+_NOT_WRITES = ("SELECT", "BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT", "SHOW")
 
 
 def _watch(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
     # A statement on the primary inside a scope that is not a plain read: a write the router
     # may not have seen, such as a hand-written one (rule 2).
-    head = sql.lstrip()[:6].upper()
-    if not (head == "SELECT" or (head.startswith("WITH") and not _WRITES.search(sql))):
+    head = sql.lstrip()[:9].upper()
+    if not head.startswith(_NOT_WRITES) and (not head.startswith("WITH") or _WRITES.search(sql)):
         _wrote.set(True)
     return execute(sql, params, many, context)
 
