@@ -1,5 +1,6 @@
 """PostgreSQL runs with server-side binding and prepared statements unless
-DATABASE_PREPARED_STATEMENTS=false (gamify/settings.py; README "Settings")."""
+DATABASE_PREPARED_STATEMENTS=false or DATABASE_TRANSACTION_POOLING (PgBouncer); replicas
+(DATABASE_REPLICA_URLS) are built like the default (gamify/settings.py; README "Settings")."""
 
 import json
 import os
@@ -21,18 +22,25 @@ SHOW = (
 )
 
 
-def _database_settings(**env: str) -> Any:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+def _settings_run(script: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`script` run in a process of its own, with the settings read from `env` (no other
+    DATABASE_ or REDIS_ variable)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS"))}
     environment.update(DEBUG="false", SECRET_KEY="x" * 60, **env)
-    result = subprocess.run(
-        [sys.executable, "-c", SHOW],
+    return subprocess.run(
+        [sys.executable, "-c", script],
         cwd=ROOT,
         env=environment,
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
+        check=False,
     )
+
+
+def _database_settings(**env: str) -> Any:
+    result = _settings_run(SHOW, **env)
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
@@ -82,17 +90,7 @@ SHOW_ALL = (
 
 
 def _all_settings(**env: str) -> Any:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
-    environment.update(DEBUG="false", SECRET_KEY="x" * 60, **env)
-    result = subprocess.run(
-        [sys.executable, "-c", SHOW_ALL],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = _settings_run(SHOW_ALL, **env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -144,21 +142,20 @@ def test_without_replica_urls_there_are_no_replicas() -> None:
 
 
 def test_replicas_need_the_shared_cache_of_redis_url() -> None:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS"))}
-    environment.update(
-        DEBUG="false",
-        SECRET_KEY="x" * 60,
+    result = _settings_run(
+        "import gamify.settings",
         DATABASE_URL="postgres://u@db.example:5432/gamify",
         DATABASE_REPLICA_URLS="postgres://u@r1.example:5432/gamify",
     )
-    result = subprocess.run(
-        [sys.executable, "-c", "import gamify.settings"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
     assert result.returncode != 0
     assert "DATABASE_REPLICA_URLS needs REDIS_URL" in result.stderr
+
+
+def test_the_settings_refuse_a_lag_the_stickiness_window_does_not_cover() -> None:
+    result = _settings_run(
+        "import gamify.settings",
+        DATABASE_REPLICA_STICKY_SECONDS="3",
+        DATABASE_REPLICA_MAX_LAG_SECONDS="3",
+    )
+    assert result.returncode != 0
+    assert "DATABASE_REPLICA_MAX_LAG_SECONDS must be" in result.stderr
