@@ -88,7 +88,7 @@ def work_begins() -> None:
 
 def task_begins(**_: Any) -> None:
     """Celery's task_prerun: a task begins (apps/core/apps.py connects it)."""
-    _wrote.set(False)
+    work_begins()
 
 
 def has_written() -> bool:
@@ -144,7 +144,10 @@ def read_alias() -> str:
     if scope is None or scope.pinned or _wrote.get():
         return cell
     if scope.replica is not None:
-        return scope.replica if _health.usable(scope.replica) else cell
+        if _health.usable(scope.replica):
+            return scope.replica
+        scope.pinned = True  # from the primary on: another replica might be further behind
+        return cell
     replicas = replicas_of(cell)
     if not replicas or connections[cell].in_atomic_block:
         return cell

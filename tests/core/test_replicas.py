@@ -242,6 +242,29 @@ def test_a_lagging_replica_is_skipped_until_it_catches_up(
     assert "usable again" in lines[1]
 
 
+def test_a_scope_keeps_its_replica_and_never_goes_back_to_one(
+    replica: str, settings: Any, monkeypatch: Any
+) -> None:
+    _alias_add("test_mirror_2")
+    settings.DATABASE_REPLICAS = {"default": [replica, "test_mirror_2"]}
+    lag = {"seconds": 0.0}
+    monkeypatch.setattr(replicas, "replica_lag", lambda alias: lag["seconds"])
+    monkeypatch.setattr(replicas, "CHECK_SECONDS", 0.0)
+    try:
+        with lag_tolerant():
+            chosen = read_alias()
+            assert chosen in (replica, "test_mirror_2")
+            assert {read_alias() for _ in range(10)} == {chosen}  # its reads never go back
+            lag["seconds"] = 100.0
+            assert read_alias() == "default"
+            lag["seconds"] = 0.0
+            assert read_alias() == "default"  # the primary, for the rest of the scope
+        with lag_tolerant():
+            assert read_alias() in (replica, "test_mirror_2")
+    finally:
+        _alias_remove("test_mirror_2")
+
+
 def test_the_health_of_a_replica_is_asked_at_most_once_a_second(
     replica: str, monkeypatch: Any
 ) -> None:
