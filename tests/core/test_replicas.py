@@ -123,6 +123,17 @@ def test_a_hand_written_write_in_the_scope_sends_the_later_reads_to_the_primary(
         assert read_alias() == "default"
 
 
+def test_a_celery_task_begins_having_written_nothing(replica: str) -> None:
+    from celery.signals import task_prerun
+
+    OrganizationWithKey("Acme")  # the worker's thread wrote for an earlier task
+    with lag_tolerant():
+        assert read_alias() == "default"
+    task_prerun.send(sender=None, task_id="t", task=None, args=(), kwargs={})
+    with lag_tolerant():
+        assert read_alias() == replica
+
+
 def test_writes_are_always_routed_to_the_primary(replica: str) -> None:
     tenant = OrganizationWithKey("Acme").tenant
     metric = MetricFactory(tenant=tenant, key="words")
