@@ -44,7 +44,26 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
             continue
         named = list(kwargs.get("databases") or ["default"])
         kwargs["databases"] = [*named, *(m for m in mirrors if m not in named)]
-        item.add_marker(pytest.mark.django_db(*(marker.args if marker else ()), **kwargs))
+        # Before the test's own marker, so that it is the closest.
+        marker = pytest.mark.django_db(*(marker.args if marker else ()), **kwargs)
+        item.add_marker(marker, append=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _replica_mirrors_in_every_thread(request: Any) -> None:
+    # Django's TEST MIRROR points the mirror's connection at the test database in the thread
+    # that set the databases up only; a live server's threads would open the replica's own
+    # database. Every thread's connection is made from these settings.
+    from django.conf import settings
+    from django.db import connections
+
+    mirrors = [alias for aliases in settings.DATABASE_REPLICAS.values() for alias in aliases]
+    if not mirrors:
+        return
+    request.getfixturevalue("django_db_setup")
+    for alias in mirrors:
+        mirrored = {**connections.settings["default"], "TEST": connections.settings[alias]["TEST"]}
+        connections.settings[alias] = mirrored
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -132,9 +132,10 @@ class DashboardLocaleMiddleware(_DashboardOnly):
 
 
 class ReplicaWorkMiddleware:
-    """Lag-tolerant reads (apps/core/replicas.py): every request starts having written nothing,
-    and a dashboard session whose request wrote reads the primary for the stickiness window
-    (the page it is sent to next shows what it saved)."""
+    """Lag-tolerant reads (apps/core/replicas.py): every request starts having written nothing;
+    at its end, the users it wrote are marked again (their window runs from the commit), and a
+    dashboard session whose request wrote reads the primary for the window (the page it is
+    sent to next shows what it saved)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -147,4 +148,5 @@ class ReplicaWorkMiddleware:
             staff = getattr(request, "user", None)
             if staff is not None and staff.is_authenticated:
                 replicas.staff_wrote(staff.pk)
+        replicas.work_ends()
         return response

@@ -18,7 +18,8 @@ only when all of these hold, and to the cell's primary otherwise:
    (`user_read`: the user of the route's path or of its `userId`), nor a dashboard session
    that wrote in that window (`staff_read`): whoever just wrote reads what they wrote. The
    writes mark the user when they commit (`users_written`, called where a user's row is locked
-   or created), in the cache of REDIS_URL, which every process shares;
+   or created, and again when the request or task ends), in the cache of REDIS_URL, which every
+   process shares;
 5. the replica is healthy: it answers, and replays the primary's changes at most
    DATABASE_REPLICA_MAX_LAG_SECONDS behind (`pg_last_xact_replay_timestamp()`, asked at most
    once a second per process and replica). A replica that does not answer or lags more is
@@ -48,7 +49,7 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.cache import cache
-from django.db import DatabaseError, connections, transaction
+from django.db import DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from apps.core.cells import current_cell, replicas_of
@@ -84,11 +85,17 @@ def work_begins() -> None:
     """A request or task begins: nothing written yet (rule 2). Called by the middleware and
     when a Celery task starts."""
     _wrote.set(False)
+    _pending.set(set())
 
 
 def task_begins(**_: Any) -> None:
     """Celery's task_prerun: a task begins (apps/core/apps.py connects it)."""
     work_begins()
+
+
+def task_ends(**_: Any) -> None:
+    """Celery's task_postrun."""
+    work_ends()
 
 
 def has_written() -> bool:
@@ -303,35 +310,47 @@ def _replicated(cell: str) -> bool:
 
 def users_written(tenant_pk: int, external_ids: Iterable[str]) -> None:
     """These users of the tenant are being written: reads that concern them go to the primary
-    for DATABASE_REPLICA_STICKY_SECONDS from the commit on. Nothing without replicas."""
-    cell = current_cell()
-    if not _replicated(cell):
-        return
-    _mark_on_commit(cell, [_key("user", tenant_pk, external_id) for external_id in external_ids])
+    for DATABASE_REPLICA_STICKY_SECONDS from now on, and again from the end of the request or
+    task (`work_ends`), after its commits. Nothing without replicas."""
+    if _replicated(current_cell()):
+        _mark([_key("user", tenant_pk, external_id) for external_id in external_ids])
 
 
 def staff_wrote(staff_pk: int) -> None:
     """A dashboard session wrote: its next pages read the primary for the window."""
-    cell = current_cell()
-    if _replicated(cell):
-        _mark_on_commit(cell, [_key("staff", staff_pk)])
+    if _replicated(current_cell()):
+        _mark([_key("staff", staff_pk)])
 
 
-def _mark_on_commit(cell: str, keys: list[str]) -> None:
+def work_ends() -> None:
+    """A request or task ends, its transactions committed: the users it wrote are marked again,
+    so that the window runs from their commit (a long transaction, a batch, would otherwise
+    eat into it). Called by the middleware and when a Celery task ends. Not with on_commit:
+    the window must not depend on which transaction wrote, and a hook per user would be one
+    per event."""
+    pending = _pending.get()
+    _pending.set(None)
+    if pending:
+        _mark(list(pending), again=False)
+
+
+_pending: ContextVar[set[str] | None] = ContextVar("gamify_marked", default=None)
+_mark_failed_at: float | None = None
+
+
+def _mark(keys: list[str], *, again: bool = True) -> None:
+    global _mark_failed_at
     if not keys:
         return
-
-    def mark() -> None:
-        try:
-            cache.set_many(dict.fromkeys(keys, 1), timeout=settings.DATABASE_REPLICA_STICKY_SECONDS)
-        except redis.RedisError as exc:
-            # Readers cannot reach the cache either: they read the primary (`_written`).
-            logger.warning("could not record recent writes (%s)", exc)
-
-    if connections[cell].in_atomic_block:
-        transaction.on_commit(mark, using=cell)
-    else:
-        mark()
+    if again and (pending := _pending.get()) is not None:
+        pending.update(keys)
+    try:
+        cache.set_many(dict.fromkeys(keys, 1), timeout=settings.DATABASE_REPLICA_STICKY_SECONDS)
+    except redis.RedisError as exc:
+        # Readers cannot reach the cache either: they read the primary (`_written`).
+        if _mark_failed_at is None or time.monotonic() - _mark_failed_at > 60:
+            logger.warning("could not record recent writes (%s): reads go to the primary", exc)
+        _mark_failed_at = time.monotonic()
 
 
 def _written(key: str) -> bool:

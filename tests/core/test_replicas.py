@@ -177,12 +177,23 @@ def test_a_user_written_within_the_window_is_read_from_the_primary(replica: str)
         assert read_alias() == replica
 
 
-def test_the_mark_of_a_user_written_in_a_transaction_waits_for_the_commit(replica: str) -> None:
-    tenant = OrganizationWithKey("Acme").tenant
-    with transaction.atomic():
-        replicas.users_written(tenant.pk, ["ann"])
-        assert cache.get(replicas._key("user", tenant.pk, "ann")) is None
-    assert cache.get(replicas._key("user", tenant.pk, "ann")) == 1
+def test_a_user_is_marked_when_written_and_again_when_the_request_ends(
+    board: Any, replica: str, monkeypatch: Any
+) -> None:
+    _, client = board
+    marks: list[tuple[list[str], bool]] = []
+    set_many = cache.set_many
+
+    def recorded(data: dict[str, Any], timeout: Any = None) -> Any:
+        marks.append((list(data), connection.in_atomic_block))
+        return set_many(data, timeout=timeout)
+
+    monkeypatch.setattr(cache, "set_many", recorded)
+    assert client.post("/v1/metrics/words/event", {"user": {"id": "ann"}, "value": 1}).status_code
+    key = replicas._key("user", board[0].tenant.pk, "ann")
+    assert [keys for keys, _ in marks] == [[key], [key]]
+    assert marks[0][1] is True  # under the user's lock: reads of ann go to the primary at once
+    assert marks[1][1] is False  # after the commit: the window runs from there
 
 
 def test_the_mark_lasts_the_stickiness_window(replica: str, settings: Any, monkeypatch) -> None:
