@@ -1,5 +1,5 @@
-"""Reads that may lag go to a streaming replica of the cell (issue 32; docs/architecture.md §1,
-README "Read replicas").
+"""Reads that may lag go to a streaming replica of the cell (issue 32; docs/architecture.md §8,
+README "More than one machine").
 
 The rule. A read goes to a replica of the current cell (`current_cell()`, apps/core/cells.py)
 only when all of these hold, and to the cell's primary otherwise:
@@ -10,16 +10,16 @@ only when all of these hold, and to the cell's primary otherwise:
    the primary, and `primary_reads()` makes a read inside one current again (what fills a
    cache: the configuration snapshots, the rank sets);
 2. the request or task has written nothing so far: a write through the ORM (the router's
-   `db_for_write`), or any statement other than a SELECT sent to the primary inside the scope
-   (the hand-written statements), sends its later reads to the primary;
+   `db_for_write`), or any statement but a read sent to the primary inside the scope (the
+   hand-written statements), sends its later reads to the primary;
 3. it is not inside a transaction on the primary (`transaction.atomic`, and so every
    `select_for_update`): what a transaction reads it may write back;
 4. the scope does not concern an end-user written in the last DATABASE_REPLICA_STICKY_SECONDS
    (`user_read`: the user of the route's path or of its `userId`), nor a dashboard session
-   that wrote in that window (`staff_read`): whoever just wrote reads what they wrote. The
-   writes mark the user when they commit (`users_written`, called where a user's row is locked
-   or created, and again when the request or task ends), in the cache of REDIS_URL, which every
-   process shares;
+   that wrote in that window (`staff_read`): whoever just wrote reads what they wrote. A write
+   marks its user where the user's row is locked or created (`users_written`), and again when
+   the request or task ends (`work_ends`, after its commits), in the cache of REDIS_URL, which
+   every process shares;
 5. the replica is healthy: it answers, and replays the primary's changes at most
    DATABASE_REPLICA_MAX_LAG_SECONDS behind (`pg_last_xact_replay_timestamp()`, asked at most
    once a second per process and replica). A replica that does not answer or lags more is
