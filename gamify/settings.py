@@ -2,6 +2,7 @@
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from corsheaders.defaults import default_headers as corsheaders_default_headers
@@ -97,6 +98,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.core.middleware.DashboardAuthenticationMiddleware",
+    # Each request starts having written nothing; a dashboard session that wrote reads the
+    # primary for a few seconds (apps/core/replicas.py).
+    "apps.core.middleware.ReplicaWorkMiddleware",
     "apps.core.middleware.DashboardMessageMiddleware",
     # Who made a configuration change: the dashboard's staff member or the API's key
     # (apps/accounts/history.py).
@@ -144,29 +148,76 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+# Behind PgBouncer in transaction mode (deploy/pgbouncer.ini, README "Production"): a server
+# connection serves one transaction and then another client, so nothing may outlive a
+# transaction on it: no prepared statements (PgBouncer before 1.21 cannot carry them; 1.21+ with
+# max_prepared_statements can, then DATABASE_PREPARED_STATEMENTS=true turns them back on) and no
+# server-side cursors (`.iterator()` holds a cursor open across fetches: Django reads the rows
+# at once instead). The code keeps no other session state (advisory locks are the _xact_ kind,
+# no LISTEN, temporary tables, WITH HOLD cursors or session SETs; docs/architecture.md §1).
+DATABASE_TRANSACTION_POOLING = env_bool("DATABASE_TRANSACTION_POOLING", default=False)
+DATABASE_PREPARED_STATEMENTS = env_bool(
+    "DATABASE_PREPARED_STATEMENTS", default=not DATABASE_TRANSACTION_POOLING
+)
+
+
+def _database(url: str) -> dict[str, Any]:
+    """One database alias from a URL: the default's options, for the primary and replicas."""
+    database: dict[str, Any] = dict(
+        dj_database_url.parse(
+            url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True
+        )
     )
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
-    "DATABASE_PREPARED_STATEMENTS", default=True
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        if DATABASE_PREPARED_STATEMENTS:
+            # Parameters bound by the server, and each statement a connection runs a fifth time
+            # prepared (psycopg's default threshold; Django's own default prepares none):
+            # PostgreSQL then skips parsing and planning the hot path's fixed statements, about
+            # half of its CPU for an event or a one-row read (bench/README.md, "Serving and the
+            # request path"). Off for a pooler that cannot keep prepared statements (above).
+            database.setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
+        if DATABASE_TRANSACTION_POOLING:
+            database["DISABLE_SERVER_SIDE_CURSORS"] = True
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        # IMMEDIATE takes the write lock at BEGIN, so two writers queue on the busy timeout
+        # instead of one failing with "database is locked" when it upgrades a read lock.
+        database["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    return database
+
+
+DATABASES = {"default": _database(env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"))}
+
+# Read replicas (apps/core/replicas.py, README "Read replicas"): PostgreSQL streaming replicas of
+# the default database, as aliases replica1, replica2, ... Reads that tolerate a short lag go to
+# them by the router's rule; everything else reads the primary. In the test suite they mirror
+# the default (Django's TEST MIRROR): no database of their own to create.
+DATABASE_REPLICAS: dict[str, list[str]] = {"default": []}
+for _n, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
+    _replica = _database(_url)
+    if _replica["ENGINE"] == "django.db.backends.postgresql":
+        # A replica host that does not answer costs its check this long, then its reads go to
+        # the primary (checked again every few seconds).
+        _replica.setdefault("OPTIONS", {})["connect_timeout"] = max(
+            1, env_int("DATABASE_REPLICA_CONNECT_TIMEOUT", 2)
+        )
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica{_n}"] = _replica
+    DATABASE_REPLICAS["default"].append(f"replica{_n}")
+DATABASE_ROUTERS = ["apps.core.replicas.ReplicaRouter"]
+# A user written (an event, an identify, a job's change) is read from the primary for this long
+# after the commit, and a dashboard session that wrote as well; a replica lagging more than
+# DATABASE_REPLICA_MAX_LAG_SECONDS is not read. The window covers the lag a replica may have
+# when read, plus the second between two checks of it.
+DATABASE_REPLICA_STICKY_SECONDS = env_int("DATABASE_REPLICA_STICKY_SECONDS", 5)
+DATABASE_REPLICA_MAX_LAG_SECONDS = env_int("DATABASE_REPLICA_MAX_LAG_SECONDS", 3)
+if DATABASE_REPLICA_MAX_LAG_SECONDS < 0 or (
+    DATABASE_REPLICA_MAX_LAG_SECONDS + 1 > DATABASE_REPLICA_STICKY_SECONDS
 ):
-    # Parameters bound by the server, and each statement a connection runs a fifth time
-    # prepared (psycopg's default threshold; Django's own default prepares none): PostgreSQL
-    # then skips parsing and planning the hot path's fixed statements, about half of its CPU
-    # for an event or a one-row read (bench/README.md, "Serving and the request path"). Off
-    # for a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
-    # 1.21, or without max_prepared_statements).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        server_side_binding=True, prepare_threshold=5
+    raise ImproperlyConfigured(
+        "DATABASE_REPLICA_MAX_LAG_SECONDS must be at least 0 and at most "
+        "DATABASE_REPLICA_STICKY_SECONDS - 1 (a user written is read from the primary until "
+        "any replica still read has their write)"
     )
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # IMMEDIATE takes the write lock at BEGIN, so two writers queue on the busy timeout instead
-    # of one failing with "database is locked" when it upgrades a read lock.
-    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -229,6 +280,11 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if DATABASE_REPLICAS["default"] and not REDIS_URL and not DEBUG:
+    # Which users were just written must be known to every process (apps/core/replicas.py).
+    raise ImproperlyConfigured(
+        "DATABASE_REPLICA_URLS needs REDIS_URL (a cache all processes share)"
+    )
 
 # Leaderboard ranks (apps/leaderboards/ranks.py): a Redis sorted set per board, run and group
 # answers ranks without counting the board; PostgreSQL stays the source of truth. Without a URL

@@ -23,6 +23,49 @@ hypothesis_settings.register_profile("gamify", deadline=None)
 hypothesis_settings.load_profile("gamify")
 
 
+_DB_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    """With DATABASE_REPLICA_URLS (CI's topology), the replica aliases mirror the default
+    database (gamify/settings.py, Django's TEST MIRROR), and lag-tolerant reads go to them
+    (apps/core/replicas.py): a test that may use the default database may use its mirrors."""
+    from django.conf import settings
+
+    mirrors = [alias for aliases in settings.DATABASE_REPLICAS.values() for alias in aliases]
+    if not mirrors:
+        return
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        if marker is None and not _DB_FIXTURES & set(getattr(item, "fixturenames", ())):
+            continue
+        kwargs = dict(marker.kwargs) if marker else {}
+        if kwargs.get("databases") == "__all__":
+            continue
+        named = list(kwargs.get("databases") or ["default"])
+        kwargs["databases"] = [*named, *(m for m in mirrors if m not in named)]
+        # Before the test's own marker, so that it is the closest.
+        marker = pytest.mark.django_db(*(marker.args if marker else ()), **kwargs)
+        item.add_marker(marker, append=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _replica_mirrors_in_every_thread(request: Any) -> None:
+    # Django's TEST MIRROR points the mirror's connection at the test database in the thread
+    # that set the databases up only; a live server's threads would open the replica's own
+    # database. Every thread's connection is made from these settings.
+    from django.conf import settings
+    from django.db import connections
+
+    mirrors = [alias for aliases in settings.DATABASE_REPLICAS.values() for alias in aliases]
+    if not mirrors:
+        return
+    request.getfixturevalue("django_db_setup")
+    for alias in mirrors:
+        mirrored = {**connections.settings["default"], "TEST": connections.settings[alias]["TEST"]}
+        connections.settings[alias] = mirrored
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _responses_match_the_documents() -> Iterator[None]:
     # Every API response a test receives is checked against the served OpenAPI documents

@@ -70,6 +70,8 @@ def _ranged_api(
     of `shape`."""
 
     class RangedApi(AdminApi):
+        lag_tolerant = True  # a series of rollups (apps/core/replicas.py)
+
         @_schema(operation, summary, shape)
         def get(self, request: Request) -> Response:
             tenant = self.scope(request).tenant
@@ -156,6 +158,8 @@ LeaderboardsApi = _ranged_api(
 
 
 class OverviewApi(AdminApi):
+    lag_tolerant = True
+
     @_schema("overview", "The tenant at a glance", shapes.AnalyticsOverview, ranged=False)
     def get(self, request: Request) -> Response:
         tenant = self.scope(request).tenant
@@ -185,6 +189,8 @@ def impact_metric_parse(tenant: Tenant, params: QueryDict) -> MetricDef | None:
 
 class ImpactApi(AdminApi):
     """GET /admin/ext/v1/analytics/impact: the Impact Score (selectors/impact.py)."""
+
+    lag_tolerant = True
 
     @extend_schema(
         operation_id="admin_analytics_impact",

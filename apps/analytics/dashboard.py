@@ -26,6 +26,7 @@ from apps.analytics.domain import MIN_GROUP_USERS
 from apps.analytics.selectors import Change, DateRange
 from apps.core.api.params import query_date_optional
 from apps.core.errors import ValidationError
+from apps.core.replicas import lag_tolerant_page
 from apps.core.shown_time import date_shown
 from apps.metrics.selectors import metric_definitions
 from apps.points.selectors import points_config
@@ -209,6 +210,7 @@ def _date_labels(period: DateRange, impact: dict[str, Any]) -> dict[str, str]:
     return {day.isoformat(): date_shown(day) for day in [*shown.days(), *weeks]}
 
 
+@lag_tolerant_page  # rollups and counts (apps/core/replicas.py)
 def analytics(request: HttpRequest) -> HttpResponse:
     """GET /dashboard/analytics/?range=7d|30d|90d|all or ?start=YYYY-MM-DD&end=YYYY-MM-DD;
     with format=csv&chart=<name>, that chart's data as CSV."""

@@ -10,6 +10,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from apps.core.replicas import primary_reads
+
 T = TypeVar("T")
 
 # Least recently used entries go first: a process serving thousands of tenants keeps the
@@ -28,7 +30,10 @@ def tenant_cached(tenant: Any, name: str, loader: Callable[[], T]) -> T:
             if key in _entries:
                 _entries.move_to_end(key)
         return entry[1]
-    value = loader()
+    # From the primary, even in a lag-tolerant read: the version came from the primary (with
+    # the key), and a replica's older rows kept under it would outlive the lag.
+    with primary_reads():
+        value = loader()
     with _lock:
         _entries[key] = (tenant.config_version, value)
         _entries.move_to_end(key)

@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from django.db import OperationalError, connection
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Model
 
 logger = logging.getLogger("gamify.db")
@@ -100,10 +101,13 @@ def upsert(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] |
     return fetch_one(sql, model, params)
 
 
-def fetch_one(sql: str, model: type[Model], params: list[Any]) -> tuple[Any, ...] | None:
+def fetch_one(
+    sql: str, model: type[Model], params: list[Any], using: BaseDatabaseWrapper | None = None
+) -> tuple[Any, ...] | None:
     """Run the template `sql` with `{t}` the model's table (`statement`), parameters adapted as
-    the ORM adapts them; returns the first row, if the statement returns rows."""
-    with connection.cursor() as cursor:
+    the ORM adapts them; returns the first row, if the statement returns rows. `using`: the
+    connection of a read that may go to a replica (apps/core/replicas.py), else the primary."""
+    with (using or connection).cursor() as cursor:
         cursor.execute(_formatted(sql, model, connection.vendor), _adapted(params))
         return cursor.fetchone() if cursor.description else None
 

@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.deprecation import MiddlewareMixin
 
+from apps.core import replicas
 from apps.core.api.errors import error_body_render
 from apps.core.shown_time import shown_locale_set
 
@@ -127,4 +128,25 @@ class DashboardLocaleMiddleware(_DashboardOnly):
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         shown_locale_set(None)
         patch_vary_headers(response, ("Accept-Language",))
+        return response
+
+
+class ReplicaWorkMiddleware:
+    """Lag-tolerant reads (apps/core/replicas.py): every request starts having written nothing;
+    at its end, the users it wrote are marked again (their window runs from the commit), and a
+    dashboard session whose request wrote reads the primary for the window (the page it is
+    sent to next shows what it saved)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        replicas.work_begins()
+        response = self.get_response(request)
+        if replicas.has_written():
+            # Set on the dashboard's paths only (DashboardAuthenticationMiddleware).
+            staff = getattr(request, "user", None)
+            if staff is not None and staff.is_authenticated:
+                replicas.staff_wrote(staff.pk)
+        replicas.work_ends()
         return response

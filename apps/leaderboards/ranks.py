@@ -53,6 +53,7 @@ from typing import Any
 from django.conf import settings
 
 from apps.core.background import background_submit
+from apps.core.replicas import primary_reads
 from apps.leaderboards import ranks_lua, sql
 from apps.leaderboards.domain import RANK_ORDER, group_is_excluded
 from apps.leaderboards.models import LeaderboardEntry
@@ -377,14 +378,17 @@ def rebuild(run: RunKey, *, force: bool = False) -> bool:
     try:
         if force and not sql.await_writers(WRITERS_WAIT_SECONDS):
             logger.warning("Rebuilding %s while transactions still write: see ranks.py", run)
-        rows = _entries(run).values_list("user_id", "value", "reached_at")
-        batch: dict[Any, Any] = {}
-        for user_pk, value, reached_at in rows.iterator(chunk_size=REBUILD_CHUNK):
-            batch[str(user_pk)] = member(value, reached_at, user_pk)
-            if len(batch) >= REBUILD_CHUNK:
-                _load(conn, fresh_set, fresh_hash, batch)
-                batch = {}
-        _load(conn, fresh_set, fresh_hash, batch)
+        # From the primary, even for a lag-tolerant read (apps/core/replicas.py): the set
+        # takes every later change on top of what it is filled with.
+        with primary_reads():
+            rows = _entries(run).values_list("user_id", "value", "reached_at")
+            batch: dict[Any, Any] = {}
+            for user_pk, value, reached_at in rows.iterator(chunk_size=REBUILD_CHUNK):
+                batch[str(user_pk)] = member(value, reached_at, user_pk)
+                if len(batch) >= REBUILD_CHUNK:
+                    _load(conn, fresh_set, fresh_hash, batch)
+                    batch = {}
+            _load(conn, fresh_set, fresh_hash, batch)
         finished = bool(conn.finish(keys=[*keys, fresh_set, fresh_hash], args=[token]))
     except conn.error as exc:
         _failed(conn, exc)

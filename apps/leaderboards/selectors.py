@@ -10,6 +10,7 @@ from apps.accounts.models import Tenant
 from apps.core.config_cache import tenant_cached
 from apps.core.errors import NotFoundError, ValidationError
 from apps.core.guards import Consequence, Impact
+from apps.core.replicas import primary_reads
 from apps.core.wording import counted
 from apps.leaderboards import domain, ranks, sql, wire
 from apps.leaderboards.choices import Status
@@ -163,18 +164,27 @@ DEEP_PAGE = 1000
 
 
 def _rankings_from_members(members: list[str], offset: int) -> list[dict[str, Any]]:
-    users = {
-        pk: (external_id, name)
-        for pk, external_id, name in EndUser.objects.filter(
-            pk__in=[ranks.member_user(m) for m in members]
-        ).values_list("pk", "external_id", "name")
-    }
+    pks = [ranks.member_user(m) for m in members]
+    users = _users_named(pks)
+    if missing := [pk for pk in pks if pk not in users]:
+        # Redis ranks users a replica may not have yet (apps/core/replicas.py).
+        with primary_reads():
+            users.update(_users_named(missing))
     render = wire.leaderboard_ranking_render
     return [
         render(*users[user], offset + i + 1, ranks.member_value(m))
         for i, m in enumerate(members)
         if (user := ranks.member_user(m)) in users
     ]
+
+
+def _users_named(pks: list[int]) -> dict[int, tuple[str, str | None]]:
+    return {
+        pk: (external_id, name)
+        for pk, external_id, name in EndUser.objects.filter(pk__in=pks).values_list(
+            "pk", "external_id", "name"
+        )
+    }
 
 
 # --- the application API's reads: boards, runs, rankings, a user's standing -----------------

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import connection
 
 from apps.core.db import Table, column_reader, fetch_one, statement, values_rows
+from apps.core.replicas import read_connection
 from apps.leaderboards.domain import EXCLUDED_PREFIX, RANK_ORDER
 from apps.leaderboards.models import LeaderboardEntry, LeaderboardSnapshot
 from apps.users.models import EndUser
@@ -115,12 +116,13 @@ def rankings_page(
     """(user id, user name, value) of the entries at places offset + 1 to offset + limit."""
     if limit <= 0:
         return []
-    with connection.cursor() as cursor:
+    reading = read_connection()  # a replica's in a lag-tolerant read (apps/core/replicas.py)
+    with reading.cursor() as cursor:
         cursor.execute(
-            _statements(connection.vendor)["page"], [board_pk, run_start, group, limit, offset]
+            _statements(reading.vendor)["page"], [board_pk, run_start, group, limit, offset]
         )
         rows = cursor.fetchall()
-    value = _value_reader(connection.vendor)
+    value = _value_reader(reading.vendor)
     return [(external_id, name, value(v)) for external_id, name, v in rows]
 
 
@@ -156,7 +158,10 @@ def standing(
         params += _ahead_params({"value": value, "reached_at": reached_at, "user_id": user_pk})
     params += [board_pk, run_start, group, user_pk]
     sql = _statements(connection.vendor)["standing"]
-    before, after, others, lowest = fetch_one(sql, LeaderboardEntry, params) or (0, 0, 0, None)
+    # The event path reads under the user's lock, in its transaction: the primary's. A
+    # lag-tolerant read of a rank may take a replica's (apps/core/replicas.py).
+    found = fetch_one(sql, LeaderboardEntry, params, using=read_connection())
+    before, after, others, lowest = found or (0, 0, 0, None)
     return Standing(
         int(before), int(after), int(others), None if lowest is None else Decimal(str(lowest))
     )
@@ -338,12 +343,13 @@ def neighbours(board_pk: int, run_start: dt.date, group: str, user_pk: int, k: i
     """The user's place with the entries up to `k` places above and below it: one statement."""
     run: list[Any] = [board_pk, run_start, group]
     params = [*run, user_pk, *run, k, *run, k, *run]
-    with connection.cursor() as cursor:
-        cursor.execute(_neighbours_sql(connection.vendor), params)
+    reading = read_connection()  # a replica's in a lag-tolerant read (apps/core/replicas.py)
+    with reading.cursor() as cursor:
+        cursor.execute(_neighbours_sql(reading.vendor), params)
         rows = cursor.fetchall()
     if not rows:
         return Neighbours(None, 0, [])
-    value = _value_reader(connection.vendor)
+    value = _value_reader(reading.vendor)
     place = int(rows[0][0])
     above = sum(1 for row in rows if row[1] < 0)
     return Neighbours(

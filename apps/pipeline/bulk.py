@@ -41,6 +41,7 @@ from apps.achievements.selectors import achievement_definitions
 from apps.achievements.services import Completed, completions_load_many
 from apps.core.db import CompiledSelect, insert_many, update_many
 from apps.core.errors import ApplicationError
+from apps.core.replicas import users_written
 from apps.fairplay.selectors import anomaly_rules
 from apps.leaderboards import ranks
 from apps.leaderboards.choices import RankBy
@@ -195,6 +196,7 @@ def chunk_apply(tenant: Tenant, rows: list[QueuedEvent], slow: SlowApply) -> Chu
     by_user: dict[str, list[QueuedEvent]] = {}
     for row in rows:
         by_user.setdefault(row.payload["userId"], []).append(row)
+    users_written(tenant.pk, by_user)  # reads of them: the primary's (apps/core/replicas.py)
     locked = {u.external_id: u for u in _USERS_LOCKED.many([tenant.pk, list(by_user)], lock=True)}
     result = ChunkResult([], [])
     slow_ids = [uid for uid, user_rows in by_user.items() if _with_fields(user_rows)]

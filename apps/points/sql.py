@@ -18,6 +18,7 @@ from typing import Any
 from django.db import connection
 
 from apps.core.db import Table, statement, values_rows
+from apps.core.replicas import read_connection
 from apps.points.models import PointsAward, PointsDailyChange, PointsTotal, PointsTriggerMark
 from apps.users.models import EndUser
 
@@ -221,7 +222,8 @@ def user_total_by_external_id(
     tenant_pk: int, external_id: str, system_pk: int
 ) -> tuple[int, int | None] | None:
     """(pk, total in the system or None) of the tenant's user with this id, or None."""
-    with connection.cursor() as cursor:
-        cursor.execute(_user_total_sql(connection.vendor), [system_pk, tenant_pk, external_id])
+    reading = read_connection()  # a replica's in a lag-tolerant read (apps/core/replicas.py)
+    with reading.cursor() as cursor:
+        cursor.execute(_user_total_sql(reading.vendor), [system_pk, tenant_pk, external_id])
         row = cursor.fetchone()
     return None if row is None else (int(row[0]), row[1])

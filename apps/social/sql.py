@@ -9,9 +9,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from django.db import connection
-
 from apps.core.db import Table, column_reader, statement
+from apps.core.replicas import read_connection
 from apps.leaderboards.models import LeaderboardEntry
 from apps.leaderboards.sql import rank_order
 from apps.social.models import Friendship
@@ -48,10 +47,11 @@ def friends_ranking(
 ) -> list[tuple[str, str | None, Decimal]]:
     """(user id, name, value) of the user and each of their friends with an entry in the run
     and group, best first (domain.RANK_ORDER, as the board orders them)."""
-    with connection.cursor() as cursor:
+    reading = read_connection()  # a replica's in a lag-tolerant read (apps/core/replicas.py)
+    with reading.cursor() as cursor:
         cursor.execute(
-            _friends_ranking_sql(connection.vendor), [board_pk, run_start, group, user_pk, user_pk]
+            _friends_ranking_sql(reading.vendor), [board_pk, run_start, group, user_pk, user_pk]
         )
         rows = cursor.fetchall()
-    value = _value_reader(connection.vendor)
+    value = _value_reader(reading.vendor)
     return [(external_id, name, value(v)) for external_id, name, v in rows]

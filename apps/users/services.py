@@ -14,6 +14,7 @@ from apps.accounts.models import Tenant
 from apps.core.arguments import UNSET
 from apps.core.db import CompiledSelect, insert
 from apps.core.errors import ValidationError
+from apps.core.replicas import users_written
 from apps.users.domain import UserFields, control_assign, local_date
 from apps.users.errors import AttributeKeysInvalidError, UserNotFoundError
 from apps.users.models import EndUser
@@ -100,7 +101,9 @@ def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
     """Take the user's row lock, held until the surrounding transaction ends: the one lock
     point per user, which serializes that user's events and every other writer of the user's
     state (jobs, admin operations, preferences), so each reads what the last one committed.
-    None when unknown."""
+    None when unknown. Whoever locks a user writes them (or creates them): reads concerning
+    the user go to the primary for a few seconds after the commit (apps/core/replicas.py)."""
+    users_written(tenant.pk, [external_id])
     user: EndUser | None = _USER_FOR_UPDATE.first([tenant.pk, external_id])
     return user
 
@@ -108,18 +111,22 @@ def user_lock(tenant: Tenant, external_id: str) -> EndUser | None:
 def user_lock_pk(user_pk: int, *, skip_locked: bool = False) -> EndUser | None:
     """user_lock by primary key, with the user's tenant. `skip_locked`: None rather than wait
     when the user is busy (user_job_lock)."""
-    return (
+    user = (
         EndUser.objects.select_for_update(skip_locked=skip_locked, of=("self",))
         .select_related("tenant")
         .filter(pk=user_pk)
         .first()
     )
+    if user is not None:
+        users_written(user.tenant_id, [user.external_id])
+    return user
 
 
 def users_lock(tenant: Tenant, external_ids: Sequence[str]) -> dict[str, EndUser]:
     """user_lock for several users at once (a friendship's two ends), taken in primary-key
     order, so that two callers locking overlapping sets never wait on each other in a cycle;
     the users found, by their id."""
+    users_written(tenant.pk, external_ids)
     users = (
         EndUser.objects.select_for_update(of=("self",))
         .filter(tenant=tenant, external_id__in=list(external_ids))
@@ -191,6 +198,7 @@ def user_create_or_lock(
     checks idempotency first). One statement: the insert skips a conflicting row."""
     now = now or timezone.now()
     user = user_new(tenant, external_id, fields, now=now, active=active)
+    users_written(tenant.pk, [external_id])
     if insert(user, unless_conflict=("tenant", "external_id")):
         return UserUpsertResult(user=user, created=True)
     existing = user_lock(tenant, external_id)

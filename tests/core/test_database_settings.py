@@ -1,5 +1,6 @@
 """PostgreSQL runs with server-side binding and prepared statements unless
-DATABASE_PREPARED_STATEMENTS=false (gamify/settings.py; README "Settings")."""
+DATABASE_PREPARED_STATEMENTS=false or DATABASE_TRANSACTION_POOLING (PgBouncer); replicas
+(DATABASE_REPLICA_URLS) are built like the default (gamify/settings.py; README "Settings")."""
 
 import json
 import os
@@ -21,18 +22,25 @@ SHOW = (
 )
 
 
-def _database_settings(**env: str) -> Any:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+def _settings_run(script: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`script` run in a process of its own, with the settings read from `env` (no other
+    DATABASE_ or REDIS_ variable)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS"))}
     environment.update(DEBUG="false", SECRET_KEY="x" * 60, **env)
-    result = subprocess.run(
-        [sys.executable, "-c", SHOW],
+    return subprocess.run(
+        [sys.executable, "-c", script],
         cwd=ROOT,
         env=environment,
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
+        check=False,
     )
+
+
+def _database_settings(**env: str) -> Any:
+    result = _settings_run(SHOW, **env)
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
@@ -72,3 +80,82 @@ def test_a_statement_run_five_times_is_prepared_on_postgresql() -> None:
             ["%gamify_prepared_probe%", "%pg_prepared_statements%"],
         )
         assert cursor.fetchone() == (1,)
+
+
+SHOW_ALL = (
+    "import json, gamify.settings as s;"
+    " print(json.dumps({'databases': s.DATABASES, 'replicas': s.DATABASE_REPLICAS,"
+    " 'routers': s.DATABASE_ROUTERS}, default=str))"
+)
+
+
+def _all_settings(**env: str) -> Any:
+    result = _settings_run(SHOW_ALL, **env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_transaction_pooling_turns_off_prepared_statements_and_server_side_cursors() -> None:
+    shown = _all_settings(
+        DATABASE_URL="postgres://u@127.0.0.1:6432/gamify",
+        DATABASE_REPLICA_URLS="postgres://u@127.0.0.1:6433/gamify",
+        DATABASE_TRANSACTION_POOLING="true",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+    )
+    for alias in ("default", "replica1"):
+        database = shown["databases"][alias]
+        assert "server_side_binding" not in database.get("OPTIONS", {}), alias
+        assert "prepare_threshold" not in database.get("OPTIONS", {}), alias
+        assert database["DISABLE_SERVER_SIDE_CURSORS"] is True, alias
+
+
+def test_prepared_statements_may_be_turned_back_on_behind_a_pooler_that_keeps_them() -> None:
+    shown = _all_settings(
+        DATABASE_URL="postgres://u@127.0.0.1:6432/gamify",
+        DATABASE_TRANSACTION_POOLING="true",
+        DATABASE_PREPARED_STATEMENTS="true",
+    )
+    assert shown["databases"]["default"]["OPTIONS"]["prepare_threshold"] == 5
+
+
+def test_replica_urls_make_replica_aliases_built_like_the_default() -> None:
+    shown = _all_settings(
+        DATABASE_URL="postgres://u@db.example:5432/gamify",
+        DATABASE_REPLICA_URLS="postgres://u@r1.example:5432/gamify, postgres://u@r2.example/gamify",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+    )
+    assert shown["replicas"] == {"default": ["replica1", "replica2"]}
+    assert shown["routers"] == ["apps.core.replicas.ReplicaRouter"]
+    default, replica = shown["databases"]["default"], shown["databases"]["replica1"]
+    assert replica["HOST"] == "r1.example"
+    assert shown["databases"]["replica2"]["HOST"] == "r2.example"
+    assert replica["OPTIONS"] == {**default["OPTIONS"], "connect_timeout": 2}
+    assert replica["CONN_MAX_AGE"] == default["CONN_MAX_AGE"]
+    assert replica["TEST"] == {"MIRROR": "default"}  # the suite needs no database of its own
+    assert not replica.get("DISABLE_SERVER_SIDE_CURSORS")
+
+
+def test_without_replica_urls_there_are_no_replicas() -> None:
+    shown = _all_settings(DATABASE_URL="sqlite:///x.sqlite3")
+    assert shown["replicas"] == {"default": []}
+    assert list(shown["databases"]) == ["default"]
+
+
+def test_replicas_need_the_shared_cache_of_redis_url() -> None:
+    result = _settings_run(
+        "import gamify.settings",
+        DATABASE_URL="postgres://u@db.example:5432/gamify",
+        DATABASE_REPLICA_URLS="postgres://u@r1.example:5432/gamify",
+    )
+    assert result.returncode != 0
+    assert "DATABASE_REPLICA_URLS needs REDIS_URL" in result.stderr
+
+
+def test_the_settings_refuse_a_lag_the_stickiness_window_does_not_cover() -> None:
+    result = _settings_run(
+        "import gamify.settings",
+        DATABASE_REPLICA_STICKY_SECONDS="3",
+        DATABASE_REPLICA_MAX_LAG_SECONDS="3",
+    )
+    assert result.returncode != 0
+    assert "DATABASE_REPLICA_MAX_LAG_SECONDS must be" in result.stderr

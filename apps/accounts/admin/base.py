@@ -34,6 +34,7 @@ from apps.accounts.staff import (
     visible_organizations,
     visible_tenants,
 )
+from apps.core.replicas import lag_tolerant_page
 from apps.core.shown_time import date_shown, moment_shown
 
 # Tenant labels read the environment and organization: every query that shows tenants loads them.
@@ -300,7 +301,13 @@ class _PageRowsAdmin(Protocol):
 
 
 class ReadOnlyAdmin(DashboardAdmin):
-    """State recorded by the pipeline: staff may look, never write (docs/architecture.md §5)."""
+    """State recorded by the pipeline: staff may look, never write (docs/architecture.md §5).
+    Its lists may read a replica (apps/core/replicas.py): they show what events recorded, which
+    a list a moment old shows as well."""
+
+    @lag_tolerant_page
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        return super().changelist_view(request, extra_context)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -2,6 +2,7 @@
 
 from typing import Any, ClassVar, NoReturn
 
+from django.http.response import HttpResponseBase
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -11,6 +12,7 @@ from apps.core.api.fields import user_id_error
 from apps.core.api.naming import wire_name
 from apps.core.api.ratelimit import TierRateLimit
 from apps.core.errors import ValidationError
+from apps.core.replicas import lag_tolerant, primary_reads, user_read
 from apps.core.scope import Scope
 
 
@@ -37,6 +39,22 @@ class ScopedApi(APIView):
     # The serializer that reads the body: a service's refusal names its fields as it does
     # (apps/core/api/naming.py).
     input_serializer: ClassVar[type[serializers.Serializer] | None] = None
+    # Whether the view's GET may read a replica (apps/core/replicas.py): the application API's
+    # reads, the analytics of the admin API. Unless the route's user ({user_id}, or the userId
+    # of a query) was written within the stickiness window.
+    lag_tolerant: ClassVar[bool] = False
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if self.lag_tolerant and request.method in ("GET", "HEAD"):
+            with lag_tolerant():
+                return super().dispatch(request, *args, **kwargs)
+        return super().dispatch(request, *args, **kwargs)
+
+    def perform_authentication(self, request: Request) -> None:
+        # The key and its tenant from the primary: a key revoked a moment ago must fail, one
+        # created a moment ago must work.
+        with primary_reads():
+            super().perform_authentication(request)
 
     def wire_name(self, field: str) -> str:
         """How this view's answers spell the Python field `field` that an error names."""
@@ -50,6 +68,10 @@ class ScopedApi(APIView):
         user_id = kwargs.get("user_id")
         if isinstance(user_id, str) and (problem := user_id_error(user_id)) is not None:
             raise ValidationError(f"id {problem}")
+        if self.lag_tolerant and isinstance(request.auth, Scope):
+            for concerned in (user_id, request.query_params.get("userId")):
+                if isinstance(concerned, str) and concerned:
+                    user_read(request.auth.tenant.pk, concerned)
 
     def scope(self, request: Request) -> Scope:
         auth = request.auth
@@ -71,6 +93,7 @@ class AppApi(ScopedApi):
     """Application API: admin keys, and application keys for their own user's data."""
 
     permission_classes = [HasAnyKey]
+    lag_tolerant = True  # its GETs (apps/core/replicas.py)
 
 
 class AdminApi(ScopedApi):
