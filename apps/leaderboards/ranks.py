@@ -181,7 +181,7 @@ CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}  # scheme -> 
 
 def subboards() -> int:
     """How many sub-boards each ranking is split into (LEADERBOARD_RANKS_SUBBOARDS)."""
-    return max(1, int(getattr(settings, "LEADERBOARD_RANKS_SUBBOARDS", 1)))
+    return max(1, int(settings.LEADERBOARD_RANKS_SUBBOARDS))
 
 
 def subboard(user_pk: int, count: int) -> int:
