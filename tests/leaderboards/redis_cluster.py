@@ -24,6 +24,17 @@ NODE_TIMEOUT_MS = 1000
 class Node:
     port: int
     process: subprocess.Popen[bytes] | None = None
+    command: list[str] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(5)
 
     def cli(self, *args: str, timeout: float = 10) -> str:
         return subprocess.run(
@@ -71,6 +82,20 @@ class Cluster:
                 return found
         return {}
 
+    def restart(self, node: Node) -> None:
+        """Start a killed node again: it rejoins, as a replica of the master that replaced it;
+        returns once every node sees three masters and three replicas."""
+        node.start()
+        self.wait_whole()
+
+    def wait_whole(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while sorted(r for r, _ in self.roles().values()) != ["master"] * 3 + ["slave"] * 3:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Redis Cluster is not whole: {self.roles()}")
+            time.sleep(0.1)
+        self.wait_ok()
+
     def wait_ok(self, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -117,24 +142,21 @@ def started() -> Iterator[Cluster]:
         for node in nodes:
             directory = os.path.join(workdir, str(node.port))
             os.makedirs(directory)
-            node.process = subprocess.Popen(
-                [
-                    REDIS_SERVER,
-                    "--port", str(node.port),
-                    "--bind", "127.0.0.1",
-                    "--cluster-enabled", "yes",
-                    "--cluster-config-file", os.path.join(directory, "nodes.conf"),
-                    "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-                    # A replica whose master died is promoted however long it was cut off.
-                    "--cluster-replica-validity-factor", "0",
-                    "--dir", directory,
-                    "--save", "",
-                    "--appendonly", "no",
-                    "--logfile", os.path.join(directory, "redis.log"),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+            node.command = [
+                REDIS_SERVER,
+                "--port", str(node.port),
+                "--bind", "127.0.0.1",
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", os.path.join(directory, "nodes.conf"),
+                "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+                # A replica whose master died is promoted however long it was cut off.
+                "--cluster-replica-validity-factor", "0",
+                "--dir", directory,
+                "--save", "",
+                "--appendonly", "no",
+                "--logfile", os.path.join(directory, "redis.log"),
+            ]  # fmt: skip
+            node.start()
         deadline = time.monotonic() + 10
         while not all("PONG" in n.cli("ping") for n in nodes):
             if time.monotonic() > deadline:
@@ -156,14 +178,9 @@ def started() -> Iterator[Cluster]:
         cluster = Cluster(
             "redis+cluster://" + ",".join(f"127.0.0.1:{n.port}" for n in nodes[:3]), nodes
         )
-        cluster.wait_ok()
         # Every node must know every other's role before the tests start (a replica not yet
         # attached would not be promoted).
-        deadline = time.monotonic() + 20
-        while sorted(r for r, _ in cluster.roles().values()) != ["master"] * 3 + ["slave"] * 3:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the Redis Cluster's replicas did not attach")
-            time.sleep(0.1)
+        cluster.wait_whole()
         yield cluster
     finally:
         for node in nodes:
