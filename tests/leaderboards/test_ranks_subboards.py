@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
@@ -183,3 +184,28 @@ def test_a_user_stays_in_one_sub_board_and_users_spread_over_all():
     assert seen == set(range(5))
     assert [ranks.subboard(12345, 5)] * 3 == [ranks.subboard(12345, 5) for _ in range(3)]
     assert ranks.subboard(12345, 1) == 0
+
+
+def test_a_cluster_url_names_its_startup_nodes():
+    assert ranks.cluster_nodes("redis://127.0.0.1:6379/3") is None
+    assert ranks.cluster_nodes("redis+cluster://10.0.0.1:7000,10.0.0.2:7001") == (
+        [("10.0.0.1", 7000), ("10.0.0.2", 7001)],
+        {"ssl": False},
+    )
+    assert ranks.cluster_nodes("rediss+cluster://app:s%40cret@[::1]:7000/0") == (
+        [("::1", 7000)],
+        {"ssl": True, "username": "app", "password": "s@cret"},
+    )
+    with pytest.raises(ImproperlyConfigured):
+        ranks.cluster_nodes("redis+cluster://127.0.0.1:7000/3")  # a cluster has database 0 only
+    with pytest.raises(ImproperlyConfigured):
+        ranks.cluster_nodes("redis+cluster://127.0.0.1")
+
+
+def test_every_key_of_a_ranking_shares_a_hash_tag_and_sub_boards_have_their_own():
+    run = ranks.RunKey(5, DAY, "country=fr")
+    tags = {key[key.index("{") : key.index("}") + 1] for key in run.keys(0, 1)[:4]}
+    assert len(tags) == 1
+    split = {ranks.RunKey(5, DAY, "country=fr").keys(sub, 4)[0] for sub in range(4)}
+    assert len({key[key.index("{") : key.index("}") + 1] for key in split}) == 4
+    assert "{" not in run.keys()[4]  # the epoch key: one for the installation
