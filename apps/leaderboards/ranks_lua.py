@@ -204,13 +204,13 @@ return tostring(e)
 """
 
 # The cluster's current epoch last seen (a Redis Cluster moves it on every failover). ARGV: the
-# current one -> 1 when it moved on since (the first sight only records it), else 0.
+# current one -> 1 when it moved on since, or when none was seen (the key lost with a node that
+# failed over, or dropped with the sets): a failover may have gone unseen; else 0.
 FAILOVERS = """
 local seen = redis.call('GET', KEYS[1])
 if seen and tonumber(ARGV[1]) <= tonumber(seen) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
-if seen then return 1 end
-return 0
+return 1
 """
 
 _BOARD_SCRIPTS = ("STANDING", "SET", "PAGE", "CLAIM", "FINISH", "NEIGHBOURS", "AROUND")

@@ -82,6 +82,11 @@ class Cluster:
                 return found
         return {}
 
+    def url_ports(self) -> list[int]:
+        """The ports of the startup nodes the URL names (a cluster on loopback)."""
+        nodes = self.url.split("://", 1)[1].split("@")[-1].split("/")[0]
+        return [int(node.rsplit(":", 1)[1]) for node in nodes.split(",")]
+
     def restart(self, node: Node) -> None:
         """Start a killed node again: it rejoins, as a replica of the master that replaced it;
         returns once every node sees three masters and three replicas."""
@@ -99,7 +104,7 @@ class Cluster:
     def wait_ok(self, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            alive = self.alive() or [Node(BASE_PORT)]
+            alive = self.alive() or [Node(port) for port in self.url_ports()]
             if all("cluster_state:ok" in n.cli("cluster", "info") for n in alive):
                 return
             time.sleep(0.1)
