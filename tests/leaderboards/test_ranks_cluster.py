@@ -224,3 +224,29 @@ def test_ranks_keep_answering_when_a_master_dies(settings, on_cluster, monkeypat
         assert standings(client) == counted(client, settings)
     finally:
         on_cluster.restart(victim)
+
+
+def test_a_process_whose_copy_of_the_epoch_is_old_reads_it_again(settings, on_cluster):
+    """Another process moved the epoch on and rebuilt a set: this one, still holding the old
+    epoch (read less than EPOCH_CHECK_SECONDS ago), is told so by the set and reads it again,
+    instead of taking the new set as stale and rebuilding it once more."""
+    client = tenant_client("Stale")
+    play(client, script(15)[:40])
+    run, _ = truth(client)
+    conn = _conn()
+    current = conn.cluster_epoch(fresh=True)
+    conn.epoch, conn.epoch_read_at = str(int(current) - 1), time.monotonic()
+    fourth = selectors.ordered(run.board_pk, run.run_start, "")[3]
+    rebuilt: list[Any] = []
+    original = ranks.rebuild
+
+    def rebuild(*args: Any, **kwargs: Any) -> bool:
+        rebuilt.append(args)
+        return original(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ranks, "rebuild", rebuild)
+        assert ranks.rank(run, fourth.user_id, (fourth.value, fourth.reached_at)) == 4
+    assert rebuilt == []
+    assert conn.epoch == current
+    assert conn.failed_at is None
