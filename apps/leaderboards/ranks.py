@@ -27,8 +27,8 @@ order, ties included, so a user's rank is 1 + the members before theirs in every
 a page is the sub-boards' pages merged. Each sub-board is ready, stale and rebuilt on its own.
 A question asks every sub-board in turn (N calls): the sum is not one atomic snapshot, as the
 same question to PostgreSQL under READ COMMITTED is not either. Changing N changes the keys:
-the new sets are built from PostgreSQL on first use; the old ones are left to
-`forget_board`/`forget_all` (or expire with the board).
+the new sets are built from PostgreSQL on first use; the old ones stay until
+`forget_board`/`forget_all` drops them.
 
 The key names changed with the hash tags (issue 32): after an upgrade every set is found
 missing and rebuilt from PostgreSQL on its first use (inline when small, in the background
@@ -37,18 +37,20 @@ keys of the old scheme (`{prefix}lb:{board}:...`) are dropped by `forget_board`/
 
 A set is ready when it exists and its epoch is the current one (`{prefix}ranks:epoch`). A
 process that lost Redis (an error) bumps the epoch when Redis answers again, since changes made
-meanwhile are missing: every set is then rebuilt from PostgreSQL on its next use.
+meanwhile are missing: every set is then rebuilt from PostgreSQL on its next use. Rebuilds of
+small sets happen inline; larger ones in the background thread, with PostgreSQL answering until
+they finish.
 
 On a Redis Cluster (`redis+cluster://host:port[,host:port...]`, `rediss+cluster://` for TLS)
 the epoch key lives in a slot of its own, so the scripts cannot read it: each process reads it
 at most every EPOCH_CHECK_SECONDS and passes its copy, and a set stamped newer than the copy
-makes it read the epoch again at once. A failover loses the writes its old master had not yet
-sent to the replica, silently: so each process also watches the cluster's current epoch (which
-every failover moves on) and moves the rank epoch on when it does, and every set is rebuilt
-from PostgreSQL. For up to EPOCH_CHECK_SECONDS after a failover, or after another process
-moved the epoch, a process may still take a set as ready. Rebuilds of
-small sets happen inline; larger ones in the background thread, with PostgreSQL answering until
-they finish.
+makes it read the epoch again at once; a change recorded during a rebuild is tagged with the
+rebuild's epoch when that is newer than the copy, so the rebuild replays it. A failover loses
+the writes its old master had not yet sent to the replica, silently: so each process also
+watches the cluster's current epoch (which every failover, and a resharding, moves on; a lost
+record of it counts as a move) and moves the rank epoch on when it does, and every set is
+rebuilt from PostgreSQL. For up to EPOCH_CHECK_SECONDS after a failover, or after another
+process moved the epoch, a process may still take a set as ready.
 
 Changes are written in the event's transaction, under the user's lock (so one user's changes
 reach Redis in order). A transaction that rolls back after its change, or a process that dies
