@@ -329,8 +329,11 @@ class _Redis:
         if fresh or self.epoch is None or now - self.epoch_read_at >= EPOCH_CHECK_SECONDS:
             from redis.cluster import RedisCluster
 
-            info = self.client.cluster_info(target_nodes=RedisCluster.RANDOM)
-            current = int(info["cluster_current_epoch"])
+            # The highest of the masters': a failover's new master has the new epoch at once,
+            # where other nodes learn it by gossip, so one node's could move on in steps.
+            info = self.client.cluster_info(target_nodes=RedisCluster.PRIMARIES)
+            infos = [info] if "cluster_current_epoch" in info else list(info.values())
+            current = max(int(one["cluster_current_epoch"]) for one in infos)
             moved = self.failovers(keys=[_prefix() + "ranks:cluster-epoch"], args=[current])
             if moved:
                 logger.warning("The Redis Cluster failed over: rank sets will be rebuilt")

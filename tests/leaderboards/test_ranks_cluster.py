@@ -234,9 +234,13 @@ def test_a_process_whose_copy_of_the_epoch_is_old_reads_it_again(settings, on_cl
     play(client, script(15)[:40])
     run, _ = truth(client)
     conn = _conn()
-    current = conn.cluster_epoch(fresh=True)
-    conn.epoch, conn.epoch_read_at = str(int(current) - 1), time.monotonic()
+    conn.cluster_epoch(fresh=True)  # (the first sight of the cluster's epoch moves it on)
+    ranks.reset()  # "another process" moves the epoch on...
     fourth = selectors.ordered(run.board_pk, run.run_start, "")[3]
+    place = (fourth.value, fourth.reached_at)
+    assert ranks.rank(run, fourth.user_id, place) == 4  # ... and rebuilds the set
+    current = conn.cluster_epoch()
+    conn.epoch, conn.epoch_read_at = str(int(current) - 1), time.monotonic()
     rebuilt: list[Any] = []
     original = ranks.rebuild
 
@@ -246,7 +250,7 @@ def test_a_process_whose_copy_of_the_epoch_is_old_reads_it_again(settings, on_cl
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ranks, "rebuild", rebuild)
-        assert ranks.rank(run, fourth.user_id, (fourth.value, fourth.reached_at)) == 4
+        assert ranks.rank(run, fourth.user_id, place) == 4
     assert rebuilt == []
     assert conn.epoch == current
     assert conn.failed_at is None
