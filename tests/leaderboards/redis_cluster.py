@@ -12,7 +12,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-BASE_PORT = int(os.environ.get("TEST_REDIS_CLUSTER_BASE_PORT", "7100"))
+# Each xdist worker (gw0, gw1, ...) starts its own cluster, from ports of its own.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+BASE_PORT = int(os.environ.get("TEST_REDIS_CLUSTER_BASE_PORT", "7100")) + 30 * _WORKER
 NODES = 6
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
@@ -62,7 +64,7 @@ class Cluster:
         return next(n for n in self.nodes if n.port == port)
 
     def alive(self) -> list[Node]:
-        return [n for n in self.nodes if n.process is not None and n.process.poll() is None]
+        return cluster_alive(self.nodes)
 
     def roles(self) -> dict[int, tuple[str, str]]:
         """port -> (role 'master'/'slave', the node id of its master or '-'), as a live node
@@ -122,11 +124,15 @@ def _free(port: int) -> bool:
 
 def _ports() -> list[int]:
     """Six ports from BASE_PORT up whose cluster bus ports (+10000) are free too."""
-    for base in range(BASE_PORT, BASE_PORT + 200, NODES):
+    for base in range(BASE_PORT, BASE_PORT + 30, NODES):
         ports = list(range(base, base + NODES))
         if all(_free(p) and _free(p + 10000) for p in ports):
             return ports
     raise RuntimeError("no free ports for a test Redis Cluster")
+
+
+def cluster_alive(nodes: list[Node]) -> list[Node]:
+    return [n for n in nodes if n.process is not None and n.process.poll() is None]
 
 
 def available() -> bool:
@@ -164,7 +170,7 @@ def started() -> Iterator[Cluster]:
             node.start()
         deadline = time.monotonic() + 10
         while not all("PONG" in n.cli("ping") for n in nodes):
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or len(cluster_alive(nodes)) < len(nodes):
                 raise RuntimeError("the Redis Cluster's nodes did not start")
             time.sleep(0.05)
         created = subprocess.run(
