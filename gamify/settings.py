@@ -288,11 +288,16 @@ if DATABASE_REPLICAS["default"] and not REDIS_URL and not DEBUG:
 
 # Leaderboard ranks (apps/leaderboards/ranks.py): a Redis sorted set per board, run and group
 # answers ranks without counting the board; PostgreSQL stays the source of truth. Without a URL
-# (development) PostgreSQL counts. The prefix keeps two databases' sets apart in one Redis.
+# (development) PostgreSQL counts. The prefix keeps two databases' sets apart in one Redis (no
+# braces in it: they would break the keys' hash tags). The URL may name a Redis Cluster:
+# redis+cluster://host:port[,host:port...] (rediss+cluster:// for TLS). SUBBOARDS: each ranking
+# split into this many sorted sets, each in its own cluster slot, for boards larger than a node;
+# changing it makes every set be built again from PostgreSQL.
 LEADERBOARD_RANKS_REDIS_URL = env_str("LEADERBOARD_RANKS_REDIS_URL", REDIS_URL)
 LEADERBOARD_RANKS_PREFIX = env_str(
     "LEADERBOARD_RANKS_PREFIX", f"gamify:{DATABASES['default'].get('NAME') or 'default'}:"
 )
+LEADERBOARD_RANKS_SUBBOARDS = max(1, env_int("LEADERBOARD_RANKS_SUBBOARDS", 1))
 # Live streams (README, "Live streams"): Redis streams and pub/sub; off without a Redis URL.
 STREAMS_REDIS_URL = env_str("STREAMS_REDIS_URL", REDIS_URL)
 STREAMS_PREFIX = env_str(

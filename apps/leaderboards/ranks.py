@@ -6,7 +6,10 @@ COUNT over the board. Without LEADERBOARD_RANKS_REDIS_URL (development, the SQLi
 while Redis does not answer, the same questions go to PostgreSQL (apps/leaderboards/sql.py):
 the same answers, slower on large boards.
 
-Layout, per run and group (`{prefix}lb:{board}:{run}:{group hash}`):
+Layout, per run and group (`{prefix}lb:{{board}:{run}:{group hash}}`): the part in braces is
+a Redis Cluster hash tag, so that every key of one ranking lives in one slot, where one Lua
+script may touch them all; on one Redis node the braces are only characters (one scheme for
+both). The prefix must hold no braces.
 - `:z` a sorted set of members, all with score 0, so Redis orders them by their bytes: the
   member writes each key of the rank order (leaderboards.domain.RANK_ORDER: value descending,
   reached_at, user id) in fixed-width digits, so that their bytes sort in rank order. A marker
@@ -17,11 +20,37 @@ Layout, per run and group (`{prefix}lb:{board}:{run}:{group hash}`):
 - `:p` changes made while the set was not ready (missing, stale) or being rebuilt, replayed
   by the rebuild onto the set it builds; `:b` the rebuild's lock.
 
+Sub-boards (LEADERBOARD_RANKS_SUBBOARDS = N > 1): each ranking is split into N sets of their own
+(`{prefix}lb:{{board}:{run}:{group hash}:{i}.{N}}`), each in its own slot, so on its own node
+of a cluster; a user lives in sub-board blake2b(user id) mod N. Members sort by the whole rank
+order, ties included, so a user's rank is 1 + the members before theirs in every sub-board, and
+a page is the sub-boards' pages merged. Each sub-board is ready, stale and rebuilt on its own.
+A question asks every sub-board in turn (N calls): the sum is not one atomic snapshot, as the
+same question to PostgreSQL under READ COMMITTED is not either. Changing N changes the keys:
+the new sets are built from PostgreSQL on first use; the old ones stay until
+`forget_board`/`forget_all` drops them.
+
+The key names changed with the hash tags (issue 32): after an upgrade every set is found
+missing and rebuilt from PostgreSQL on its first use (inline when small, in the background
+with PostgreSQL answering meanwhile otherwise), or at once by `leaderboard_ranks_rebuild`; the
+keys of the old scheme (`{prefix}lb:{board}:...`) are dropped by `forget_board`/`forget_all`.
+
 A set is ready when it exists and its epoch is the current one (`{prefix}ranks:epoch`). A
 process that lost Redis (an error) bumps the epoch when Redis answers again, since changes made
 meanwhile are missing: every set is then rebuilt from PostgreSQL on its next use. Rebuilds of
 small sets happen inline; larger ones in the background thread, with PostgreSQL answering until
 they finish.
+
+On a Redis Cluster (`redis+cluster://host:port[,host:port...]`, `rediss+cluster://` for TLS)
+the epoch key lives in a slot of its own, so the scripts cannot read it: each process reads it
+at most every EPOCH_CHECK_SECONDS and passes its copy, and a set stamped newer than the copy
+makes it read the epoch again at once; a change recorded during a rebuild is tagged with the
+rebuild's epoch when that is newer than the copy, so the rebuild replays it. A failover loses
+the writes its old master had not yet sent to the replica, silently: so each process also
+watches the cluster's current epoch (which every failover, and a resharding, moves on; a lost
+record of it counts as a move) and moves the rank epoch on when it does, and every set is
+rebuilt from PostgreSQL. For up to EPOCH_CHECK_SECONDS after a failover, or after another
+process moved the epoch, a process may still take a set as ready.
 
 Changes are written in the event's transaction, under the user's lock (so one user's changes
 reach Redis in order). A transaction that rolls back after its change, or a process that dies
@@ -40,7 +69,10 @@ next daily rebuild.
 """
 
 import datetime as dt
+import functools
 import hashlib
+import heapq
+import itertools
 import logging
 import threading
 import time
@@ -49,8 +81,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from urllib.parse import unquote
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from apps.core.background import background_submit
 from apps.core.replicas import primary_reads
@@ -143,6 +177,25 @@ BUILD_LOCK_SECONDS = 600
 WRITERS_WAIT_SECONDS = 5.0
 
 
+# On a Redis Cluster, how often a process reads the epoch and the cluster's current epoch.
+EPOCH_CHECK_SECONDS = 1.0
+CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}  # scheme -> TLS
+
+
+def subboards() -> int:
+    """How many sub-boards each ranking is split into (LEADERBOARD_RANKS_SUBBOARDS)."""
+    return max(1, int(settings.LEADERBOARD_RANKS_SUBBOARDS))
+
+
+def subboard(user_pk: int, count: int) -> int:
+    """The sub-board of a user among `count`: a stable hash of the user id (the same in every
+    process, unlike hash())."""
+    if count == 1:
+        return 0
+    digest = hashlib.blake2b(str(user_pk).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % count
+
+
 @dataclass(frozen=True)
 class RunKey:
     """One ranking: a board's run and breakdown group."""
@@ -151,14 +204,49 @@ class RunKey:
     run_start: dt.date
     group: str
 
-    def keys(self) -> list[str]:
+    def keys(self, sub: int = 0, count: int | None = None) -> list[str]:
+        """The keys of sub-board `sub` of `count` (LEADERBOARD_RANKS_SUBBOARDS): set, hash,
+        pending, lock (one hash tag), then the epoch key."""
+        count = subboards() if count is None else count
         digest = hashlib.blake2b(self.group.encode(), digest_size=8).hexdigest()
-        base = f"{_prefix()}lb:{self.board_pk}:{self.run_start:%Y%m%d}:{digest}"
-        return [base + ":z", base + ":h", base + ":p", base + ":b", _prefix() + "ranks:epoch"]
+        tag = f"{self.board_pk}:{self.run_start:%Y%m%d}:{digest}"
+        if count > 1:
+            tag += f":{sub}.{count}"
+        base = f"{_prefix()}lb:{{{tag}}}"
+        return [base + ":z", base + ":h", base + ":p", base + ":b", _epoch_key()]
 
 
 def _prefix() -> str:
     return str(settings.LEADERBOARD_RANKS_PREFIX)
+
+
+def _epoch_key() -> str:
+    return _prefix() + "ranks:epoch"
+
+
+def cluster_nodes(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]] | None:
+    """The startup nodes and connection options of a cluster URL
+    (`redis+cluster://[user:password@]host:port[,host:port...]`, `rediss+cluster://` for TLS);
+    None: a URL of one node."""
+    scheme, _, rest = url.partition("://")
+    if scheme not in CLUSTER_SCHEMES:
+        return None
+    netloc, _, path = rest.partition("/")
+    if path.split("?")[0] not in ("", "0"):
+        raise ImproperlyConfigured(f"A Redis Cluster has only database 0, not {path!r}")
+    options: dict[str, Any] = {"ssl": CLUSTER_SCHEMES[scheme]}
+    if "@" in netloc:
+        credentials, netloc = netloc.rsplit("@", 1)
+        user, _, password = credentials.partition(":")
+        options["username"] = unquote(user) or None
+        options["password"] = unquote(password) or None
+    nodes = []
+    for node in netloc.split(","):
+        host, _, port = node.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ImproperlyConfigured(f"A Redis Cluster node is host:port, not {node!r}")
+        nodes.append((host.strip("[]"), int(port)))
+    return nodes, options
 
 
 class _Redis:
@@ -166,19 +254,102 @@ class _Redis:
 
     def __init__(self, url: str) -> None:
         import redis
+        from redis.exceptions import RedisClusterException
 
+        if "{" in _prefix() or "}" in _prefix():
+            raise ImproperlyConfigured("LEADERBOARD_RANKS_PREFIX must not hold { or }")
         self.url = url
-        self.error = redis.RedisError
-        self.client = redis.Redis.from_url(
-            url, socket_timeout=0.5, socket_connect_timeout=0.5, decode_responses=True
-        )
-        self.standing = self.client.register_script(ranks_lua.STANDING)
-        self.set = self.client.register_script(ranks_lua.SET)
-        self.page = self.client.register_script(ranks_lua.PAGE)
-        self.finish = self.client.register_script(ranks_lua.FINISH)
-        self.claim = self.client.register_script(ranks_lua.CLAIM)
-        self.neighbours = self.client.register_script(ranks_lua.NEIGHBOURS)
+        # RedisClusterException: a cluster none of whose startup nodes answers (not a RedisError).
+        self.error: tuple[type[Exception], ...] = (redis.RedisError, RedisClusterException)
         self.failed_at: float | None = None
+        self.cluster = cluster_nodes(url)
+        self.client: Any = None
+        # A cluster's epoch as this process last read it, and when (monotonic).
+        self.epoch: str | None = None
+        self.epoch_read_at = 0.0
+        if self.cluster is None:
+            self._connect()
+
+    def _connect(self) -> None:
+        import redis
+
+        timeouts: dict[str, Any] = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+        client: Any
+        if self.cluster is None:
+            client = redis.Redis.from_url(self.url, decode_responses=True, **timeouts)
+        else:
+            from redis.cluster import ClusterNode, RedisCluster
+
+            nodes, options = self.cluster
+            client = RedisCluster(
+                startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+                decode_responses=True,
+                **timeouts,
+                **options,
+            )
+        built = ranks_lua.scripts(cluster=self.cluster is not None)
+        self.standing = client.register_script(built["standing"])
+        self.set = client.register_script(built["set"])
+        self.page = client.register_script(built["page"])
+        self.finish = client.register_script(built["finish"])
+        self.claim = client.register_script(built["claim"])
+        self.neighbours = client.register_script(built["neighbours"])
+        self.around = client.register_script(built["around"])
+        self.epoch_script = client.register_script(ranks_lua.EPOCH)
+        self.failovers = client.register_script(ranks_lua.FAILOVERS)
+        self.client = client
+
+    def connected(self) -> bool:
+        """Whether there is a client (a cluster's is made on first use, as making it asks the
+        cluster for its slots)."""
+        if self.client is None:
+            try:
+                self._connect()
+            except self.error as exc:
+                _failed(self, exc)
+                return False
+        return True
+
+    def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a board script: on one node as it is; on a cluster without the epoch key and
+        with this process's copy of the epoch appended, read again when a set is newer."""
+        if self.cluster is None:
+            return script(keys=keys, args=args)
+        board_keys = [key for key in keys if key != _epoch_key()]
+        try:
+            return script(keys=board_keys, args=[*args, self.cluster_epoch()])
+        except self.error[0] as exc:
+            if "GAMIFY-EPOCH" not in str(exc):
+                raise
+        return script(keys=board_keys, args=[*args, self.cluster_epoch(fresh=True)])
+
+    def cluster_epoch(self, *, fresh: bool = False) -> str:
+        """A cluster's epoch, read at most every EPOCH_CHECK_SECONDS; moved on first when the
+        cluster has failed over since last seen."""
+        now = time.monotonic()
+        if fresh or self.epoch is None or now - self.epoch_read_at >= EPOCH_CHECK_SECONDS:
+            from redis.cluster import RedisCluster
+
+            # The highest of the masters': a failover's new master has the new epoch at once,
+            # where other nodes learn it by gossip, so one node's could move on in steps.
+            info = self.client.cluster_info(target_nodes=RedisCluster.PRIMARIES)
+            infos = [info] if "cluster_current_epoch" in info else list(info.values())
+            current = max(int(one["cluster_current_epoch"]) for one in infos)
+            moved = self.failovers(keys=[_prefix() + "ranks:cluster-epoch"], args=[current])
+            if moved:
+                logger.warning("The Redis Cluster failed over: rank sets will be rebuilt")
+            epoch = str(self.epoch_script(keys=[_epoch_key()], args=["1" if moved else "0"]))
+            self.epoch, self.epoch_read_at = epoch, now
+            return epoch
+        return str(self.epoch)
+
+    def bump(self) -> None:
+        """Move the epoch on: every set is stale."""
+        if self.cluster is None:
+            self.client.incr(_epoch_key())
+        else:
+            self.epoch = str(self.epoch_script(keys=[_epoch_key()], args=["1"]))
+            self.epoch_read_at = time.monotonic()
 
 
 _lock = threading.Lock()
@@ -198,12 +369,16 @@ def _redis() -> _Redis | None:
             return None
         try:
             # Changes made while Redis was out of reach are missing from every set.
-            conn.client.incr(_prefix() + "ranks:epoch")
-        except conn.error:
-            conn.failed_at = time.monotonic()
+            if not conn.connected():
+                return None
+            conn.bump()
+        except conn.error as exc:
+            _failed(conn, exc)
             return None
         logger.warning("Redis answers again: rank sets will be rebuilt from PostgreSQL")
         conn.failed_at = None
+    elif not conn.connected():
+        return None
     return conn
 
 
@@ -235,22 +410,25 @@ def standing(
     the standing says so (`moved`), else the caller still owes `change`."""
     conn = _redis_for(run)
     if conn is not None:
-        args: list[Any] = [
-            user_pk,
-            _encode(old, user_pk),
-            _encode(new, user_pk),
-            "1" if locked else "0",
-            "1" if move else "0",
-        ]
+        count = subboards()
+        own = subboard(user_pk, count)
+        mine, theirs = _encode(old, user_pk), _encode(new, user_pk)
+        found: list[Any] | None = []
         try:
-            found = conn.standing(keys=run.keys(), args=args)
-            if not found[0] and _rebuild_or_hand_off(run):
-                found = conn.standing(keys=run.keys(), args=args)
+            # The other sub-boards first (the user is in none of them: their standing there is
+            # a count), so that the user's own is moved only once every count is in.
+            for sub in range(count):
+                if sub != own and found is not None:
+                    found = _sum(found, _ask_standing(conn, run, sub, count, user_pk, mine, theirs))
+            if found is not None:
+                args = [user_pk, mine, theirs, "1" if locked else "0", "1" if move else "0"]
+                answer = _ask(conn, run, own, count, conn.standing, args)
+                found = _sum(found, answer[1:] if answer[0] else None)
         except conn.error as exc:
             _failed(conn, exc)
-            found = [0]
-        if found[0]:
-            _, before, after, others, lowest = found
+            found = None
+        if found is not None:
+            before, after, others, lowest = found
             return Standing(
                 int(before),
                 int(after),
@@ -259,6 +437,40 @@ def standing(
                 moved=move,
             )
     return sql.standing(run.board_pk, run.run_start, run.group, user_pk, old, new)
+
+
+def _ask_standing(
+    conn: _Redis, run: RunKey, sub: int, count: int, user_pk: int, old: str, new: str
+) -> list[Any] | None:
+    """A sub-board's standing of a user it does not hold: a count of the members ahead of
+    each place, of the members, and the lowest (the one script, neither fixing nor moving)."""
+    found = _ask(conn, run, sub, count, conn.standing, [user_pk, old, new, "0", "0"])
+    return list(found[1:]) if found[0] else None
+
+
+def _sum(total: list[Any] | None, part: list[Any] | None) -> list[Any] | None:
+    """Standings of sub-boards added up: counts summed, the lowest the one that sorts last."""
+    if total is None or part is None:
+        return None
+    if not total:
+        return list(part)
+    lowest = max(total[3] or "", part[3] or "")
+    return [int(total[i]) + int(part[i]) for i in range(3)] + [lowest]
+
+
+def _ask(conn: _Redis, run: RunKey, sub: int, count: int, script: Any, args: list[Any]) -> Any:
+    """A board script on a sub-board, which is rebuilt first when it is not ready and small."""
+    keys = run.keys(sub, count)
+    found = conn.run(script, keys, args)
+    if _not_ready(conn, script, found) and _rebuild_or_hand_off(run, sub):
+        found = conn.run(script, keys, args)
+    return found
+
+
+def _not_ready(conn: _Redis, script: Any, found: Any) -> bool:
+    if script is conn.standing:
+        return not found[0]
+    return bool(found[:1] == ["~not-ready"])
 
 
 def rank(run: RunKey, user_pk: int, place: Place) -> int:
@@ -273,33 +485,43 @@ def _encode(place: Place | None, user_pk: int) -> str:
 def change(run: RunKey, places: Iterable[tuple[int, Place | None]]) -> None:
     """Users' new places (None: off the board), in the caller's transaction, after the same
     change in PostgreSQL."""
-    args: list[Any] = []
+    count = subboards()
+    args: dict[int, list[Any]] = {}
     for user_pk, place in places:
-        args += [user_pk, _encode(place, user_pk)]
+        args.setdefault(subboard(user_pk, count), []).extend([user_pk, _encode(place, user_pk)])
     conn = _redis_for(run) if args else None
     if conn is None:
         # Out of reach: this process moves the epoch once Redis answers again, so the sets
         # missing this change are rebuilt from PostgreSQL.
         return
     try:
-        conn.set(keys=run.keys(), args=args)
+        for sub, changes in args.items():
+            conn.run(conn.set, run.keys(sub, count), changes)
     except conn.error as exc:
         _failed(conn, exc)
 
 
 def page(run: RunKey, offset: int, count: int) -> list[str] | None:
-    """Members ranked offset + 1 .. offset + count; None: ask PostgreSQL."""
+    """Members ranked offset + 1 .. offset + count; None: ask PostgreSQL. A split board reads
+    the first offset + count members of every sub-board and merges them."""
     conn = _redis_for(run)
     if conn is None or count <= 0:
         return None if conn is None else []
+    subs = subboards()
+    pages: list[list[str]] = []
     try:
-        found = conn.page(keys=run.keys(), args=[offset, count])
-        if found[:1] == ["~not-ready"] and _rebuild_or_hand_off(run):
-            found = conn.page(keys=run.keys(), args=[offset, count])
+        for sub in range(subs):
+            args = [offset, count] if subs == 1 else [0, offset + count]
+            found = _ask(conn, run, sub, subs, conn.page, args)
+            if found[:1] == ["~not-ready"]:
+                return None
+            pages.append(list(found))
     except conn.error as exc:
         _failed(conn, exc)
         return None
-    return None if found[:1] == ["~not-ready"] else list(found)
+    if subs == 1:
+        return pages[0]
+    return list(itertools.islice(heapq.merge(*pages), offset, offset + count))
 
 
 @dataclass(frozen=True)
@@ -314,33 +536,52 @@ class Window:
 
 def neighbours(run: RunKey, user_pk: int, k: int) -> Window | None:
     """The user's place with the members up to `k` places above and below it, in one call
-    (O(log n + k)); None: ask PostgreSQL."""
+    (O(log n + k)); None: ask PostgreSQL. A split board asks the user's sub-board, then the
+    others for what sorts before the user's member and up to k members either side of it."""
     conn = _redis_for(run)
     if conn is None:
         return None
+    subs = subboards()
+    own = subboard(user_pk, subs)
     try:
-        found = conn.neighbours(keys=run.keys(), args=[user_pk, k])
-        if found[:1] == ["~not-ready"] and _rebuild_or_hand_off(run):
-            found = conn.neighbours(keys=run.keys(), args=[user_pk, k])
+        found = _ask(conn, run, own, subs, conn.neighbours, [user_pk, k])
+        if found[:1] == ["~not-ready"]:
+            return None
+        if not found:
+            return Window(None, 0, [])
+        place, first, members = int(found[0]), int(found[1]), list(found[2:])
+        if subs == 1:
+            return Window(place, first, members)
+        mine = members[place - first]
+        above, below = [members[: place - first]], [members[place - first + 1 :]]
+        for sub in range(subs):
+            if sub == own:
+                continue
+            found = _ask(conn, run, sub, subs, conn.around, [mine, k])
+            if found[:1] == ["~not-ready"]:
+                return None
+            shown = int(found[1])
+            place += int(found[0])
+            above.append(list(found[2 : 2 + shown]))
+            below.append(list(found[2 + shown :]))
     except conn.error as exc:
         _failed(conn, exc)
         return None
-    if found[:1] == ["~not-ready"]:
-        return None
-    if not found:
-        return Window(None, 0, [])
-    return Window(int(found[0]), int(found[1]), list(found[2:]))
+    before = list(heapq.merge(*above))[-k:] if k > 0 else []
+    after = list(itertools.islice(heapq.merge(*below), k))
+    return Window(place, place - len(before), [*before, mine, *after])
 
 
-def _rebuild_or_hand_off(run: RunKey) -> bool:
-    """Rebuild a missing set now when it is small (True), else in the background (False)."""
+def _rebuild_or_hand_off(run: RunKey, sub: int = 0) -> bool:
+    """Rebuild a missing set (of sub-board `sub`) now when the board is small (True), else in
+    the background (False)."""
     small = (
         len(_entries(run).values_list("pk", flat=True)[: INLINE_REBUILD_MAX + 1])
         <= INLINE_REBUILD_MAX
     )
     if small:
-        return rebuild(run)
-    background_submit(rebuild, run)
+        return rebuild(run, subs=[sub])
+    background_submit(functools.partial(rebuild, run, subs=[sub]))
     return False
 
 
@@ -350,10 +591,22 @@ def _entries(run: RunKey) -> Any:
     ).order_by()
 
 
-def rebuild(run: RunKey, *, force: bool = False) -> bool:
+@dataclass
+class _Build:
+    """One sub-board's rebuild under way: its keys, lock token and the names it fills."""
+
+    keys: list[str]
+    token: str
+    fresh_set: str
+    fresh_hash: str
+    batch: dict[str, str]
+
+
+def rebuild(run: RunKey, *, force: bool = False, subs: Iterable[int] | None = None) -> bool:
     """Fill a missing or stale set again from PostgreSQL; whether the set is ready after it
     (False: Redis is out of reach, or another process is rebuilding it). Changes made
-    meanwhile are recorded and replayed at the end.
+    meanwhile are recorded and replayed at the end. A split board: every sub-board (`subs`:
+    those), from one read of PostgreSQL; whether all are ready.
 
     `force`: rebuild a ready set too (the daily job, `leaderboard_ranks_rebuild`), and return
     whether this call did. A ready set takes changes without recording them, so the changes of
@@ -362,19 +615,26 @@ def rebuild(run: RunKey, *, force: bool = False) -> bool:
     conn = _redis_for(run)
     if conn is None:
         return False
-    zset, hash_, _, lock, _ = keys = run.keys()
-    token = uuid.uuid4().hex
-    # Built under names of its own, which expire if this process dies before putting them in
-    # place.
-    fresh_set, fresh_hash = f"{zset}:{token}", f"{hash_}:{token}"
+    count = subboards()
+    builds: dict[int, _Build] = {}
+    done = True
     try:
-        claimed = conn.claim(keys=keys, args=[token, "1" if force else "0", BUILD_LOCK_SECONDS])
+        for sub in range(count) if subs is None else subs:
+            keys = run.keys(sub, count)
+            token = uuid.uuid4().hex
+            claimed = conn.run(conn.claim, keys, [token, "1" if force else "0", BUILD_LOCK_SECONDS])
+            if claimed == 1:
+                # Built under names of its own, which expire if this process dies before
+                # putting them in place.
+                builds[sub] = _Build(keys, token, f"{keys[0]}:{token}", f"{keys[1]}:{token}", {})
+            else:
+                done = done and claimed == 2
     except conn.error as exc:
         _failed(conn, exc)
-        return False
-    if claimed != 1:
-        return claimed == 2
-    finished = False
+        done = False
+    if not builds:
+        return done
+    finished: set[int] = set()
     try:
         if force and not sql.await_writers(WRITERS_WAIT_SECONDS):
             logger.warning("Rebuilding %s while transactions still write: see ranks.py", run)
@@ -382,44 +642,51 @@ def rebuild(run: RunKey, *, force: bool = False) -> bool:
         # takes every later change on top of what it is filled with.
         with primary_reads():
             rows = _entries(run).values_list("user_id", "value", "reached_at")
-            batch: dict[Any, Any] = {}
             for user_pk, value, reached_at in rows.iterator(chunk_size=REBUILD_CHUNK):
-                batch[str(user_pk)] = member(value, reached_at, user_pk)
-                if len(batch) >= REBUILD_CHUNK:
-                    _load(conn, fresh_set, fresh_hash, batch)
-                    batch = {}
-            _load(conn, fresh_set, fresh_hash, batch)
-        finished = bool(conn.finish(keys=[*keys, fresh_set, fresh_hash], args=[token]))
+                build = builds.get(subboard(user_pk, count))
+                if build is None:
+                    continue
+                build.batch[str(user_pk)] = member(value, reached_at, user_pk)
+                if len(build.batch) >= REBUILD_CHUNK:
+                    _load(conn, build)
+        for sub, build in builds.items():
+            _load(conn, build)
+            args = [build.token]
+            if conn.run(conn.finish, [*build.keys, build.fresh_set, build.fresh_hash], args):
+                finished.add(sub)
     except conn.error as exc:
         _failed(conn, exc)
     finally:
-        if not finished:
-            _release(conn, lock, token)
-    return finished
+        for sub, build in builds.items():
+            if sub not in finished:
+                _release(conn, build.keys[3], build.token)
+    return done and len(finished) == len(builds)
 
 
 def _release(conn: _Redis, lock: str, token: str) -> None:
     try:
-        if conn.client.get(lock) == token:
+        if (conn.client.get(lock) or "").split(" ")[0] == token:
             conn.client.delete(lock)
     except conn.error as exc:
         _failed(conn, exc)
 
 
-def _load(conn: _Redis, zset: str, hash_: str, batch: dict[Any, Any]) -> None:
-    if not batch:
+def _load(conn: _Redis, build: _Build) -> None:
+    if not build.batch:
         return
     pipe = conn.client.pipeline(transaction=False)
-    pipe.zadd(zset, dict.fromkeys(batch.values(), 0))
-    pipe.hset(hash_, mapping=batch)
-    pipe.expire(zset, BUILD_LOCK_SECONDS)
-    pipe.expire(hash_, BUILD_LOCK_SECONDS)
+    pipe.zadd(build.fresh_set, dict.fromkeys(build.batch.values(), 0))
+    pipe.hset(build.fresh_hash, mapping=build.batch)
+    pipe.expire(build.fresh_set, BUILD_LOCK_SECONDS)
+    pipe.expire(build.fresh_hash, BUILD_LOCK_SECONDS)
     pipe.execute()
+    build.batch = {}
 
 
 def forget_board(board_pk: int) -> None:
-    """Drop every set of a board (deleted, or trimmed to fewer participants)."""
-    _forget(f"lb:{board_pk}:*")
+    """Drop every set of a board (deleted, or trimmed to fewer participants), and its keys of
+    the scheme before hash tags."""
+    _forget(f"lb:{{{board_pk}:*", f"lb:{board_pk}:*")
 
 
 def forget_all() -> None:
@@ -427,14 +694,15 @@ def forget_all() -> None:
     _forget("*")
 
 
-def _forget(pattern: str) -> None:
+def _forget(*patterns: str) -> None:
     conn = _redis()
     if conn is None:
         return
     try:
-        doomed = list(conn.client.scan_iter(match=_prefix() + pattern, count=1000))
-        for start in range(0, len(doomed), 500):
-            conn.client.delete(*doomed[start : start + 500])
+        for pattern in patterns:
+            doomed = list(conn.client.scan_iter(match=_prefix() + pattern, count=1000))
+            for start in range(0, len(doomed), 500):
+                conn.client.delete(*doomed[start : start + 500])
     except conn.error as exc:
         _failed(conn, exc)
 
@@ -444,6 +712,6 @@ def reset() -> None:
     conn = _redis()
     if conn is not None:
         try:
-            conn.client.incr(_prefix() + "ranks:epoch")
+            conn.bump()
         except conn.error as exc:
             _failed(conn, exc)
