@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "apps.core",
+    "apps.cells",
     "apps.accounts",
     "apps.users",
     "apps.metrics",
@@ -94,6 +95,9 @@ MIDDLEWARE = [
     # with X-API-KEY, go past them (apps/core/middleware.py). CSRF stays Django's own, named as
     # `check --deploy` looks for it; API views are CSRF-exempt, so it only reads the cookie.
     "apps.core.middleware.DashboardSessionMiddleware",
+    # Everything after runs in the organization's cell, found from the API key or the
+    # dashboard's selected organization (apps/cells/middleware.py; nothing with one cell).
+    "apps.cells.middleware.CellMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.core.middleware.DashboardAuthenticationMiddleware",
@@ -151,22 +155,54 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
-    "DATABASE_PREPARED_STATEMENTS", default=True
-):
-    # Parameters bound by the server, and each statement a connection runs a fifth time
-    # prepared (psycopg's default threshold; Django's own default prepares none): PostgreSQL
-    # then skips parsing and planning the hot path's fixed statements, about half of its CPU
-    # for an event or a one-row read (bench/README.md, "Serving and the request path"). Off
-    # for a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
-    # 1.21, or without max_prepared_statements).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        server_side_binding=True, prepare_threshold=5
+# Tenant cells (docs/architecture.md §8): each organization's data lives on one PostgreSQL
+# primary. DATABASE_URL is the cell "default", which is also the control database (the cell
+# directory, staff users, sessions); CELL_DATABASE_URLS names the others,
+# "cell2=postgres://...,cell3=postgres://...", each an alias of its own with the full schema
+# (`manage.py cells migrate`). "control" is the control database under its own name, which the
+# control router (apps/cells/routers.py) sends the global tables to while a request or task
+# works in another cell.
+CELL_DATABASES: dict[str, str] = {}
+for _pair in env_list("CELL_DATABASE_URLS", []):
+    _name, _sep, _url = _pair.partition("=")
+    _name, _url = _name.strip(), _url.strip()
+    if not _sep or not _name.isidentifier() or not _url or _name in ("default", "control"):
+        raise ImproperlyConfigured(f"CELL_DATABASE_URLS: {_pair!r} is not name=url")
+    CELL_DATABASES[_name] = _url
+    DATABASES[_name] = dj_database_url.parse(
+        _url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True
     )
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # IMMEDIATE takes the write lock at BEGIN, so two writers queue on the busy timeout instead
-    # of one failing with "database is locked" when it upgrades a read lock.
-    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+DATABASES["control"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
+DATABASE_ROUTERS = ["apps.cells.routers.ControlRouter"]
+# How long a process believes the directory (which cell an API key's organization is in, and
+# whether it is read-only for a move): a move waits this long after marking an organization
+# read-only before its last catch-up.
+CELL_DIRECTORY_CACHE_SECONDS = max(0, env_int("CELL_DIRECTORY_CACHE_SECONDS", 5))
+# The cell new organizations are placed in (`manage.py cells` and the dashboard may say another).
+CELL_FOR_NEW_ORGANIZATIONS = env_str("CELL_FOR_NEW_ORGANIZATIONS", "default")
+# With a broker, whether tasks published in a cell other than "default" go to queues of that
+# cell (`celery.cell2`, `webhooks.cell2`, ...), consumed by that cell's workers.
+CELERY_QUEUES_PER_CELL = env_bool("CELERY_QUEUES_PER_CELL", default=False)
+
+for _database in DATABASES.values():
+    if _database["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+        "DATABASE_PREPARED_STATEMENTS", default=True
+    ):
+        # Parameters bound by the server, and each statement a connection runs a fifth time
+        # prepared (psycopg's default threshold; Django's own default prepares none):
+        # PostgreSQL then skips parsing and planning the hot path's fixed statements, about
+        # half of its CPU for an event or a one-row read (bench/README.md, "Serving and the
+        # request path"). Off for a pooler that cannot keep prepared statements (PgBouncer in
+        # transaction mode before 1.21, or without max_prepared_statements).
+        _database["OPTIONS"] = {
+            **_database.get("OPTIONS", {}),
+            "server_side_binding": True,
+            "prepare_threshold": 5,
+        }
+    if _database["ENGINE"] == "django.db.backends.sqlite3":
+        # IMMEDIATE takes the write lock at BEGIN, so two writers queue on the busy timeout
+        # instead of one failing with "database is locked" when it upgrades a read lock.
+        _database["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -382,6 +418,11 @@ CELERY_TASK_QUEUES = [
     Queue("webhooks"),  # I/O-bound deliveries: a worker with many threads suits them
 ]
 CELERY_TASK_DEFAULT_QUEUE = "celery"
+if CELERY_QUEUES_PER_CELL:
+    # Each cell's queues (apps/core/cells.cell_queue), consumed by that cell's workers.
+    CELERY_TASK_QUEUES += [
+        Queue(f"{queue.name}.{cell}") for cell in CELL_DATABASES for queue in CELERY_TASK_QUEUES
+    ]
 
 # Email (apps.notifications). With EMAIL_HOST set, SMTP; without, messages are printed to the
 # console. EMAIL_BACKEND selects any other Django backend (django-anymail for an API provider).
