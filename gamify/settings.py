@@ -178,6 +178,9 @@ DATABASE_ROUTERS = ["apps.cells.routers.ControlRouter"]
 # whether it is read-only for a move): a move waits this long after marking an organization
 # read-only before its last catch-up.
 CELL_DIRECTORY_CACHE_SECONDS = max(0, env_int("CELL_DIRECTORY_CACHE_SECONDS", 5))
+# And this long more, for the writes of requests that passed the check just before (a request
+# that takes longer may write in the source after the catch-up: see `manage.py cells move`).
+CELL_MOVE_GRACE_SECONDS = max(0.0, float(env_str("CELL_MOVE_GRACE_SECONDS", "2")))
 # The cell new organizations are placed in (`manage.py cells` and the dashboard may say another).
 CELL_FOR_NEW_ORGANIZATIONS = env_str("CELL_FOR_NEW_ORGANIZATIONS", "default")
 # With a broker, whether tasks published in a cell other than "default" go to queues of that

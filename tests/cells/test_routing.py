@@ -1,0 +1,166 @@
+"""Every request, task and periodic job runs in its organization's cell; the directory follows
+the keys (apps/cells)."""
+
+import datetime as dt
+import socket
+from typing import Any
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from rest_framework.test import APIClient
+
+from apps.accounts.models import ApiKey, Organization
+from apps.accounts.services import api_key_create_admin, api_key_delete, organization_create
+from apps.cells.models import KeyEntry, Placement
+from apps.core import periodic
+from apps.core.cells import CellSwitchError, current_cell, using_cell
+from apps.core.models import PeriodicJobRun
+from apps.metrics.models import MetricEvent, MetricTotal
+from apps.pipeline.models import QueuedEvent
+from gamify.celery import app as celery_app
+from tests.cells.conftest import CELL, needs_cell2
+from tests.factories import MetricFactory, bump
+
+pytestmark = needs_cell2
+
+
+def _client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key)
+    return client
+
+
+def organization_in_cell2(name: str = "Beta") -> Any:
+    created = organization_create(name, cell=CELL)
+    with using_cell(CELL):
+        MetricFactory(tenant=created.tenant, key="words")
+        bump(created.tenant)
+    return created
+
+
+def test_an_event_for_an_organization_in_cell2_is_written_in_cell2_only(cell2_ids):
+    created = organization_in_cell2()
+    response = _client(created.full_key).post(
+        "/v1/metrics/words/event", {"user": {"id": "u1"}, "value": 5}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    assert MetricEvent.objects.using(CELL).count() == 1
+    assert MetricTotal.objects.using(CELL).get().total == 5
+    assert MetricEvent.objects.using("default").count() == 0
+    assert not Organization.objects.using("default").filter(name="Beta").exists()
+    # The directory, in the control database, knows where the organization and its key are.
+    placement = Placement.objects.using("default").get()
+    assert (placement.organization, placement.cell) == (created.organization.public_id, CELL)
+    assert KeyEntry.objects.using("default").get().prefix == created.api_key.prefix
+
+
+def test_an_organization_in_the_default_cell_stays_there(cell2_ids):
+    created = organization_create("Alpha")
+    MetricFactory(tenant=created.tenant, key="words")
+    bump(created.tenant)
+    response = _client(created.full_key).post(
+        "/v1/metrics/words/event", {"user": {"id": "u1"}, "value": 2}, format="json"
+    )
+    assert response.status_code == 201
+    assert MetricEvent.objects.using("default").count() == 1
+    assert MetricEvent.objects.using(CELL).count() == 0
+
+
+def test_ids_made_in_cell2_come_from_its_own_range(cell2_ids):
+    created = organization_in_cell2()
+    alpha = organization_create("Alpha")
+    assert created.organization.pk >= 10**15 > alpha.organization.pk
+
+
+def test_the_directory_follows_keys_created_and_deleted(cell2_ids):
+    created = organization_in_cell2()
+    with using_cell(CELL):
+        api_key, full_key = api_key_create_admin(created.environment, name="second")
+    entry = KeyEntry.objects.using("default").get(prefix=api_key.prefix)
+    assert entry.organization == created.organization.public_id
+    assert _client(full_key).get("/admin/v1/metrics").status_code == 200
+    with using_cell(CELL):
+        api_key_delete(ApiKey.objects.get(pk=api_key.pk))
+    assert not KeyEntry.objects.using("default").filter(prefix=api_key.prefix).exists()
+    assert _client(full_key).get("/admin/v1/metrics").status_code == 401
+    # The organization's first key still opens cell2.
+    assert _client(created.full_key).get("/admin/v1/metrics").status_code == 200
+
+
+def test_a_cell_cannot_be_entered_inside_a_transaction(cell2_ids):
+    from django.db import transaction
+
+    with transaction.atomic(), pytest.raises(CellSwitchError):  # noqa: PT012
+        with using_cell(CELL):
+            pass
+    assert current_cell() == "default"
+
+
+def test_a_periodic_job_runs_once_in_each_cell(cell2_ids, monkeypatch):
+    seen: list[tuple[str, list[str]]] = []
+
+    def job(now: dt.datetime) -> None:
+        seen.append((current_cell(), sorted(Organization.objects.values_list("name", flat=True))))
+
+    monkeypatch.setattr(periodic, "_REGISTRY", {})
+    periodic.periodic_job("cells-probe", every=dt.timedelta(hours=1))(job)
+    organization_in_cell2("Beta")
+    organization_create("Alpha")
+    assert periodic.periodic_jobs_run_due() == ["cells-probe", "cells-probe@cell2"]
+    assert seen == [("default", ["Alpha"]), ("cell2", ["Beta"])]
+    # Each cell claimed the job in its own schedule: not due again in either.
+    assert PeriodicJobRun.objects.using("default").get().name == "cells-probe"
+    assert PeriodicJobRun.objects.using(CELL).get().name == "cells-probe"
+    assert periodic.periodic_jobs_run_due() == []
+
+
+BROKER = "redis://127.0.0.1:6379/13"
+
+
+def _redis_up() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
+def _reset_connection_pools() -> None:
+    if celery_app._pool is not None:
+        celery_app._pool.force_close_all()
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def redis_worker(settings):
+    if not _redis_up():
+        pytest.skip("needs Redis on 127.0.0.1:6379")
+    settings.CELERY_BROKER_URL = BROKER
+    celery_app.conf.update(broker_url=BROKER, task_always_eager=False, result_backend=None)
+    _reset_connection_pools()
+    celery_app.loader.import_module("celery.contrib.testing.tasks")
+    try:
+        with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+            yield
+    finally:
+        celery_app.conf.update(task_always_eager=True, broker_url=None)
+        _reset_connection_pools()
+
+
+def test_a_task_published_in_cell2_runs_in_cell2(cell2_ids, redis_worker):
+    # The batch is queued by the request (in cell2) and processed by a worker thread, which
+    # knows its cell only from the message's header.
+    created = organization_in_cell2()
+    events = [{"key": "words", "user": {"id": f"u{i % 3}"}, "value": i} for i in range(12)]
+    response = _client(created.full_key).post("/admin/v1/metrics/events", events, format="json")
+    assert response.status_code == 202
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if not QueuedEvent.objects.using(CELL).filter(status="pending").exists():
+            break
+        time.sleep(0.2)
+    assert sum(t.total for t in MetricTotal.objects.using(CELL).all()) == sum(range(12))
+    assert MetricTotal.objects.using("default").count() == 0
