@@ -92,6 +92,10 @@ def organization_tables() -> tuple[OrgTable, ...]:
         if model in ordered or model in stack:
             return
         for field in _edges(model):
+            # Required parents first; a nullable key may point either way (Environment's
+            # default tenant), and the copy's one transaction checks keys at its commit.
+            if field.null:
+                continue
             if field.related_model in found and field.related_model is not model:
                 visit(field.related_model, stack | {model})
         ordered.append(model)
