@@ -90,9 +90,8 @@ def test_the_directory_follows_keys_created_and_deleted(cell2_ids):
 def test_a_cell_cannot_be_entered_inside_a_transaction(cell2_ids):
     from django.db import transaction
 
-    with transaction.atomic(), pytest.raises(CellSwitchError):  # noqa: PT012
-        with using_cell(CELL):
-            pass
+    with transaction.atomic(), pytest.raises(CellSwitchError), using_cell(CELL):
+        pass
     assert current_cell() == "default"
 
 
