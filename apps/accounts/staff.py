@@ -10,6 +10,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.models import Organization, Tenant
+from apps.cells.middleware import SESSION_ORGANIZATION
 
 SESSION_KEY = "dashboard_tenant"
 # Cached on the request: every page asks several times (queryset, forms, header).
@@ -51,7 +52,18 @@ def selected_tenant(request: HttpRequest) -> Tenant | None:
     if tenant is None:
         tenant = tenants.first()
     setattr(request, _REQUEST_ATTR, tenant)
+    _organization_remember(request, tenant)
     return tenant
+
+
+def _organization_remember(request: HttpRequest, tenant: Tenant | None) -> None:
+    """The session names the shown tenant's organization, whose cell the next request enters
+    (apps/cells/middleware.py); the tenant switcher lists the tenants of that cell."""
+    if tenant is None:
+        return
+    organization = str(tenant.environment.organization.public_id)
+    if request.session.get(SESSION_ORGANIZATION) != organization:
+        request.session[SESSION_ORGANIZATION] = organization
 
 
 def select_tenant(request: HttpRequest, tenant_id: int) -> Tenant | None:
@@ -60,4 +72,5 @@ def select_tenant(request: HttpRequest, tenant_id: int) -> Tenant | None:
     if tenant is not None:
         request.session[SESSION_KEY] = tenant.pk
         setattr(request, _REQUEST_ATTR, tenant)
+        _organization_remember(request, tenant)
     return tenant

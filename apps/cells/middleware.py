@@ -16,11 +16,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.contrib.auth import SESSION_KEY as AUTH_SESSION_KEY
+from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from apps.cells.directory import Route, key_route, organization_route
 from apps.core.api.errors import error_body_render
-from apps.core.cells import cells_configured, using_cell
+from apps.core.cells import DEFAULT_CELL, cells_configured, using_cell
 
 # The organization of the dashboard's selected tenant (written by apps/accounts/staff.py).
 SESSION_ORGANIZATION = "dashboard_organization"
@@ -49,6 +51,23 @@ def request_route(request: HttpRequest) -> Route | None:
     return None
 
 
+_mirrored: set[tuple[str, str]] = set()
+
+
+def _staff_mirror(request: HttpRequest, cell: str) -> None:
+    """A staff member working in a cell other than "default" has a copy of their user row
+    there (with an unusable password: they log in against the control database), which the
+    cell's rows that name them (the change history, organization staff) refer to."""
+    session = getattr(request, "session", None)
+    user_pk = session.get(AUTH_SESSION_KEY) if session is not None else None
+    if cell == DEFAULT_CELL or user_pk is None or (cell, str(user_pk)) in _mirrored:
+        return
+    from apps.cells.move import control_rows_copy
+
+    control_rows_copy(cell, {get_user_model(): {user_pk}})
+    _mirrored.add((cell, str(user_pk)))
+
+
 def read_only_response() -> HttpResponse:
     response = JsonResponse(error_body_render(READ_ONLY_MESSAGE), status=503)
     response["Retry-After"] = str(READ_ONLY_RETRY_AFTER)
@@ -73,6 +92,8 @@ class CellMiddleware:
             return None
         if route.read_only_since is not None and request.method not in _SAFE_METHODS:
             return read_only_response()
+        if not request.headers.get("X-API-KEY"):
+            _staff_mirror(request, route.cell)
         return route
 
     def __call__(self, request: HttpRequest) -> Any:

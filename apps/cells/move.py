@@ -152,7 +152,7 @@ def _control_references(
     return found
 
 
-def _control_rows_copy(target: str, references: dict[type[Model], set[Any]]) -> None:
+def control_rows_copy(target: str, references: dict[type[Model], set[Any]]) -> None:
     if target == DEFAULT_CELL:
         return  # the default cell's database is the control database: the rows are there
     for model, ids in references.items():
@@ -184,7 +184,7 @@ def _sync(source: str, target: str, organization_pk: int) -> int:
                 row for pk, row in wanted.items() if pk in present and present[pk] != row
             ]
             plans.append((table, gone, new, changed_rows))
-        _control_rows_copy(target, references)
+        control_rows_copy(target, references)
         # Deletions first, children before parents, so that a unique key a deleted row held
         # is free for the row that now holds it.
         for table, gone, _, _ in reversed(plans):

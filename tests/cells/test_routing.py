@@ -163,3 +163,33 @@ def test_a_task_published_in_cell2_runs_in_cell2(cell2_ids, redis_worker):
         time.sleep(0.2)
     assert sum(t.total for t in MetricTotal.objects.using(CELL).all()) == sum(range(12))
     assert MetricTotal.objects.using("default").count() == 0
+
+
+def test_the_dashboard_shows_and_writes_the_selected_organization_in_its_cell(cell2_ids, client):
+    from django.contrib.auth import get_user_model
+
+    from apps.cells.middleware import SESSION_ORGANIZATION
+    from apps.metrics.models import Metric
+
+    created = organization_in_cell2("Beta in cell two")
+    staff = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw")
+    client.force_login(staff)
+    session = client.session
+    session[SESSION_ORGANIZATION] = str(created.organization.public_id)
+    session.save()
+    response = client.get("/dashboard/metrics/metric/")
+    assert response.status_code == 200
+    assert "Beta in cell two" in response.content.decode()
+    # A configuration write from the dashboard lands in cell2 with its history naming the
+    # staff member, whose row the cell holds a copy of.
+    metric = Metric.objects.using(CELL).get(key="words")
+    response = client.post(
+        f"/dashboard/metrics/metric/{metric.pk}/change/",
+        {"name": "Words renamed", "key": "words", "unit_type": "number", "status": "active"},
+    )
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    assert Metric.objects.using(CELL).get(pk=metric.pk).name == "Words renamed"
+    from apps.accounts.models import ConfigChange
+
+    assert ConfigChange.objects.using(CELL).get(key="words", action="changed").staff_id == staff.pk
+    assert not get_user_model().objects.using(CELL).get(pk=staff.pk).has_usable_password()
