@@ -23,6 +23,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from apps.cells.directory import Route, key_route, organization_route
 from apps.core.api.errors import error_body_render
 from apps.core.cells import DEFAULT_CELL, cells_configured, using_cell
+from apps.core.stream_tokens import stream_token_cell
 
 # The organization of the dashboard's selected tenant (written by apps/accounts/staff.py).
 SESSION_ORGANIZATION = "dashboard_organization"
@@ -40,6 +41,10 @@ def request_route(request: HttpRequest) -> Route | None:
     if raw:
         prefix, sep, _ = raw.strip().partition(".")
         return key_route(prefix) if sep and prefix and len(prefix) <= 32 else None
+    token = request.GET.get("token")
+    if token:  # a live stream opened with a stream token (apps/streams)
+        cell = stream_token_cell(token)
+        return Route(cell) if cell is not None else None
     session = getattr(request, "session", None)
     if session is not None:
         chosen = session.get(SESSION_ORGANIZATION)
