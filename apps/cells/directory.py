@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from apps.cells.models import KeyEntry, Placement
@@ -78,10 +79,21 @@ def key_route(prefix: str) -> Route:
     directory does not know the key)."""
 
     def load() -> Route:
-        organization = (
-            KeyEntry.objects.filter(prefix=prefix).values_list("organization", flat=True).first()
+        # One statement: the key's organization with its placement (a subquery each).
+        placed = Placement.objects.filter(organization=OuterRef("organization"))
+        found = (
+            KeyEntry.objects.filter(prefix=prefix)
+            .annotate(
+                cell=Subquery(placed.values("cell")[:1]),
+                read_only_since=Subquery(placed.values("read_only_since")[:1]),
+            )
+            .values_list("organization", "cell", "read_only_since")
+            .first()
         )
-        return DEFAULT_ROUTE if organization is None else _placement_route(organization)
+        if found is None:
+            return DEFAULT_ROUTE
+        organization, cell, read_only_since = found
+        return Route(cell or DEFAULT_CELL, read_only_since, organization)
 
     return _cached(("key", prefix), load)
 
