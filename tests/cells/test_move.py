@@ -8,10 +8,12 @@ from io import StringIO
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import IntegrityError, connections
 from rest_framework.test import APIClient
 
+from apps.accounts.models import Organization
 from apps.accounts.services import organization_create
 from apps.cells.directory import organization_cell, read_only_set
 from apps.cells.models import Placement
@@ -53,6 +55,8 @@ def test_a_move_copies_every_row_exactly_and_switches_the_organization(cell2_ids
     created = _organization_with_events()
     other = _organization_with_events("Other", events=3)
     org_pk = created.organization.pk
+    staff = get_user_model().objects.create_user("ada", "ada@example.com", "secret", is_staff=True)
+    created.organization.staff.add(staff)
     before = organization_counts("default", org_pk)
     totals = dict(
         MetricTotal.objects.filter(tenant=created.tenant).values_list("user__external_id", "total")
@@ -80,6 +84,11 @@ def test_a_move_copies_every_row_exactly_and_switches_the_organization(cell2_ids
         Placement.objects.get(organization=created.organization.public_id).read_only_since is None
     )
     assert "switched to cell2" in out.getvalue()
+    # Its staff still belong to it: their user rows are copied for the foreign keys, unable to
+    # log in there (staff log in against the control database, whose row is untouched).
+    assert Organization.objects.using(CELL).get(pk=org_pk).staff.get().username == "ada"
+    assert not get_user_model().objects.using(CELL).get(pk=staff.pk).has_usable_password()
+    assert get_user_model().objects.using("default").get(pk=staff.pk).check_password("secret")
 
 
 def test_a_move_back_to_the_default_cell_restores_the_organization_there(cell2_ids):
@@ -186,3 +195,19 @@ def test_a_move_to_the_cell_it_is_in_is_refused(cell2_ids):
     created = organization_create("Acme")
     with pytest.raises(MoveError, match="already in cell"):
         organization_move(created.organization.public_id, "default")
+
+
+def test_the_command_lists_cells_and_lifts_a_read_only_left_behind(cell2_ids):
+    created = organization_create("Acme")
+    organization_create("Beta", cell=CELL)
+    out = StringIO()
+    call_command("cells", "list", stdout=out)
+    assert out.getvalue().splitlines() == [
+        "default: 1 organizations (1 in the directory)",
+        "cell2: 1 organizations (1 in the directory)",
+    ]
+    read_only_set(created.organization.public_id, "default", on=True)
+    call_command("cells", "writable", "Acme", stdout=StringIO())
+    assert (
+        Placement.objects.get(organization=created.organization.public_id).read_only_since is None
+    )
