@@ -2,6 +2,8 @@
 
     manage.py cells list
     manage.py cells migrate                 # migrate every cell, then set its id range
+                                            # (not `migrate --database cell2`: data migrations
+                                            # that name no database would run on "default")
     manage.py cells move <org> --to cell2 [--keep-source]
     manage.py cells writable <org>          # lift a read-only a killed move left behind
 
@@ -18,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError
 from apps.cells.directory import directory_cache_clear, organization_cell, read_only_set
 from apps.cells.models import Placement
 from apps.cells.move import MoveError, cell_sequences_set, organization_move
-from apps.core.cells import cells
+from apps.core.cells import cells, using_cell
 
 
 def _organization(given: str) -> uuid.UUID:
@@ -69,7 +71,10 @@ class Command(BaseCommand):
         elif action == "migrate":
             for cell in cells():
                 self.stdout.write(f"migrating {cell}")
-                call_command("migrate", database=cell, interactive=False, verbosity=0)
+                # Inside the cell: a data migration's `Model.objects` (which names no
+                # database) must read and write the cell being migrated, not "default".
+                with using_cell(cell):
+                    call_command("migrate", database=cell, interactive=False, verbosity=0)
                 moved = cell_sequences_set(cell)
                 self.stdout.write(f"{cell}: {moved} id sequences moved into its range")
         elif action == "move":
