@@ -11,6 +11,7 @@ from django.http import HttpRequest
 
 from apps.accounts.models import Organization, Tenant
 from apps.cells.middleware import SESSION_ORGANIZATION
+from apps.core.cells import cell_alias, cells, cells_configured
 
 SESSION_KEY = "dashboard_tenant"
 # Cached on the request: every page asks several times (queryset, forms, header).
@@ -66,9 +67,34 @@ def _organization_remember(request: HttpRequest, tenant: Tenant | None) -> None:
         request.session[SESSION_ORGANIZATION] = organization
 
 
+def switchable_tenants(user: AbstractBaseUser | AnonymousUser) -> list[Tenant]:
+    """The tenants the header's switcher offers: those of every cell (apps/cells), each cell
+    read on its own (ids are unique across cells)."""
+    if not cells_configured():
+        return list(visible_tenants(user))
+    found = [tenant for cell in cells() for tenant in visible_tenants(user).using(cell_alias(cell))]
+    return sorted(
+        found,
+        key=lambda t: (
+            t.environment.organization.name,
+            t.environment.priority,
+            not t.is_default,
+            t.customer_id or "",
+        ),
+    )
+
+
 def select_tenant(request: HttpRequest, tenant_id: int) -> Tenant | None:
-    """Switches the dashboard to a tenant the staff member may see; None if they may not."""
+    """Switches the dashboard to a tenant the staff member may see; None if they may not. A
+    tenant of another cell is looked for there; the next request enters that cell."""
     tenant = visible_tenants(request.user).filter(pk=tenant_id).first()
+    if tenant is None and cells_configured():
+        for cell in cells():
+            tenant = (
+                visible_tenants(request.user).using(cell_alias(cell)).filter(pk=tenant_id).first()
+            )
+            if tenant is not None:
+                break
     if tenant is not None:
         request.session[SESSION_KEY] = tenant.pk
         setattr(request, _REQUEST_ATTR, tenant)

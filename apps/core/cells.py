@@ -51,6 +51,12 @@ def cells_configured() -> bool:
     return bool(getattr(settings, "CELL_DATABASES", ()))
 
 
+def cell_alias(cell: str) -> str:
+    """The alias that reaches the cell's primary from any cell: "default" means the current
+    cell, so the default cell is reached as "control" (the same database)."""
+    return "control" if cell == DEFAULT_CELL else cell
+
+
 class CellSwitchError(RuntimeError):
     """Entering another cell inside an open transaction: its atomic block would end on another
     connection than the one it began on."""

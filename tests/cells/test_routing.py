@@ -193,3 +193,28 @@ def test_the_dashboard_shows_and_writes_the_selected_organization_in_its_cell(ce
 
     assert ConfigChange.objects.using(CELL).get(key="words", action="changed").staff_id == staff.pk
     assert not get_user_model().objects.using(CELL).get(pk=staff.pk).has_usable_password()
+
+
+def test_the_tenant_switcher_offers_every_cells_tenants_and_follows_one_into_its_cell(
+    cell2_ids, client
+):
+    from django.contrib.auth import get_user_model
+
+    from apps.cells.middleware import SESSION_ORGANIZATION
+
+    alpha = organization_create("Alpha in default")
+    beta = organization_in_cell2("Beta in cell two")
+    staff = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw")
+    client.force_login(staff)
+    page = client.get("/dashboard/").content.decode()
+    assert "Alpha in default Production" in page
+    assert "Beta in cell two Production" in page
+    response = client.post(
+        "/dashboard/tenant/", {"tenant": beta.tenant.pk, "next": "/dashboard/metrics/metric/"}
+    )
+    assert response.status_code == 302
+    assert client.session[SESSION_ORGANIZATION] == str(beta.organization.public_id)
+    listed = client.get("/dashboard/metrics/metric/").content.decode()
+    assert "words" in listed  # the cell2 tenant's metric
+    client.post("/dashboard/tenant/", {"tenant": alpha.tenant.pk, "next": "/dashboard/"})
+    assert client.session[SESSION_ORGANIZATION] == str(alpha.organization.public_id)
