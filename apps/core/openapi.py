@@ -403,6 +403,7 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     by the document is accepted: unknown fields (`additionalProperties: false`) and control
     characters in strings (a pattern on every plain string property); and every operation lists
     the answers any request may get (400 for a NUL in the URL, 414 for an overlong URL, 429;
+    503 for a write while the organization moves between cells;
     415 for a body that is not JSON where the operation takes one; 422 for an invalid user id
     where the path holds one, whose parameter states the rule)."""
     from apps.core.api.fields import FREE_TEXT_FIELDS

@@ -211,3 +211,18 @@ def test_the_command_lists_cells_and_lifts_a_read_only_left_behind(cell2_ids):
     assert (
         Placement.objects.get(organization=created.organization.public_id).read_only_since is None
     )
+
+
+def test_a_move_into_a_cell_whose_ids_are_not_in_its_range_is_refused(cell2_ids):
+    from apps.cells.move import _sequenced_tables, cell_sequences_set
+
+    created = organization_create("Acme")
+    table, column = _sequenced_tables(CELL)[0]
+    with connections[CELL].cursor() as cursor:
+        cursor.execute("SELECT setval(pg_get_serial_sequence(%s, %s), 1)", [table, column])
+    try:
+        with pytest.raises(MoveError, match="cells migrate"):
+            organization_move(created.organization.public_id, CELL)
+        assert organization_cell(created.organization.public_id) == "default"
+    finally:
+        cell_sequences_set(CELL)
