@@ -67,3 +67,9 @@ def test_tasks_of_cell2_go_to_its_queues_when_asked(settings: Any):
         assert cell_queue("webhooks") == "webhooks.cell2"
         assert cell_queue(None) == "celery.cell2"
     assert cell_queue("webhooks") == "webhooks"
+
+
+def test_healthz_reports_each_cell(cell2_ids, client):
+    body = client.get("/healthz").json()
+    assert body["status"] == "ok"
+    assert body["cells"] == {"default": True, CELL: True}
