@@ -13,7 +13,8 @@
 3. **Catch up**: the same comparison again, row by row: rows new or changed since the copy are
    upserted, rows gone are deleted, until a pass finds nothing to do (at most CATCH_UP_PASSES).
 4. **Verify**: the row count of every table is the same on both sides.
-5. **Switch** the directory to the target, then lift read-only.
+5. **Switch** the directory to the target; once every process's cache has followed (the same
+   wait), lift read-only.
 6. **Delete** the source's rows (or keep them with `--keep-source`: the directory no longer
    sends anyone there; a later move back overwrites them).
 
@@ -288,9 +289,13 @@ def organization_move(
             organization_rows_delete(target, organization_pk)
             read_only_set(organization, source, on=False)
             directory_cache_clear()
+    # Every process learns the new cell before the old one is emptied: until then a process
+    # that still believes the source reads it there, complete and unchanged (writes answer 503).
+    say(f"switched to {target}; waiting for every process to follow")
+    _settle()
     read_only_set(organization, target, on=False)
     directory_cache_clear()
-    say(f"switched to {target}; writable")
+    say(f"{target} is writable")
     if not keep_source:
         report.deleted = organization_rows_delete(source, organization_pk)
         say(f"deleted {report.deleted} rows from {source}")

@@ -83,7 +83,7 @@ def test_a_move_copies_every_row_exactly_and_switches_the_organization(cell2_ids
     assert (
         Placement.objects.get(organization=created.organization.public_id).read_only_since is None
     )
-    assert "switched to cell2" in out.getvalue()
+    assert "cell2 is writable" in out.getvalue()
     # Its staff still belong to it: their user rows are copied for the foreign keys, unable to
     # log in there (staff log in against the control database, whose row is untouched).
     assert Organization.objects.using(CELL).get(pk=org_pk).staff.get().username == "ada"
