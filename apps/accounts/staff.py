@@ -60,7 +60,7 @@ def selected_tenant(request: HttpRequest) -> Tenant | None:
 def _organization_remember(request: HttpRequest, tenant: Tenant | None) -> None:
     """The session names the shown tenant's organization, whose cell the next request enters
     (apps/cells/middleware.py); the tenant switcher lists the tenants of that cell."""
-    if tenant is None:
+    if tenant is None or not cells_configured():
         return
     organization = str(tenant.environment.organization.public_id)
     if request.session.get(SESSION_ORGANIZATION) != organization:
