@@ -12,6 +12,7 @@ from apps.accounts.choices import ApiKeyKind, TenantStatus
 from apps.accounts.keys import key_generate, key_hash
 from apps.accounts.models import ApiKey, Environment, Organization, Tenant
 from apps.cells.directory import key_indexed, key_unindexed, organization_placed
+from apps.cells.move import staff_mirrored
 from apps.core.cells import current_cell, using_cell
 from apps.core.errors import ValidationError
 
@@ -100,7 +101,9 @@ def organization_update(organization: Organization, *, name: str) -> Organizatio
 
 def organization_staff_set(organization: Organization, users: Iterable[Any]) -> None:
     """The dashboard users who may see the organization's tenants (superusers see all)."""
-    organization.staff.set(list(users))
+    users = list(users)
+    staff_mirrored([user.pk for user in users])  # the cell's copy of their rows (apps/cells)
+    organization.staff.set(users)
 
 
 def environment_update(

@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 from apps.accounts.models import Organization, Tenant
 from apps.cells.middleware import SESSION_ORGANIZATION
-from apps.core.cells import cell_alias, cells, cells_configured
+from apps.core.cells import cell_alias, cells, cells_configured, current_cell
 
 SESSION_KEY = "dashboard_tenant"
 # Cached on the request: every page asks several times (queryset, forms, header).
@@ -72,7 +72,14 @@ def switchable_tenants(user: AbstractBaseUser | AnonymousUser) -> list[Tenant]:
     read on its own (ids are unique across cells)."""
     if not cells_configured():
         return list(visible_tenants(user))
-    found = [tenant for cell in cells() for tenant in visible_tenants(user).using(cell_alias(cell))]
+    here = current_cell()
+    found = [
+        tenant
+        for cell in cells()
+        for tenant in (
+            visible_tenants(user) if cell == here else visible_tenants(user).using(cell_alias(cell))
+        )
+    ]
     return sorted(
         found,
         key=lambda t: (
@@ -90,6 +97,8 @@ def select_tenant(request: HttpRequest, tenant_id: int) -> Tenant | None:
     tenant = visible_tenants(request.user).filter(pk=tenant_id).first()
     if tenant is None and cells_configured():
         for cell in cells():
+            if cell == current_cell():
+                continue
             tenant = (
                 visible_tenants(request.user).using(cell_alias(cell)).filter(pk=tenant_id).first()
             )

@@ -17,7 +17,6 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.contrib.auth import SESSION_KEY as AUTH_SESSION_KEY
-from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from apps.cells.directory import Route, key_route, organization_route
@@ -67,9 +66,10 @@ def _staff_mirror(request: HttpRequest, cell: str) -> None:
     user_pk = session.get(AUTH_SESSION_KEY) if session is not None else None
     if cell == DEFAULT_CELL or user_pk is None or (cell, str(user_pk)) in _mirrored:
         return
-    from apps.cells.move import control_rows_copy
+    from apps.cells.move import staff_mirrored
 
-    control_rows_copy(cell, {get_user_model(): {user_pk}})
+    with using_cell(cell):
+        staff_mirrored([user_pk])
     _mirrored.add((cell, str(user_pk)))
 
 

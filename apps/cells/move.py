@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connections, transaction
 from django.db.models import ForeignKey, Model
@@ -45,7 +46,7 @@ from apps.cells.directory import (
 )
 from apps.cells.graph import ROOT, OrgTable, organization_tables
 from apps.cells.routers import CONTROL, is_control_model
-from apps.core.cells import DEFAULT_CELL, cells
+from apps.core.cells import DEFAULT_CELL, cells, current_cell
 
 logger = logging.getLogger("gamify.cells")
 
@@ -164,6 +165,14 @@ def control_rows_copy(target: str, references: dict[type[Model], set[Any]]) -> N
             unusable = make_password(None)
             rows = [(*row[:at], unusable, *row[at + 1 :]) for row in rows]
         _write(target, model, [tuple(row) for row in rows], update=True)
+
+
+def staff_mirrored(user_pks: list[Any]) -> None:
+    """Copy these staff users' rows into the current cell (not "default", which holds them),
+    for the cell's rows that name them: an organization's staff, the change history."""
+    cell = current_cell()
+    if cell != DEFAULT_CELL and user_pks:
+        control_rows_copy(cell, {get_user_model(): set(user_pks)})
 
 
 def _sync(source: str, target: str, organization_pk: int) -> int:

@@ -24,16 +24,21 @@ def is_control_model(model: type[Model]) -> bool:
 
 
 class ControlRouter:
-    def _route(self, model: type[Model]) -> str | None:
-        if current_cell() != DEFAULT_CELL and is_control_model(model):
-            return CONTROL
-        return None  # the cell's (or, outside any cell, the control database, "default")
+    def _route(self, model: type[Model], hints: dict[str, Any]) -> str | None:
+        if current_cell() == DEFAULT_CELL or not is_control_model(model):
+            return None  # the cell's (outside any cell, "default" is the control database)
+        instance = hints.get("instance")
+        if instance is not None and not is_control_model(type(instance)):
+            # Reached from a cell's row (an organization's staff): read beside it, where the
+            # join table is, from the cell's copy of the staff rows (apps/cells/move.py).
+            return None
+        return CONTROL
 
     def db_for_read(self, model: type[Model], **hints: Any) -> str | None:
-        return self._route(model)
+        return self._route(model, hints)
 
     def db_for_write(self, model: type[Model], **hints: Any) -> str | None:
-        return self._route(model)
+        return self._route(model, hints)
 
     def allow_relation(self, obj1: Model, obj2: Model, **hints: Any) -> bool | None:
         # A cell's row may name a staff user (Organization.staff, ConfigChange.staff).

@@ -21,6 +21,7 @@ CELL = "cell2"
 DATABASES = ["default", CELL, "control"]
 
 needs_cell2 = [
+    pytest.mark.cells,
     pytest.mark.skipif(
         CELL not in settings.DATABASES, reason="needs CELL_DATABASE_URLS=cell2=<database url>"
     ),

@@ -218,3 +218,17 @@ def test_the_tenant_switcher_offers_every_cells_tenants_and_follows_one_into_its
     assert "words" in listed  # the cell2 tenant's metric
     client.post("/dashboard/tenant/", {"tenant": alpha.tenant.pk, "next": "/dashboard/"})
     assert client.session[SESSION_ORGANIZATION] == str(alpha.organization.public_id)
+
+
+def test_staff_given_to_an_organization_in_cell2_are_kept_there(cell2_ids):
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from apps.accounts.services import organization_staff_set
+
+    created = organization_in_cell2()
+    ada = get_user_model().objects.create_user("ada", "ada@example.com", "pw", is_staff=True)
+    with using_cell(CELL), transaction.atomic():  # the foreign keys are checked at commit
+        organization_staff_set(Organization.objects.get(), [ada])
+    with using_cell(CELL):
+        assert Organization.objects.get(pk=created.organization.pk).staff.get().pk == ada.pk
