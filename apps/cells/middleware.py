@@ -12,16 +12,16 @@ body, which the SDKs and well-behaved clients retry; reads go on.
 """
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.contrib.auth import SESSION_KEY as AUTH_SESSION_KEY
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from apps.cells.directory import Route, key_route, organization_route
 from apps.core.api.errors import error_body_render
 from apps.core.cells import DEFAULT_CELL, cells_configured, using_cell
+from apps.core.middleware import SyncAndAsyncMiddleware
 from apps.core.stream_tokens import stream_token_cell
 
 # The organization of the dashboard's selected tenant (written by apps/accounts/staff.py).
@@ -79,16 +79,7 @@ def read_only_response() -> HttpResponse:
     return response
 
 
-class CellMiddleware:
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
+class CellMiddleware(SyncAndAsyncMiddleware):
     def _route(self, request: HttpRequest) -> Route | HttpResponse | None:
         if not cells_configured():
             return None

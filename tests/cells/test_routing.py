@@ -2,11 +2,9 @@
 the keys (apps/cells)."""
 
 import datetime as dt
-import socket
 from typing import Any
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiKey, Organization
@@ -17,7 +15,7 @@ from apps.core.cells import CellSwitchError, current_cell, using_cell
 from apps.core.models import PeriodicJobRun
 from apps.metrics.models import MetricEvent, MetricTotal
 from apps.pipeline.models import QueuedEvent
-from gamify.celery import app as celery_app
+from tests.broker import redis_up, worker_through
 from tests.cells.conftest import CELL, needs_cell2
 from tests.factories import MetricFactory, bump
 
@@ -116,35 +114,12 @@ def test_a_periodic_job_runs_once_in_each_cell(cell2_ids, monkeypatch):
 BROKER = "redis://127.0.0.1:6379/13"
 
 
-def _redis_up() -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
-    except OSError:
-        return False
-    return True
-
-
-def _reset_connection_pools() -> None:
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
-
-
 @pytest.fixture
 def redis_worker(settings):
-    if not _redis_up():
+    if not redis_up():
         pytest.skip("needs Redis on 127.0.0.1:6379")
-    settings.CELERY_BROKER_URL = BROKER
-    celery_app.conf.update(broker_url=BROKER, task_always_eager=False, result_backend=None)
-    _reset_connection_pools()
-    celery_app.loader.import_module("celery.contrib.testing.tasks")
-    try:
-        with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-            yield
-    finally:
-        celery_app.conf.update(task_always_eager=True, broker_url=None)
-        _reset_connection_pools()
+    with worker_through(BROKER, settings):
+        yield
 
 
 def test_a_task_published_in_cell2_runs_in_cell2(cell2_ids, redis_worker):
