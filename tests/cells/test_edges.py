@@ -73,3 +73,47 @@ def test_healthz_reports_each_cell(cell2_ids, client):
     body = client.get("/healthz").json()
     assert body["status"] == "ok"
     assert body["cells"] == {"default": True, CELL: True}
+
+
+def test_a_live_stream_of_an_organization_in_cell2_reads_cell2(cell2_ids, settings):
+    import uuid
+
+    import pytest
+    from asgiref.sync import async_to_sync
+
+    from tests.conftest import RANKS_REDIS, redis_answers
+    from tests.streams.test_streams import open_stream
+
+    if not redis_answers():
+        pytest.skip("needs Redis on 127.0.0.1:6379")
+    settings.STREAMS_REDIS_URL = RANKS_REDIS
+    settings.STREAMS_PREFIX = f"gamify-test-cells-{uuid.uuid4().hex[:8]}:"
+    created = organization_in_cell2()
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=created.full_key)
+    with using_cell(CELL):
+        from apps.metrics.models import Metric
+
+        metric = Metric.objects.get(key="words")
+    board = {
+        "name": "Top",
+        "key": "top",
+        "rankBy": "metric",
+        "metricId": str(metric.public_id),
+        "status": "active",
+    }
+    assert client.post("/admin/v1/leaderboards", [board], format="json").status_code == 201
+    body = {"user": {"id": "ann"}, "value": 5}
+    assert client.post("/v1/metrics/words/event", body, format="json").status_code == 201
+
+    async def scenario() -> None:
+        reader = await open_stream("/ext/v1/leaderboards/top/stream", X_API_KEY=created.full_key)
+        first = await reader.next()
+        assert first["event"] == "leaderboard.top"
+        rankings = first["data"]["leaderboard"]["rankings"]
+        assert [(r["userId"], r["value"]) for r in rankings] == [("ann", 5)]
+        await reader.close()
+
+    async_to_sync(scenario)()
