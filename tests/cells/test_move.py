@@ -160,8 +160,9 @@ def test_a_move_while_events_are_sent_loses_and_doubles_nothing(cell2_ids, setti
     assert refused, "the sender never met the read-only window"
 
 
+@pytest.mark.parametrize("step", ["copying", "copied"])
 def test_a_failure_mid_move_leaves_the_organization_whole_and_writable_in_its_source(
-    cell2_ids,
+    cell2_ids, step
 ):
     created = _organization_with_events(events=6)
     org_pk = created.organization.pk
@@ -169,10 +170,15 @@ def test_a_failure_mid_move_leaves_the_organization_whole_and_writable_in_its_so
     squatter = organization_create("Squatter", cell=CELL)
 
     def inject(message: str) -> None:
-        # After the copy, while read-only: a row the catch-up must copy collides with a row of
-        # another organization in the target (which the id ranges rule out in real life).
-        if message.startswith("copied"):
-            user = EndUser.objects.create(tenant=created.tenant, external_id="late")
+        # A row the move must copy collides with a row of another organization in the target
+        # (which the id ranges rule out in real life): before the copy (an existing user), or
+        # after it, while read-only (a user the catch-up must copy).
+        if message.startswith(step):
+            user = (
+                EndUser.objects.filter(tenant=created.tenant).first()
+                if step == "copying"
+                else EndUser.objects.create(tenant=created.tenant, external_id="late")
+            )
             with using_cell(CELL):
                 EndUser.objects.create(pk=user.pk, tenant=squatter.tenant, external_id="x")
 
@@ -183,7 +189,8 @@ def test_a_failure_mid_move_leaves_the_organization_whole_and_writable_in_its_so
     placement = Placement.objects.get(organization=created.organization.public_id)
     assert placement.read_only_since is None
     after = organization_counts("default", org_pk)
-    assert after == {**before, "users.EndUser": before["users.EndUser"] + 1}
+    late = 1 if step == "copied" else 0
+    assert after == {**before, "users.EndUser": before["users.EndUser"] + late}
     assert all(count == 0 for count in organization_counts(CELL, org_pk).values())
     # The squatter's row is untouched and the organization takes writes in its source.
     assert EndUser.objects.using(CELL).get(external_id="x").tenant_id == squatter.tenant.pk
