@@ -337,46 +337,53 @@ def cell_sequences_set(cell: str) -> int:
     """Move the cell's id sequences to the start of its range (never back): ids a cell makes
     are then unique across all cells, and a moved row keeps its id. Returns how many moved."""
     base = cell_id_base(cell)
-    connection = connections[cell]
     moved = 0
-    with transaction.atomic(using=cell), connection.cursor() as cursor:
+    with transaction.atomic(using=cell):
         for table, column in _sequenced_tables(cell):
-            if connection.vendor == "postgresql":
-                cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [table, column])
-                sequence = cursor.fetchone()[0]
-                if sequence is None:
-                    continue
-                cursor.execute(f"SELECT last_value FROM {sequence}")  # noqa: S608 - from the catalogue
-                if cursor.fetchone()[0] < base:
-                    cursor.execute("SELECT setval(%s, %s, false)", [sequence, base + 1])
-                    moved += 1
-            elif connection.vendor == "sqlite":
-                cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
-                row = cursor.fetchone()
-                if row is None:
-                    cursor.execute(
-                        "INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, base]
-                    )
-                    moved += 1
-                elif row[0] < base:
-                    cursor.execute(
-                        "UPDATE sqlite_sequence SET seq = %s WHERE name = %s", [base, table]
-                    )
-                    moved += 1
+            floor = _next_id_floor(cell, table, column)
+            if floor is not None and floor < base:
+                _next_id_set(cell, table, column, base)
+                moved += 1
     return moved
+
+
+def _next_id_set(alias: str, table: str, column: str, last: int) -> None:
+    """Make the table's next id `last + 1`."""
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT setval(pg_get_serial_sequence(%s, %s), %s, true)", [table, column, last]
+            )
+            return
+        cursor.execute("DELETE FROM sqlite_sequence WHERE name = %s", [table])
+        cursor.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, last])
+
+
+def _next_id_floor(alias: str, table: str, column: str) -> int | None:
+    """The last id the table's sequence handed out (None: the table has none)."""
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [table, column])
+            sequence = cursor.fetchone()[0]
+            if sequence is None:
+                return None
+            cursor.execute(f"SELECT last_value FROM {sequence}")  # noqa: S608 - from the catalogue
+            return int(cursor.fetchone()[0])
+        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+        row = cursor.fetchone()
+        return int(row[0]) if row is not None else 0
 
 
 def sequences_check(cell: str) -> None:
     """Refuse a move into a cell whose ids are not yet in its range."""
     base = cell_id_base(cell)
-    if base == 0 or connections[cell].vendor != "postgresql":
+    if base == 0:
         return
     table, column = _sequenced_tables(cell)[0]
-    with connections[cell].cursor() as cursor:
-        cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [table, column])
-        sequence = cursor.fetchone()[0]
-        cursor.execute(f"SELECT last_value FROM {sequence}")  # noqa: S608 - from the catalogue
-        if cursor.fetchone()[0] < base:
-            raise MoveError(
-                f"cell {cell!r} allocates ids below its range: run `manage.py cells migrate`"
-            )
+    floor = _next_id_floor(cell, table, column)
+    if floor is not None and floor < base:
+        raise MoveError(
+            f"cell {cell!r} allocates ids below its range: run `manage.py cells migrate`"
+        )
