@@ -177,36 +177,29 @@ def staff_mirrored(user_pks: list[Any]) -> None:
 
 def _sync(source: str, target: str, organization_pk: int) -> int:
     """Make the target's rows of the organization equal to the source's; returns how many rows
-    it wrote or deleted."""
+    it wrote or deleted. Table by table, so that one table's rows at most are in memory; the
+    target's foreign keys are checked once, at the commit of its one transaction."""
     changed = 0
-    tables = organization_tables()
     with _snapshot(source), transaction.atomic(using=target):
         references: dict[type[Model], set[Any]] = {}
-        plans = []
-        for table in tables:
+        for table in organization_tables():
             wanted = _rows(source, table, organization_pk)
             present = _rows(target, table, organization_pk)
             for model, ids in _control_references(table, wanted).items():
                 references.setdefault(model, set()).update(ids)
+            # Deletions first, so that a unique key a deleted row held is free for the row
+            # that now holds it.
             gone = [pk for pk in present if pk not in wanted]
-            new = [row for pk, row in wanted.items() if pk not in present]
-            changed_rows = [
-                row for pk, row in wanted.items() if pk in present and present[pk] != row
-            ]
-            plans.append((table, gone, new, changed_rows))
-        control_rows_copy(target, references)
-        # Deletions first, children before parents, so that a unique key a deleted row held
-        # is free for the row that now holds it.
-        for table, gone, _, _ in reversed(plans):
             _delete_pks(target, table.model, gone)
-            changed += len(gone)
-        for table, _, new, changed_rows in plans:
             # A new row is inserted, never upserted: a row of the target with its id (which
             # disjoint id ranges rule out) is another organization's, and the move must fail
             # rather than overwrite it.
+            new = [row for pk, row in wanted.items() if pk not in present]
             _write(target, table.model, new, update=False)
-            _write(target, table.model, changed_rows, update=True)
-            changed += len(new) + len(changed_rows)
+            edited = [row for pk, row in wanted.items() if pk in present and present[pk] != row]
+            _write(target, table.model, edited, update=True)
+            changed += len(gone) + len(new) + len(edited)
+        control_rows_copy(target, references)
     return changed
 
 
