@@ -53,6 +53,11 @@ def selected_tenant(request: HttpRequest) -> Tenant | None:
     if tenant is None:
         tenant = tenants.first()
     setattr(request, _REQUEST_ATTR, tenant)
+    if tenant is None and cells_configured():
+        # Nothing to show in this cell: the next page opens the staff member's first tenant
+        # in another (the session names its organization, apps/cells/middleware.py).
+        elsewhere = switchable_tenants(request.user)
+        _organization_remember(request, elsewhere[0] if elsewhere else None)
     _organization_remember(request, tenant)
     return tenant
 

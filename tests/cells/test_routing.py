@@ -207,3 +207,18 @@ def test_staff_given_to_an_organization_in_cell2_are_kept_there(cell2_ids):
         organization_staff_set(Organization.objects.get(), [ada])
     with using_cell(CELL):
         assert Organization.objects.get(pk=created.organization.pk).staff.get().pk == ada.pk
+
+
+def test_staff_whose_tenants_are_all_in_cell2_are_taken_there(cell2_ids, client):
+    from django.contrib.auth import get_user_model
+
+    from apps.cells.middleware import SESSION_ORGANIZATION
+
+    created = organization_in_cell2("Only in cell two")
+    boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw")
+    client.force_login(boss)
+    first = client.get("/dashboard/metrics/metric/").content.decode()
+    assert "words" not in first  # nothing in the default cell: the session now names cell2's
+    listed = client.get("/dashboard/metrics/metric/").content.decode()
+    assert "words" in listed
+    assert client.session[SESSION_ORGANIZATION] == str(created.organization.public_id)
