@@ -17,7 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from unfold.sites import UnfoldAdminSite
 
-from apps.accounts.staff import select_tenant, selected_tenant, tenant_label, visible_tenants
+from apps.accounts.staff import select_tenant, selected_tenant, switchable_tenants, tenant_label
 from apps.core.shown_time import shown_zone
 
 # The order of sections in the navigation: what staff come for first.
@@ -124,7 +124,7 @@ class DashboardSite(UnfoldAdminSite):
             context["dashboard_tenant"] = tenant
             context["dashboard_tenant_label"] = tenant_label(tenant) if tenant else ""
             context["dashboard_tenants"] = [
-                (choice.pk, tenant_label(choice)) for choice in visible_tenants(request.user)
+                (choice.pk, tenant_label(choice)) for choice in switchable_tenants(request.user)
             ]
         return context
 

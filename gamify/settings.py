@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "apps.core",
+    "apps.cells",
     "apps.accounts",
     "apps.users",
     "apps.metrics",
@@ -95,6 +96,9 @@ MIDDLEWARE = [
     # with X-API-KEY, go past them (apps/core/middleware.py). CSRF stays Django's own, named as
     # `check --deploy` looks for it; API views are CSRF-exempt, so it only reads the cookie.
     "apps.core.middleware.DashboardSessionMiddleware",
+    # Everything after runs in the organization's cell, found from the API key or the
+    # dashboard's selected organization (apps/cells/middleware.py; nothing with one cell).
+    "apps.cells.middleware.CellMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "apps.core.middleware.DashboardAuthenticationMiddleware",
@@ -203,7 +207,6 @@ for _n, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica{_n}"] = _replica
     DATABASE_REPLICAS["default"].append(f"replica{_n}")
-DATABASE_ROUTERS = ["apps.core.replicas.ReplicaRouter"]
 # A user written (an event, an identify, a job's change) is read from the primary for this long
 # after the commit, and a dashboard session that wrote as well; a replica lagging more than
 # DATABASE_REPLICA_MAX_LAG_SECONDS is not read. The window covers the lag a replica may have
@@ -218,6 +221,38 @@ if DATABASE_REPLICA_MAX_LAG_SECONDS < 0 or (
         "DATABASE_REPLICA_STICKY_SECONDS - 1 (a user written is read from the primary until "
         "any replica still read has their write)"
     )
+# Tenant cells (docs/architecture.md §8): each organization's data lives on one PostgreSQL
+# primary. DATABASE_URL is the cell "default", which is also the control database (the cell
+# directory, staff users, sessions); CELL_DATABASE_URLS names the others,
+# "cell2=postgres://...,cell3=postgres://...", each an alias of its own with the full schema
+# (`manage.py cells migrate`). "control" is the control database under its own name, which the
+# control router (apps/cells/routers.py) sends the global tables to while a request or task
+# works in another cell.
+CELL_DATABASES: dict[str, str] = {}
+for _pair in env_list("CELL_DATABASE_URLS", []):
+    _name, _sep, _url = _pair.partition("=")
+    _name, _url = _name.strip(), _url.strip()
+    if not _sep or not _name.isidentifier() or not _url or _name in ("default", "control"):
+        raise ImproperlyConfigured(f"CELL_DATABASE_URLS: {_pair!r} is not name=url")
+    CELL_DATABASES[_name] = _url
+    DATABASES[_name] = _database(_url)
+DATABASES["control"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
+# The control router first: it names the control database for the global tables and says
+# nothing of the rest, which the replica router decides.
+DATABASE_ROUTERS = ["apps.cells.routers.ControlRouter", "apps.core.replicas.ReplicaRouter"]
+# How long a process believes the directory (which cell an API key's organization is in, and
+# whether it is read-only for a move): a move waits this long after marking an organization
+# read-only before its last catch-up.
+CELL_DIRECTORY_CACHE_SECONDS = max(0, env_int("CELL_DIRECTORY_CACHE_SECONDS", 5))
+# And this long more, for the writes of requests that passed the check just before (a request
+# that takes longer may write in the source after the catch-up: see `manage.py cells move`).
+CELL_MOVE_GRACE_SECONDS = max(0.0, float(env_str("CELL_MOVE_GRACE_SECONDS", "2")))
+# The cell new organizations are placed in (`manage.py cells` and the dashboard may say another).
+CELL_FOR_NEW_ORGANIZATIONS = env_str("CELL_FOR_NEW_ORGANIZATIONS", "default")
+# With a broker, whether tasks published in a cell other than "default" go to queues of that
+# cell (`celery.cell2`, `webhooks.cell2`, ...), consumed by that cell's workers.
+CELERY_QUEUES_PER_CELL = env_bool("CELERY_QUEUES_PER_CELL", default=False)
+
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -443,6 +478,11 @@ CELERY_TASK_QUEUES = [
     Queue("webhooks"),  # I/O-bound deliveries: a worker with many threads suits them
 ]
 CELERY_TASK_DEFAULT_QUEUE = "celery"
+if CELERY_QUEUES_PER_CELL:
+    # Each cell's queues (apps/core/cells.cell_queue), consumed by that cell's workers.
+    CELERY_TASK_QUEUES += [
+        Queue(f"{queue.name}.{cell}") for cell in CELL_DATABASES for queue in CELERY_TASK_QUEUES
+    ]
 
 # Email (apps.notifications). With EMAIL_HOST set, SMTP; without, messages are printed to the
 # console. EMAIL_BACKEND selects any other Django backend (django-anymail for an API provider).

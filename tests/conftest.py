@@ -87,6 +87,24 @@ def _live_server_responses_match_the_documents() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _one_cell_unless_marked(request: Any) -> Iterator[None]:
+    # With CELL_DATABASE_URLS set (CI's topology run), only the tests marked `cells`
+    # (tests/cells) see several cells; every other test runs as a single-cell install does,
+    # its database checks and periodic jobs unchanged (apps/core/cells.py reads the setting
+    # on each call).
+    from django.conf import settings as django_settings
+    from django.test import override_settings
+
+    if not getattr(django_settings, "CELL_DATABASES", None) or request.node.get_closest_marker(
+        "cells"
+    ):
+        yield
+        return
+    with override_settings(CELL_DATABASES={}):
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _fresh_config_cache() -> Iterator[None]:
     # The snapshot cache is per process and keyed by tenant pk + version; test databases reuse
     # pks, so start each test with an empty cache.

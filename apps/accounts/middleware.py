@@ -1,25 +1,16 @@
 """The request whose configuration writes the change history attributes (apps/accounts/history.py):
 the staff member of a dashboard request, the key of an API request."""
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponse
 
 from apps.accounts import history
+from apps.core.middleware import SyncAndAsyncMiddleware
 
 
-class HistoryRequestMiddleware:
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
+class HistoryRequestMiddleware(SyncAndAsyncMiddleware):
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
             return self._acall(request)

@@ -11,6 +11,9 @@ from apps.accounts import domain, history
 from apps.accounts.choices import ApiKeyKind, TenantStatus
 from apps.accounts.keys import key_generate, key_hash
 from apps.accounts.models import ApiKey, Environment, Organization, Tenant
+from apps.cells.directory import key_indexed, key_unindexed, organization_placed
+from apps.cells.move import staff_mirrored
+from apps.core.cells import current_cell, using_cell
 from apps.core.errors import ValidationError
 
 
@@ -45,8 +48,17 @@ def environment_create(
     return environment
 
 
+def _key_indexed(prefix: str, environment_id: int) -> None:
+    """The cell directory learns which organization the new key opens (apps/cells)."""
+    organization = Organization.objects.filter(environments__pk=environment_id).values_list(
+        "public_id", flat=True
+    )[0]
+    key_indexed(prefix, organization)
+
+
 def api_key_create_admin(environment: Environment, *, name: str = "") -> tuple[ApiKey, str]:
     prefix, secret, full_key = key_generate(application=False)
+    _key_indexed(prefix, environment.pk)
     api_key = ApiKey.objects.create(
         environment=environment,
         kind=ApiKeyKind.ADMIN,
@@ -57,12 +69,20 @@ def api_key_create_admin(environment: Environment, *, name: str = "") -> tuple[A
     return api_key, full_key
 
 
+def organization_create(name: str, *, cell: str | None = None) -> CreatedOrganization:
+    """A new organization in `cell`: the current one when not named (the cell a command, a
+    request or a test entered; settings.CELL_FOR_NEW_ORGANIZATIONS is the commands' default)."""
+    with using_cell(cell or current_cell()):
+        return _organization_create(name)
+
+
 @transaction.atomic
-def organization_create(name: str) -> CreatedOrganization:
+def _organization_create(name: str) -> CreatedOrganization:
     name = name.strip()
     if not name or len(name) > 255:
         raise ValidationError("name must be 1 to 255 characters")
     organization = Organization.objects.create(name=name)
+    organization_placed(organization.public_id)
     environment = environment_create(organization, name="Production", key="production", priority=1)
     api_key, full_key = api_key_create_admin(environment, name="Default admin key")
     return CreatedOrganization(
@@ -81,7 +101,9 @@ def organization_update(organization: Organization, *, name: str) -> Organizatio
 
 def organization_staff_set(organization: Organization, users: Iterable[Any]) -> None:
     """The dashboard users who may see the organization's tenants (superusers see all)."""
-    organization.staff.set(list(users))
+    users = list(users)
+    staff_mirrored([user.pk for user in users])  # the cell's copy of their rows (apps/cells)
+    organization.staff.set(users)
 
 
 def environment_update(
@@ -105,6 +127,7 @@ def api_key_revoke(api_key: ApiKey) -> None:
 
 def application_key_create(tenant: Tenant, *, user_id: str) -> tuple[ApiKey, str]:
     prefix, secret, full_key = key_generate(application=True)
+    _key_indexed(prefix, tenant.environment_id)
     api_key = ApiKey.objects.create(
         environment_id=tenant.environment_id,
         kind=ApiKeyKind.APPLICATION,
@@ -118,6 +141,7 @@ def application_key_create(tenant: Tenant, *, user_id: str) -> tuple[ApiKey, str
 
 def api_key_delete(api_key: ApiKey) -> None:
     api_key.delete()
+    key_unindexed(api_key.prefix)
 
 
 def _customer_id_taken(environment_id: int, customer_id: str, exclude_pk: int | None) -> bool:

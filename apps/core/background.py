@@ -21,10 +21,12 @@ from typing import Any
 
 from django.db import close_old_connections, connections
 
+from apps.core.cells import current_cell, using_cell
+
 logger = logging.getLogger("gamify.background")
 
 QUEUE_SIZE = 100
-_work: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...]]] = queue.Queue(QUEUE_SIZE)
+_work: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], str]] = queue.Queue(QUEUE_SIZE)
 _started = threading.Lock()
 _thread: threading.Thread | None = None
 _inline = False
@@ -39,10 +41,11 @@ def _call(func: Callable[..., Any], args: tuple[Any, ...]) -> None:
 
 def _run() -> None:
     while True:
-        func, args = _work.get()
+        func, args, cell = _work.get()
         close_old_connections()
         try:
-            _call(func, args)
+            with using_cell(cell):  # the cell of the work that submitted it
+                _call(func, args)
         finally:
             connections.close_all()
             _work.task_done()
@@ -64,7 +67,7 @@ def background_submit(func: Callable[..., Any], *args: Any) -> bool:
         return True
     _ensure_started()
     try:
-        _work.put_nowait((func, args))
+        _work.put_nowait((func, args, current_cell()))
     except queue.Full:
         logger.warning("background queue full: %s%r left to the outbox sweep", func, args)
         return False

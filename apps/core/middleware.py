@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
@@ -33,6 +34,23 @@ def client_ip(request: HttpRequest) -> str | None:
             return last
     address: str | None = request.META.get("REMOTE_ADDR")
     return address
+
+
+class SyncAndAsyncMiddleware:
+    """A middleware that serves WSGI and ASGI (the live streams) alike: `is_async` says which
+    chain it is in; the subclass's `__call__` returns its `_acall(request)` coroutine then."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        raise NotImplementedError
 
 
 class RequestLogMiddleware:

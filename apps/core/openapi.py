@@ -330,6 +330,14 @@ _EVERY_OPERATION = {
 }
 
 
+# Answered by every write while the organization moves between database cells (apps/cells).
+_WRITES = frozenset({"post", "put", "patch", "delete"})
+_READ_ONLY = (
+    "The organization is moving to another database cell and is read-only for a few seconds; "
+    "retry after Retry-After seconds."
+)
+
+
 # Answered by every operation with a {user_id} in its path whose id breaks the rule of a user id
 # (ScopedApi.initial, apps.core.api.views).
 _BAD_USER_ID = "the user id in the path is longer than 255 characters or holds control characters."
@@ -395,18 +403,23 @@ def request_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     by the document is accepted: unknown fields (`additionalProperties: false`) and control
     characters in strings (a pattern on every plain string property); and every operation lists
     the answers any request may get (400 for a NUL in the URL, 414 for an overlong URL, 429;
+    503 for a write while the organization moves between cells;
     415 for a body that is not JSON where the operation takes one; 422 for an invalid user id
     where the path holds one, whose parameter states the rule)."""
     from apps.core.api.fields import FREE_TEXT_FIELDS
 
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
     for operations in result.get("paths", {}).values():
-        for operation in operations.values():
+        for method, operation in operations.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             for code, description in _EVERY_OPERATION.items():
                 operation["responses"].setdefault(
                     code, {"description": description, "content": error}
+                )
+            if method in _WRITES:
+                operation["responses"].setdefault(
+                    "503", {"description": _READ_ONLY, "content": error}
                 )
             operation["responses"].setdefault("414", _URI_TOO_LONG)
             if "requestBody" in operation:

@@ -36,6 +36,7 @@ from django.utils.module_loading import import_string
 from kombu.exceptions import OperationalError
 
 from apps.core.background import background_submit
+from apps.core.cells import cell_queue
 from apps.core.models import OutboxTask
 from apps.core.periodic import periodic_job
 
@@ -99,7 +100,7 @@ def _send(pk: int, queue: str | None = None, *, probe: bool = False) -> bool:
     if not probe and failed_at is not None and time.monotonic() - failed_at < BROKER_REST:
         return False
     try:
-        outbox_run_task.apply_async((pk,), queue=queue, retry_policy=SEND_RETRY)
+        outbox_run_task.apply_async((pk,), queue=cell_queue(queue), retry_policy=SEND_RETRY)
     except BROKER_ERRORS:
         _broker_failed_at = time.monotonic()
         logger.exception(

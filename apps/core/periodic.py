@@ -8,6 +8,10 @@ Apps register jobs in their `jobs.py` (imported by AppConfig.ready):
 
 Every job must be idempotent: a late or repeated run changes nothing that a single on-time run
 would not have changed.
+
+With tenant cells (apps/core/cells.py), each job runs once per cell, inside it: its claim row
+(`PeriodicJobRun`) is the cell's, so each cell's schedule is its own, and a job that walks
+tenants walks those of the cell it runs in.
 """
 
 import datetime as dt
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.core.cells import DEFAULT_CELL, cells, using_cell
 from apps.core.models import PeriodicJobRun
 
 logger = logging.getLogger("gamify.jobs")
@@ -58,7 +63,19 @@ def _claim(job: PeriodicJob, now: dt.datetime) -> bool:
 
 
 def periodic_jobs_run_due(now: dt.datetime | None = None, force: bool = False) -> list[str]:
-    """Run each job that is due (or every job with force=True); returns the names run."""
+    """In every cell, one after the other, run each job that is due (or every job with
+    force=True); returns the names run, `name@cell` for those of a cell other than "default"."""
+    ran: list[str] = []
+    for cell in cells():
+        with using_cell(cell):
+            for name in periodic_jobs_run_due_here(now, force):
+                ran.append(name if cell == DEFAULT_CELL else f"{name}@{cell}")
+    return ran
+
+
+def periodic_jobs_run_due_here(now: dt.datetime | None = None, force: bool = False) -> list[str]:
+    """Run each job that is due (or every job with force=True) in the current cell; returns
+    the names run."""
     now = now or timezone.now()
     ran: list[str] = []
     for job in periodic_jobs_registered():

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core import signing
 
+from apps.core.cells import DEFAULT_CELL, cells, current_cell
+
 # The signing salt of stream tokens (a namespace, not a secret: SECRET_KEY signs them).
 TOKEN_SALT = "gamify.streams.token"  # noqa: S105
 TOKEN_DEFAULT_SECONDS = 3600
@@ -40,8 +42,28 @@ def stream_token_mint(
     """A signed token that opens one stream of the tenant until it expires: what a browser's
     EventSource (which cannot send headers) puts in the URL instead of an API key."""
     expires = now + dt.timedelta(seconds=seconds)
-    claims = {"t": tenant_pk, "k": kind, "n": name, "e": int(expires.timestamp())}
+    claims: dict[str, object] = {
+        "t": tenant_pk,
+        "k": kind,
+        "n": name,
+        "e": int(expires.timestamp()),
+    }
+    cell = current_cell()
+    if cell != DEFAULT_CELL:
+        claims["c"] = cell  # the cell the stream's reads run in (apps/cells/middleware.py)
     return signing.dumps(claims, salt=TOKEN_SALT, compress=True), expires
+
+
+def stream_token_cell(token: str) -> str | None:
+    """The cell a validly signed token was minted in (None: "default"). After its organization
+    moves, the token opens nothing (its tenant is gone from that cell) and a new one is minted
+    where the organization now is."""
+    try:
+        raw = signing.loads(token, salt=TOKEN_SALT)
+    except signing.BadSignature:
+        return None
+    cell = raw.get("c") if isinstance(raw, dict) else None
+    return cell if isinstance(cell, str) and cell in cells() else None
 
 
 def stream_token_read(token: str, now: dt.datetime) -> Claims | None:

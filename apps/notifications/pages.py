@@ -29,6 +29,7 @@ from django.views.decorators.http import require_http_methods
 from apps.accounts.choices import TenantStatus
 from apps.accounts.domain import BRAND_COLOR_DEFAULT
 from apps.accounts.models import Tenant
+from apps.core.cells import current_cell, using_cell
 from apps.leagues.selectors import leagues_config
 from apps.notifications.choices import (
     LEAGUE_TYPES,
@@ -40,7 +41,12 @@ from apps.notifications.choices import (
 from apps.notifications.context import app_context
 from apps.notifications.domain import channel_allowed
 from apps.notifications.services import notification_preferences_update, notification_unsubscribe
-from apps.notifications.tokens import LinkUser, preferences_token_read, unsubscribe_token_read
+from apps.notifications.tokens import (
+    LinkUser,
+    link_cell,
+    preferences_token_read,
+    unsubscribe_token_read,
+)
 from apps.quests.selectors import quests_config
 from apps.users.models import EndUser
 from apps.users.services import user_lock_pk
@@ -136,7 +142,9 @@ def _private(view: PageView) -> PageView:
 
     @functools.wraps(view)
     def wrapped(request: HttpRequest, token: str) -> HttpResponse:
-        response = view(request, token)
+        cell = link_cell(token)  # the user's cell, with several (apps/cells)
+        with using_cell(cell or current_cell()):
+            response = view(request, token)
         response["Cache-Control"] = "no-store"
         response["Referrer-Policy"] = "no-referrer"
         response["X-Robots-Tag"] = "noindex"

@@ -4,6 +4,7 @@ message's conditional claim make a repeated task a no-op."""
 from celery import shared_task
 from django.utils import timezone
 
+from apps.core.cells import cell_queue
 from apps.notifications.delivery import messages_due_claim, messages_send
 
 
@@ -13,7 +14,7 @@ def messages_dispatch_task() -> int:
     chunks = messages_due_claim(timezone.now())
     for queue, id_lists in chunks.items():
         for ids in id_lists:
-            messages_send_task.apply_async((ids,), queue=queue)
+            messages_send_task.apply_async((ids,), queue=cell_queue(queue))
     return sum(len(ids) for id_lists in chunks.values() for ids in id_lists)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 
+from apps.core.cells import cells, cells_configured, using_cell
 from apps.users.models import EndUser
 
 _PREFERENCES_SALT = "gamify.notifications.preferences-page"
@@ -95,6 +96,31 @@ def unsubscribe_token_read(token: str) -> tuple[LinkUser, str] | None:
     if legacy is None or legacy[1] is None:
         return None
     return legacy[0], legacy[1]
+
+
+def link_cell(token: str) -> str | None:
+    """The cell holding the user a preferences or unsubscribe link names (tenant cells,
+    apps/core/cells.py): links never expire and their organization may have moved since, so
+    each cell is asked for the user's public id, one after the other (no join across cells).
+    None when no cell has them, or with a single cell."""
+    if not cells_configured():
+        return None
+    read = preferences_token_read(token)
+    if read is None:
+        unsubscribe = unsubscribe_token_read(token)
+        read = unsubscribe[0] if unsubscribe is not None else None
+    if read is None:
+        return None
+    for cell in cells():
+        with using_cell(cell):
+            users = EndUser.objects.all()
+            if read.public_id is not None:
+                users = users.filter(public_id=read.public_id)
+            else:
+                users = users.filter(pk=read.user_pk or 0, tenant_id=read.tenant_pk or 0)
+            if users.exists():
+                return cell
+    return None
 
 
 def preferences_url(user: EndUser) -> str:

@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.utils import timezone
 
+from apps.core.cells import cell_queue
 from apps.webhooks.delivery import deliveries_due_claim, deliveries_send
 
 QUEUE = "webhooks"
@@ -12,7 +13,7 @@ QUEUE = "webhooks"
 def webhooks_dispatch_task() -> int:
     chunks = deliveries_due_claim(timezone.now())
     for ids in chunks:
-        webhooks_send_task.apply_async((ids,), queue=QUEUE)
+        webhooks_send_task.apply_async((ids,), queue=cell_queue(QUEUE))
     return sum(len(ids) for ids in chunks)
 
 

@@ -4,54 +4,25 @@ The rest of the suite runs tasks inline (no broker configured); this test proves
 code path works when the task is serialized, queued and picked up by a worker.
 """
 
-import socket
 import threading
 import time
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 
 from apps.metrics.models import MetricTotal
 from apps.pipeline.models import QueuedEvent, QueuedEventStatus
-from gamify.celery import app as celery_app
+from tests.broker import redis_up, worker_through
 from tests.factories import MetricFactory, OrganizationWithKey, bump
 
 BROKER = "redis://127.0.0.1:6379/15"
 
-
-def _redis_up() -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
-    except OSError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _redis_up(), reason="needs Redis on 127.0.0.1:6379")
-
-
-def _reset_connection_pools():
-    # The app keeps the broker connection pool it made first (for the default broker, if an
-    # earlier test touched it); a new broker URL needs new pools.
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
+pytestmark = pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 
 
 @pytest.fixture
 def redis_worker(settings):
-    settings.CELERY_BROKER_URL = BROKER
-    celery_app.conf.update(broker_url=BROKER, task_always_eager=False, result_backend=None)
-    _reset_connection_pools()
-    assert celery_app.pool.connection.as_uri().startswith("redis://")
-    celery_app.loader.import_module("celery.contrib.testing.tasks")
-    try:
-        with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-            yield
-    finally:
-        celery_app.conf.update(task_always_eager=True, broker_url=None)
-        _reset_connection_pools()
+    with worker_through(BROKER, settings):
+        yield
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,9 +1,11 @@
 import json
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.accounts.services import organization_create
+from apps.core.cells import CellSwitchError
 from apps.core.errors import ApplicationError
 
 
@@ -16,12 +18,21 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("name")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--cell",
+            default=None,
+            help="the cell to place it in (default: settings.CELL_FOR_NEW_ORGANIZATIONS)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            created = organization_create(options["name"])
+            created = organization_create(
+                options["name"], cell=options["cell"] or settings.CELL_FOR_NEW_ORGANIZATIONS
+            )
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
+        except CellSwitchError as exc:
+            raise CommandError(str(exc)) from exc
         if options["json"]:
             self.stdout.write(
                 json.dumps(
