@@ -1,0 +1,207 @@
+"""Issue 32's proof on this machine (.ci/topology starts the servers and runs these with
+TOPOLOGY=1; elsewhere they are skipped): the topology itself, then the service in production
+settings on it (gunicorn and management commands against the real databases, through pgbouncer
+in transaction mode, never Django's test databases), including a cell move under load.
+
+A test of a feature this checkout does not have yet (the replica router, Redis Cluster ranks,
+tenant cells) is skipped with "not in this checkout"; .ci/topology accepts no other skip here.
+"""
+
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import psycopg
+import pytest
+import redis
+
+from tests.topology import app
+from tests.topology.app import (
+    absent,
+    cell2_url,
+    connect,
+    pooled_url,
+    primary_url,
+    replica_url,
+    value,
+    wait_until,
+)
+
+pytestmark = app.needs_topology
+
+
+PSQL = shutil.which("psql") or "/usr/bin/psql"
+
+
+def psql(database_url: str, sql: str) -> str:
+    parts = urlsplit(database_url)
+    return subprocess.run(
+        [PSQL, "-h", "127.0.0.1", "-p", str(parts.port), "-U", "postgres", "-d",
+         parts.path.lstrip("/"), "-XAtqc", sql],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout.strip()  # fmt: skip
+
+
+# The topology itself.
+
+
+def test_the_replica_is_a_hot_standby_streaming_from_the_primary() -> None:
+    assert value(primary_url(), "select pg_is_in_recovery()") is False
+    assert value(replica_url(), "select pg_is_in_recovery()") is True
+    assert value(replica_url(), "select status from pg_stat_wal_receiver") == "streaming"
+    assert (
+        value(primary_url(), "select count(*) from pg_stat_replication where state = 'streaming'")
+        == 1
+    )
+    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+        value(replica_url(), "create table refused (x int)")
+
+
+def test_a_row_written_through_pgbouncer_arrives_on_the_replica() -> None:
+    token = uuid.uuid4().hex
+    with connect(pooled_url()) as conn:
+        conn.execute("create table if not exists topology_probe (token text)")
+        conn.execute("insert into topology_probe values (%s)", (token,))
+
+    def arrived() -> bool:
+        try:
+            return bool(
+                value(replica_url(), "select 1 from topology_probe where token = %s", token)
+            )
+        except psycopg.errors.UndefinedTable:
+            return False
+
+    wait_until("the row on the replica", arrived)
+
+
+def test_the_redis_cluster_has_three_masters_each_with_a_replica() -> None:
+    nodes = [
+        (host, int(port))
+        for host, _, port in (
+            node.rpartition(":")
+            for node in app.url("TEST_REDIS_CLUSTER_URL").split("://", 1)[1].split(",")
+        )
+    ]
+    cluster = redis.RedisCluster(host=nodes[0][0], port=nodes[0][1])
+    try:
+        assert cluster.cluster_info()["cluster_state"] == "ok"
+        assert len(cluster.get_primaries()) == 3
+        assert len(cluster.get_replicas()) == 3
+        # Keys of one hash tag share a slot; others spread over the masters.
+        cluster.set("{topology}a", 1)
+        cluster.set("{topology}b", 2)
+        assert cluster.keyslot("{topology}a") == cluster.keyslot("{topology}b")
+        assert cluster.mget_nonatomic(["{topology}a", "{topology}b"]) == [b"1", b"2"]
+        cluster.delete("{topology}a", "{topology}b")
+    finally:
+        cluster.close()
+
+
+# The service on the topology: gunicorn and management commands in production settings.
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[tuple[str, str]]:
+    """The schema migrated through pgbouncer (and on cell 2), one organization, gunicorn: its
+    base URL and the organization's admin key."""
+    if app.has("apps.cells"):
+        app.manage("cells", "migrate", "--verbosity=0")
+    else:
+        app.manage("migrate", "--verbosity=0")
+    import json
+
+    key = json.loads(app.manage("create_organization", "Topology", "--json"))["apiKey"]
+    with app.gunicorn(CELL_DIRECTORY_CACHE_SECONDS="1") as base:
+        with httpx.Client(base_url=base, headers={"X-API-KEY": key}, timeout=30) as http:
+            metric = app.admin(http, "POST", "/metrics", [{"key": "words", "name": "Words"}])
+            app.admin(
+                http,
+                "POST",
+                "/leaderboards",
+                [
+                    {
+                        "name": "Top writers",
+                        "key": "top-writers",
+                        "rankBy": "metric",
+                        "metricId": metric["id"],
+                        "status": "active",
+                    }
+                ],
+            )
+        yield base, key
+
+
+@pytest.fixture
+def http(service: tuple[str, str]) -> Iterator[httpx.Client]:
+    base, key = service
+    with httpx.Client(base_url=base, headers={"X-API-KEY": key}, timeout=30) as client:
+        yield client
+
+
+def test_the_schema_migrated_through_pgbouncer_is_on_the_replica(service: Any) -> None:
+    applied = value(primary_url(), "select count(*) from django_migrations")
+    assert applied > 50
+    wait_until(
+        "the migrations on the replica",
+        lambda: value(replica_url(), "select count(*) from django_migrations") == applied,
+    )
+
+
+def test_events_through_the_service_are_on_the_replica_exactly(http: httpx.Client) -> None:
+    for value_ in (5, 7, 11):
+        response = http.post(
+            "/v1/metrics/words/event", json={"user": {"id": "replicated"}, "value": value_}
+        )
+        assert response.status_code == 201, response.text
+    assert app.user_total(http, "replicated") == 23
+    sql = (
+        "select t.total from metrics_metrictotal t join users_enduser u on u.id = t.user_id"
+        " where u.external_id = 'replicated'"
+    )
+    wait_until("the total on the replica", lambda: value(replica_url(), sql) == Decimal(23))
+
+
+def test_ranks_are_kept_in_the_redis_cluster(http: httpx.Client) -> None:
+    cluster_url = app.url("LEADERBOARD_RANKS_REDIS_URL")
+    if "+cluster://" not in cluster_url:
+        pytest.skip(absent("ranks on Redis Cluster"))
+    for user, amount in (("r1", 30), ("r2", 10), ("r3", 20)):
+        response = http.post(
+            "/v1/metrics/words/event", json={"user": {"id": user}, "value": amount}
+        )
+        assert response.status_code == 201, response.text
+    response = http.get("/v1/leaderboards/top-writers")
+    assert response.status_code == 200, response.text
+    rankings = [(r["userId"], r["rank"]) for r in response.json()["rankings"]]
+    order = [user for user, _ in rankings if user in ("r1", "r2", "r3")]
+    assert order == ["r1", "r3", "r2"], rankings
+    keys: list[bytes] = []
+    for node in cluster_url.split("://", 1)[1].split(","):
+        host, _, port = node.rpartition(":")
+        with redis.Redis(host=host, port=int(port)) as one:
+            if one.info("replication")["role"] == "master":
+                keys += one.keys(f"gamify-topology-{app.RUN_ID}:*")
+    assert keys, "no rank set in the cluster"
+
+
+def test_the_service_went_through_pgbouncer_in_transaction_mode(http: httpx.Client) -> None:
+    # The application's URL is the pooler's (and cell 2's too), not a primary's.
+    pooled = [pooled_url(), app.url("CELL_DATABASE_URLS").partition("=")[2]]
+    assert urlsplit(pooled[0]).port != urlsplit(primary_url()).port
+    assert urlsplit(pooled[1]).port != urlsplit(cell2_url()).port
+    response = http.get("/v1/users/replicated/metrics/words")
+    assert response.status_code in (200, 404), response.text
+    for url in pooled:
+        console = f"postgres://postgres@127.0.0.1:{urlsplit(url).port}/pgbouncer"
+        assert "pool_mode|transaction|" in psql(console, "show config")
+    # The pool the service used: the application's database, in transaction mode.
+    pools = [line.split("|") for line in psql(
+        f"postgres://postgres@127.0.0.1:{urlsplit(pooled[0]).port}/pgbouncer", "show pools"
+    ).splitlines()]  # fmt: skip
+    database = urlsplit(pooled[0]).path.lstrip("/")
+    assert any(row[0] == database and row[-1] == "transaction" for row in pools), pools
