@@ -98,7 +98,7 @@ def test_the_redis_cluster_has_three_masters_each_with_a_replica() -> None:
         )
         assert roles == ["master"] * 3 + ["replica"] * 3, nodes_seen
         assert all(node["connected"] for node in nodes_seen.values()), nodes_seen
-        # Keys of one hash tag share a slot; others spread over the masters.
+        # Keys of one hash tag share a slot: one command may name them all.
         cluster.set("{topology}a", 1)
         cluster.set("{topology}b", 2)
         assert cluster.keyslot("{topology}a") == cluster.keyslot("{topology}b")
