@@ -49,7 +49,7 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.cache import cache
-from django.db import DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from apps.core.cells import current_cell, replicas_of
@@ -177,12 +177,26 @@ class ReplicaRouter:
     the current cell's primary, always (an instance read from a replica is saved to the
     primary), and no migrations on a replica."""
 
-    def db_for_read(self, model: Any, **hints: Any) -> str:
-        return read_alias()
+    def db_for_read(self, model: Any, **hints: Any) -> str | None:
+        alias = read_alias()
+        if alias == current_cell():
+            # The primary: Django's own choice, which follows a related object's database
+            # (a row read `.using()` another cell reads its relations there), else "default".
+            return None
+        instance = hints.get("instance")
+        if instance is not None and _primary_of(instance._state.db) not in (
+            DEFAULT_DB_ALIAS,
+            current_cell(),
+        ):
+            return None  # a row of another database: its relations are there
+        return alias
 
-    def db_for_write(self, model: Any, **hints: Any) -> str:
+    def db_for_write(self, model: Any, **hints: Any) -> str | None:
         _wrote.set(True)
-        return current_cell()
+        instance = hints.get("instance")
+        if instance is not None and _primary_of(instance._state.db) != instance._state.db:
+            return current_cell()  # a row read from a replica is saved to its primary
+        return None  # the primary: the instance's database, else "default" (the current cell's)
 
     def allow_relation(self, obj1: Any, obj2: Any, **hints: Any) -> bool | None:
         # A row read from a replica and one from its primary are the same database's rows.

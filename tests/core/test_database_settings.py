@@ -25,7 +25,9 @@ SHOW = (
 def _settings_run(script: str, **env: str) -> subprocess.CompletedProcess[str]:
     """`script` run in a process of its own, with the settings read from `env` (no other
     DATABASE_ or REDIS_ variable)."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS"))}
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS", "CELL_"))
+    }
     environment.update(DEBUG="false", SECRET_KEY="x" * 60, **env)
     return subprocess.run(
         [sys.executable, "-c", script],
@@ -125,7 +127,10 @@ def test_replica_urls_make_replica_aliases_built_like_the_default() -> None:
         REDIS_URL="redis://127.0.0.1:6379/0",
     )
     assert shown["replicas"] == {"default": ["replica1", "replica2"]}
-    assert shown["routers"] == ["apps.core.replicas.ReplicaRouter"]
+    assert shown["routers"] == [
+        "apps.cells.routers.ControlRouter",
+        "apps.core.replicas.ReplicaRouter",
+    ]
     default, replica = shown["databases"]["default"], shown["databases"]["replica1"]
     assert replica["HOST"] == "r1.example"
     assert shown["databases"]["replica2"]["HOST"] == "r2.example"
@@ -138,7 +143,7 @@ def test_replica_urls_make_replica_aliases_built_like_the_default() -> None:
 def test_without_replica_urls_there_are_no_replicas() -> None:
     shown = _all_settings(DATABASE_URL="sqlite:///x.sqlite3")
     assert shown["replicas"] == {"default": []}
-    assert list(shown["databases"]) == ["default"]
+    assert list(shown["databases"]) == ["default", "control"]
 
 
 def test_replicas_need_the_shared_cache_of_redis_url() -> None:

@@ -144,6 +144,8 @@ def test_writes_are_always_routed_to_the_primary(replica: str) -> None:
         read.name = "Words read from the replica"
         read.save()  # not to the replica, which would refuse it
     assert Metric.objects.get(pk=metric.pk).name == "Words read from the replica"
+    assert read._state.db == "default"  # it was saved to the primary
+    read._state.db = replica
     assert replicas.ReplicaRouter().db_for_write(Metric, instance=read) == "default"
 
 
