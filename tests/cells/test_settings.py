@@ -1,13 +1,9 @@
 """CELL_DATABASE_URLS and its companions, read as the settings module reads them."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.settings_process import settings_run
+
 SHOW = (
     "import json, gamify.settings as s;"
     " print(json.dumps({'databases': {k: [v['ENGINE'], v['NAME'], v.get('TEST', {}).get('MIRROR')]"
@@ -16,24 +12,9 @@ SHOW = (
 )
 
 
-def _settings(**env: str) -> Any:
-    environment = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "CELL", "CELERY"))
-    }
-    environment.update(DEBUG="false", SECRET_KEY="x" * 60, **env)
-    return subprocess.run(
-        [sys.executable, "-c", SHOW],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_each_cell_is_an_alias_and_control_is_the_default_cells_database() -> None:
-    result = _settings(
+    result = settings_run(
+        SHOW,
         DATABASE_URL="postgres://u@db1:5432/gamify",
         CELL_DATABASE_URLS="cell2=postgres://u@db2:5432/gamify, cell3=postgres://u@db3/g3",
     )
@@ -50,7 +31,8 @@ def test_each_cell_is_an_alias_and_control_is_the_default_cells_database() -> No
 
 
 def test_per_cell_queues_are_declared_when_asked() -> None:
-    result = _settings(
+    result = settings_run(
+        SHOW,
         DATABASE_URL="postgres://u@db1:5432/gamify",
         CELL_DATABASE_URLS="cell2=postgres://u@db2:5432/gamify",
         CELERY_QUEUES_PER_CELL="true",
@@ -65,6 +47,6 @@ def test_per_cell_queues_are_declared_when_asked() -> None:
 
 def test_a_malformed_cell_is_refused_at_startup() -> None:
     for bad in ("postgres://u@db2/g", "default=postgres://u@db2/g", "control=x://y", "2x=p://q"):
-        result = _settings(CELL_DATABASE_URLS=bad)
+        result = settings_run(SHOW, CELL_DATABASE_URLS=bad)
         assert result.returncode != 0, bad
         assert "CELL_DATABASE_URLS" in result.stderr

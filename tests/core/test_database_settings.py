@@ -3,18 +3,14 @@ DATABASE_PREPARED_STATEMENTS=false or DATABASE_TRANSACTION_POOLING (PgBouncer); 
 (DATABASE_REPLICA_URLS) are built like the default (gamify/settings.py; README "Settings")."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.db import connection
 
 from tests.concurrency import POSTGRES_ONLY
+from tests.settings_process import settings_run
 
-ROOT = Path(__file__).resolve().parents[2]
 SHOW = (
     "import json, gamify.settings as s;"
     " d = s.DATABASES['default'];"
@@ -22,26 +18,8 @@ SHOW = (
 )
 
 
-def _settings_run(script: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`script` run in a process of its own, with the settings read from `env` (no other
-    DATABASE_ or REDIS_ variable)."""
-    environment = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS", "CELL_"))
-    }
-    environment.update(DEBUG="false", SECRET_KEY="x" * 60, **env)
-    return subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def _database_settings(**env: str) -> Any:
-    result = _settings_run(SHOW, **env)
+    result = settings_run(SHOW, **env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -92,7 +70,7 @@ SHOW_ALL = (
 
 
 def _all_settings(**env: str) -> Any:
-    result = _settings_run(SHOW_ALL, **env)
+    result = settings_run(SHOW_ALL, **env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -147,7 +125,7 @@ def test_without_replica_urls_there_are_no_replicas() -> None:
 
 
 def test_replicas_need_the_shared_cache_of_redis_url() -> None:
-    result = _settings_run(
+    result = settings_run(
         "import gamify.settings",
         DATABASE_URL="postgres://u@db.example:5432/gamify",
         DATABASE_REPLICA_URLS="postgres://u@r1.example:5432/gamify",
@@ -157,7 +135,7 @@ def test_replicas_need_the_shared_cache_of_redis_url() -> None:
 
 
 def test_the_settings_refuse_a_lag_the_stickiness_window_does_not_cover() -> None:
-    result = _settings_run(
+    result = settings_run(
         "import gamify.settings",
         DATABASE_REPLICA_STICKY_SECONDS="3",
         DATABASE_REPLICA_MAX_LAG_SECONDS="3",
