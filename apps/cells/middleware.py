@@ -107,6 +107,8 @@ class CellMiddleware(SyncAndAsyncMiddleware):
         # The directory is read in the request's own thread: a cached answer costs nothing.
         from asgiref.sync import sync_to_async
 
+        if not cells_configured():  # one cell: no thread hop for nothing
+            return await self.get_response(request)
         route = await sync_to_async(self._route)(request)
         if isinstance(route, HttpResponse):
             return route
